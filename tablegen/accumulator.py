@@ -1,0 +1,116 @@
+"""Tail accumulator: the ``capacity`` largest samples of a stream, as a mergeable value.
+
+A reduction in four parts (STYLE 4): :func:`tail_empty` (init), :func:`tail_add` (update with a
+batch of samples), :func:`tail_merge` (combine two partial results) and :func:`tail_upper_order`
+(finalize: the j-th largest sample).  The state is the multiset of the ``capacity`` largest values
+seen, stored compactly as ascending unique values with counts, plus the number of samples seen.
+
+Merge is exact: the top-``capacity`` multiset of a union is the top-``capacity`` multiset of the
+union of the parts' top-``capacity`` multisets.  It is therefore associative and commutative, and the
+result does not depend on how a stream is cut into batches or in which order batches arrive
+(property-tested in ``tests/test_accumulator.py``).  Memory is at most ``capacity`` entries, and
+much less for metrics with few distinct values in the tail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The retained upper tail of a stream of samples.
+
+    Attributes
+    ----------
+    values : ndarray of float64
+        Ascending distinct retained values.
+    counts : ndarray of int64
+        Multiplicity of each retained value (their sum is at most ``capacity``).
+    seen : int
+        Number of samples the tail summarises.
+    capacity : int
+        How many of the largest samples are retained.
+    """
+
+    values: np.ndarray
+    counts: np.ndarray
+    seen: int
+    capacity: int
+
+    @property
+    def retained(self) -> int:
+        """Number of samples retained (min(seen, capacity))."""
+        return int(self.counts.sum())
+
+
+def tail_empty(capacity: int) -> Tail:
+    """An empty tail that will keep the ``capacity`` largest samples."""
+    return Tail(np.empty(0), np.empty(0, np.int64), 0, int(capacity))
+
+
+def _truncate(values: np.ndarray, counts: np.ndarray, capacity: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keep the ``capacity`` largest of a multiset given as ascending unique values with counts."""
+    from_top = np.cumsum(counts[::-1])[::-1]  # samples at or above each value
+    keep = from_top - counts < capacity
+    values, counts, from_top = values[keep], counts[keep].copy(), from_top[keep]
+    if counts.size and from_top[0] > capacity:
+        counts[0] -= from_top[0] - capacity
+    return values, counts
+
+
+def _combine(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ascending unique values of a multiset given with (possibly repeated) values and counts."""
+    unique, inverse = np.unique(values, return_inverse=True)
+    return unique, np.bincount(inverse, weights=counts, minlength=unique.size).astype(np.int64)
+
+
+def tail_add(tail: Tail, samples: np.ndarray) -> Tail:
+    """Add a batch of samples (any order) to a tail; returns a new :class:`Tail`."""
+    samples = np.asarray(samples, dtype=np.float64).ravel()
+    n_samples = samples.size
+    if n_samples > tail.capacity:  # only the batch's own top `capacity` can survive
+        samples = np.partition(samples, n_samples - tail.capacity)[n_samples - tail.capacity:]
+    if tail.capacity > 0 and tail.retained == tail.capacity:
+        samples = samples[samples >= tail.values[0]]  # below the current floor: cannot survive
+    batch_values, batch_counts = np.unique(samples, return_counts=True)
+    batch = Tail(batch_values, batch_counts.astype(np.int64), n_samples, tail.capacity)
+    return tail_merge(tail, batch)
+
+
+def tail_merge(first: Tail, second: Tail) -> Tail:
+    """Merge two tails of the same capacity (associative, commutative, exact)."""
+    if first.capacity != second.capacity:
+        raise ValueError(f"cannot merge tails of capacity {first.capacity} and {second.capacity}")
+    values, counts = _combine(
+        np.concatenate([first.values, second.values]), np.concatenate([first.counts, second.counts])
+    )
+    values, counts = _truncate(values, counts, first.capacity)
+    return Tail(values, counts, first.seen + second.seen, first.capacity)
+
+
+def tail_upper_order(tail: Tail, rank: int) -> float:
+    """The ``rank``-th largest sample seen (rank 1 = the maximum).
+
+    Raises
+    ------
+    ValueError
+        If ``rank`` is not in 1..retained (the tail was sized too small for the question).
+    """
+    if not 1 <= rank <= tail.retained:
+        raise ValueError(f"upper rank {rank} is outside the retained tail (1..{tail.retained})")
+    at_or_above = np.cumsum(tail.counts[::-1])  # from the top
+    return float(tail.values[::-1][np.searchsorted(at_or_above, rank, side="left")])
+
+
+def tail_count_at_least(tail: Tail, threshold: float) -> int | None:
+    """Number of samples >= threshold, or None if the tail cannot tell.
+
+    Once samples have been dropped, only values strictly above the retained floor have complete
+    counts (the floor value itself may have lost some of its copies).
+    """
+    if tail.retained < tail.seen and (tail.retained == 0 or threshold <= tail.values[0]):
+        return None
+    return int(tail.counts[tail.values >= threshold].sum())

@@ -1,0 +1,134 @@
+"""One (P, N) cell as an xarray Dataset: Monte Carlo critical values with CIs, tail quantiles, exact values."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from typing import Callable, Sequence
+
+import numpy as np
+import xarray as xr
+
+from tablegen import __version__
+from tablegen.accumulator import Tail, tail_upper_order
+from tablegen.exact import exact_critical_value, null_distribution
+from tablegen.exact.auc import auc_cost
+from tablegen.mc import DEFAULT_BLOCK_SIZE, RNG_NAME, simulate_tails, tail_capacity
+from tablegen.metrics import get_metric
+from tablegen.stats import CI_LEVEL, DEFAULT_TAIL_PROBABILITIES, tail_rank, upper_ranks
+from tablegen.validation import validate_simulate_cell_args
+
+logger = logging.getLogger(__name__)
+
+#: simulate_cell skips the exact AUC recursion above this many multiply-adds (~20 s, ~1 GB here);
+#: the batch job computes exact AUC for a whole grid in one sweep instead.
+EXACT_AUC_BUDGET = 2e10
+
+
+def simulate_cell(P, N, R, seed, metrics=None, Cs=(10, 100, 1000), alphas=(0.01,), *,
+                  tail_probabilities: Sequence[float] = DEFAULT_TAIL_PROBABILITIES,
+                  exact: bool = True, block_size: int = DEFAULT_BLOCK_SIZE,
+                  progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
+    """Monte Carlo critical values of every metric for one cell, in one pass per ranking.
+
+    Parameters
+    ----------
+    P, N : int
+        Positives and negatives in the test set (>= 1).
+    R : int
+        Random rankings to sample; at least :func:`tablegen.stats.minimum_replicates` for every
+        requested (C, alpha).
+    seed : int
+        Root seed; the cell's stream is keyed on (seed, P, N), replicate by replicate.
+    metrics : sequence of str, optional
+        Metric names (default: all base metrics and ``tp_at_10``).
+    Cs, alphas : sequences
+        Numbers of competitors and significance levels.
+    tail_probabilities : sequence of float
+        Where to keep the upper-tail quantile function (NaN where R t < 1).
+    exact : bool
+        Also compute the exact critical value where an exact routine exists (AUC only up to
+        :data:`EXACT_AUC_BUDGET`).
+    block_size : int
+        Replicates per kernel call; bounds memory, does not change the result.
+    progress : callable, optional
+        Called as ``progress(done, R)`` after each block.
+
+    Returns
+    -------
+    xarray.Dataset
+        Variables ``critical_value``, ``ci_low``, ``ci_high`` and ``exact_critical_value`` over
+        (metric, alpha, C); ``tail_quantile`` over (metric, tail_probability); ``replicates``.
+        The estimate is the ceil(qR)-th smallest sample, q = (1 - alpha)**(1/C); the interval is the
+        distribution-free 95% order-statistic interval.
+
+    Examples
+    --------
+    >>> ds = simulate_cell(20, 20, R=20_000, seed=1, metrics=["best_accuracy"], Cs=[10])
+    >>> float(ds.exact_critical_value.sel(metric="best_accuracy", C=10, alpha=0.01))
+    0.775
+    """
+    args = validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size)
+    P, N, R, metrics = args["P"], args["N"], args["R"], args["metrics"]
+    Cs, alphas, tail_probabilities = args["Cs"], args["alphas"], tuple(map(float, tail_probabilities))
+    capacity = tail_capacity(R, Cs, alphas, tail_probabilities)
+    tails = simulate_tails(P, N, R, args["seed"], metrics, capacity, args["block_size"], progress)
+    ds = cell_dataset(P, N, tails, metrics, Cs, alphas, tail_probabilities)
+    ds["exact_critical_value"] = (
+        ("metric", "alpha", "C"),
+        exact_critical_values(P, N, metrics, Cs, alphas) if exact else _nan((len(metrics), len(alphas), len(Cs))),
+    )
+    ds.attrs.update(root_seed=args["seed"], rng=RNG_NAME, tablegen_version=__version__)
+    return ds
+
+
+def _nan(shape):
+    return np.full(shape, np.nan)
+
+
+def cell_dataset(P, N, tails: dict[str, Tail], metrics, Cs, alphas, tail_probabilities) -> xr.Dataset:
+    """Finalize the tails of one cell into its Dataset (estimates, CIs, tail quantile function)."""
+    R = next(iter(tails.values())).seen
+    shape = (len(metrics), len(alphas), len(Cs))
+    estimate, low, high = _nan(shape), _nan(shape), _nan(shape)
+    for (i, metric), (j, alpha), (k, C) in itertools.product(
+        enumerate(metrics), enumerate(alphas), enumerate(Cs)
+    ):
+        ranks = upper_ranks(R, C, alpha)
+        estimate[i, j, k], low[i, j, k], high[i, j, k] = (tail_upper_order(tails[metric], r) for r in ranks)
+    quantiles = _nan((len(metrics), len(tail_probabilities)))
+    for i, metric in enumerate(metrics):
+        for j, t in enumerate(tail_probabilities):
+            rank = tail_rank(R, t)
+            if rank:
+                quantiles[i, j] = tail_upper_order(tails[metric], rank)
+    return xr.Dataset(
+        {
+            "critical_value": (("metric", "alpha", "C"), estimate),
+            "ci_low": (("metric", "alpha", "C"), low),
+            "ci_high": (("metric", "alpha", "C"), high),
+            "tail_quantile": (("metric", "tail_probability"), quantiles),
+            "replicates": ((), R),
+        },
+        coords={"metric": list(metrics), "alpha": list(alphas), "C": list(Cs),
+                "tail_probability": list(tail_probabilities), "P": P, "N": N},
+        attrs={"ci_level": CI_LEVEL,
+               "tail_quantile_definition": "the (floor(R t) + 1)-th largest of R samples; NaN where R t < 1"},
+    )
+
+
+def exact_critical_values(P, N, metrics, Cs, alphas) -> np.ndarray:
+    """Exact critical values over (metric, alpha, C); NaN where there is none (or AUC over budget)."""
+    values = _nan((len(metrics), len(alphas), len(Cs)))
+    for i, metric in enumerate(metrics):
+        if not get_metric(metric).has_exact:
+            continue
+        if metric == "auc" and auc_cost(P, N)[0] > EXACT_AUC_BUDGET:
+            logger.warning("exact AUC at (%d, %d) skipped: %.1e multiply-adds is over the budget", P, N,
+                           auc_cost(P, N)[0])
+            continue
+        null = null_distribution(metric, P, N)
+        for j, alpha in enumerate(alphas):
+            for k, C in enumerate(Cs):
+                values[i, j, k] = exact_critical_value(metric, P, N, C, alpha, null=null)
+    return values

@@ -1,0 +1,113 @@
+"""Monte Carlo cell engine: blocks of replicates through the numba kernel into tail accumulators.
+
+Replicate r of cell (P, N) under root seed s is always the same ranking (its generator state is a
+function of ``SeedSequence(s, spawn_key=(P, N))`` and r alone, :mod:`tablegen.kernels.rng`), and the
+tails merge exactly (:mod:`tablegen.accumulator`), so the result is bit-identical whatever the
+block size, the order of the blocks or the worker that ran them.  Memory is one block of kernel
+output plus the retained tails, independent of R beyond the tail itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from tablegen.accumulator import Tail, tail_add, tail_empty, tail_merge
+from tablegen.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.metrics import get_metric
+from tablegen.stats import tail_rank, upper_ranks
+
+logger = logging.getLogger(__name__)
+
+#: Name of the random stream recorded with every result.
+RNG_NAME = "xoshiro256** per replicate, keyed by splitmix64 on SeedSequence(seed, spawn_key=(P, N))"
+DEFAULT_BLOCK_SIZE = 1 << 16
+_NO_LABELS = np.empty((0, 0), np.uint8)
+
+
+def cell_key(seed: int, P: int, N: int) -> tuple[np.uint64, np.uint64]:
+    """The 128-bit key of cell (P, N) under root ``seed`` (DESIGN §3)."""
+    words = np.random.SeedSequence(seed, spawn_key=(P, N)).generate_state(2, np.uint64)
+    return np.uint64(words[0]), np.uint64(words[1])
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """Where each requested metric sits in the kernel's output columns."""
+
+    ks: np.ndarray
+    columns: dict[str, int]
+
+    @classmethod
+    def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> "KernelLayout":
+        """Layout for ``metrics`` at (P, N): distinct tp_at_k cut-offs, clipped to P + N, ascending."""
+        cutoffs = sorted({min(get_metric(m).k, P + N) for m in metrics if get_metric(m).k is not None})
+        columns = {}
+        for metric in metrics:
+            k = get_metric(metric).k
+            columns[metric] = (
+                BASE_COLUMNS.index(metric) if k is None else len(BASE_COLUMNS) + cutoffs.index(min(k, P + N))
+            )
+        return cls(np.asarray(cutoffs, dtype=np.int64), columns)
+
+
+def score_replicates(P: int, N: int, key, first: int, count: int, layout: KernelLayout,
+                     labels_out: np.ndarray | None = None) -> np.ndarray:
+    """Kernel output (count, columns) for replicates ``first .. first + count - 1`` of a cell."""
+    out = np.empty((count, len(BASE_COLUMNS) + layout.ks.size))
+    labels = _NO_LABELS if labels_out is None else labels_out
+    simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels)
+    return out
+
+
+def block_tails(P, N, key, first, count, layout: KernelLayout, capacity: int) -> dict[str, Tail]:
+    """Tails of every metric over one block of replicates (the unit of work a task can run)."""
+    out = score_replicates(P, N, key, first, count, layout)
+    return {m: tail_add(tail_empty(capacity), out[:, c]) for m, c in layout.columns.items()}
+
+
+def merge_tails(parts: Sequence[dict[str, Tail]]) -> dict[str, Tail]:
+    """Merge per-block tails metric by metric (order-independent)."""
+    merged = dict(parts[0])
+    for part in parts[1:]:
+        merged = {m: tail_merge(merged[m], part[m]) for m in merged}
+    return merged
+
+
+def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
+                   block_size: int = DEFAULT_BLOCK_SIZE,
+                   progress: Callable[[int, int], None] | None = None) -> dict[str, Tail]:
+    """Run R replicates in blocks and return the retained upper tail of each metric."""
+    key = cell_key(seed, P, N)
+    layout = KernelLayout.for_metrics(metrics, P, N)
+    tails = {m: tail_empty(capacity) for m in metrics}
+    for first in range(0, R, block_size):
+        count = min(block_size, R - first)
+        out = score_replicates(P, N, key, first, count, layout)
+        tails = {m: tail_add(tails[m], out[:, layout.columns[m]]) for m in metrics}
+        if progress is not None:
+            progress(first + count, R)
+    return tails
+
+
+def tail_capacity(R: int, Cs, alphas, tail_probabilities) -> int:
+    """How many of the largest samples to keep so every requested order statistic is retained."""
+    deepest = [upper_ranks(R, C, a)[1] for C in Cs for a in alphas]
+    deepest += [tail_rank(R, t) for t in tail_probabilities]
+    return max(deepest)
+
+
+def count_at_least(P: int, N: int, R: int, seed: int, metric: str, threshold: float,
+                   block_size: int = DEFAULT_BLOCK_SIZE) -> int:
+    """Number of R sampled rankings whose ``metric`` is >= ``threshold`` (an exceedance counter)."""
+    key = cell_key(seed, P, N)
+    layout = KernelLayout.for_metrics([metric], P, N)
+    column = layout.columns[metric]
+    count = 0
+    for first in range(0, R, block_size):
+        out = score_replicates(P, N, key, first, min(block_size, R - first), layout)
+        count += int(np.count_nonzero(out[:, column] >= threshold))
+    return count

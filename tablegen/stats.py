@@ -1,0 +1,85 @@
+"""The statistical rules of DESIGN §1, in one place: tail probability, order-statistic ranks, p-values.
+
+Everything is phrased through the upper tail t = 1 - q, q = (1 - alpha)**(1/C), which is computed as
+``-expm1(log1p(-alpha) / C)`` and never as ``1 - q`` (for C = 1000, alpha = 0.01, t ~ 1.0e-5 and
+``1 - q`` would keep only 11 significant digits).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats as _scipy_stats
+
+#: Confidence level of the order-statistic intervals.
+CI_LEVEL = 0.95
+
+
+def upper_tail_probability(C, alpha):
+    """t = 1 - (1 - alpha)**(1/C), the per-competitor tail mass of a critical value.
+
+    Examples
+    --------
+    >>> round(upper_tail_probability(1000, 0.01) * 1e5, 6)
+    1.005034
+    """
+    return -np.expm1(np.log1p(-np.asarray(alpha, dtype=float)) / np.asarray(C, dtype=float))
+
+
+def p_value_from_tail(tail_ge, C):
+    """p-value 1 - F(m-)**C of a best-of-C score m, given s = Pr(X >= m) = 1 - F(m-).
+
+    Computed as ``-expm1(C * log1p(-s))`` so that small p-values keep their digits.
+    """
+    s = np.asarray(tail_ge, dtype=float)
+    with np.errstate(divide="ignore"):
+        return -np.expm1(np.asarray(C, dtype=float) * np.log1p(-s))
+
+
+def minimum_replicates(C, alpha, level=CI_LEVEL):
+    """Smallest R for which the critical value and both ends of its CI exist as order statistics.
+
+    The upper end of the CI is the e-th largest sample with e the (1 - level)/2 quantile of the
+    Binomial(R, t) count of exceedances; it exists iff e >= 1, i.e. iff q**R < (1 - level)/2.
+    """
+    log_q = math.log1p(-float(alpha)) / float(C)
+    return int(math.floor(math.log((1.0 - level) / 2.0) / log_q)) + 1
+
+
+def upper_ranks(R, C, alpha, level=CI_LEVEL):
+    """Ranks, counted from the largest sample (1 = the maximum), of the estimate and its CI.
+
+    The estimate is the ceil(qR)-th smallest sample, i.e. the (floor(tR) + 1)-th largest.  The 95%
+    interval [X_(l), X_(u)] (ascending ranks l < u) covers the q-quantile with probability >= level
+    for any distribution, discrete ones included: with E ~ Binomial(R, t) the number of samples
+    above the quantile, l = R - e_hi and u = R - e_lo + 1 where e_hi, e_lo are the upper and lower
+    (1 - level)/2 quantiles of E.  Computed on E (small t) rather than on Binomial(R, q) because
+    scipy resolves quantiles near 0 better than near 1.
+
+    Returns
+    -------
+    estimate, ci_low, ci_high : int
+        Upper ranks of the estimate, of the CI's low end (a deeper rank) and of its high end.
+    """
+    t = float(upper_tail_probability(C, alpha))
+    half = (1.0 - level) / 2.0
+    e_hi = int(_scipy_stats.binom.ppf(1.0 - half, R, t))
+    e_lo = int(_scipy_stats.binom.ppf(half, R, t))
+    if e_lo < 1:
+        raise ValueError(
+            f"R = {R} is too small for C = {C}, alpha = {alpha}: need R >= {minimum_replicates(C, alpha)}"
+        )
+    return int(math.floor(R * t)) + 1, e_hi + 1, e_lo
+
+
+def tail_rank(R, tail_probability):
+    """Upper rank floor(R t) + 1 of the tail quantile at tail probability t (0 if unresolved: R t < 1)."""
+    product = R * float(tail_probability)
+    return int(math.floor(product)) + 1 if product >= 1.0 else 0
+
+
+#: Tail probabilities at which the upper-tail quantile function is kept (1, 2, 5 per decade).
+DEFAULT_TAIL_PROBABILITIES = tuple(
+    float(f"{m}e{e}") for e in range(-7, -1) for m in (1, 2, 5)
+) + (0.1,)

@@ -1,0 +1,155 @@
+"""Input validation: one function per public entry point (STYLE 7), messages name the argument.
+
+Every check runs before any work is done or anything is written.  Errors are
+:class:`TablegenInputError`, a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Iterable
+
+import numpy as np
+
+from tablegen.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
+from tablegen.stats import minimum_replicates
+
+METHODS = ("exact", "simulate")
+
+
+class TablegenInputError(ValueError):
+    """A bad argument to a tablegen entry point; the message names the argument."""
+
+
+def _integer(name: str, value, minimum: int) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def _alpha(name: str, value) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TablegenInputError(f"{name} must be a number in (0, 1), got {value!r}")
+    if not 0.0 < float(value) < 1.0:
+        raise TablegenInputError(f"{name} must be in (0, 1), got {value}")
+    return float(value)
+
+
+def _metric(name: str, value) -> str:
+    try:
+        get_metric(value)
+    except KeyError:
+        raise TablegenInputError(
+            f"{name}: unknown metric {value!r}; known metrics: {known_metrics_text()}"
+        ) from None
+    return value
+
+
+def _metrics(value) -> tuple[str, ...]:
+    if value is None:
+        return DEFAULT_METRICS
+    if isinstance(value, str):
+        value = [value]
+    names = tuple(_metric("metrics", m) for m in value)
+    if not names:
+        raise TablegenInputError("metrics must name at least one metric")
+    if len(set(names)) != len(names):
+        raise TablegenInputError(f"metrics has duplicates: {list(names)}")
+    return names
+
+
+def _unique_list(name: str, values: Iterable, check) -> tuple:
+    if isinstance(values, (numbers.Number, str)):
+        values = [values]
+    checked = tuple(check(f"{name}[{i}]", v) for i, v in enumerate(values))
+    if not checked:
+        raise TablegenInputError(f"{name} must hold at least one value")
+    if len(set(checked)) != len(checked):
+        raise TablegenInputError(f"{name} has duplicates: {list(checked)}")
+    return checked
+
+
+def _seed(name: str, value, allow_none: bool) -> int | None:
+    if value is None and allow_none:
+        return None
+    return _integer(name, value, 0)
+
+
+def _replicates(R, Cs, alphas) -> int:
+    R = _integer("R", R, 1)
+    for C in Cs:
+        for alpha in alphas:
+            needed = minimum_replicates(C, alpha)
+            if R < needed:
+                raise TablegenInputError(
+                    f"R = {R} is too small for C = {C}, alpha = {alpha}: the critical value's 95% "
+                    f"confidence interval needs R >= {needed}"
+                )
+    return R
+
+
+def _score(metric: str, score, P: int, N: int) -> float:
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or np.isnan(score):
+        raise TablegenInputError(f"score must be a number, got {score!r}")
+    low, high = get_metric(metric).range(P, N)
+    if not low - 1e-12 <= float(score) <= high + 1e-12:
+        raise TablegenInputError(
+            f"score = {score} is outside the range of {metric} at P = {P}, N = {N}: [{low:.6g}, {high:.6g}]"
+        )
+    return float(score)
+
+
+def _method(value) -> str:
+    if value not in METHODS:
+        raise TablegenInputError(f"method must be one of {', '.join(map(repr, METHODS))}, got {value!r}")
+    return value
+
+
+def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size):
+    """Checked and normalised arguments of :func:`tablegen.simulate_cell`."""
+    P, N = _integer("P", P, 1), _integer("N", N, 1)
+    Cs = _unique_list("Cs", Cs, lambda n, v: _integer(n, v, 1))
+    alphas = _unique_list("alphas", alphas, _alpha)
+    return dict(
+        P=P,
+        N=N,
+        R=_replicates(R, Cs, alphas),
+        seed=_seed("seed", seed, allow_none=False),
+        metrics=_metrics(metrics),
+        Cs=Cs,
+        alphas=alphas,
+        block_size=_integer("block_size", block_size, 1),
+    )
+
+
+def validate_critical_value_args(metric, P, N, C, alpha, method, R, seed):
+    """Checked and normalised arguments of :func:`tablegen.critical_value`."""
+    metric, method = _metric("metric", metric), _method(method)
+    P, N = _integer("P", P, 1), _integer("N", N, 1)
+    C, alpha = _integer("C", C, 1), _alpha("alpha", alpha)
+    _check_exact_available(metric, method)
+    if R is not None:
+        R = _replicates(R, (C,), (alpha,))
+    return dict(metric=metric, P=P, N=N, C=C, alpha=alpha, method=method, R=R,
+                seed=_seed("seed", seed, allow_none=True))
+
+
+def validate_p_value_args(metric, score, P, N, C, method, R, seed):
+    """Checked and normalised arguments of :func:`tablegen.p_value`."""
+    metric, method = _metric("metric", metric), _method(method)
+    P, N = _integer("P", P, 1), _integer("N", N, 1)
+    C = _integer("C", C, 1)
+    _check_exact_available(metric, method)
+    if R is not None:
+        R = _integer("R", R, 1)
+    return dict(metric=metric, score=_score(metric, score, P, N), P=P, N=N, C=C, method=method,
+                R=R, seed=_seed("seed", seed, allow_none=True))
+
+
+def _check_exact_available(metric: str, method: str) -> None:
+    if method == "exact" and not get_metric(metric).has_exact:
+        raise TablegenInputError(
+            f"method='exact': metric {metric!r} has no exact null distribution; use method='simulate'"
+        )
