@@ -32,7 +32,7 @@ def p_value_from_tail(tail_ge, C):
 
     Computed as ``-expm1(C * log1p(-s))`` so that small p-values keep their digits.
     """
-    s = np.asarray(tail_ge, dtype=float)
+    s = np.clip(np.asarray(tail_ge, dtype=float), 0.0, 1.0)  # a summed pmf may exceed 1 by an ulp
     with np.errstate(divide="ignore"):
         return -np.expm1(np.asarray(C, dtype=float) * np.log1p(-s))
 

@@ -22,6 +22,12 @@ import numpy as np
 #: scores carry rounding error; distinct candidates are > 1e-7 apart for P, N <= 1000).
 SNAP_TOLERANCE = 1e-9
 
+#: Tail probabilities within this relative distance of t = 1 - q count as equal to it.  The exact
+#: routines carry relative errors below ~(P + N) * 2**-53 < 1e-12 (P + N <= 2000), so this makes
+#: exact ties (F(x) = q exactly, possible when C = 1) resolve as in exact arithmetic (F(x) >= q holds)
+#: without moving any comparison that floating point can actually resolve.
+TIE_RTOL = 1e-12
+
 
 @dataclass(frozen=True)
 class TabulatedNull:
@@ -87,7 +93,7 @@ def critical_index(null, tail: float) -> int:
     means values[y-1] carries probability, i.e. it is attainable.  y >= 1 because values[0] is at or
     below the minimum, where the tail is 1 > t.
     """
-    return max(null.first_index_at_or_below(tail) - 1, 0)
+    return max(null.first_index_at_or_below(tail * (1.0 + TIE_RTOL)) - 1, 0)
 
 
 def score_index(null, score: float) -> int:

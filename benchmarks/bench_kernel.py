@@ -1,0 +1,344 @@
+"""Single-core throughput of the Monte Carlo kernel against a vectorised numpy baseline.
+
+Both implementations do the same work: sample uniformly random rankings of P positives and
+N negatives and score every metric of :data:`tablegen.metrics.DEFAULT_METRICS` on each (DESIGN §1,
+all P + N + 1 thresholds).  The unit reported is nanoseconds per element-step: the time for one
+position of one ranking, sampling and all metrics included, i.e. the run time divided by
+``replicates * (P + N)``.
+
+* numba: :func:`tablegen.mc.score_replicates`, the production path, in blocks of
+  :data:`tablegen.mc.DEFAULT_BLOCK_SIZE` rankings, compiled before timing.
+* numpy: uniform keys from ``Generator.random((B, P+N))``, ``argsort`` along each row (the
+  positives are items ``0 .. P-1``), then prefix counts by ``cumsum`` and every metric from them,
+  in batches of about :data:`BATCH_ELEMENTS` elements so the working set stays a few MB.
+
+The numpy scorer is checked against the reference scorers of :mod:`tablegen.metrics` on the same
+rankings before anything is timed.  Each timing is the best of ``--repeats`` runs; the two
+implementations alternate inside one loop (and swap order every repeat) so machine noise hits both.
+
+Run ``python benchmarks/bench_kernel.py --help`` for the options.
+"""
+
+import os
+
+# One thread everywhere, set before numpy and numba are imported.
+for _variable in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from typing import Callable, Sequence  # noqa: E402
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+
+from tablegen.kernels.ranking import BASE_COLUMNS  # noqa: E402
+from tablegen.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
+from tablegen.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
+
+#: Cells timed when ``--cells`` is not given.
+DEFAULT_CELLS = ((100, 100), (20, 1000), (1000, 1000))
+#: Elements (rankings x positions) per numpy batch: 1 MB of float64 keys, a few MB in all.
+BATCH_ELEMENTS = 1 << 17
+#: Root seed of the numba cell keys and of the numpy generator.
+SEED = 20050707
+#: Small cells where the numpy scorer is checked against the reference scorers
+#: (the second has P + N < 10, so tp_at_10 is clipped to P + N).
+CHECK_CELLS = ((7, 13), (3, 4))
+CHECK_REPLICATES = 2000
+
+
+def parse_cell(text: str) -> tuple[int, int]:
+    """Parse a cell written ``PxN`` (e.g. ``20x1000``).
+
+    Parameters
+    ----------
+    text : str
+        The cell as given on the command line.
+
+    Returns
+    -------
+    tuple of int
+        (P, N), both at least 1.
+    """
+    try:
+        P, N = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"cell {text!r} is not of the form PxN, e.g. 20x1000") from None
+    if P < 1 or N < 1:
+        raise argparse.ArgumentTypeError(f"cell {text!r}: P and N must both be >= 1")
+    return P, N
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line parser of this script."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replicates", type=int, default=50_000,
+                        help="rankings per cell in each timed run (default: %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timed runs per cell and implementation; the best is kept (default: %(default)s)")
+    parser.add_argument("--cells", type=parse_cell, nargs="+", default=list(DEFAULT_CELLS), metavar="PxN",
+                        help="cells to time (default: 100x100 20x1000 1000x1000)")
+    return parser
+
+
+def int_dtype(P: int, N: int) -> type:
+    """Narrowest of int32/int64 holding every prefix quantity of a (P, N) ranking.
+
+    Every intermediate (``2 TP_k``, ``TP_k (P + N)``, ``k P``, their differences) is below
+    ``2 (P + N) max(P, N)``.
+    """
+    return np.int32 if 2 * (P + N) * max(P, N) < np.iinfo(np.int32).max else np.int64
+
+
+class NumpyBaseline:
+    """Vectorised numpy sampler and scorer of one cell, reusing its buffers from batch to batch.
+
+    A batch of B rankings is sampled by sorting uniform keys: ``argsort`` of
+    ``Generator.random((B, P+N))`` along each row, with items ``0 .. P-1`` the positives.  Every
+    metric is then scored from the prefix counts TP_k = ``cumsum`` of the labels, k = 1 .. P+N;
+    the threshold k = 0 (TP_0 = FP_0 = 0, where D = G = F1 = 0) is the ``initial=0`` of each
+    maximum.  Besides ``argsort``'s result, all arrays are allocated once, so the timing measures
+    the arithmetic rather than the allocator.
+
+    Parameters
+    ----------
+    P, N : int
+        Positives and negatives of the cell.
+    ks : ndarray of int
+        Cut-offs of the tp_at_k columns, each in 1 .. P + N (as in :class:`tablegen.mc.KernelLayout`).
+    rng : numpy.random.Generator
+        Source of the keys.
+    batch : int, optional
+        Rankings per batch (default: about :data:`BATCH_ELEMENTS` elements per batch).
+
+    Notes
+    -----
+    Scoring, with integer arithmetic wherever the kernel uses it:
+
+    * U = sum over the negatives of the TP above them = sum_k TP_k - P (P + 1) / 2, because the
+      positives see TP = 1, 2, ..., P at their own positions;
+    * best accuracy from D = max_k (2 TP_k - k), best balanced accuracy from
+      G = max_k (TP_k (P + N) - k P);
+    * best F1 = 2 max_k TP_k / (P + k) (doubling is exact in floating point);
+    * average precision = sum over the positives' positions of TP_k / k, divided by P.
+    """
+
+    def __init__(self, P: int, N: int, ks: np.ndarray, rng: np.random.Generator, batch: int | None = None):
+        n = P + N
+        self.P, self.N, self.ks, self.rng = P, N, np.asarray(ks, dtype=np.intp), rng
+        self.batch = max(1, BATCH_ELEMENTS // n) if batch is None else batch
+        dtype = int_dtype(P, N)
+        self.k = np.arange(1, n + 1, dtype=dtype)
+        self.k_times_p = self.k * P
+        self.f1_denominator = self.k + P
+        self.keys = np.empty((self.batch, n))
+        self.labels = np.empty((self.batch, n), dtype=bool)
+        self.tp = np.empty((self.batch, n), dtype=dtype)
+        self.work = np.empty((self.batch, n), dtype=dtype)
+        self.real = np.empty((self.batch, n))
+        self.out = np.empty((self.batch, len(BASE_COLUMNS) + self.ks.size))
+
+    def sample(self, count: int) -> np.ndarray:
+        """Sample ``count`` (at most ``batch``) uniformly random rankings.
+
+        Returns
+        -------
+        ndarray of bool, shape (count, P + N)
+            True where the item at that position (top first) is a positive.  A view of an internal
+            buffer, overwritten by the next call.
+        """
+        keys = self.rng.random(out=self.keys[:count])
+        return np.less(np.argsort(keys, axis=1), self.P, out=self.labels[:count])
+
+    def score(self, labels: np.ndarray) -> np.ndarray:
+        """Score every ranking of a batch, in the column layout of the numba kernel.
+
+        Parameters
+        ----------
+        labels : ndarray of bool, shape (count, P + N), count <= ``batch``
+            One ranking per row, top first.
+
+        Returns
+        -------
+        ndarray of float64, shape (count, 5 + len(ks))
+            Columns :data:`tablegen.kernels.ranking.BASE_COLUMNS`, then TP at each cut-off.  A view
+            of an internal buffer, overwritten by the next call.
+        """
+        P, N = self.P, self.N
+        count = labels.shape[0]
+        tp = np.cumsum(labels, axis=1, dtype=self.tp.dtype, out=self.tp[:count])
+        work, real, out = self.work[:count], self.real[:count], self.out[:count]
+
+        u_pairs = tp.sum(axis=1, dtype=np.int64) - P * (P + 1) // 2
+        out[:, 0] = u_pairs / (P * N)
+
+        np.multiply(tp, 2, out=work)
+        work -= self.k
+        out[:, 1] = (work.max(axis=1, initial=0) + N) / (P + N)
+
+        np.divide(tp, self.f1_denominator, out=real)
+        out[:, 2] = 2.0 * real.max(axis=1, initial=0.0)
+
+        np.multiply(tp, P + N, out=work)
+        work -= self.k_times_p
+        out[:, 3] = (work.max(axis=1, initial=0) + P * N) / (2 * P * N)
+
+        np.divide(tp, self.k, out=real)
+        real *= labels
+        out[:, 4] = real.sum(axis=1) / P
+
+        out[:, len(BASE_COLUMNS):] = tp[:, self.ks - 1]
+        return out
+
+    def run(self, replicates: int) -> np.ndarray:
+        """Sample and score ``replicates`` rankings, batch by batch.
+
+        Returns
+        -------
+        ndarray of float64
+            Scores of the last batch (each batch's scores would feed a tail accumulator).
+        """
+        scores = None
+        for first in range(0, replicates, self.batch):
+            scores = self.score(self.sample(min(self.batch, replicates - first)))
+        return scores
+
+
+def numba_run(P: int, N: int, replicates: int, layout: KernelLayout) -> np.ndarray:
+    """Sample and score ``replicates`` rankings with the numba kernel, block by block.
+
+    Returns
+    -------
+    ndarray of float64
+        Kernel output of the last block.
+    """
+    key = cell_key(SEED, P, N)
+    out = None
+    for first in range(0, replicates, DEFAULT_BLOCK_SIZE):
+        out = score_replicates(P, N, key, first, min(DEFAULT_BLOCK_SIZE, replicates - first), layout)
+    return out
+
+
+def check_numpy_scores(rng: np.random.Generator) -> None:
+    """Assert that :meth:`NumpyBaseline.score` matches the reference scorers on the same rankings.
+
+    Raises
+    ------
+    AssertionError
+        If any metric of any ranking differs beyond floating-point rounding.
+    """
+    for P, N in CHECK_CELLS:
+        layout = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
+        baseline = NumpyBaseline(P, N, layout.ks, rng, batch=CHECK_REPLICATES)
+        labels = baseline.sample(CHECK_REPLICATES)
+        assert (labels.sum(axis=1) == P).all(), "every sampled ranking must hold exactly P positives"
+        scores = baseline.score(labels)
+        for metric, column in layout.columns.items():
+            expected = get_metric(metric).reference_scores(labels.astype(np.int64), P, N)
+            np.testing.assert_allclose(scores[:, column], expected, rtol=1e-12, atol=0,
+                                       err_msg=f"numpy baseline disagrees on {metric} at P={P}, N={N}")
+
+
+def time_once(run: Callable[[int], object], replicates: int) -> float:
+    """Wall-clock seconds (``time.perf_counter``) of one call ``run(replicates)``."""
+    start = time.perf_counter()
+    run(replicates)
+    return time.perf_counter() - start
+
+
+def warmed_up_runners(P: int, N: int, rng: np.random.Generator) -> dict[str, Callable[[int], object]]:
+    """Both implementations for cell (P, N), each a function of the number of rankings, warmed up.
+
+    The numba kernel is compiled and the numpy buffers are touched by a full batch before timing.
+    """
+    layout = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
+    baseline = NumpyBaseline(P, N, layout.ks, rng)
+    runners = {
+        "numba": lambda replicates: numba_run(P, N, replicates, layout),
+        "numpy": baseline.run,
+    }
+    runners["numba"](1)
+    runners["numpy"](baseline.batch)
+    return runners
+
+
+def time_cells(cells: Sequence[tuple[int, int]], replicates: int, repeats: int) -> dict:
+    """Best-of-``repeats`` wall time of both implementations at every cell.
+
+    The implementations alternate within each repeat, and which one goes first swaps every
+    repeat, so slow spells of the machine hit both alike.
+
+    Returns
+    -------
+    dict
+        ``{(P, N): {"numba": seconds, "numpy": seconds}}``.
+    """
+    rng = np.random.default_rng(SEED)
+    runners = {cell: warmed_up_runners(*cell, rng) for cell in cells}
+    timings = {cell: {"numba": [], "numpy": []} for cell in cells}
+    for repeat in range(repeats):
+        order = ("numba", "numpy") if repeat % 2 == 0 else ("numpy", "numba")
+        for cell in cells:
+            for name in order:
+                timings[cell][name].append(time_once(runners[cell][name], replicates))
+    return {cell: {name: min(runs) for name, runs in by_name.items()} for cell, by_name in timings.items()}
+
+
+def cpu_model() -> str:
+    """The CPU model name from /proc/cpuinfo (or :func:`platform.processor` elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def format_report(best: dict, replicates: int, repeats: int, command: str) -> str:
+    """The markdown report: environment, command line and the table of ns per element-step."""
+    lines = [
+        f"- CPU: {cpu_model()} (one thread; {os.cpu_count()} logical CPUs on the machine)",
+        f"- python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}",
+        f"- metrics: {', '.join(DEFAULT_METRICS)}",
+        f"- {replicates} rankings per cell per run, best of {repeats} runs; "
+        f"numpy batches of about {BATCH_ELEMENTS} elements; numba blocks of {DEFAULT_BLOCK_SIZE} rankings",
+        f"- command: `{command}`",
+        "",
+        "| cell (P, N) | numba ns/element-step | numpy ns/element-step | ratio numpy/numba |",
+        "|---|---:|---:|---:|",
+    ]
+    for (P, N), seconds in best.items():
+        steps = replicates * (P + N)
+        numba_ns = seconds["numba"] / steps * 1e9
+        numpy_ns = seconds["numpy"] / steps * 1e9
+        lines.append(f"| ({P}, {N}) | {numba_ns:.2f} | {numpy_ns:.2f} | {numpy_ns / numba_ns:.1f} |")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Check the numpy baseline, time both implementations and print the markdown report.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        Command-line arguments without the program name (default: ``sys.argv[1:]``).
+    """
+    script, argv = (sys.argv[0], sys.argv[1:]) if argv is None else (__file__, list(argv))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.replicates < 1 or args.repeats < 1:
+        parser.error("--replicates and --repeats must be >= 1")
+    check_numpy_scores(np.random.default_rng(SEED))
+    best = time_cells(args.cells, args.replicates, args.repeats)
+    command = shlex.join([sys.executable, script, *argv])
+    print(format_report(best, args.replicates, args.repeats, command))
+
+
+if __name__ == "__main__":
+    main()

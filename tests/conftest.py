@@ -1,0 +1,56 @@
+"""Shared test helpers: brute-force enumeration of rankings with exact rational metric values."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+def all_rankings(P: int, N: int):
+    """Every arrangement of P ones and N zeros (top first), as tuples."""
+    n = P + N
+    for positions in itertools.combinations(range(n), P):
+        chosen = set(positions)
+        yield tuple(1 if i in chosen else 0 for i in range(n))
+
+
+def exact_scores(labels, P: int, N: int, ks=(1, 3, 10, 20)) -> dict[str, Fraction]:
+    """Every metric of one ranking as an exact Fraction, straight from DESIGN §1."""
+    tp = [0]
+    for label in labels:
+        tp.append(tp[-1] + label)
+    n = P + N
+    ks_all = range(n + 1)
+    scores = {
+        "auc": Fraction(sum(tp[i] for i in range(n) if labels[i] == 0), P * N),
+        "best_accuracy": max(Fraction(tp[k] + N - (k - tp[k]), n) for k in ks_all),
+        "best_f1": max(Fraction(2 * tp[k], P + k) for k in ks_all),
+        "best_balanced_accuracy": max(
+            Fraction(1, 2) * (Fraction(tp[k], P) + 1 - Fraction(k - tp[k], N)) for k in ks_all
+        ),
+        "average_precision": sum(Fraction(tp[k], k) for k in range(1, n + 1) if labels[k - 1]) / P,
+    }
+    for k in ks:
+        scores[f"tp_at_{k}"] = Fraction(tp[min(k, n)])
+    return scores
+
+
+@pytest.fixture(scope="session")
+def brute_force_distributions():
+    """{(P, N): {metric: {value: count}}} over every ranking, for every P, N >= 1 with P + N <= 12."""
+    table = {}
+    for n in range(2, 13):
+        for P in range(1, n):
+            N = n - P
+            counts: dict[str, dict[Fraction, int]] = {}
+            for labels in all_rankings(P, N):
+                for metric, value in exact_scores(labels, P, N).items():
+                    counts.setdefault(metric, {}).setdefault(value, 0)
+                    counts[metric][value] += 1
+            table[(P, N)] = counts
+    return table

@@ -1,0 +1,87 @@
+"""Every entry point rejects bad input up front, naming the argument (STYLE 7)."""
+
+import pytest
+
+import tablegen
+from tablegen import TablegenInputError, critical_value, p_value, simulate_cell
+from tablegen.stats import minimum_replicates
+
+GOOD = dict(P=20, N=30)
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(P=0), "P must be an integer >= 1, got 0"),
+        (dict(P=2.5), "P must be an integer >= 1, got 2.5"),
+        (dict(P=True), "P must be an integer >= 1, got True"),
+        (dict(N=-3), "N must be an integer >= 1, got -3"),
+        (dict(N="10"), "N must be an integer >= 1, got '10'"),
+        (dict(C=0), "C must be an integer >= 1, got 0"),
+        (dict(alpha=0), r"alpha must be in \(0, 1\), got 0"),
+        (dict(alpha=1.0), r"alpha must be in \(0, 1\), got 1.0"),
+        (dict(alpha="0.05"), "alpha must be a number"),
+        (dict(metric="aucc"), "unknown metric 'aucc'; known metrics: auc, best_accuracy"),
+        (dict(metric="tp_at_0"), "unknown metric 'tp_at_0'"),
+        (dict(method="table"), "method must be one of 'exact', 'simulate', got 'table'"),
+        (dict(metric="average_precision"), "has no exact null distribution; use method='simulate'"),
+        (dict(method="simulate", C=1000, R=1000), "R = 1000 is too small for C = 1000, alpha = 0.01"),
+        (dict(method="simulate", seed=-1), "seed must be an integer >= 0"),
+    ],
+)
+def test_critical_value_rejects(kwargs, message):
+    args = dict(metric="auc", **GOOD, C=10, alpha=0.01) | kwargs
+    with pytest.raises(TablegenInputError, match=message):
+        critical_value(**args)
+
+
+def test_too_small_R_names_the_minimum():
+    needed = minimum_replicates(1000, 0.01)
+    with pytest.raises(TablegenInputError, match=f"need[s]? R >= {needed}"):
+        critical_value("auc", 20, 30, C=1000, method="simulate", R=needed - 1, seed=1)
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(score=1.2), r"score = 1.2 is outside the range of auc at P = 20, N = 30: \[0, 1\]"),
+        (dict(score=-0.1), "score = -0.1 is outside the range"),
+        (dict(score=float("nan")), "score must be a number"),
+        (dict(metric="best_accuracy", score=0.5), r"outside the range of best_accuracy .*\[0.6, 1\]"),
+        (dict(metric="tp_at_10", score=11), r"outside the range of tp_at_10 .*\[0, 10\]"),
+        (dict(C=-2), "C must be an integer >= 1"),
+        (dict(P=None), "P must be an integer >= 1, got None"),
+    ],
+)
+def test_p_value_rejects(kwargs, message):
+    args = dict(metric="auc", score=0.7, **GOOD, C=10) | kwargs
+    with pytest.raises(TablegenInputError, match=message):
+        p_value(**args)
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        (dict(R=100, Cs=(1000,)), "R = 100 is too small for C = 1000"),
+        (dict(seed=None), "seed must be an integer >= 0, got None"),
+        (dict(metrics=["auc", "auc"]), "metrics has duplicates"),
+        (dict(metrics=[]), "metrics must name at least one metric"),
+        (dict(metrics=["f2"]), "unknown metric 'f2'"),
+        (dict(Cs=(10, 10)), "Cs has duplicates"),
+        (dict(Cs=()), "Cs must hold at least one value"),
+        (dict(alphas=(0.01, 2.0)), r"alphas\[1\] must be in \(0, 1\)"),
+        (dict(block_size=0), "block_size must be an integer >= 1"),
+    ],
+)
+def test_simulate_cell_rejects_before_any_work(kwargs, message, monkeypatch):
+    def no_kernel(*args, **kwargs):
+        raise AssertionError("the kernel ran before validation finished")
+
+    monkeypatch.setattr(tablegen.mc, "simulate_block", no_kernel)
+    args = dict(P=20, N=30, R=10_000, seed=1, Cs=(10,)) | kwargs
+    with pytest.raises(TablegenInputError, match=message):
+        simulate_cell(**args)
+
+
+def test_input_errors_are_value_errors():
+    assert issubclass(TablegenInputError, ValueError)
