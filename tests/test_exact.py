@@ -51,11 +51,15 @@ def test_brute_force_covers_every_small_cell(brute_force_distributions):
     assert len(brute_force_distributions) == sum(n - 1 for n in range(2, 13))
 
 
+def cells_with_nulls(metric, brute_force_distributions):
+    """(P, N, brute-force distribution, our exact null) for every small cell."""
+    for (P, N), per_metric in brute_force_distributions.items():
+        yield P, N, per_metric[metric], null_distribution(metric, P, N)
+
+
 @pytest.mark.parametrize("metric", EXACT_METRICS)
 def test_exact_tail_equals_brute_force(metric, brute_force_distributions):
-    for (P, N), per_metric in brute_force_distributions.items():
-        distribution = per_metric[metric]
-        null = null_distribution(metric, P, N)
+    for P, N, distribution, null in cells_with_nulls(metric, brute_force_distributions):
         for value in distribution:
             expected = float(tail_of(distribution, value))
             got = exact_tail_ge(metric, P, N, float(value), null=null)
@@ -65,9 +69,7 @@ def test_exact_tail_equals_brute_force(metric, brute_force_distributions):
 
 @pytest.mark.parametrize("metric", EXACT_METRICS)
 def test_exact_critical_value_and_p_value_equal_brute_force(metric, brute_force_distributions):
-    for (P, N), per_metric in brute_force_distributions.items():
-        distribution = per_metric[metric]
-        null = null_distribution(metric, P, N)
+    for P, N, distribution, null in cells_with_nulls(metric, brute_force_distributions):
         for C in CS:
             for alpha in ALPHAS:
                 expected = brute_critical_value(distribution, C, alpha)

@@ -25,7 +25,7 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(nogil=True, cache=False)
+@nb.njit(nogil=True)
 def half_plane_hit_probability(n_pos, n_neg, a, b, c):
     """Probability that a uniformly random path from (0,0) to (P,N) touches a*t - b*f >= c.
 
