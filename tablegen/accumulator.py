@@ -67,14 +67,35 @@ def _combine(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nda
     return unique, np.bincount(inverse, weights=counts, minlength=unique.size).astype(np.int64)
 
 
-def tail_add(tail: Tail, samples: np.ndarray) -> Tail:
-    """Add a batch of samples (any order) to a tail; returns a new :class:`Tail`."""
+def tail_floor(tail: Tail) -> float:
+    """Smallest value a new sample must reach to enter a full tail (-inf while it is not full).
+
+    A sample strictly below the floor of a full tail can never enter it, so a caller may drop such
+    samples before :func:`tail_add` (passing ``seen``) without changing the result.
+    """
+    if tail.capacity == 0 or tail.retained < tail.capacity:
+        return -np.inf
+    return float(tail.values[0])
+
+
+def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
+    """Add a batch of samples (any order) to a tail; returns a new :class:`Tail`.
+
+    Parameters
+    ----------
+    tail : Tail
+        The tail so far.
+    samples : array_like
+        The batch, or the part of it at or above ``tail_floor(tail)`` (see ``seen``).
+    seen : int, optional
+        How many samples the batch held before any were dropped below the floor (default:
+        ``len(samples)``).
+    """
     samples = np.asarray(samples, dtype=np.float64).ravel()
-    n_samples = samples.size
-    if n_samples > tail.capacity:  # only the batch's own top `capacity` can survive
-        samples = np.partition(samples, n_samples - tail.capacity)[n_samples - tail.capacity:]
-    if tail.capacity > 0 and tail.retained == tail.capacity:
-        samples = samples[samples >= tail.values[0]]  # below the current floor: cannot survive
+    n_samples = samples.size if seen is None else int(seen)
+    if samples.size > tail.capacity:  # only the batch's own top `capacity` can survive
+        samples = np.partition(samples, samples.size - tail.capacity)[samples.size - tail.capacity:]
+    samples = samples[samples >= tail_floor(tail)]
     batch_values, batch_counts = np.unique(samples, return_counts=True)
     batch = Tail(batch_values, batch_counts.astype(np.int64), n_samples, tail.capacity)
     return tail_merge(tail, batch)

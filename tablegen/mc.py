@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from tablegen.accumulator import Tail, tail_add, tail_empty, tail_merge
+from tablegen.accumulator import Tail, tail_add, tail_empty, tail_floor, tail_merge
 from tablegen.kernels.ranking import BASE_COLUMNS, simulate_block
 from tablegen.metrics import get_metric
 from tablegen.stats import tail_rank, upper_ranks
@@ -80,14 +80,28 @@ def merge_tails(parts: Sequence[dict[str, Tail]]) -> dict[str, Tail]:
 def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
                    block_size: int = DEFAULT_BLOCK_SIZE,
                    progress: Callable[[int, int], None] | None = None) -> dict[str, Tail]:
-    """Run R replicates in blocks and return the retained upper tail of each metric."""
+    """Run R replicates in blocks and return the retained upper tail of each metric.
+
+    Samples below a full tail's floor are dropped as each block arrives and the survivors are
+    merged in batches of about ``capacity``, so a deep tail is not re-merged after every block; the
+    result is the same as adding every block in turn (the floor only rises).
+    """
     key = cell_key(seed, P, N)
     layout = KernelLayout.for_metrics(metrics, P, N)
     tails = {m: tail_empty(capacity) for m in metrics}
+    pending: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
+    pending_seen = 0
     for first in range(0, R, block_size):
         count = min(block_size, R - first)
         out = score_replicates(P, N, key, first, count, layout)
-        tails = {m: tail_add(tails[m], out[:, layout.columns[m]]) for m in metrics}
+        pending_seen += count
+        for m in metrics:
+            column = out[:, layout.columns[m]]
+            pending[m].append(column[column >= tail_floor(tails[m])])
+        if first + count == R or max(sum(b.size for b in pending[m]) for m in metrics) >= capacity:
+            tails = {m: tail_add(tails[m], np.concatenate(pending[m]), seen=pending_seen) for m in metrics}
+            pending = {m: [] for m in metrics}
+            pending_seen = 0
         if progress is not None:
             progress(first + count, R)
     return tails
