@@ -300,6 +300,33 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+#: AVX-512 instructions whose presence shows the lane loop was vectorised (multiply-shift sampling,
+#: xoshiro rotations, running maxima).
+VECTOR_MARKERS = ("vpmuludq", "vprolq", "vpmaxsq")
+
+
+def lane_kernel_vectorisation() -> str:
+    """What the compiled lane kernel's assembly says: zmm instruction count and marker counts.
+
+    Numba cannot show the assembly of code loaded from its on-disk cache, so an uncached copy of
+    the kernel is compiled (about 8 s) and run once on a small cell to be inspected.
+    """
+    import numba as nb
+
+    from tablegen.kernels.lanes import _lanes_block
+
+    uncached = nb.njit(nogil=True, error_model="numpy")(_lanes_block.py_func)
+    P, N = 5, 7
+    key = cell_key(SEED, P, N)
+    uncached(P, N, key[0], key[1], 0, np.array([10], np.int64), np.empty((3, 6)), np.empty(3, np.int64))
+    assembly = "\n".join(uncached.inspect_asm().values())
+    instructions = [line.split()[0] for line in assembly.splitlines()
+                    if line.startswith("\t") and line.split() and not line.split()[0].startswith(".")]
+    zmm = sum("%zmm" in line for line in assembly.splitlines())
+    markers = ", ".join(f"{m} x{sum(i == m for i in instructions)}" for m in VECTOR_MARKERS)
+    return f"{zmm} of {len(instructions)} instructions use 512-bit zmm registers ({markers})"
+
+
 def format_report(best: dict, replicates: int, repeats: int, command: str) -> str:
     """The markdown report: environment, command line and the table of ns per element-step."""
     lines = [
@@ -308,6 +335,7 @@ def format_report(best: dict, replicates: int, repeats: int, command: str) -> st
         f"- metrics: {', '.join(DEFAULT_METRICS)}",
         f"- {replicates} rankings per cell per run, best of {repeats} runs; "
         f"numpy batches of about {BATCH_ELEMENTS} elements; numba blocks of {DEFAULT_BLOCK_SIZE} rankings",
+        f"- lane kernel assembly: {lane_kernel_vectorisation()}",
         f"- command: `{command}`",
         "",
         "| cell (P, N) | numba ns/element-step | numpy ns/element-step | ratio numpy/numba |",

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from tablegen.accumulator import Tail, tail_add, tail_empty, tail_floor, tail_merge
+from tablegen.kernels.lanes import simulate_rows
 from tablegen.kernels.ranking import BASE_COLUMNS, simulate_block
 from tablegen.metrics import get_metric
 from tablegen.stats import tail_rank, upper_ranks
@@ -25,7 +26,6 @@ logger = logging.getLogger(__name__)
 #: Name of the random stream recorded with every result.
 RNG_NAME = "xoshiro256** per replicate, keyed by splitmix64 on SeedSequence(seed, spawn_key=(P, N))"
 DEFAULT_BLOCK_SIZE = 1 << 16
-_NO_LABELS = np.empty((0, 0), np.uint8)
 
 
 def cell_key(seed: int, P: int, N: int) -> tuple[np.uint64, np.uint64]:
@@ -56,10 +56,16 @@ class KernelLayout:
 
 def score_replicates(P: int, N: int, key, first: int, count: int, layout: KernelLayout,
                      labels_out: np.ndarray | None = None) -> np.ndarray:
-    """Kernel output (count, columns) for replicates ``first .. first + count - 1`` of a cell."""
+    """Kernel output (count, columns) for replicates ``first .. first + count - 1`` of a cell.
+
+    The lane-parallel kernel does the work; with ``labels_out`` (tests) the scalar kernel runs
+    instead and records the sampled rankings.  Both give the same values, bit for bit.
+    """
     out = np.empty((count, len(BASE_COLUMNS) + layout.ks.size))
-    labels = _NO_LABELS if labels_out is None else labels_out
-    simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels)
+    if labels_out is None:
+        simulate_rows(P, N, key[0], key[1], first, layout.ks, out)
+    else:
+        simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out)
     return out
 
 
