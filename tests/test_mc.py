@@ -9,7 +9,7 @@ from tablegen.accumulator import tail_count_at_least
 from tablegen.cell import cell_dataset, exact_critical_values
 from tablegen.exact import null_distribution
 from tablegen.exact.nulls import critical_index
-from tablegen.mc import simulate_tails, tail_capacity
+from tablegen.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
 from tablegen.stats import upper_tail_probability
 
 SMALL = dict(P=25, N=60, R=40_000, Cs=(10, 100), alphas=(0.01, 0.05))
@@ -108,3 +108,18 @@ def test_tail_frequency_at_the_exact_critical_value_passes_a_z_test(monte_carlo_
         assert abs(z) < Z_LIMIT, (r, z)
         tested += 1
     assert tested >= 200
+
+
+def test_blocks_run_apart_and_merged_in_any_order_equal_one_run():
+    P, N, R, capacity = 25, 60, 9_000, 700
+    metrics = ("auc", "best_f1", "average_precision", "tp_at_10")
+    layout = KernelLayout.for_metrics(metrics, P, N)
+    key = cell_key(8, P, N)
+    parts = [block_tails(P, N, key, first, min(2_500, R - first), layout, capacity)
+             for first in range(0, R, 2_500)]
+    whole = simulate_tails(P, N, R, 8, metrics, capacity)
+    for merged in (merge_tails(parts), merge_tails(parts[::-1])):
+        for metric in metrics:
+            np.testing.assert_array_equal(merged[metric].values, whole[metric].values)
+            np.testing.assert_array_equal(merged[metric].counts, whole[metric].counts)
+            assert merged[metric].seen == whole[metric].seen == R
