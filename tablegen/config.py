@@ -1,0 +1,210 @@
+"""Job configuration: a YAML file validated into a frozen, hashed :class:`JobConfig`.
+
+Schema (every field is checked before anything is written; errors name the field)::
+
+    name: laptop                      # free text
+    grid:
+      P: [20, 30, 40]                 # a list of integers >= 1, or
+      N: {start: 20, stop: 100, step: 10}   # an inclusive range
+    replicates: 100000                # R per cell (>= the minimum of every (C, alpha))
+    seed: 2005                        # root seed, integer >= 0
+    metrics: [auc, best_f1, tp_at_10] # optional; default: every base metric and tp_at_10
+    Cs: [10, 100, 1000]
+    alphas: [0.01]
+    exact: true                       # optional (default true): exact values beside the Monte Carlo
+    chunks: {P: 4, N: 4}              # cells per task along each axis = the Zarr chunk shape
+    store: {url: laptop.zarr, storage_options: {}}   # local path or fsspec URL
+    cluster: {workers: 2}             # or {scheduler_address: tcp://host:8786} or {scheduler_file: f.json}
+
+``JobConfig.result_hash`` covers what determines the stored values and their layout (grid,
+replicates, seed, metrics, Cs, alphas, exact, tail probabilities, chunks) and not where or how the
+job runs (store, cluster), so a store can be resumed from another machine but never with a
+different result-determining setting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tablegen.metrics import DEFAULT_METRICS
+from tablegen.stats import DEFAULT_TAIL_PROBABILITIES
+from tablegen.validation import (
+    TablegenInputError,
+    _alpha,
+    _integer,
+    _metric,
+    _replicates,
+    _unique_list,
+)
+
+_TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "store",
+              "cluster"}
+_REQUIRED = {"grid", "replicates", "seed", "Cs", "alphas", "chunks", "store"}
+_CLUSTER_KINDS = ("workers", "scheduler_address", "scheduler_file")
+
+
+@dataclass(frozen=True)
+class JobConfig:
+    """A validated job configuration (see the module docstring for the YAML schema)."""
+
+    name: str
+    P: tuple[int, ...]
+    N: tuple[int, ...]
+    replicates: int
+    seed: int
+    metrics: tuple[str, ...]
+    Cs: tuple[int, ...]
+    alphas: tuple[float, ...]
+    exact: bool
+    chunks: tuple[int, int]
+    store_url: str
+    storage_options: dict = field(default_factory=dict, compare=False, hash=False)
+    cluster: dict = field(default_factory=dict, compare=False, hash=False)
+    tail_probabilities: tuple[float, ...] = DEFAULT_TAIL_PROBABILITIES
+
+    @property
+    def cells(self) -> int:
+        """Number of (P, N) cells in the grid."""
+        return len(self.P) * len(self.N)
+
+    def result_fields(self) -> dict[str, Any]:
+        """The fields that determine the stored values and their layout."""
+        data = asdict(self)
+        return {key: data[key] for key in ("P", "N", "replicates", "seed", "metrics", "Cs", "alphas",
+                                           "exact", "chunks", "tail_probabilities")}
+
+    @property
+    def result_hash(self) -> str:
+        """SHA-256 of the canonical JSON of :meth:`result_fields`."""
+        text = json.dumps(self.result_fields(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _fail(field_name: str, message: str):
+    raise TablegenInputError(f"config field {field_name}: {message}")
+
+
+def _checked(field_name: str, check, *args):
+    """Run a validation helper, re-raising its error under the config field's name."""
+    try:
+        return check(*args)
+    except TablegenInputError as error:
+        _fail(field_name, str(error))
+
+
+def _axis(name: str, value) -> tuple[int, ...]:
+    if isinstance(value, dict):
+        unknown = set(value) - {"start", "stop", "step"}
+        if unknown or not {"start", "stop"} <= set(value):
+            _fail(name, "a range needs start and stop (and optionally step), got keys "
+                        f"{sorted(value)}")
+        start = _checked(f"{name}.start", _integer, "start", value["start"], 1)
+        stop = _checked(f"{name}.stop", _integer, "stop", value["stop"], start)
+        step = _checked(f"{name}.step", _integer, "step", value.get("step", 1), 1)
+        return tuple(range(start, stop + 1, step))
+    if not isinstance(value, list) or not value:
+        _fail(name, f"must be a non-empty list of integers or a {{start, stop, step}} range, got {value!r}")
+    values = tuple(_checked(f"{name}[{i}]", _integer, "value", v, 1) for i, v in enumerate(value))
+    if list(values) != sorted(set(values)):
+        _fail(name, f"must be strictly increasing, got {list(values)}")
+    return values
+
+
+def _chunks(value) -> tuple[int, int]:
+    if not isinstance(value, dict) or set(value) != {"P", "N"}:
+        _fail("chunks", f"must be a mapping with keys P and N (cells per task along each axis), got {value!r}")
+    return tuple(_checked(f"chunks.{axis}", _integer, axis, value[axis], 1) for axis in ("P", "N"))
+
+
+def _store(value) -> tuple[str, dict]:
+    if not isinstance(value, dict) or not isinstance(value.get("url"), str) or not value["url"]:
+        _fail("store", f"must be a mapping with a non-empty url, got {value!r}")
+    unknown = set(value) - {"url", "storage_options"}
+    if unknown:
+        _fail("store", f"unknown keys {sorted(unknown)}")
+    options = value.get("storage_options", {}) or {}
+    if not isinstance(options, dict):
+        _fail("store.storage_options", f"must be a mapping, got {options!r}")
+    return value["url"], dict(options)
+
+
+def _cluster(value) -> dict:
+    value = {"workers": 2} if value is None else value
+    if not isinstance(value, dict) or len(set(value) & set(_CLUSTER_KINDS)) != 1 or set(value) - set(_CLUSTER_KINDS):
+        _fail("cluster", f"must have exactly one of {', '.join(_CLUSTER_KINDS)}, got {value!r}")
+    if "workers" in value:
+        return {"workers": _checked("cluster.workers", _integer, "workers", value["workers"], 1)}
+    (kind, target), = value.items()
+    if not isinstance(target, str) or not target:
+        _fail(f"cluster.{kind}", f"must be a non-empty string, got {target!r}")
+    return {kind: target}
+
+
+def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
+    """Validate a parsed YAML mapping into a :class:`JobConfig`.
+
+    Raises
+    ------
+    TablegenInputError
+        On any bad field; the message names it (``config field grid.P[2]: ...``).
+    """
+    if not isinstance(data, dict):
+        raise TablegenInputError(f"{source}: a job config must be a YAML mapping, got {type(data).__name__}")
+    unknown, missing = set(data) - _TOP_LEVEL, _REQUIRED - set(data)
+    if unknown:
+        _fail(", ".join(sorted(unknown)), f"unknown field(s); known fields: {', '.join(sorted(_TOP_LEVEL))}")
+    if missing:
+        _fail(", ".join(sorted(missing)), "missing")
+    grid = data["grid"]
+    if not isinstance(grid, dict) or set(grid) != {"P", "N"}:
+        _fail("grid", f"must be a mapping with keys P and N, got {grid!r}")
+    Cs = _checked("Cs", _unique_list, "Cs", data["Cs"], lambda n, v: _integer(n, v, 1))
+    alphas = _checked("alphas", _unique_list, "alphas", data["alphas"], _alpha)
+    metrics = data.get("metrics", list(DEFAULT_METRICS))
+    if not isinstance(metrics, list) or not metrics:
+        _fail("metrics", f"must be a non-empty list of metric names, got {metrics!r}")
+    metrics = tuple(_checked(f"metrics[{i}]", _metric, "metric", m) for i, m in enumerate(metrics))
+    if len(set(metrics)) != len(metrics):
+        _fail("metrics", f"has duplicates: {list(metrics)}")
+    if not isinstance(data.get("exact", True), bool):
+        _fail("exact", f"must be true or false, got {data['exact']!r}")
+    url, options = _store(data["store"])
+    return JobConfig(
+        name=str(data.get("name", Path(source).stem)),
+        P=_axis("grid.P", grid["P"]),
+        N=_axis("grid.N", grid["N"]),
+        replicates=_checked("replicates", _replicates, data["replicates"], Cs, alphas),
+        seed=_checked("seed", _integer, "seed", data["seed"], 0),
+        metrics=metrics,
+        Cs=Cs,
+        alphas=alphas,
+        exact=data.get("exact", True),
+        chunks=_chunks(data["chunks"]),
+        store_url=url,
+        storage_options=options,
+        cluster=_cluster(data.get("cluster")),
+    )
+
+
+def load_config(path) -> JobConfig:
+    """Read and validate a YAML job config.
+
+    Examples
+    --------
+    >>> load_config("configs/smoke.yaml").cells  # doctest: +SKIP
+    9
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TablegenInputError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        raise TablegenInputError(f"config file {str(path)!r} is not valid YAML: {error}") from None
+    return config_from_mapping(data, source=str(path))
