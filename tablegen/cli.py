@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import sys
 import time
 
@@ -57,7 +58,7 @@ def _format_cell(ds) -> str:
                 exact = float(cell.exact_critical_value)
                 lines.append(f"{metric:<24}{alpha:>7g}{C:>6}  {float(cell.critical_value):>15.6g}  "
                              f"[{float(cell.ci_low):>9.6g}, {float(cell.ci_high):>9.6g}]  "
-                             f"{'-' if exact != exact else format(exact, '.6g'):>10}")
+                             f"{'-' if math.isnan(exact) else format(exact, '.6g'):>10}")
     return "\n".join(lines)
 
 

@@ -36,11 +36,11 @@ from tablegen.metrics import DEFAULT_METRICS
 from tablegen.stats import DEFAULT_TAIL_PROBABILITIES
 from tablegen.validation import (
     TablegenInputError,
-    _alpha,
-    _integer,
-    _metric,
-    _replicates,
-    _unique_list,
+    check_alpha,
+    check_integer,
+    check_metric,
+    check_replicates,
+    check_unique_list,
 )
 
 _TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "store",
@@ -104,13 +104,13 @@ def _axis(name: str, value) -> tuple[int, ...]:
         if unknown or not {"start", "stop"} <= set(value):
             _fail(name, "a range needs start and stop (and optionally step), got keys "
                         f"{sorted(value)}")
-        start = _checked(f"{name}.start", _integer, "start", value["start"], 1)
-        stop = _checked(f"{name}.stop", _integer, "stop", value["stop"], start)
-        step = _checked(f"{name}.step", _integer, "step", value.get("step", 1), 1)
+        start = _checked(f"{name}.start", check_integer, "start", value["start"], 1)
+        stop = _checked(f"{name}.stop", check_integer, "stop", value["stop"], start)
+        step = _checked(f"{name}.step", check_integer, "step", value.get("step", 1), 1)
         return tuple(range(start, stop + 1, step))
     if not isinstance(value, list) or not value:
         _fail(name, f"must be a non-empty list of integers or a {{start, stop, step}} range, got {value!r}")
-    values = tuple(_checked(f"{name}[{i}]", _integer, "value", v, 1) for i, v in enumerate(value))
+    values = tuple(_checked(f"{name}[{i}]", check_integer, "value", v, 1) for i, v in enumerate(value))
     if list(values) != sorted(set(values)):
         _fail(name, f"must be strictly increasing, got {list(values)}")
     return values
@@ -119,7 +119,7 @@ def _axis(name: str, value) -> tuple[int, ...]:
 def _chunks(value) -> tuple[int, int]:
     if not isinstance(value, dict) or set(value) != {"P", "N"}:
         _fail("chunks", f"must be a mapping with keys P and N (cells per task along each axis), got {value!r}")
-    return tuple(_checked(f"chunks.{axis}", _integer, axis, value[axis], 1) for axis in ("P", "N"))
+    return tuple(_checked(f"chunks.{axis}", check_integer, axis, value[axis], 1) for axis in ("P", "N"))
 
 
 def _store(value) -> tuple[str, dict]:
@@ -139,7 +139,7 @@ def _cluster(value) -> dict:
     if not isinstance(value, dict) or len(set(value) & set(_CLUSTER_KINDS)) != 1 or set(value) - set(_CLUSTER_KINDS):
         _fail("cluster", f"must have exactly one of {', '.join(_CLUSTER_KINDS)}, got {value!r}")
     if "workers" in value:
-        return {"workers": _checked("cluster.workers", _integer, "workers", value["workers"], 1)}
+        return {"workers": _checked("cluster.workers", check_integer, "workers", value["workers"], 1)}
     (kind, target), = value.items()
     if not isinstance(target, str) or not target:
         _fail(f"cluster.{kind}", f"must be a non-empty string, got {target!r}")
@@ -164,12 +164,12 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
     grid = data["grid"]
     if not isinstance(grid, dict) or set(grid) != {"P", "N"}:
         _fail("grid", f"must be a mapping with keys P and N, got {grid!r}")
-    Cs = _checked("Cs", _unique_list, "Cs", data["Cs"], lambda n, v: _integer(n, v, 1))
-    alphas = _checked("alphas", _unique_list, "alphas", data["alphas"], _alpha)
+    Cs = _checked("Cs", check_unique_list, "Cs", data["Cs"], lambda n, v: check_integer(n, v, 1))
+    alphas = _checked("alphas", check_unique_list, "alphas", data["alphas"], check_alpha)
     metrics = data.get("metrics", list(DEFAULT_METRICS))
     if not isinstance(metrics, list) or not metrics:
         _fail("metrics", f"must be a non-empty list of metric names, got {metrics!r}")
-    metrics = tuple(_checked(f"metrics[{i}]", _metric, "metric", m) for i, m in enumerate(metrics))
+    metrics = tuple(_checked(f"metrics[{i}]", check_metric, "metric", m) for i, m in enumerate(metrics))
     if len(set(metrics)) != len(metrics):
         _fail("metrics", f"has duplicates: {list(metrics)}")
     if not isinstance(data.get("exact", True), bool):
@@ -179,8 +179,8 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
         name=str(data.get("name", Path(source).stem)),
         P=_axis("grid.P", grid["P"]),
         N=_axis("grid.N", grid["N"]),
-        replicates=_checked("replicates", _replicates, data["replicates"], Cs, alphas),
-        seed=_checked("seed", _integer, "seed", data["seed"], 0),
+        replicates=_checked("replicates", check_replicates, data["replicates"], Cs, alphas),
+        seed=_checked("seed", check_integer, "seed", data["seed"], 0),
         metrics=metrics,
         Cs=Cs,
         alphas=alphas,

@@ -1,5 +1,7 @@
 """Input validation: one function per public entry point (STYLE 7), messages name the argument.
 
+The ``check_*`` helpers check one argument each and are shared with :mod:`tablegen.config`.
+
 Every check runs before any work is done or anything is written.  Errors are
 :class:`TablegenInputError`, a ``ValueError``.
 """
@@ -21,7 +23,8 @@ class TablegenInputError(ValueError):
     """A bad argument to a tablegen entry point; the message names the argument."""
 
 
-def _integer(name: str, value, minimum: int) -> int:
+def check_integer(name: str, value, minimum: int) -> int:
+    """``value`` as an int, if it is an integer (not a bool) >= ``minimum``."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     if value < minimum:
@@ -29,7 +32,8 @@ def _integer(name: str, value, minimum: int) -> int:
     return int(value)
 
 
-def _alpha(name: str, value) -> float:
+def check_alpha(name: str, value) -> float:
+    """``value`` as a float, if it is a number in (0, 1)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TablegenInputError(f"{name} must be a number in (0, 1), got {value!r}")
     if not 0.0 < float(value) < 1.0:
@@ -37,7 +41,8 @@ def _alpha(name: str, value) -> float:
     return float(value)
 
 
-def _metric(name: str, value) -> str:
+def check_metric(name: str, value) -> str:
+    """``value``, if it names a known metric (the error lists the known ones)."""
     try:
         get_metric(value)
     except KeyError:
@@ -52,7 +57,7 @@ def _metrics(value) -> tuple[str, ...]:
         return DEFAULT_METRICS
     if isinstance(value, str):
         value = [value]
-    names = tuple(_metric("metrics", m) for m in value)
+    names = tuple(check_metric("metrics", m) for m in value)
     if not names:
         raise TablegenInputError("metrics must name at least one metric")
     if len(set(names)) != len(names):
@@ -60,7 +65,8 @@ def _metrics(value) -> tuple[str, ...]:
     return names
 
 
-def _unique_list(name: str, values: Iterable, check) -> tuple:
+def check_unique_list(name: str, values: Iterable, check) -> tuple:
+    """A non-empty tuple of distinct values, each passed through ``check(f"{name}[i]", value)``."""
     if isinstance(values, (numbers.Number, str)):
         values = [values]
     checked = tuple(check(f"{name}[{i}]", v) for i, v in enumerate(values))
@@ -74,11 +80,12 @@ def _unique_list(name: str, values: Iterable, check) -> tuple:
 def _seed(name: str, value, allow_none: bool) -> int | None:
     if value is None and allow_none:
         return None
-    return _integer(name, value, 0)
+    return check_integer(name, value, 0)
 
 
-def _replicates(R, Cs, alphas) -> int:
-    R = _integer("R", R, 1)
+def check_replicates(R, Cs, alphas) -> int:
+    """``R`` as an int, if it is at least the minimum of every (C, alpha) (the error gives it)."""
+    R = check_integer("R", R, 1)
     for C in Cs:
         for alpha in alphas:
             needed = minimum_replicates(C, alpha)
@@ -109,41 +116,41 @@ def _method(value) -> str:
 
 def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size):
     """Checked and normalised arguments of :func:`tablegen.simulate_cell`."""
-    P, N = _integer("P", P, 1), _integer("N", N, 1)
-    Cs = _unique_list("Cs", Cs, lambda n, v: _integer(n, v, 1))
-    alphas = _unique_list("alphas", alphas, _alpha)
+    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    Cs = check_unique_list("Cs", Cs, lambda n, v: check_integer(n, v, 1))
+    alphas = check_unique_list("alphas", alphas, check_alpha)
     return dict(
         P=P,
         N=N,
-        R=_replicates(R, Cs, alphas),
+        R=check_replicates(R, Cs, alphas),
         seed=_seed("seed", seed, allow_none=False),
         metrics=_metrics(metrics),
         Cs=Cs,
         alphas=alphas,
-        block_size=_integer("block_size", block_size, 1),
+        block_size=check_integer("block_size", block_size, 1),
     )
 
 
 def validate_critical_value_args(metric, P, N, C, alpha, method, R, seed):
     """Checked and normalised arguments of :func:`tablegen.critical_value`."""
-    metric, method = _metric("metric", metric), _method(method)
-    P, N = _integer("P", P, 1), _integer("N", N, 1)
-    C, alpha = _integer("C", C, 1), _alpha("alpha", alpha)
+    metric, method = check_metric("metric", metric), _method(method)
+    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    C, alpha = check_integer("C", C, 1), check_alpha("alpha", alpha)
     _check_exact_available(metric, method)
     if R is not None:
-        R = _replicates(R, (C,), (alpha,))
+        R = check_replicates(R, (C,), (alpha,))
     return dict(metric=metric, P=P, N=N, C=C, alpha=alpha, method=method, R=R,
                 seed=_seed("seed", seed, allow_none=True))
 
 
 def validate_p_value_args(metric, score, P, N, C, method, R, seed):
     """Checked and normalised arguments of :func:`tablegen.p_value`."""
-    metric, method = _metric("metric", metric), _method(method)
-    P, N = _integer("P", P, 1), _integer("N", N, 1)
-    C = _integer("C", C, 1)
+    metric, method = check_metric("metric", metric), _method(method)
+    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    C = check_integer("C", C, 1)
     _check_exact_available(metric, method)
     if R is not None:
-        R = _integer("R", R, 1)
+        R = check_integer("R", R, 1)
     return dict(metric=metric, score=_score(metric, score, P, N), P=P, N=N, C=C, method=method,
                 R=R, seed=_seed("seed", seed, allow_none=True))
 
