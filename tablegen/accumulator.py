@@ -138,6 +138,17 @@ def tail_upper_order(tail: Tail, rank: int) -> float:
     return float(tail.values[::-1][np.searchsorted(at_or_above, rank, side="left")])
 
 
+def critical_order_statistics(tail: Tail, ranks, maximum: float) -> tuple[float, float, float]:
+    """Estimate, CI low and CI high for the upper ``ranks`` of :func:`tablegen.stats.upper_ranks`.
+
+    A ``ci_high`` rank of 0 means no sample lies high enough to be the interval's upper end; the
+    metric's ``maximum`` at (P, N) bounds it instead.
+    """
+    estimate, low, high = ranks
+    upper = float(maximum) if high == 0 else tail_upper_order(tail, high)
+    return tail_upper_order(tail, estimate), tail_upper_order(tail, low), upper
+
+
 def tail_count_at_least(tail: Tail, threshold: float) -> int | None:
     """Number of samples >= threshold, or None if the tail cannot tell.
 

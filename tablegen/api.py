@@ -7,10 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _scipy_stats
 
-from tablegen.accumulator import tail_upper_order
+from tablegen.accumulator import critical_order_statistics
 from tablegen.exact import exact_critical_value, exact_p_value
 from tablegen.exact.nulls import SNAP_TOLERANCE
 from tablegen.mc import count_at_least, simulate_tails, tail_capacity
+from tablegen.metrics import get_metric
 from tablegen.stats import CI_LEVEL, minimum_replicates, p_value_from_tail, upper_ranks
 from tablegen.validation import validate_critical_value_args, validate_p_value_args
 
@@ -93,7 +94,8 @@ def critical_value(metric, P, N, C=10, alpha=0.01, method="exact", R=None, seed=
     seed = _fresh_seed(a["seed"])
     capacity = tail_capacity(R, (a["C"],), (a["alpha"],), ())
     (tail,) = simulate_tails(a["P"], a["N"], R, seed, [a["metric"]], capacity).values()
-    estimate, low, high = (tail_upper_order(tail, r) for r in upper_ranks(R, a["C"], a["alpha"]))
+    estimate, low, high = critical_order_statistics(tail, upper_ranks(R, a["C"], a["alpha"]),
+                                                    get_metric(a["metric"]).range(a["P"], a["N"])[1])
     return Answer(estimate, low, high, "simulate", R, seed)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import xarray as xr
 
 from tablegen import __version__
-from tablegen.accumulator import Tail, tail_upper_order
+from tablegen.accumulator import Tail, critical_order_statistics, tail_upper_order
 from tablegen.exact import exact_critical_value, null_distribution
 from tablegen.exact.auc import auc_cost
 from tablegen.mc import DEFAULT_BLOCK_SIZE, RNG_NAME, simulate_tails, tail_capacity
@@ -60,7 +60,8 @@ def simulate_cell(P, N, R, seed, metrics=None, Cs=(10, 100, 1000), alphas=(0.01,
         Variables ``critical_value``, ``ci_low``, ``ci_high`` and ``exact_critical_value`` over
         (metric, alpha, C); ``tail_quantile`` over (metric, tail_probability); ``replicates``.
         The estimate is the ceil(qR)-th smallest sample, q = (1 - alpha)**(1/C); the interval is the
-        distribution-free 95% order-statistic interval.
+        distribution-free 95% order-statistic interval (its upper end is the metric's maximum when R
+        is too small for that order statistic to exist, e.g. R < 367,041 at C = 1000, alpha = 0.01).
 
     Examples
     --------
@@ -94,8 +95,8 @@ def cell_dataset(P, N, tails: dict[str, Tail], metrics, Cs, alphas, tail_probabi
     for (i, metric), (j, alpha), (k, C) in itertools.product(
         enumerate(metrics), enumerate(alphas), enumerate(Cs)
     ):
-        ranks = upper_ranks(R, C, alpha)
-        estimate[i, j, k], low[i, j, k], high[i, j, k] = (tail_upper_order(tails[metric], r) for r in ranks)
+        estimate[i, j, k], low[i, j, k], high[i, j, k] = critical_order_statistics(
+            tails[metric], upper_ranks(R, C, alpha), get_metric(metric).range(P, N)[1])
     quantiles = _nan((len(metrics), len(tail_probabilities)))
     for i, metric in enumerate(metrics):
         for j, t in enumerate(tail_probabilities):

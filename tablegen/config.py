@@ -197,7 +197,7 @@ def load_config(path) -> JobConfig:
 
     Examples
     --------
-    >>> load_config("configs/smoke.yaml").cells  # doctest: +SKIP
+    >>> load_config("configs/smoke.yaml").cells  # from the repository root
     9
     """
     path = Path(path)

@@ -21,8 +21,8 @@ def upper_tail_probability(C, alpha):
 
     Examples
     --------
-    >>> round(upper_tail_probability(1000, 0.01) * 1e5, 6)
-    1.005034
+    >>> round(float(upper_tail_probability(1000, 0.01)) * 1e5, 6)
+    1.005029
     """
     return -np.expm1(np.log1p(-np.asarray(alpha, dtype=float)) / np.asarray(C, dtype=float))
 
@@ -37,14 +37,20 @@ def p_value_from_tail(tail_ge, C):
         return -np.expm1(np.asarray(C, dtype=float) * np.log1p(-s))
 
 
-def minimum_replicates(C, alpha, level=CI_LEVEL):
-    """Smallest R for which the critical value and both ends of its CI exist as order statistics.
+def minimum_replicates(C, alpha):
+    """Smallest R with R t >= 1: at least one sample expected above the critical value.
 
-    The upper end of the CI is the e-th largest sample with e the (1 - level)/2 quantile of the
-    Binomial(R, t) count of exceedances; it exists iff e >= 1, i.e. iff q**R < (1 - level)/2.
+    Below it the estimate would be the sample maximum whatever R is, which is no estimate.  (The
+    upper end of the 95% interval needs more, R with q**R < 0.025, i.e. 367,041 at C = 1000,
+    alpha = 0.01; below that :func:`upper_ranks` reports it as rank 0, "no order statistic", and
+    the caller bounds it by the metric's maximum, which is still a valid one-sided bound.)
+
+    Examples
+    --------
+    >>> minimum_replicates(1000, 0.01)
+    99500
     """
-    log_q = math.log1p(-float(alpha)) / float(C)
-    return int(math.floor(math.log((1.0 - level) / 2.0) / log_q)) + 1
+    return int(math.ceil(1.0 / float(upper_tail_probability(C, alpha))))
 
 
 def upper_ranks(R, C, alpha, level=CI_LEVEL):
@@ -61,16 +67,18 @@ def upper_ranks(R, C, alpha, level=CI_LEVEL):
     -------
     estimate, ci_low, ci_high : int
         Upper ranks of the estimate, of the CI's low end (a deeper rank) and of its high end.
+        ``ci_high`` is 0 when e_lo = 0 (u = R + 1: no sample is high enough to be the upper end;
+        use the metric's maximum instead).
     """
     t = float(upper_tail_probability(C, alpha))
     half = (1.0 - level) / 2.0
     e_hi = int(_scipy_stats.binom.ppf(1.0 - half, R, t))
     e_lo = int(_scipy_stats.binom.ppf(half, R, t))
-    if e_lo < 1:
+    if R < minimum_replicates(C, alpha):
         raise ValueError(
             f"R = {R} is too small for C = {C}, alpha = {alpha}: need R >= {minimum_replicates(C, alpha)}"
         )
-    return int(math.floor(R * t)) + 1, e_hi + 1, e_lo
+    return int(math.floor(R * t)) + 1, e_hi + 1, max(e_lo, 0)
 
 
 def tail_rank(R, tail_probability):

@@ -91,8 +91,8 @@ def check_replicates(R, Cs, alphas) -> int:
             needed = minimum_replicates(C, alpha)
             if R < needed:
                 raise TablegenInputError(
-                    f"R = {R} is too small for C = {C}, alpha = {alpha}: the critical value's 95% "
-                    f"confidence interval needs R >= {needed}"
+                    f"R = {R} is too small for C = {C}, alpha = {alpha}: the critical value needs "
+                    f"R >= {needed} (at least one sample expected above it)"
                 )
     return R
 

@@ -85,3 +85,12 @@ def test_simulate_cell_rejects_before_any_work(kwargs, message, monkeypatch):
 
 def test_input_errors_are_value_errors():
     assert issubclass(TablegenInputError, ValueError)
+
+
+def test_below_the_ci_minimum_the_upper_end_is_the_metric_maximum():
+    """At C = 1000, alpha = 0.01, R = 100,000 (laptop.yaml) the CI's upper order statistic does not
+    exist (q**R > 0.025); the estimate does, and ci_high falls back to the metric's maximum."""
+    answer = critical_value("best_accuracy", 20, 20, C=1000, alpha=0.01, method="simulate",
+                            R=100_000, seed=3)
+    assert answer.ci_high == 1.0
+    assert answer.ci_low <= answer.value < 1.0
