@@ -12,7 +12,7 @@ import xarray as xr
 from tablegen import __version__
 from tablegen.accumulator import Tail, critical_order_statistics, tail_upper_order
 from tablegen.exact import exact_critical_value, null_distribution
-from tablegen.exact.auc import auc_cost
+from tablegen.exact.auc import auc_cost, auc_null_from_pmf, auc_pmf_sweep
 from tablegen.mc import DEFAULT_BLOCK_SIZE, RNG_NAME, simulate_tails, tail_capacity
 from tablegen.metrics import get_metric
 from tablegen.stats import CI_LEVEL, DEFAULT_TAIL_PROBABILITIES, tail_rank, upper_ranks
@@ -120,16 +120,38 @@ def cell_dataset(P, N, tails: dict[str, Tail], metrics, Cs, alphas, tail_probabi
 
 def exact_critical_values(P, N, metrics, Cs, alphas) -> np.ndarray:
     """Exact critical values over (metric, alpha, C); NaN where there is none (or AUC over budget)."""
-    values = _nan((len(metrics), len(alphas), len(Cs)))
+    return exact_critical_values_for_cells([(P, N)], metrics, Cs, alphas)[(P, N)]
+
+
+def exact_critical_values_for_cells(cells, metrics, Cs, alphas) -> dict[tuple[int, int], np.ndarray]:
+    """Exact critical values over (metric, alpha, C) for several cells, AUC from one shared sweep.
+
+    Cells whose AUC recursion would cost more than :data:`EXACT_AUC_BUDGET` multiply-adds get NaN
+    for AUC (logged as a warning); every other metric with an exact routine is always computed.
+    """
+    cells = [(int(P), int(N)) for P, N in cells]
+    values = {cell: _nan((len(metrics), len(alphas), len(Cs))) for cell in cells}
+    auc_nulls = _auc_nulls(cells) if "auc" in metrics else {}
     for i, metric in enumerate(metrics):
         if not get_metric(metric).has_exact:
             continue
-        if metric == "auc" and auc_cost(P, N)[0] > EXACT_AUC_BUDGET:
-            logger.warning("exact AUC at (%d, %d) skipped: %.1e multiply-adds is over the budget", P, N,
-                           auc_cost(P, N)[0])
-            continue
-        null = null_distribution(metric, P, N)
-        for j, alpha in enumerate(alphas):
-            for k, C in enumerate(Cs):
-                values[i, j, k] = exact_critical_value(metric, P, N, C, alpha, null=null)
+        for P, N in cells:
+            null = auc_nulls.get((P, N)) if metric == "auc" else null_distribution(metric, P, N)
+            if null is None:
+                continue
+            for j, alpha in enumerate(alphas):
+                for k, C in enumerate(Cs):
+                    values[P, N][i, j, k] = exact_critical_value(metric, P, N, C, alpha, null=null)
     return values
+
+
+def _auc_nulls(cells) -> dict:
+    """Exact AUC nulls of the cells within :data:`EXACT_AUC_BUDGET`, from one recursion sweep."""
+    affordable = []
+    for P, N in cells:
+        cost = auc_cost(P, N)[0]
+        if cost > EXACT_AUC_BUDGET:
+            logger.warning("exact AUC at (%d, %d) skipped: %.1e multiply-adds is over the budget", P, N, cost)
+        else:
+            affordable.append((P, N))
+    return {cell: auc_null_from_pmf(*cell, pmf) for cell, pmf in auc_pmf_sweep(affordable)}

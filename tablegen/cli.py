@@ -1,6 +1,6 @@
-"""Command line: ``tablegen simulate`` (one cell, Monte Carlo beside the exact values).
+"""Command line: ``tablegen simulate`` (one cell) and ``tablegen run`` (the batch job).
 
-The batch job (``run``) and the lookups (``lookup``, ``test``, ``export``, ``plot``, ``info``,
+The lookups (``lookup``, ``test``, ``export``, ``plot``, ``info``,
 ``verify``) arrive with their issues; this module stays a thin layer over the library.
 """
 
@@ -12,8 +12,13 @@ import math
 import sys
 import time
 
+import dask
+
 from tablegen import __version__
 from tablegen.cell import simulate_cell
+from tablegen.config import load_config
+from tablegen.job import EXECUTORS, dry_run_plan, resolve_config, run
+from tablegen.plan import chunk_seconds, format_plan
 from tablegen.metrics import known_metrics_text
 from tablegen.validation import TablegenInputError
 
@@ -73,6 +78,65 @@ def _run_simulate(args) -> int:
     return 0
 
 
+def _run_parser(sub) -> None:
+    p = sub.add_parser("run", help="run or resume a batch job (config in YAML) into a Zarr store")
+    p.add_argument("config", help="job config (YAML), e.g. configs/laptop.yaml")
+    p.add_argument("--store", default=None, help="store path or fsspec URL (default: the config's)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None, help="LocalCluster worker processes (1 thread each)")
+    where.add_argument("--scheduler-address", default=None, help="attach to a running dask scheduler")
+    where.add_argument("--scheduler-file", default=None, help="attach via a dask scheduler file")
+    p.add_argument("--executor", choices=EXECUTORS, default="dask",
+                   help="dask (default) or serial (all tasks in this process, no cluster)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and its estimated cost; write nothing")
+    p.add_argument("--break-lock", action="store_true",
+                   help="remove another run's lock first (only if that run is dead)")
+
+
+class RunProgress:
+    """Progress of a batch job on stderr: cells, share of the estimated work, elapsed time and ETA.
+
+    The share is weighted by the cost model (a task at P = 1000 counts for more than one at
+    P = 20), so the ETA does not race ahead on cheap tasks.  On a terminal the line is redrawn in
+    place; elsewhere (logs, CI) one line is written per finished task.
+    """
+
+    def __init__(self, config, plan, stream=None):
+        self.config, self.stream = config, sys.stderr if stream is None else stream
+        self.total_seconds = max(plan.core_seconds_remaining, 1e-9)
+        self.done_seconds, self.start = 0.0, time.perf_counter()
+        self.interactive = self.stream.isatty()
+
+    def __call__(self, done: int, total: int, chunk) -> None:
+        if chunk is not None:
+            self.done_seconds += chunk_seconds(self.config, chunk)
+        share = min(self.done_seconds / self.total_seconds, 1.0) if done < total else 1.0
+        elapsed = time.perf_counter() - self.start
+        eta = f"{elapsed * (1 - share) / share:7.1f} s" if share > 0 else "      -  "
+        line = (f"{done:>7,}/{total:,} cells  {100 * share:5.1f}% of the work  {elapsed:7.1f} s elapsed  "
+                f"ETA {eta}" + (f"  [{chunk.label(self.config)}]" if chunk is not None else ""))
+        if self.interactive:
+            self.stream.write("\r" + line + ("\n" if done == total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _run_run(args) -> int:
+    config = resolve_config(load_config(args.config), store_url=args.store, workers=args.workers,
+                            scheduler_address=args.scheduler_address, scheduler_file=args.scheduler_file)
+    if args.dry_run:
+        print(format_plan(config, dry_run_plan(config)))
+        return 0
+    plan = dry_run_plan(config)
+    print(format_plan(config, plan))
+    summary = run(config, executor=args.executor, command=" ".join(["tablegen", *args.argv]),
+                  break_lock=args.break_lock, progress=RunProgress(config, plan),
+                  on_client=lambda client: print(f"dask dashboard: {client.dashboard_link}", flush=True))
+    print(summary)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``tablegen`` argument parser."""
     parser = argparse.ArgumentParser(prog="tablegen", description=__doc__.splitlines()[0])
@@ -80,16 +144,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True)
     _simulate_parser(sub)
+    _run_parser(sub)
     return parser
 
 
 def main(argv=None) -> int:
     """Entry point of the ``tablegen`` command; returns the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    if not args.verbose:  # distributed logs every worker start and stop at INFO, on its own handler
+        dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
+        logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
-        return {"simulate": _run_simulate}[args.command](args)
+        return {"simulate": _run_simulate, "run": _run_run}[args.command](args)
     except TablegenInputError as error:
         print(f"tablegen: error: {error}", file=sys.stderr)
         return 2

@@ -1,0 +1,78 @@
+"""Measure the per-cell cost model of :mod:`tablegen.cost` on this machine and fit its coefficients.
+
+    .venv/bin/python benchmarks/bench_cost.py            # about two minutes on one core
+
+Three parts are timed separately, in one process, each cell best of 3:
+
+* simulation (``simulate_cell(..., exact=False)``, default metrics) over cells with P + N from 40
+  to 2000 and R from 2e5 to 2e6, fitted by least squares as
+  ``seconds = setup + per_element_step * R * (P + N) + per_replicate * R``;
+* the half-plane lattice exact values (best_f1 and best_balanced_accuracy), fitted as
+  ``seconds = per_lattice_cell * P * N * (number of (C, alpha) pairs)``;
+* the exact AUC recursion, fitted as ``seconds = per_madd * P^2 N^2 / 4``.
+
+It prints the fitted coefficients beside those in ``tablegen/cost.py`` and the relative error of
+the model on every timed cell.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from tablegen import cost
+from tablegen.cell import exact_critical_values, simulate_cell
+from tablegen.exact.auc import auc_null
+
+SIM_CELLS = [(20, 20), (100, 100), (20, 1000), (500, 500), (1000, 1000)]
+SIM_R = [200_000, 2_000_000]
+LATTICE_CELLS = [(100, 100), (300, 300), (1000, 1000)]
+AUC_CELLS = [(100, 100), (200, 200), (300, 300)]
+CRITICAL = dict(Cs=(10, 100, 1000), alphas=(0.01, 0.05))
+
+
+def best_of(repeats, fn):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    simulate_cell(20, 20, 200_000, 1, exact=False, **CRITICAL)  # compile
+    rows, seconds = [], []
+    for P, N in SIM_CELLS:
+        for R in SIM_R:
+            t = best_of(3, lambda: simulate_cell(P, N, R, 1, exact=False, **CRITICAL))
+            rows.append((1.0, R * (P + N), R))
+            seconds.append(t)
+            print(f"simulate ({P:4d}, {N:4d}) R = {R:>9,}: {t:7.3f} s")
+    fit, *_ = np.linalg.lstsq(np.array(rows, float), np.array(seconds), rcond=None)
+    print(f"fit: setup {fit[0]:.3g} s, per element-step {fit[1]:.3g} s, per replicate {fit[2]:.3g} s")
+    pairs = len(CRITICAL["Cs"]) * len(CRITICAL["alphas"])
+    lattice = []
+    for P, N in LATTICE_CELLS:
+        t = best_of(3, lambda: exact_critical_values(P, N, ["best_f1", "best_balanced_accuracy"], **CRITICAL))
+        lattice.append(t / (2 * P * N * pairs))
+        print(f"lattice ({P:4d}, {N:4d}): {t:7.3f} s = {lattice[-1]:.3g} s per lattice cell per (C, alpha)")
+    madd = []
+    for P, N in AUC_CELLS:
+        t = best_of(3, lambda: auc_null(P, N))
+        madd.append(t / (P * P * N * N / 4))
+        print(f"auc recursion ({P:4d}, {N:4d}): {t:7.3f} s = {madd[-1]:.3g} s per multiply-add")
+    print("\ncoefficient            fitted      in tablegen/cost.py")
+    for name, fitted in [("SETUP_SECONDS", fit[0]), ("SECONDS_PER_ELEMENT_STEP", fit[1]),
+                         ("SECONDS_PER_REPLICATE", fit[2]), ("SECONDS_PER_LATTICE_CELL", max(lattice)),
+                         ("SECONDS_PER_AUC_MADD", max(madd))]:
+        print(f"{name:<24}{fitted:10.3g}  {getattr(cost, name):10.3g}")
+    print("\nmodel error on the timed simulation cells (tablegen/cost.py coefficients):")
+    for (one, steps, R), t in zip(rows, seconds):
+        model = cost.SETUP_SECONDS + cost.SECONDS_PER_ELEMENT_STEP * steps + cost.SECONDS_PER_REPLICATE * R
+        print(f"  R (P+N) = {steps:.2e}: measured {t:7.3f} s, model {model:7.3f} s ({100 * (model / t - 1):+5.1f}%)")
+
+
+if __name__ == "__main__":
+    main()

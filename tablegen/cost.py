@@ -1,0 +1,49 @@
+"""Per-cell cost model of a job, measured on the development machine (used by ``tablegen run --dry-run``).
+
+seconds(P, N, R) = SETUP + PER_ELEMENT_STEP * R * (P + N) + PER_REPLICATE * R     (Monte Carlo)
+                 + PER_LATTICE_CELL * P * N * pairs * (metrics among best_f1, best_balanced_accuracy)
+plus, once per task, PER_AUC_MADD * I^2 J^2 / 4 for the exact-AUC sweep over the bounding rectangle
+(I, J) of the task's cells within the cell engine's budget.
+
+``pairs`` is the number of (C, alpha) combinations.  The coefficients come from
+``benchmarks/bench_cost.py`` (one core of a 2-core AVX-512 cloud VM, 2026-11-21); rerun it on other
+hardware and the dry-run estimate scales with them.  The per-replicate term is the tail bookkeeping
+(floor filter, sort and merge of the retained upper tail) and the per-cell scoring set-up.
+"""
+
+from __future__ import annotations
+
+from tablegen.cell import EXACT_AUC_BUDGET
+from tablegen.exact.auc import auc_cost
+
+SETUP_SECONDS = 1.2e-3
+SECONDS_PER_ELEMENT_STEP = 6.4e-10
+SECONDS_PER_REPLICATE = 1.74e-7
+SECONDS_PER_LATTICE_CELL = 8.8e-8
+SECONDS_PER_AUC_MADD = 9.7e-10
+
+_LATTICE_METRICS = ("best_f1", "best_balanced_accuracy")
+
+
+def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: int) -> float:
+    """Estimated single-core seconds for one cell, Monte Carlo plus exact values except AUC's.
+
+    Exact AUC is shared by the cells of a task (one recursion sweep): see :func:`auc_sweep_seconds`.
+    """
+    seconds = SETUP_SECONDS + SECONDS_PER_ELEMENT_STEP * R * (P + N) + SECONDS_PER_REPLICATE * R
+    if exact:
+        lattice_metrics = sum(metric in _LATTICE_METRICS for metric in metrics)
+        seconds += SECONDS_PER_LATTICE_CELL * P * N * critical_pairs * lattice_metrics
+    return seconds
+
+
+def auc_sweep_seconds(cells) -> float:
+    """Estimated seconds of the one exact-AUC sweep over ``cells`` (those within the budget).
+
+    The sweep runs over the bounding rectangle of the cells, each oriented (max, min).
+    """
+    affordable = [(max(P, N), min(P, N)) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
+    if not affordable:
+        return 0.0
+    rows, cols = max(r for r, _ in affordable), max(c for _, c in affordable)
+    return SECONDS_PER_AUC_MADD * auc_cost(rows, cols)[0]

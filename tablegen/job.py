@@ -1,0 +1,254 @@
+"""The batch job: template -> store set-up -> one task per chunk -> region writes -> done flags -> finalize.
+
+``run(config)`` is what ``tablegen run CONFIG`` calls.  Each task (:func:`run_chunk`) computes the
+Monte Carlo and exact values of its chunk's cells and writes them straight into the store from the
+worker, data first and done flags last; the client only plans, submits, shows progress and
+finalizes.  Running the same config again resumes: chunks whose cells are all done are skipped.
+
+Two executors run the same tasks: ``"serial"`` (in this process, one after another) and ``"dask"``
+(a LocalCluster of single-threaded worker processes by default, or any running scheduler given by
+address or scheduler file).  Because seeds are keyed on the cell and replicate, both produce
+bit-identical stores, whatever the chunking, the number of workers, retries or resumes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator
+
+import numpy as np
+
+from tablegen.cell import exact_critical_values_for_cells, simulate_cell
+from tablegen.config import JobConfig
+from tablegen.plan import Chunk, Plan, make_plan
+from tablegen.store import (
+    DATA_VARIABLES,
+    StoreError,
+    StoreLock,
+    check_resumable,
+    create_store,
+    done_mask,
+    mark_complete,
+    store_exists,
+    write_chunk,
+)
+from tablegen.validation import TablegenInputError
+
+logger = logging.getLogger(__name__)
+
+EXECUTORS = ("dask", "serial")
+
+
+def worker_environment() -> dict[str, str]:
+    """Environment for worker processes: one numba/OpenMP/BLAS thread, a node-local numba cache.
+
+    The numba cache goes to a per-user folder under the node's temporary directory unless
+    ``NUMBA_CACHE_DIR`` is already set, so that workers on many nodes never race on a shared
+    filesystem's ``__pycache__`` (and read-only installs still cache).
+    """
+    cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"tablegen-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    return {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache,
+            "DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "warning")}
+
+
+def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
+    """Every data variable of the chunk's cells, shaped as in the store over the chunk's region."""
+    p_values, n_values = config.P[chunk.p_slice], config.N[chunk.n_slice]
+    cells = chunk.cells(config)
+    exact = exact_critical_values_for_cells(cells, config.metrics, config.Cs, config.alphas) if config.exact else {}
+    shape = (len(p_values), len(n_values))
+    per_cell = {name: [] for name in DATA_VARIABLES}
+    for P, N in cells:
+        ds = simulate_cell(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
+                           tail_probabilities=config.tail_probabilities, exact=False)
+        per_cell["critical_value"].append(ds.critical_value.values)
+        per_cell["ci_low"].append(ds.ci_low.values)
+        per_cell["ci_high"].append(ds.ci_high.values)
+        per_cell["tail_quantile"].append(ds.tail_quantile.values)
+        per_cell["replicates"].append(np.int64(ds.replicates.values))
+        per_cell["exact_critical_value"].append(exact[P, N] if config.exact else np.full_like(
+            ds.critical_value.values, np.nan))
+    return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
+
+
+def _stack_cells(values: list, shape: tuple[int, int]) -> np.ndarray:
+    """Stack per-cell arrays (P-major) into one array with trailing (P, N) axes."""
+    stacked = np.stack([np.asarray(v) for v in values], axis=-1)
+    return stacked.reshape(stacked.shape[:-1] + shape)
+
+
+def run_chunk(config: JobConfig, chunk: Chunk) -> int:
+    """The task: compute a chunk and write it into the store (data, then done flags).
+
+    Idempotent: a retry after a lost worker rewrites the same bytes.  Returns the number of cells.
+    """
+    start = time.perf_counter()
+    arrays = compute_chunk(config, chunk)
+    write_chunk(config, chunk.p_slice, chunk.n_slice, arrays)
+    logger.info("chunk %s: %d cells in %.1f s", chunk.label(config), chunk.size, time.perf_counter() - start)
+    return chunk.size
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run did (returned by :func:`run`; the CLI prints it)."""
+
+    cells: int
+    cells_computed: int
+    replicates: int
+    wall_seconds: float
+    store_url: str
+    complete: bool
+
+    @property
+    def cell_replicates_per_second(self) -> float:
+        return self.cells_computed * self.replicates / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+    def __str__(self) -> str:
+        if self.cells_computed == 0:
+            return f"nothing to do: all {self.cells:,} cells of {self.store_url} were already done"
+        return (f"{self.cells_computed:,} of {self.cells:,} cells computed at R = {self.replicates:,} in "
+                f"{self.wall_seconds:,.1f} s wall: {self.cell_replicates_per_second:,.0f} cell-replicates/s; "
+                f"store {self.store_url} {'complete' if self.complete else 'INCOMPLETE'}")
+
+
+def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_address=None,
+                   scheduler_file=None) -> JobConfig:
+    """Apply command-line overrides of the store and the cluster to ``config``."""
+    given = [k for k, v in (("workers", workers), ("scheduler_address", scheduler_address),
+                            ("scheduler_file", scheduler_file)) if v is not None]
+    if len(given) > 1:
+        raise TablegenInputError(f"give at most one of --workers, --scheduler-address, --scheduler-file "
+                                 f"(got {', '.join(given)})")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise TablegenInputError(f"workers must be an integer >= 1, got {workers!r}")
+    if given:
+        config = replace(config, cluster={given[0]: {"workers": workers, "scheduler_address": scheduler_address,
+                                                     "scheduler_file": scheduler_file}[given[0]]})
+    if store_url is not None:
+        if not isinstance(store_url, str) or not store_url:
+            raise TablegenInputError(f"store must be a non-empty path or URL, got {store_url!r}")
+        config = replace(config, store_url=store_url)
+    return config
+
+
+def prepare_store(config: JobConfig, command: str = "") -> Plan:
+    """Create the store or check it can be resumed with ``config``; return the plan of what is left."""
+    if store_exists(config.store_url, config.storage_options):
+        check_resumable(config)
+        return make_plan(config, done_mask(config))
+    create_store(config, command=command)
+    return make_plan(config)
+
+
+def dry_run_plan(config: JobConfig) -> Plan:
+    """The plan without writing anything (an existing store is read for its done flags)."""
+    if store_exists(config.store_url, config.storage_options):
+        check_resumable(config)
+        return make_plan(config, done_mask(config))
+    return make_plan(config)
+
+
+ProgressCallback = Callable[[int, int, Chunk], None]
+
+
+def run(config: JobConfig, *, executor: str = "dask", client=None, command: str = "",
+        break_lock: bool = False, progress: ProgressCallback | None = None,
+        on_client: Callable[[object], None] | None = None) -> RunSummary:
+    """Run (or resume) a job to completion.
+
+    Parameters
+    ----------
+    config : JobConfig
+        The validated job (see :func:`tablegen.config.load_config`); its ``cluster`` field says
+        where the dask executor runs unless ``client`` is given.
+    executor : {"dask", "serial"}
+        ``"serial"`` runs every task in this process; ``"dask"`` on the cluster.
+    client : distributed.Client, optional
+        An existing client to run on (its cluster is left running).
+    command : str
+        The command line, recorded in the store's attributes.
+    break_lock : bool
+        Remove another run's lock first (only when that run is known to be dead).
+    progress : callable, optional
+        Called as ``progress(cells_done, cells_total, chunk)`` after each chunk is written, and once
+        as ``progress(cells_done, cells_total, None)`` before the first task.
+    on_client : callable, optional
+        Called with the dask client once it is connected (the CLI prints the dashboard link).
+
+    Returns
+    -------
+    RunSummary
+
+    Raises
+    ------
+    StoreError
+        If the store is locked by another run or was written by a different config.
+    """
+    if executor not in EXECUTORS:
+        raise TablegenInputError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    start = time.perf_counter()
+    with StoreLock(config.store_url, config.storage_options, break_lock=break_lock):
+        plan = prepare_store(config, command)
+        done = plan.cells_done
+        if progress is not None:
+            progress(done, plan.cells, None)
+        chunks = list(plan.remaining)
+        results = iter(()) if not chunks else _serial_results(config, chunks) if executor == "serial" else _dask_results(
+            config, chunks, client, on_client)
+        for chunk in results:
+            done += chunk.size
+            if progress is not None:
+                progress(done, plan.cells, chunk)
+        mark_complete(config)
+    return RunSummary(plan.cells, plan.cells_remaining, config.replicates, time.perf_counter() - start,
+                      config.store_url, True)
+
+
+def _serial_results(config: JobConfig, chunks: list[Chunk]) -> Iterator[Chunk]:
+    for chunk in chunks:
+        run_chunk(config, chunk)
+        yield chunk
+
+
+def _dask_results(config: JobConfig, chunks: list[Chunk], client, on_client) -> Iterator[Chunk]:
+    from distributed import as_completed
+
+    with _connected_client(config, client) as connected:
+        if on_client is not None:
+            on_client(connected)
+        futures = {connected.submit(run_chunk, config, chunk, key=f"tablegen-chunk-{config.result_hash[:8]}-"
+                                    f"{chunk.p_start}-{chunk.n_start}", pure=False): chunk for chunk in chunks}
+        for future in as_completed(futures):
+            future.result()  # re-raises a task's error here, with its traceback
+            yield futures.pop(future)
+
+
+@contextlib.contextmanager
+def _connected_client(config: JobConfig, client):
+    """The given client, or one connected to the config's cluster (a LocalCluster by default)."""
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    cluster_spec = config.cluster or {"workers": 2}
+    if "scheduler_address" in cluster_spec:
+        with Client(cluster_spec["scheduler_address"]) as connected:
+            yield connected
+    elif "scheduler_file" in cluster_spec:
+        with Client(scheduler_file=cluster_spec["scheduler_file"]) as connected:
+            yield connected
+    else:
+        with LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
+                          env=worker_environment(), dashboard_address=":0") as cluster, \
+                Client(cluster) as connected:
+            yield connected
