@@ -131,6 +131,9 @@ def _store(value) -> tuple[str, dict]:
     options = value.get("storage_options", {}) or {}
     if not isinstance(options, dict):
         _fail("store.storage_options", f"must be a mapping, got {options!r}")
+    if options and "://" not in value["url"]:
+        _fail("store.storage_options", f"only apply to an fsspec URL (s3://..., gs://..., memory://...); "
+                                       f"{value['url']!r} is a local path")
     return value["url"], dict(options)
 
 

@@ -19,7 +19,9 @@ def smoke_mapping(**changes):
 
 
 def test_shipped_configs_load():
-    smoke, paper, full = (load_config(CONFIGS / f"{name}.yaml") for name in ("smoke", "paper", "full"))
+    smoke, laptop, paper, full = (load_config(CONFIGS / f"{name}.yaml")
+                                  for name in ("smoke", "laptop", "paper", "full"))
+    assert laptop.P == laptop.N == APPENDIX and laptop.replicates == 100_000 and laptop.alphas == (0.01,)
     assert smoke.P == (5, 10, 20) and smoke.N == (10, 20, 30) and smoke.cells == 9
     assert paper.P == paper.N == APPENDIX and paper.replicates == 10_000_000 and paper.Cs == (10, 100, 1000)
     assert full.P == full.N == tuple(range(2, 1001)) and full.cluster == {"scheduler_file": "scheduler.json"}
@@ -74,3 +76,9 @@ def test_missing_fields_and_files_are_reported(tmp_path):
     broken.write_text("grid: [1, 2\n")
     with pytest.raises(TablegenInputError, match="is not valid YAML"):
         load_config(broken)
+
+
+def test_storage_options_need_an_fsspec_url():
+    with pytest.raises(TablegenInputError, match=r"config field store.storage_options: only apply to an fsspec URL"):
+        config_from_mapping(smoke_mapping(store={"url": "x.zarr", "storage_options": {"anon": True}}))
+    assert config_from_mapping(smoke_mapping(store={"url": "s3://b/x.zarr", "storage_options": {"anon": True}}))
