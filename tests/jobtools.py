@@ -44,7 +44,7 @@ def root_attributes(path) -> dict:
     attrs = json.loads((Path(path) / "zarr.json").read_text())["attributes"]
     attrs = {k: v for k, v in attrs.items() if k not in RUN_ATTRIBUTES}
     config = json.loads(attrs["config"])
-    attrs["config"] = {k: v for k, v in config.items() if k not in ("store_url", "cluster")}
+    attrs["config"] = {k: v for k, v in config.items() if k not in ("store_url", "cluster", "name")}
     return attrs
 
 
