@@ -127,7 +127,7 @@ def exact_critical_values_for_cells(cells, metrics, Cs, alphas) -> dict[tuple[in
     """Exact critical values over (metric, alpha, C) for several cells, AUC from one shared sweep.
 
     Cells whose AUC recursion would cost more than :data:`EXACT_AUC_BUDGET` multiply-adds get NaN
-    for AUC (logged as a warning); every other metric with an exact routine is always computed.
+    for AUC (logged at INFO); every other metric with an exact routine is always computed.
     """
     cells = [(int(P), int(N)) for P, N in cells]
     values = {cell: _nan((len(metrics), len(alphas), len(Cs))) for cell in cells}
@@ -147,11 +147,9 @@ def exact_critical_values_for_cells(cells, metrics, Cs, alphas) -> dict[tuple[in
 
 def _auc_nulls(cells) -> dict:
     """Exact AUC nulls of the cells within :data:`EXACT_AUC_BUDGET`, from one recursion sweep."""
-    affordable = []
-    for P, N in cells:
-        cost = auc_cost(P, N)[0]
-        if cost > EXACT_AUC_BUDGET:
-            logger.warning("exact AUC at (%d, %d) skipped: %.1e multiply-adds is over the budget", P, N, cost)
-        else:
-            affordable.append((P, N))
+    affordable = [(P, N) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
+    skipped = [cell for cell in cells if cell not in affordable]
+    if skipped:
+        logger.info("exact AUC skipped (over %.0e multiply-adds) at %s", EXACT_AUC_BUDGET,
+                    ", ".join(f"({P}, {N})" for P, N in skipped))
     return {cell: auc_null_from_pmf(*cell, pmf) for cell, pmf in auc_pmf_sweep(affordable)}
