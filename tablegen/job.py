@@ -146,7 +146,10 @@ class RunSummary:
 
 def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_address=None,
                    scheduler_file=None) -> JobConfig:
-    """Apply command-line overrides of the store and the cluster to ``config``."""
+    """Apply command-line overrides of the store and the cluster to ``config``.
+
+    A local store path is made absolute here, so that workers started elsewhere find it.
+    """
     given = [k for k, v in (("workers", workers), ("scheduler_address", scheduler_address),
                             ("scheduler_file", scheduler_file)) if v is not None]
     if len(given) > 1:
@@ -161,6 +164,8 @@ def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_ad
         if not isinstance(store_url, str) or not store_url:
             raise TablegenInputError(f"store must be a non-empty path or URL, got {store_url!r}")
         config = replace(config, store_url=store_url)
+    if "://" not in config.store_url:  # workers may start in another directory (PBS starts in $HOME)
+        config = replace(config, store_url=os.path.abspath(os.path.expanduser(config.store_url)))
     return config
 
 
@@ -206,7 +211,8 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
         Called as ``progress(cells_done, cells_total, chunk)`` after each chunk is written, and once
         as ``progress(cells_done, cells_total, None)`` before the first task.
     on_client : callable, optional
-        Called with the dask client once it is connected (the CLI prints the dashboard link).
+        Called with the dask client once it is connected, only when the lock is held and work
+        remains (the CLI prints the dashboard link; the cluster launchers submit their jobs here).
 
     Returns
     -------
@@ -218,7 +224,7 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
         If the store is locked by another run or was written by a different config.
     """
     if not isinstance(config, JobConfig):
-        config = load_config(config)
+        config = resolve_config(load_config(config))
     if executor not in EXECUTORS:
         raise TablegenInputError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     start = time.perf_counter()
