@@ -1,4 +1,4 @@
-"""Command line: ``tablegen simulate`` (one cell) and ``tablegen run`` (the batch job).
+"""Command line: ``tablegen simulate`` (one cell), ``tablegen run`` (the batch job), ``tablegen info``.
 
 The lookups (``lookup``, ``test``, ``export``, ``plot``, ``info``,
 ``verify``) arrive with their issues; this module stays a thin layer over the library.
@@ -7,6 +7,7 @@ The lookups (``lookup``, ``test``, ``export``, ``plot``, ``info``,
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import math
 import sys
@@ -19,6 +20,7 @@ from tablegen.cell import simulate_cell
 from tablegen.config import load_config
 from tablegen.job import EXECUTORS, dry_run_plan, resolve_config, run
 from tablegen.plan import chunk_seconds, format_plan
+from tablegen.store import open_store, store_report
 from tablegen.metrics import known_metrics_text
 from tablegen.validation import TablegenInputError
 
@@ -137,6 +139,42 @@ def _run_run(args) -> int:
     return 0
 
 
+def _info_parser(sub) -> None:
+    p = sub.add_parser("info", help="provenance and completeness of a store (missing cells listed)")
+    p.add_argument("store", help="store path or fsspec URL")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _format_axis(values) -> str:
+    return ", ".join(str(v) for v in values) if len(values) <= 12 else \
+        f"{values[0]}, {values[1]}, …, {values[-1]} ({len(values)} values)"
+
+
+def _run_info(args) -> int:
+    report = store_report(open_store(args.store))
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    prov, grid = report["provenance"], report["grid"]
+    state = "complete" if prov.get("complete") else "INCOMPLETE"
+    lines = [f"{args.store}: {state}, {report['cells_done']:,} of {report['cells']:,} cells done",
+             f"  P: {_format_axis(grid['P'])}", f"  N: {_format_axis(grid['N'])}",
+             f"  metrics: {', '.join(grid['metric'])}",
+             f"  C: {_format_axis(grid['C'])}; alpha: {_format_axis(grid['alpha'])}",
+             f"  R = {prov.get('replicates'):,} per cell, root seed {prov.get('root_seed')}, rng {prov.get('rng')}",
+             f"  written by tablegen {prov.get('tablegen_version')} (schema {prov.get('schema_version')}), "
+             f"created {prov.get('created')}" + (f", completed {prov['completed']}" if prov.get("completed") else ""),
+             f"  command: {prov.get('command') or '-'}",
+             f"  config hash: {prov.get('config_hash')}",
+             "  exact values: " + ", ".join(f"{m} {100 * share:.0f}%" for m, share in report["exact_available"].items())]
+    if report["missing"]:
+        shown = ", ".join(f"({P}, {N})" for P, N in report["missing"][:20])
+        more = len(report["missing"]) - 20
+        lines.append(f"  missing cells (P, N): {shown}" + (f" and {more:,} more" if more > 0 else ""))
+    print("\n".join(lines))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``tablegen`` argument parser."""
     parser = argparse.ArgumentParser(prog="tablegen", description=__doc__.splitlines()[0])
@@ -145,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _simulate_parser(sub)
     _run_parser(sub)
+    _info_parser(sub)
     return parser
 
 
@@ -159,7 +198,7 @@ def main(argv=None) -> int:
         dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
         logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
-        return {"simulate": _run_simulate, "run": _run_run}[args.command](args)
+        return {"simulate": _run_simulate, "run": _run_run, "info": _run_info}[args.command](args)
     except TablegenInputError as error:
         print(f"tablegen: error: {error}", file=sys.stderr)
         return 2

@@ -279,3 +279,26 @@ class StoreLock:
     def __exit__(self, *exc):
         self.release()
         return False
+
+
+def store_report(ds: xr.Dataset) -> dict:
+    """Provenance and completeness of a store (what ``tablegen info`` prints).
+
+    Returns
+    -------
+    dict
+        ``provenance`` (the store's attributes but the full config), ``cells``, ``cells_done``,
+        ``missing`` (the (P, N) of every cell not done, P-major), ``exact_available`` (per metric,
+        the share of done cells with an exact value at every (C, alpha)) and ``grid`` (axes).
+    """
+    done = np.asarray(ds.done.values, dtype=bool)
+    P, N = ds.P.values, ds.N.values
+    missing = [(int(P[i]), int(N[j])) for i, j in zip(*np.nonzero(~done))]
+    exact = np.isfinite(ds.exact_critical_value.values).all(axis=(1, 2))  # (metric, P, N)
+    exact_share = {str(m): float(exact[k][done].mean()) if done.any() else 0.0
+                   for k, m in enumerate(ds.metric.values)}
+    provenance = {k: v for k, v in ds.attrs.items() if k != "config"}
+    grid = {"P": [int(v) for v in P], "N": [int(v) for v in N], "metric": [str(m) for m in ds.metric.values],
+            "C": [int(c) for c in ds.C.values], "alpha": [float(a) for a in ds.alpha.values]}
+    return {"provenance": provenance, "cells": int(done.size), "cells_done": int(done.sum()),
+            "missing": missing, "exact_available": exact_share, "grid": grid}

@@ -146,3 +146,23 @@ def test_complete_is_only_marked_when_every_cell_is_done(config):
     store.create_store(config)
     with pytest.raises(RuntimeError, match="12 cells are not done"):
         store.mark_complete(config)
+
+
+def test_info_reports_provenance_completeness_and_missing_cells(config, capsys):
+    from tablegen.cli import main
+
+    store.create_store(config, command="tablegen run t.yaml")
+    arrays = compute_chunk(config, Chunk(0, 2, 0, 2))
+    store.write_chunk(config, slice(0, 2), slice(0, 2), arrays)
+    assert main(["info", config.store_url]) == 0
+    out = capsys.readouterr().out
+    assert f"{config.store_url}: INCOMPLETE, 4 of 12 cells done" in out
+    assert "R = 40,000 per cell, root seed 11" in out and "command: tablegen run t.yaml" in out
+    assert "missing cells (P, N): (5, 24), (10, 24), (15, 8), (15, 16)" in out
+    # best_f1 and best_accuracy always have exact values; AUC does at these sizes
+    assert "exact values: auc 100%, best_accuracy 100%, best_f1 100%, tp_at_3 100%" in out
+    assert main(["info", config.store_url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cells_done"] == 4 and len(report["missing"]) == 8 and report["missing"][0] == [5, 24]
+    assert main(["info", config.store_url + ".nothing"]) == 2
+    assert "does not exist" in capsys.readouterr().err
