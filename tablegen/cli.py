@@ -1,4 +1,4 @@
-"""Command line: ``tablegen simulate`` (one cell), ``tablegen run`` (the batch job), ``tablegen info``.
+"""Command line: ``tablegen simulate`` (one cell), ``tablegen run`` (the batch job), ``info``, ``verify``.
 
 The lookups (``lookup``, ``test``, ``export``, ``plot``, ``info``,
 ``verify``) arrive with their issues; this module stays a thin layer over the library.
@@ -20,7 +20,7 @@ from tablegen.cell import simulate_cell
 from tablegen.config import load_config
 from tablegen.job import EXECUTORS, dry_run_plan, resolve_config, run
 from tablegen.plan import chunk_seconds, format_plan
-from tablegen.store import open_store, store_report
+from tablegen.store import open_store, store_report, verify_report
 from tablegen.metrics import known_metrics_text
 from tablegen.validation import TablegenInputError
 
@@ -175,6 +175,36 @@ def _run_info(args) -> int:
     return 0
 
 
+def _verify_parser(sub) -> None:
+    p = sub.add_parser("verify", help="Monte Carlo against exact: CI coverage and the worst cells")
+    p.add_argument("store", help="store path or fsspec URL")
+    p.add_argument("--worst", type=int, default=10, help="how many worst entries to list (default %(default)s)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _run_verify(args) -> int:
+    if args.worst < 0:
+        raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")
+    report = verify_report(open_store(args.store).load(), worst=args.worst)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    if not report["checked"]:
+        print(f"{args.store}: no cell has both a Monte Carlo and an exact value; nothing to verify")
+        return 0
+    lines = [f"{args.store}: the exact critical value lies inside the 95% interval in {report['inside']:,} of "
+             f"{report['checked']:,} checks ({100 * report['coverage']:.1f}%; expected about 95% or more)"]
+    lines += [f"  {metric:<24}{v['inside']:>7,}/{v['checked']:<7,} {100 * v['inside'] / v['checked']:5.1f}%"
+              for metric, v in report["by_metric"].items()]
+    if report["worst"]:
+        lines.append("  worst (|Monte Carlo - exact| / CI half-width):")
+        lines += [f"    {w['metric']:<24} alpha {w['alpha']:<5g} C {w['C']:<5} P {w['P']:<5} N {w['N']:<5} "
+                  f"MC {w['critical_value']:.6g} [{w['ci_low']:.6g}, {w['ci_high']:.6g}]  exact {w['exact']:.6g}"
+                  f"{'' if w['inside'] else '  OUTSIDE'}" for w in report["worst"]]
+    print("\n".join(lines))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``tablegen`` argument parser."""
     parser = argparse.ArgumentParser(prog="tablegen", description=__doc__.splitlines()[0])
@@ -184,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     _simulate_parser(sub)
     _run_parser(sub)
     _info_parser(sub)
+    _verify_parser(sub)
     return parser
 
 
@@ -198,7 +229,7 @@ def main(argv=None) -> int:
         dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
         logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
-        return {"simulate": _run_simulate, "run": _run_run, "info": _run_info}[args.command](args)
+        return {"simulate": _run_simulate, "run": _run_run, "info": _run_info, "verify": _run_verify}[args.command](args)
     except TablegenInputError as error:
         print(f"tablegen: error: {error}", file=sys.stderr)
         return 2

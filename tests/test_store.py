@@ -166,3 +166,32 @@ def test_info_reports_provenance_completeness_and_missing_cells(config, capsys):
     assert report["cells_done"] == 4 and len(report["missing"]) == 8 and report["missing"][0] == [5, 24]
     assert main(["info", config.store_url + ".nothing"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_verify_reports_ci_coverage_and_flags_a_wrong_cell(config, capsys):
+    from tablegen.cli import main
+
+    run(config, executor="serial")
+    assert main(["verify", config.store_url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    # auc, best_accuracy, best_f1 and tp_at_3 all have exact values: 4 metrics x 2 alphas x 2 Cs x 12 cells
+    assert report["checked"] == 192 and report["coverage"] >= 0.9
+    assert set(report["by_metric"]) == {"auc", "best_accuracy", "best_f1", "tp_at_3"}
+    # corrupt one cell's Monte Carlo interval: verify must single it out as the worst, outside
+    group = zarr.open_group(config.store_url, mode="r+")
+    cell = (1, 0, 1, 2, 0)
+    exact = group["exact_critical_value"][cell]
+    was_inside = bool(group["ci_low"][cell] <= exact <= group["ci_high"][cell])
+    for name, value in (("critical_value", 0.2), ("ci_low", 0.19), ("ci_high", 0.21)):
+        values = group[name][...]
+        values[1, 0, 1, 2, 0] = value  # best_accuracy, alpha 0.01, C 100, P 15, N 8
+        group[name][...] = values
+    assert main(["verify", config.store_url, "--worst", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    worst = lines[lines.index("  worst (|Monte Carlo - exact| / CI half-width):") + 1]
+    assert worst.split()[:9] == ["best_accuracy", "alpha", "0.01", "C", "100", "P", "15", "N", "8"]
+    assert worst.endswith("OUTSIDE") and len(lines) == 1 + 4 + 1 + 3
+    assert main(["verify", config.store_url, "--json"]) == 0
+    corrupted = json.loads(capsys.readouterr().out)
+    assert corrupted["worst"][0]["critical_value"] == 0.2 and not corrupted["worst"][0]["inside"]
+    assert corrupted["inside"] == report["inside"] - was_inside and corrupted["checked"] == 192
