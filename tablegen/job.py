@@ -91,14 +91,11 @@ def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
     per_cell = {name: [] for name in DATA_VARIABLES}
     for P, N in cells:
         ds = simulate_cell(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
-                           tail_probabilities=config.tail_probabilities, exact=False)
-        per_cell["critical_value"].append(ds.critical_value.values)
-        per_cell["ci_low"].append(ds.ci_low.values)
-        per_cell["ci_high"].append(ds.ci_high.values)
-        per_cell["tail_quantile"].append(ds.tail_quantile.values)
-        per_cell["replicates"].append(np.int64(ds.replicates.values))
-        per_cell["exact_critical_value"].append(exact[P, N] if config.exact else np.full_like(
-            ds.critical_value.values, np.nan))
+                           tail_probabilities=config.tail_probabilities, exact=False)  # NaN exact values
+        if config.exact:
+            ds["exact_critical_value"].values[...] = exact[P, N]
+        for name in DATA_VARIABLES:
+            per_cell[name].append(ds[name].values)
     return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
 
 
