@@ -19,7 +19,6 @@ import ctypes.util
 import functools
 import logging
 import os
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -32,7 +31,6 @@ from tablegen.config import JobConfig, load_config
 from tablegen.plan import Chunk, Plan, make_plan
 from tablegen.store import (
     DATA_VARIABLES,
-    StoreError,
     StoreLock,
     check_resumable,
     create_store,

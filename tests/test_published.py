@@ -6,7 +6,6 @@ The published values are Monte Carlo estimates printed to three places.
 """
 
 import csv
-from collections import defaultdict
 
 import numpy as np
 import pytest

@@ -17,8 +17,6 @@ order (P + N) * 2**-53 (tests hold them to 1e-11 relative against exact rational
 
 from __future__ import annotations
 
-import numpy as np
-
 from tablegen.exact.auc import auc_null, auc_null_from_pmf, auc_pmf_sweep
 from tablegen.exact.closed_form import best_accuracy_null, tp_at_k_null
 from tablegen.exact.lattice import best_balanced_accuracy_null, best_f1_null
