@@ -127,11 +127,10 @@ class RunProgress:
 def _run_run(args) -> int:
     config = resolve_config(load_config(args.config), store_url=args.store, workers=args.workers,
                             scheduler_address=args.scheduler_address, scheduler_file=args.scheduler_file)
-    if args.dry_run:
-        print(format_plan(config, dry_run_plan(config)))
-        return 0
     plan = dry_run_plan(config)
     print(format_plan(config, plan))
+    if args.dry_run:
+        return 0
     summary = run(config, executor=args.executor, command=" ".join(["tablegen", *args.argv]),
                   break_lock=args.break_lock, progress=RunProgress(config, plan),
                   on_client=lambda client: print(f"dask dashboard: {client.dashboard_link}", flush=True))

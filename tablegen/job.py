@@ -166,11 +166,9 @@ def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_ad
 
 def prepare_store(config: JobConfig, command: str = "") -> Plan:
     """Create the store or check it can be resumed with ``config``; return the plan of what is left."""
-    if store_exists(config.store_url, config.storage_options):
-        check_resumable(config)
-        return make_plan(config, done_mask(config))
-    create_store(config, command=command)
-    return make_plan(config)
+    if not store_exists(config.store_url, config.storage_options):
+        create_store(config, command=command)
+    return dry_run_plan(config)
 
 
 def dry_run_plan(config: JobConfig) -> Plan:
