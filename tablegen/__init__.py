@@ -1,17 +1,19 @@
 """tablegen: critical-value tables for classifier metrics under a random-ranking null (Forman & Cohen 2005).
 
-Public API: :func:`simulate_cell`, :func:`critical_value`, :func:`p_value`; the batch job
-:func:`run` (config from :func:`load_config`) and :func:`open_store` for its Zarr store.
+Public API: lookups :func:`critical_value`, :func:`p_value`, :func:`significance_test` (exact, the
+bundled table or Monte Carlo) and :func:`open_table` for any store; :func:`simulate_cell` for one
+cell; the batch job :func:`run` (config from :func:`load_config`) and :func:`open_store`.
 """
 
 __version__ = "0.1.0"
 
-from tablegen.api import Answer, critical_value, p_value  # noqa: E402
+from tablegen.api import critical_value, p_value, significance_test  # noqa: E402
 from tablegen.cell import simulate_cell  # noqa: E402
 from tablegen.config import JobConfig, load_config  # noqa: E402
 from tablegen.job import run  # noqa: E402
 from tablegen.store import open_store  # noqa: E402
+from tablegen.table import Answer, SignificanceResult, Table, open_table  # noqa: E402
 from tablegen.validation import TablegenInputError  # noqa: E402
 
-__all__ = ["Answer", "JobConfig", "critical_value", "load_config", "open_store", "p_value", "run", "simulate_cell",
-           "TablegenInputError", "__version__"]
+__all__ = ["Answer", "JobConfig", "SignificanceResult", "Table", "TablegenInputError", "__version__", "critical_value",
+           "load_config", "open_store", "open_table", "p_value", "run", "significance_test", "simulate_cell"]

@@ -1,61 +1,113 @@
-"""One entry point for answers: critical values and p-values, exact or simulated."""
+"""One entry point for answers: critical values, p-values and significance tests, by the best method.
+
+``method="auto"`` (the default) answers
+
+1. **exactly**, where the metric has an exact null distribution that is cheap at (P, N) (estimated
+   at most :data:`AUTO_EXACT_SECONDS` on one core, see :func:`tablegen.cost.exact_seconds`);
+2. else from the **table** (the bundled one, or ``table=``), if the cell — and for a critical
+   value its C and alpha — is in it;
+3. else it raises a :class:`TablegenInputError` that names ``method="simulate"`` (and
+   ``method="exact"`` where that exists but is slow).  Nothing is interpolated between cells.
+
+``method="exact"``, ``"table"`` and ``"simulate"`` force one source.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
 
 import numpy as np
-from scipy import stats as _scipy_stats
 
 from tablegen.accumulator import critical_order_statistics
-from tablegen.exact import exact_critical_value, exact_p_value
+from tablegen.cost import exact_seconds
+from tablegen.exact import exact_critical_value, exact_p_value, null_distribution
 from tablegen.exact.nulls import SNAP_TOLERANCE
-from tablegen.mc import count_at_least, simulate_tails, tail_capacity
+from tablegen.mc import count_at_least, simulate_tails_and_counts, tail_capacity
 from tablegen.metrics import get_metric
-from tablegen.stats import CI_LEVEL, minimum_replicates, p_value_from_tail, upper_ranks
-from tablegen.validation import validate_critical_value_args, validate_p_value_args
+from tablegen.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_ranks
+from tablegen.table import Answer, SignificanceResult, Table, open_table, verdict
+from tablegen.validation import TablegenInputError, validate_lookup_args
+
+logger = logging.getLogger(__name__)
 
 #: Replicates used by method="simulate" when R is not given (raised to 4x the minimum if needed).
 DEFAULT_SIMULATION_REPLICATES = 1_000_000
+#: method="auto" computes exactly when the estimate of :func:`tablegen.cost.exact_seconds` is below this.
+AUTO_EXACT_SECONDS = 5.0
+#: The smallest positive double: an exact p-value that underflows is reported as "< this".
+_SMALLEST_P = float(np.finfo(float).tiny)
+
+_bundled: Table | None = None
 
 
-@dataclass(frozen=True)
-class Answer:
-    """A critical value or p-value with its provenance.
-
-    Attributes
-    ----------
-    value : float
-        The answer; for a p-value with no sampled exceedance, its upper confidence bound.
-    ci_low, ci_high : float
-        95% confidence interval (equal to ``value`` for exact answers).
-    method : str
-        ``"exact"`` or ``"simulate"``.
-    replicates : int or None
-        R for simulated answers.
-    seed : int or None
-        Root seed of a simulated answer (pass it back to reproduce it).
-    upper_bound : bool
-        True when ``value`` is only an upper bound (p-value below what R can resolve).
-    """
-
-    value: float
-    ci_low: float
-    ci_high: float
-    method: str
-    replicates: int | None = None
-    seed: int | None = None
-    upper_bound: bool = False
-
-    def __float__(self) -> float:
-        return float(self.value)
+def _table(table) -> Table:
+    """The table to read: a :class:`Table`, a store path, or None for the bundled table (opened once)."""
+    global _bundled
+    if isinstance(table, Table):
+        return table
+    if table is not None:
+        return open_table(table)
+    if _bundled is None:
+        _bundled = open_table()
+    return _bundled
 
 
 def _fresh_seed(seed):
     return int(np.random.SeedSequence().entropy) if seed is None else seed
 
 
-def critical_value(metric, P, N, C=10, alpha=0.01, method="exact", R=None, seed=None) -> Answer:
+def _choose(a: dict, need_c_alpha: bool) -> str:
+    """The method "auto" picks for validated arguments ``a`` (see the module docstring)."""
+    if a["method"] != "auto":
+        return a["method"]
+    metric, P, N = a["metric"], a["P"], a["N"]
+    seconds = exact_seconds(metric, P, N)
+    if seconds <= AUTO_EXACT_SECONDS:
+        return "exact"
+    table = _table(a["table"])
+    C, alpha = (a["C"], a.get("alpha")) if need_c_alpha else (None, None)
+    if table.contains(metric, P, N, C, alpha):
+        return "table"
+    reasons = [f"the cell (P = {P}, N = {N}{f', C = {C}, alpha = {alpha:g}' if need_c_alpha else ''}) "
+               f"is not in the {table.source} and nothing is interpolated between cells"]
+    if get_metric(metric).has_exact:
+        reasons.insert(0, f"exact {metric} at P = {P}, N = {N} would take about {seconds:,.0f} s "
+                          f"(method='exact' runs it anyway)")
+    else:
+        reasons.insert(0, f"{metric} has no exact null distribution")
+    raise TablegenInputError("method='auto' cannot answer: " + "; ".join(reasons) +
+                             f". Use method='simulate' (R = {DEFAULT_SIMULATION_REPLICATES:,} by default) "
+                             "for a Monte Carlo answer with its confidence interval.")
+
+
+def _replicates_for(a: dict) -> int:
+    if a["R"] is not None:
+        return a["R"]
+    return max(DEFAULT_SIMULATION_REPLICATES, 4 * minimum_replicates(a["C"], a.get("alpha", 0.01)))
+
+
+def _exact_p(metric, score, P, N, C, null) -> Answer:
+    value = exact_p_value(metric, score, P, N, C, null=null)
+    if value <= 0.0:  # underflow: the tail is below 2.2e-308
+        return Answer(_SMALLEST_P, 0.0, _SMALLEST_P, "exact", bound="<")
+    return Answer(value, value, value, "exact")
+
+
+def _simulated_critical(metric, P, N, C, alpha, R, seed, tail) -> Answer:
+    estimate, low, high = critical_order_statistics(tail, upper_ranks(R, C, alpha), get_metric(metric).range(P, N)[1])
+    return Answer(estimate, low, high, "simulate", R, seed)
+
+
+def _simulated_p(C, R, seed, hits) -> Answer:
+    tail_low, tail_high = clopper_pearson(hits, hits, R)
+    low, high = (float(p_value_from_tail(s, C)) for s in (tail_low, tail_high))
+    if hits == 0:
+        return Answer(high, low, high, "simulate", R, seed, bound="<")
+    return Answer(float(p_value_from_tail(hits / R, C)), low, high, "simulate", R, seed)
+
+
+def critical_value(metric, P, N, C=10, alpha=0.01, method="auto", R=None, seed=None, table=None,
+                   progress=None) -> Answer:
     """Critical value m* of ``metric`` for the best of C random classifiers at level alpha.
 
     A winner's score m is significant at level alpha iff m > m*.
@@ -70,12 +122,16 @@ def critical_value(metric, P, N, C=10, alpha=0.01, method="exact", R=None, seed=
         Number of competing classifiers.
     alpha : float
         Significance level in (0, 1).
-    method : {"exact", "simulate"}
-        Exact null distribution, or Monte Carlo with R rankings (95% order-statistic CI).
+    method : {"auto", "exact", "table", "simulate"}
+        See the module docstring; ``"simulate"`` runs R rankings (95% order-statistic CI).
     R : int, optional
         Replicates for ``"simulate"`` (default 1,000,000, or 4x the minimum the CI needs).
     seed : int, optional
         Root seed for ``"simulate"`` (default: fresh entropy, reported in the answer).
+    table : Table or str, optional
+        Table for ``"auto"``/``"table"`` (default: the bundled one).
+    progress : callable(done, total), optional
+        Called as ``"simulate"`` advances.
 
     Returns
     -------
@@ -83,47 +139,84 @@ def critical_value(metric, P, N, C=10, alpha=0.01, method="exact", R=None, seed=
 
     Examples
     --------
-    >>> float(critical_value("best_accuracy", 20, 20, C=10, alpha=0.01))
-    0.775
+    >>> answer = critical_value("auc", 100, 300, C=1000, alpha=0.01)
+    >>> round(float(answer), 4), answer.method
+    (0.6411, 'exact')
     """
-    a = validate_critical_value_args(metric, P, N, C, alpha, method, R, seed)
-    if a["method"] == "exact":
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
+    chosen = _choose(a, need_c_alpha=True)
+    if chosen == "table":
+        return _table(a["table"]).critical_value(a["metric"], a["P"], a["N"], a["C"], a["alpha"])
+    if chosen == "exact":
         value = exact_critical_value(a["metric"], a["P"], a["N"], a["C"], a["alpha"])
         return Answer(value, value, value, "exact")
-    R = a["R"] or max(DEFAULT_SIMULATION_REPLICATES, 4 * minimum_replicates(a["C"], a["alpha"]))
-    seed = _fresh_seed(a["seed"])
-    capacity = tail_capacity(R, (a["C"],), (a["alpha"],), ())
-    (tail,) = simulate_tails(a["P"], a["N"], R, seed, [a["metric"]], capacity).values()
-    estimate, low, high = critical_order_statistics(tail, upper_ranks(R, a["C"], a["alpha"]),
-                                                    get_metric(a["metric"]).range(a["P"], a["N"])[1])
-    return Answer(estimate, low, high, "simulate", R, seed)
+    R, seed = _replicates_for(a), _fresh_seed(a["seed"])
+    tails, _ = simulate_tails_and_counts(a["P"], a["N"], R, seed, [a["metric"]],
+                                         tail_capacity(R, (a["C"],), (a["alpha"],), ()), {}, progress=progress)
+    return _simulated_critical(a["metric"], a["P"], a["N"], a["C"], a["alpha"], R, seed, tails[a["metric"]])
 
 
-def p_value(metric, score, P, N, C=10, method="exact", R=None, seed=None) -> Answer:
+def p_value(metric, score, P, N, C=10, method="auto", R=None, seed=None, table=None, progress=None) -> Answer:
     """p-value 1 - F(score-)**C of a winner's score against the best of C random classifiers.
 
     Parameters are as for :func:`critical_value`; ``score`` must lie in the metric's range at
-    (P, N).  Scores within 1e-9 of an attainable value count as that value.  With
-    ``method="simulate"`` the tail Pr(X >= score) is estimated from R rankings with a 95%
-    Clopper–Pearson interval, mapped through s -> 1 - (1 - s)**C; if no ranking reaches the
-    score, ``value`` is the upper end of that interval and ``upper_bound`` is True.
+    (P, N).  Scores within 1e-9 of an attainable value count as that value.  A p-value below what
+    the source resolves is a bound (``bound="<"``), never 0: with ``"simulate"``, if no ranking
+    reaches the score, ``value`` is the upper end of the 95% Clopper–Pearson interval of the tail,
+    mapped through s -> 1 - (1 - s)**C; a table p-value is bounded by its stored tail quantiles
+    (see :meth:`tablegen.table.Table.p_value`).
 
     Examples
     --------
     >>> round(float(p_value("auc", 0.65, 100, 300, C=1000)), 4)
     0.0028
     """
-    a = validate_p_value_args(metric, score, P, N, C, method, R, seed)
-    if a["method"] == "exact":
-        value = exact_p_value(a["metric"], a["score"], a["P"], a["N"], a["C"])
-        return Answer(value, value, value, "exact")
-    R = a["R"] or DEFAULT_SIMULATION_REPLICATES
-    seed = _fresh_seed(a["seed"])
-    hits = count_at_least(a["P"], a["N"], R, seed, a["metric"], a["score"] - SNAP_TOLERANCE)
-    half = (1 - CI_LEVEL) / 2
-    tail_low = _scipy_stats.beta.ppf(half, hits, R - hits + 1) if hits > 0 else 0.0
-    tail_high = _scipy_stats.beta.ppf(1 - half, hits + 1, R - hits) if hits < R else 1.0
-    low, high = (float(p_value_from_tail(s, a["C"])) for s in (tail_low, tail_high))
-    if hits == 0:
-        return Answer(high, low, high, "simulate", R, seed, upper_bound=True)
-    return Answer(float(p_value_from_tail(hits / R, a["C"])), low, high, "simulate", R, seed)
+    a = validate_lookup_args(metric, P, N, C=C, score=score, method=method, R=R, seed=seed, table=table)
+    chosen = _choose(a, need_c_alpha=False)
+    if chosen == "table":
+        return _table(a["table"]).p_value(a["metric"], a["score"], a["P"], a["N"], a["C"])
+    if chosen == "exact":
+        return _exact_p(a["metric"], a["score"], a["P"], a["N"], a["C"], None)
+    R, seed = a["R"] or DEFAULT_SIMULATION_REPLICATES, _fresh_seed(a["seed"])
+    hits = count_at_least(a["P"], a["N"], R, seed, a["metric"], a["score"] - SNAP_TOLERANCE, progress=progress)
+    return _simulated_p(a["C"], R, seed, hits)
+
+
+def significance_test(metric, score, P, N, C=10, alpha=0.01, method="auto", R=None, seed=None, table=None,
+                      progress=None) -> SignificanceResult:
+    """Is a winner's ``score`` significant against the best of C classifiers that learned nothing?
+
+    The verdict is score > critical value (DESIGN §1); the result also carries the p-value, both
+    answers' intervals, the method and R.  With ``"exact"`` one null distribution serves both
+    answers; with ``"simulate"`` one pass of R rankings does.
+
+    Parameters are as for :func:`critical_value` and :func:`p_value`.
+
+    Returns
+    -------
+    SignificanceResult
+        ``.significant``, ``.settled``, ``.critical_value``, ``.p_value``, ``.method``,
+        ``.replicates``, ``.sentence()``, ``.to_dict()``.
+
+    Examples
+    --------
+    >>> result = significance_test("auc", 0.70, 100, 300, C=1000)
+    >>> bool(result.significant), result.method
+    (True, 'exact')
+    """
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, method=method, R=R, seed=seed,
+                             table=table)
+    chosen = _choose(a, need_c_alpha=True)
+    m, P, N, C, alpha, score = (a[k] for k in ("metric", "P", "N", "C", "alpha", "score"))
+    if chosen == "table":
+        return _table(a["table"]).significance_test(m, score, P, N, C, alpha)
+    if chosen == "exact":
+        null = null_distribution(m, P, N)
+        value = exact_critical_value(m, P, N, C, alpha, null=null)
+        return verdict(m, score, P, N, C, alpha, Answer(value, value, value, "exact"),
+                       _exact_p(m, score, P, N, C, null))
+    R, seed = _replicates_for(a), _fresh_seed(a["seed"])
+    tails, counts = simulate_tails_and_counts(P, N, R, seed, [m], tail_capacity(R, (C,), (alpha,), ()),
+                                              {m: score - SNAP_TOLERANCE}, progress=progress)
+    return verdict(m, score, P, N, C, alpha, _simulated_critical(m, P, N, C, alpha, R, seed, tails[m]),
+                   _simulated_p(C, R, seed, counts[m]))

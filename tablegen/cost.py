@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tablegen.cell import EXACT_AUC_BUDGET
 from tablegen.exact.auc import auc_cost
+from tablegen.metrics import get_metric
 
 SETUP_SECONDS = 1.2e-3
 SECONDS_PER_ELEMENT_STEP = 6.4e-10
@@ -47,3 +48,20 @@ def auc_sweep_seconds(cells) -> float:
         return 0.0
     rows, cols = max(r for r, _ in affordable), max(c for _, c in affordable)
     return SECONDS_PER_AUC_MADD * auc_cost(rows, cols)[0]
+
+
+def exact_seconds(metric: str, P: int, N: int) -> float:
+    """Estimated single-core seconds of an exact critical value or p-value of ``metric`` at (P, N).
+
+    AUC runs the Mann–Whitney recursion up to (P, N); the lattice metrics run a bisection of
+    O(P N) programmes (the per-critical-value figure bounds a single p-value too); the closed forms
+    (best accuracy, TP@k) are O(P + N).  ``inf`` for a metric without an exact routine.
+    """
+    spec = get_metric(metric)
+    if not spec.has_exact:
+        return float("inf")
+    if metric == "auc":
+        return SECONDS_PER_AUC_MADD * auc_cost(P, N)[0]
+    if metric in _LATTICE_METRICS:
+        return SECONDS_PER_LATTICE_CELL * P * N
+    return SETUP_SECONDS + SECONDS_PER_ELEMENT_STEP * (P + N)

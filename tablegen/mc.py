@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -92,9 +92,22 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], ca
     merged in batches of about ``capacity``, so a deep tail is not re-merged after every block; the
     result is the same as adding every block in turn (the floor only rises).
     """
+    return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress)[0]
+
+
+def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
+                              thresholds: Mapping[str, float], block_size: int = DEFAULT_BLOCK_SIZE,
+                              progress: Callable[[int, int], None] | None = None
+                              ) -> tuple[dict[str, Tail], dict[str, int]]:
+    """:func:`simulate_tails`, and in the same pass the number of samples >= ``thresholds[m]``.
+
+    One pass serves a significance test: the critical value from the tail, the p-value from the
+    count, both from the same R rankings.
+    """
     key = cell_key(seed, P, N)
     layout = KernelLayout.for_metrics(metrics, P, N)
     tails = {m: tail_empty(capacity) for m in metrics}
+    counts = {m: 0 for m in thresholds}
     pending: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
     pending_seen = 0
     for first in range(0, R, block_size):
@@ -104,13 +117,15 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], ca
         for m in metrics:
             column = out[:, layout.columns[m]]
             pending[m].append(column[column >= tail_floor(tails[m])])
+            if m in thresholds:
+                counts[m] += int(np.count_nonzero(column >= thresholds[m]))
         if first + count == R or max(sum(b.size for b in pending[m]) for m in metrics) >= capacity:
             tails = {m: tail_add(tails[m], np.concatenate(pending[m]), seen=pending_seen) for m in metrics}
             pending = {m: [] for m in metrics}
             pending_seen = 0
         if progress is not None:
             progress(first + count, R)
-    return tails
+    return tails, counts
 
 
 def tail_capacity(R: int, Cs, alphas, tail_probabilities) -> int:
@@ -121,7 +136,7 @@ def tail_capacity(R: int, Cs, alphas, tail_probabilities) -> int:
 
 
 def count_at_least(P: int, N: int, R: int, seed: int, metric: str, threshold: float,
-                   block_size: int = DEFAULT_BLOCK_SIZE) -> int:
+                   block_size: int = DEFAULT_BLOCK_SIZE, progress: Callable[[int, int], None] | None = None) -> int:
     """Number of R sampled rankings whose ``metric`` is >= ``threshold`` (an exceedance counter)."""
     key = cell_key(seed, P, N)
     layout = KernelLayout.for_metrics([metric], P, N)
@@ -130,4 +145,6 @@ def count_at_least(P: int, N: int, R: int, seed: int, metric: str, threshold: fl
     for first in range(0, R, block_size):
         out = score_replicates(P, N, key, first, min(block_size, R - first), layout)
         count += int(np.count_nonzero(out[:, column] >= threshold))
+        if progress is not None:
+            progress(min(first + block_size, R), R)
     return count

@@ -91,3 +91,58 @@ def tail_rank(R, tail_probability):
 DEFAULT_TAIL_PROBABILITIES = tuple(
     float(f"{m}e{e}") for e in range(-7, -1) for m in (1, 2, 5)
 ) + (0.1,)
+
+
+def clopper_pearson(hits_low, hits_high, R, level=CI_LEVEL):
+    """Two-sided ``level`` interval for a proportion whose count lies somewhere in [hits_low, hits_high].
+
+    With ``hits_low == hits_high == h`` this is the Clopper–Pearson interval of h successes in R
+    trials; with a range of counts it is the union of their intervals (low end from the smallest
+    count, high end from the largest), which keeps the coverage.  Vectorised.
+    """
+    hits_low, hits_high, R = (np.asarray(v, dtype=float) for v in (hits_low, hits_high, R))
+    half = (1.0 - level) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(hits_low > 0, _scipy_stats.beta.ppf(half, hits_low, R - hits_low + 1), 0.0)
+        high = np.where(hits_high < R, _scipy_stats.beta.ppf(1.0 - half, hits_high + 1, R - hits_high), 1.0)
+    return low, high
+
+
+def exceedance_bounds(quantiles, tail_probabilities, R, score, tolerance=1e-9):
+    """Bounds on how many of R samples were >= ``score``, read from stored upper-tail quantiles.
+
+    ``quantiles[..., i]`` is the (floor(R t_i) + 1)-th largest sample (NaN where R t_i < 1), with
+    ``tail_probabilities`` ascending, so the quantiles are non-increasing along the last axis.  If
+    Q(t_i) >= score, at least floor(R t_i) + 1 samples reached the score; if Q(t_i) < score, at
+    most floor(R t_i) did.  Scores within ``tolerance`` of a quantile count as equal to it.
+
+    Parameters
+    ----------
+    quantiles : array, shape (..., T)
+    tail_probabilities : array, shape (T,)
+    R : int or array broadcastable to ``quantiles[..., 0]``
+    score : float or array broadcastable to ``quantiles[..., 0]``
+
+    Returns
+    -------
+    low, high : int arrays
+        The count of samples >= score lies in [low, high]; ``high`` is R when no stored quantile is
+        below the score (the count is then only bounded from below).
+
+    Examples
+    --------
+    >>> q = np.array([0.9, 0.8, 0.7])              # at t = 0.01, 0.1, 0.5 of R = 100 samples
+    >>> [int(v) for v in exceedance_bounds(q, [0.01, 0.1, 0.5], 100, 0.75)]
+    [11, 50]
+    """
+    quantiles = np.asarray(quantiles, dtype=float)
+    t = np.asarray(tail_probabilities, dtype=float)
+    R = np.asarray(R, dtype=np.int64)
+    score = np.asarray(score, dtype=float)
+    ranks = np.floor(R[..., None] * t).astype(np.int64)  # samples strictly above rank floor(R t) + 1
+    valid = np.isfinite(quantiles)
+    reached = valid & (quantiles >= score[..., None] - tolerance)
+    missed = valid & ~reached
+    low = np.max(np.where(reached, ranks + 1, 0), axis=-1)
+    high = np.min(np.where(missed, ranks, R[..., None]), axis=-1)
+    return low, high

@@ -9,6 +9,7 @@ Every check runs before any work is done or anything is written.  Errors are
 from __future__ import annotations
 
 import numbers
+import os
 from typing import Iterable
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from tablegen.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
 from tablegen.stats import minimum_replicates
 
-METHODS = ("exact", "simulate")
+METHODS = ("auto", "exact", "table", "simulate")
 
 
 class TablegenInputError(ValueError):
@@ -131,28 +132,31 @@ def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size):
     )
 
 
-def validate_critical_value_args(metric, P, N, C, alpha, method, R, seed):
-    """Checked and normalised arguments of :func:`tablegen.critical_value`."""
-    metric, method = check_metric("metric", metric), _method(method)
-    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
-    C, alpha = check_integer("C", C, 1), check_alpha("alpha", alpha)
-    _check_exact_available(metric, method)
-    if R is not None:
-        R = check_replicates(R, (C,), (alpha,))
-    return dict(metric=metric, P=P, N=N, C=C, alpha=alpha, method=method, R=R,
-                seed=_seed("seed", seed, allow_none=True))
-
-
-def validate_p_value_args(metric, score, P, N, C, method, R, seed):
-    """Checked and normalised arguments of :func:`tablegen.p_value`."""
+def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, method="auto", R=None, seed=None,
+                         table=None):
+    """Checked and normalised arguments of :func:`tablegen.critical_value`, ``p_value`` and
+    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value)."""
     metric, method = check_metric("metric", metric), _method(method)
     P, N = check_integer("P", P, 1), check_integer("N", N, 1)
     C = check_integer("C", C, 1)
+    args = dict(metric=metric, P=P, N=N, C=C, method=method, seed=_seed("seed", seed, allow_none=True),
+                table=_table_argument(table))
+    if alpha is not None:
+        args["alpha"] = check_alpha("alpha", alpha)
+    if score is not None:
+        args["score"] = _score(metric, score, P, N)
     _check_exact_available(metric, method)
     if R is not None:
-        R = check_integer("R", R, 1)
-    return dict(metric=metric, score=_score(metric, score, P, N), P=P, N=N, C=C, method=method,
-                R=R, seed=_seed("seed", seed, allow_none=True))
+        R = check_replicates(R, (C,), (args["alpha"],)) if alpha is not None else check_integer("R", R, 1)
+    args["R"] = R
+    return args
+
+
+def _table_argument(value):
+    if value is None or isinstance(value, (str, os.PathLike)) or type(value).__name__ == "Table":
+        return value
+    raise TablegenInputError(f"table must be a tablegen Table, a store path or None (the bundled table), "
+                             f"got {value!r}")
 
 
 def _check_exact_available(metric: str, method: str) -> None:

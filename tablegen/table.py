@@ -1,0 +1,422 @@
+"""Lookups in a finished store: critical values, p-values and significance tests by metric / P / N / C / α.
+
+``open_table()`` opens the table bundled with the package (the paper's appendix grid at R = 10⁷,
+``configs/paper.yaml``); ``open_table(path)`` opens any complete tablegen store, local or fsspec URL.
+Lookups never interpolate between grid cells: a (P, N), C or α that is not in the table is an error
+that says which methods can answer instead.
+
+Critical values come from the store's exact values where it has them, otherwise from its Monte
+Carlo estimates with their 95% order-statistic intervals.  p-values come from the stored upper-tail
+quantile function Q(t) (t = 1e-7 … 0.1): the quantiles that straddle the score bound the number of
+sampled rankings that reached it, so a table p-value is a bound resolved to that grid of t (reported
+with ``bound="<"``, its largest consistent value), never a point interpolated between stored values.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+import xarray as xr
+
+from tablegen.exact.nulls import SNAP_TOLERANCE
+from tablegen.metrics import get_metric
+from tablegen.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
+from tablegen.store import StoreError, open_store
+from tablegen.validation import TablegenInputError, check_alpha, check_metric
+
+logger = logging.getLogger(__name__)
+
+#: The table shipped inside the package (written by ``tablegen run configs/paper.yaml``).
+BUNDLED_TABLE_NAME = "paper.zarr"
+
+
+def bundled_table_path() -> str:
+    """Filesystem path of the bundled table (the appendix grid, every metric, R = 10⁷)."""
+    return str(resources.files("tablegen") / "data" / BUNDLED_TABLE_NAME)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A critical value or p-value with its provenance; fields are arrays for array input.
+
+    Attributes
+    ----------
+    value : float or ndarray
+        The answer.  Where ``bound`` is set it is only a bound: ``"<"`` means the true value is at
+        most ``value`` (e.g. a p-value below what the source can resolve), ``">"`` at least.
+    ci_low, ci_high : float or ndarray
+        95% confidence interval (equal to ``value`` for exact answers).
+    method : str or ndarray of str
+        ``"exact"``, ``"table"`` (Monte Carlo values read from a store) or ``"simulate"``.
+    replicates : int, ndarray or None
+        R behind a Monte Carlo answer (None for exact ones).
+    seed : int or None
+        Root seed of a simulated answer (pass it back to reproduce it).
+    bound : str or ndarray of str
+        ``""`` for a value, ``"<"`` for an upper bound, ``">"`` for a lower bound.
+    source : str
+        Where a table answer came from (the store's path, or ``"bundled table"``).
+    """
+
+    value: float
+    ci_low: float
+    ci_high: float
+    method: str
+    replicates: int | None = None
+    seed: int | None = None
+    bound: str = ""
+    source: str = ""
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    @property
+    def upper_bound(self):
+        """True where ``value`` is only an upper bound."""
+        return np.asarray(self.bound) == "<" if np.ndim(self.bound) else self.bound == "<"
+
+    def formatted(self, digits: int = 4) -> str:
+        """``"0.00283"``, ``"< 1e-07"``: the value with its bound, to ``digits`` significant digits."""
+        if np.ndim(self.value):
+            raise TypeError("formatted() needs a scalar answer")
+        return f"{self.bound + ' ' if self.bound else ''}{self.value:.{digits}g}"
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields (arrays become lists)."""
+        def plain(v):
+            return np.asarray(v).tolist() if isinstance(v, np.ndarray) or isinstance(v, np.generic) else v
+        return {name: plain(getattr(self, name)) for name in
+                ("value", "ci_low", "ci_high", "method", "replicates", "seed", "bound", "source")}
+
+
+@dataclass(frozen=True)
+class SignificanceResult:
+    """The verdict on a winner's score against the best of C random classifiers.
+
+    Attributes
+    ----------
+    metric : str
+    score, P, N, C, alpha : scalars or arrays (broadcast)
+    significant : bool or ndarray
+        score > critical value (DESIGN §1: significant at level alpha iff m > m*).
+    settled : bool or ndarray
+        False where the verdict rests on a Monte Carlo estimate whose 95% interval contains the
+        score: a larger R or an exact method could turn it.
+    critical_value, p_value : Answer
+    """
+
+    metric: str
+    score: float
+    P: int
+    N: int
+    C: int
+    alpha: float
+    significant: bool
+    settled: bool
+    critical_value: Answer
+    p_value: Answer
+    notes: tuple = field(default=())
+
+    @property
+    def method(self):
+        """Method of the critical value, which carries the verdict."""
+        return self.critical_value.method
+
+    @property
+    def replicates(self):
+        """R behind the critical value (None where exact)."""
+        return self.critical_value.replicates
+
+    def sentence(self) -> str:
+        """One plain sentence with the verdict (scalar results only)."""
+        if np.ndim(self.significant):
+            raise TypeError("sentence() needs a scalar result")
+        cv = self.critical_value
+        where = (f"the best of {self.C:,} random classifier{'s' if self.C != 1 else ''} "
+                 f"at P = {self.P:,}, N = {self.N:,}")
+        if self.significant:
+            text = (f"{self.metric} = {self.score:g} is significant at alpha = {self.alpha:g}: it exceeds "
+                    f"{cv.value:.6g}, the critical value for {where}.")
+        else:
+            text = (f"{self.metric} = {self.score:g} is not significant at alpha = {self.alpha:g}: it does "
+                    f"not exceed {cv.value:.6g}, the critical value for {where}.")
+        if not self.settled:
+            text += (f" The score lies inside that value's 95% interval [{cv.ci_low:.6g}, {cv.ci_high:.6g}], "
+                     "so this verdict is not settled: use an exact method or a larger R.")
+        return text
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields."""
+        def plain(v):
+            return np.asarray(v).tolist() if isinstance(v, (np.ndarray, np.generic)) else v
+        return {"metric": self.metric, "score": plain(self.score), "P": plain(self.P), "N": plain(self.N),
+                "C": plain(self.C), "alpha": plain(self.alpha), "significant": plain(self.significant),
+                "settled": plain(self.settled), "method": plain(self.method),
+                "replicates": plain(self.replicates), "critical_value": self.critical_value.to_dict(),
+                "p_value": self.p_value.to_dict(), "notes": list(self.notes)}
+
+
+def _shown(values) -> str:
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    text = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values[:8])
+    return text + (f", …, {values[-1]:g}" if len(values) > 8 else "")
+
+
+def _integers(name: str, values, minimum: int = 1) -> np.ndarray:
+    array = np.asarray(values)
+    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0:
+        raise TablegenInputError(f"{name} must be an integer >= {minimum} (or an array of them), got {values!r}")
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0]
+            raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {bad!r}")
+    if np.any(array < minimum):
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0]}")
+    return array.astype(np.int64)
+
+
+def _reals(name: str, values) -> np.ndarray:
+    array = np.asarray(values)
+    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0 or not np.all(np.isfinite(array)):
+        raise TablegenInputError(f"{name} must be a finite number (or an array of them), got {values!r}")
+    return array.astype(float)
+
+
+class Table:
+    """A finished tablegen store, for lookups (see :func:`open_table`).
+
+    Every lookup takes one metric and broadcasts the other arguments: scalars give scalar answers,
+    arrays give arrays of the broadcast shape.
+
+    Attributes
+    ----------
+    ds : xarray.Dataset
+        The store as a Dataset (lazy; variables as in DESIGN §4).
+    source : str
+        The store's path or URL (``"bundled table"`` for the package's own).
+    """
+
+    def __init__(self, ds: xr.Dataset, source: str):
+        self.ds, self.source = ds, source
+        self._P, self._N = ds.P.values, ds.N.values
+        self._C, self._alpha = ds.C.values, ds.alpha.values
+        self._metrics = [str(m) for m in ds.metric.values]
+        self._done = np.asarray(ds.done.values, dtype=bool)
+        self._replicates = np.asarray(ds.replicates.values)
+        self._tail_probabilities = ds.tail_probability.values
+
+    def __repr__(self) -> str:
+        return (f"<tablegen.Table {self.source}: {len(self._metrics)} metrics, P {_shown(self._P)}, "
+                f"N {_shown(self._N)}, C {_shown(self._C)}, alpha {_shown(self._alpha)}, "
+                f"R = {self.ds.attrs.get('replicates', '?'):,}>")
+
+    # -- what the table holds -------------------------------------------------------------------
+    def contains(self, metric, P, N, C=None, alpha=None) -> bool:
+        """Whether every (P, N) [and C, alpha] given is a finished cell of this table (no error)."""
+        try:
+            self._indices(metric, P, N, C, alpha, purpose="")
+        except TablegenInputError:
+            return False
+        return True
+
+    def _metric_index(self, metric) -> int:
+        metric = check_metric("metric", metric)
+        if metric not in self._metrics:
+            raise TablegenInputError(f"metric {metric!r} is not in this table ({self.source}); "
+                                     f"it holds: {', '.join(self._metrics)}")
+        return self._metrics.index(metric)
+
+    def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose: str) -> np.ndarray:
+        if name == "alpha":
+            matches = np.isclose(wanted[..., None], axis, rtol=1e-9, atol=0)
+        else:
+            matches = wanted[..., None] == axis
+        found = matches.any(axis=-1)
+        if not found.all():
+            missing = wanted[~found].flat[0]
+            raise TablegenInputError(
+                f"{name} = {missing.item():g} is not in this table ({self.source}; {name}: {_shown(axis)}). "
+                f"Lookups never interpolate between grid cells{purpose}"
+            )
+        return matches.argmax(axis=-1)
+
+    def _indices(self, metric, P, N, C, alpha, purpose):
+        k = self._metric_index(metric)
+        P, N = _integers("P", P), _integers("N", N)
+        arrays = [P, N]
+        if C is not None:
+            arrays.append(_integers("C", C))
+        if alpha is not None:
+            alpha = np.asarray(alpha)
+            for a in np.atleast_1d(alpha).ravel():
+                check_alpha("alpha", a.item() if isinstance(a, np.generic) else a)
+            arrays.append(alpha.astype(float))
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            raise TablegenInputError("P, N, C, alpha and score must broadcast to one shape") from None
+        index = {"P": self._axis("P", arrays[0], self._P, purpose), "N": self._axis("N", arrays[1], self._N, purpose)}
+        if C is not None:
+            index["C"] = self._axis("C", arrays[2], self._C, purpose)
+        if alpha is not None:
+            index["alpha"] = self._axis("alpha", arrays[-1], self._alpha, purpose)
+        not_done = ~self._done[index["P"], index["N"]]
+        if not_done.any():
+            i = np.argmax(not_done)
+            raise TablegenInputError(
+                f"cell (P = {arrays[0].flat[i]}, N = {arrays[1].flat[i]}) of {self.source} is not finished; "
+                "resume the job with `tablegen run` to fill it"
+            )
+        return k, index, arrays
+
+    def _gather(self, name: str, k: int, index: dict) -> np.ndarray:
+        shape = next(iter(index.values())).shape
+        points = {dim: xr.DataArray(i.ravel(), dims="point") for dim, i in index.items()}
+        picked = self.ds[name].isel(metric=k).isel(points).transpose("point", ...)
+        return np.asarray(picked.values).reshape(shape + picked.shape[1:])
+
+    def _check_scores(self, metric, score, P, N) -> None:
+        spec = get_metric(metric)
+        for s, p, n in zip(score.ravel(), P.ravel(), N.ravel()):
+            low, high = spec.range(int(p), int(n))
+            if not low - 1e-12 <= s <= high + 1e-12:
+                raise TablegenInputError(f"score = {s:g} is outside the range of {metric} at P = {p}, "
+                                         f"N = {n}: [{low:.6g}, {high:.6g}]")
+
+    # -- lookups --------------------------------------------------------------------------------
+    def critical_value(self, metric, P, N, C, alpha=0.01) -> Answer:
+        """Critical value m* for the best of C random classifiers at level alpha, from the table.
+
+        The stored exact value where there is one (``method="exact"``), else the Monte Carlo
+        estimate and its 95% interval (``method="table"``, ``replicates`` = the cell's R).
+
+        Examples
+        --------
+        >>> table = open_table()
+        >>> answer = table.critical_value("best_accuracy", 20, 20, C=10)
+        >>> float(answer), answer.method
+        (0.775, 'exact')
+        """
+        k, index, _ = self._indices(metric, P, N, C, alpha, purpose=self._instead(metric, "critical value"))
+        exact = self._gather("exact_critical_value", k, index)
+        estimate, low, high = (self._gather(v, k, index) for v in ("critical_value", "ci_low", "ci_high"))
+        has_exact = np.isfinite(exact)
+        replicates = self._replicates[index["P"], index["N"]]
+        return self._answer(value=np.where(has_exact, exact, estimate), ci_low=np.where(has_exact, exact, low),
+                            ci_high=np.where(has_exact, exact, high),
+                            method=np.where(has_exact, "exact", "table"),
+                            replicates=np.where(has_exact, 0, replicates), bound=np.full(exact.shape, ""))
+
+    def p_value(self, metric, score, P, N, C) -> Answer:
+        """p-value 1 - F(score-)**C of a winner's score, from the stored tail quantiles (any C >= 1).
+
+        The count of the cell's R rankings that reached the score is bounded by the two stored
+        quantiles that straddle it; ``value`` is the largest p-value consistent with that (so
+        ``bound="<"``), and the 95% interval adds the sampling error (Clopper–Pearson).  A score
+        at or below the shallowest quantile (t = 0.1) gets ``bound=">"``: p is at least ``value``.
+
+        Examples
+        --------
+        >>> answer = open_table().p_value("auc", 0.65, 100, 300, C=1000)
+        >>> answer.formatted(2), answer.method
+        ('< 0.005', 'table')
+        """
+        k, index, (P_, N_) = self._indices(metric, P, N, None, None, purpose=self._instead(metric, "p-value"))
+        score, C_ = _reals("score", score), _integers("C", C)
+        try:
+            score, C_, P_, N_ = np.broadcast_arrays(score, C_, P_, N_)
+        except ValueError:
+            raise TablegenInputError("P, N, C and score must broadcast to one shape") from None
+        index = {dim: np.broadcast_to(i, score.shape) for dim, i in index.items()}
+        self._check_scores(self._metrics[k], score, P_, N_)
+        quantiles = self._gather("tail_quantile", k, index)  # (..., tail_probability)
+        R = self._replicates[index["P"], index["N"]]
+        low_hits, high_hits = exceedance_bounds(quantiles, self._tail_probabilities, R, score,
+                                                tolerance=SNAP_TOLERANCE)
+        ci_low_tail, ci_high_tail = clopper_pearson(low_hits, high_hits, R)
+        unresolved_low = high_hits >= R  # no stored quantile below the score: only a lower bound
+        value = np.where(unresolved_low, p_value_from_tail(low_hits / R, C_), p_value_from_tail(high_hits / R, C_))
+        return self._answer(value=value, ci_low=p_value_from_tail(ci_low_tail, C_),
+                            ci_high=p_value_from_tail(ci_high_tail, C_), method=np.full(value.shape, "table"),
+                            replicates=R, bound=np.where(unresolved_low, ">", "<"))
+
+    def significance_test(self, metric, score, P, N, C, alpha=0.01) -> SignificanceResult:
+        """Is a winner's score significant against the best of C random classifiers? From the table.
+
+        The verdict is score > critical value (:meth:`critical_value`); the p-value is
+        :meth:`p_value`.  ``settled`` is False where a Monte Carlo critical value's interval holds
+        the score.
+
+        Examples
+        --------
+        >>> result = open_table().significance_test("auc", 0.70, 1000, 1000, C=1000)
+        >>> bool(result.significant), str(result.method)
+        (True, 'table')
+        """
+        cv = self.critical_value(metric, P, N, C, alpha)
+        pv = self.p_value(metric, score, P, N, C)
+        return verdict(metric, score, P, N, C, alpha, cv, pv)
+
+    def _answer(self, **fields) -> Answer:
+        scalar = np.ndim(fields["value"]) == 0
+        def unwrap(v):
+            return np.asarray(v).item() if scalar else np.asarray(v)
+        replicates = fields.pop("replicates")
+        replicates = np.asarray(replicates)
+        replicates = (None if int(replicates) == 0 else int(replicates)) if scalar else replicates
+        return Answer(**{k: unwrap(v) for k, v in fields.items()}, replicates=replicates, source=self.source)
+
+    def _instead(self, metric: str, what: str) -> str:
+        spec = get_metric(check_metric("metric", metric))
+        options = "method='exact' or method='simulate'" if spec.has_exact else "method='simulate'"
+        return f"; for a {what} off this grid use {options} (tablegen.{what.replace(' ', '_').replace('-', '_')})"
+
+
+def verdict(metric, score, P, N, C, alpha, cv: Answer, pv: Answer, notes=()) -> SignificanceResult:
+    """Combine a critical value and a p-value into a :class:`SignificanceResult` (broadcasting)."""
+    score_array = np.asarray(score, dtype=float)
+    significant = score_array > np.asarray(cv.value) + SNAP_TOLERANCE
+    inside = (score_array > np.asarray(cv.ci_low) + SNAP_TOLERANCE) & (score_array <= np.asarray(cv.ci_high) + SNAP_TOLERANCE)
+    settled = ~inside | (np.asarray(cv.method) == "exact")
+    scalar = np.ndim(significant) == 0
+    return SignificanceResult(
+        metric=metric, score=float(score_array) if scalar else score_array, P=P, N=N, C=C, alpha=alpha,
+        significant=bool(significant) if scalar else significant, settled=bool(settled) if scalar else settled,
+        critical_value=cv, p_value=pv, notes=tuple(notes))
+
+
+def open_table(path=None, storage_options=None, allow_incomplete=False) -> Table:
+    """Open a tablegen store for lookups; ``None`` opens the table bundled with the package.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        Store path or fsspec URL; default the bundled table (appendix grid 19 × 19, every metric,
+        C = 10/100/1000, alpha = 0.01/0.05, R = 10⁷, exact values where they exist).
+    storage_options : dict, optional
+        fsspec options for a remote store.
+    allow_incomplete : bool
+        Open a store whose job has not finished (lookups in unfinished cells still fail).
+
+    Raises
+    ------
+    StoreError
+        Missing store, another schema, or an unfinished store without ``allow_incomplete``.
+
+    Examples
+    --------
+    >>> table = open_table()
+    >>> table.ds.attrs["replicates"], table.ds.attrs["command"]
+    (10000000, 'tablegen run configs/paper.yaml')
+    """
+    source = "bundled table" if path is None else str(path)
+    url = bundled_table_path() if path is None else str(path)
+    ds = open_store(url, storage_options)
+    if not ds.attrs.get("complete") and not allow_incomplete:
+        done = int(np.asarray(ds.done.values).sum())
+        raise StoreError(f"{source} is incomplete ({done:,} of {ds.done.size:,} cells done); resume it with "
+                         "`tablegen run CONFIG`, or pass allow_incomplete=True to look up the finished cells")
+    return Table(ds, source)
