@@ -15,12 +15,14 @@
 from __future__ import annotations
 
 import logging
+import os
 
 import numpy as np
 
 from tablegen.accumulator import critical_order_statistics
 from tablegen.cost import exact_seconds
 from tablegen.exact import exact_critical_value, exact_p_value, null_distribution
+from tablegen.exact.auc import auc_cost
 from tablegen.exact.nulls import SNAP_TOLERANCE
 from tablegen.mc import count_at_least, simulate_tails_and_counts, tail_capacity
 from tablegen.metrics import get_metric
@@ -56,8 +58,25 @@ def _fresh_seed(seed):
     return int(np.random.SeedSequence().entropy) if seed is None else seed
 
 
+def _memory_bytes() -> float:
+    return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def _check_exact_memory(metric: str, P: int, N: int) -> None:
+    """Refuse an exact AUC whose recursion buffer would not fit in half this machine's memory."""
+    if metric != "auc":
+        return
+    needed, limit = auc_cost(P, N)[1], _memory_bytes() / 2
+    if needed > limit:
+        raise TablegenInputError(
+            f"method='exact': exact auc at P = {P}, N = {N} needs {needed / 1e9:,.1f} GB of memory, more than half "
+            f"of this machine's {2 * limit / 1e9:,.1f} GB; use method='simulate'")
+
+
 def _choose(a: dict, need_c_alpha: bool) -> str:
     """The method "auto" picks for validated arguments ``a`` (see the module docstring)."""
+    if a["method"] == "exact":
+        _check_exact_memory(a["metric"], a["P"], a["N"])
     if a["method"] != "auto":
         return a["method"]
     metric, P, N = a["metric"], a["P"], a["N"]
@@ -71,8 +90,9 @@ def _choose(a: dict, need_c_alpha: bool) -> str:
     reasons = [f"the cell (P = {P}, N = {N}{f', C = {C}, alpha = {alpha:g}' if need_c_alpha else ''}) "
                f"is not in the {table.source} and nothing is interpolated between cells"]
     if get_metric(metric).has_exact:
-        reasons.insert(0, f"exact {metric} at P = {P}, N = {N} would take about {seconds:,.0f} s "
-                          f"(method='exact' runs it anyway)")
+        fits = metric != "auc" or auc_cost(P, N)[1] <= _memory_bytes() / 2
+        reasons.insert(0, f"exact {metric} at P = {P}, N = {N} would take about {seconds:,.0f} s"
+                          + (" (method='exact' runs it anyway)" if fits else " and more memory than this machine has"))
     else:
         reasons.insert(0, f"{metric} has no exact null distribution")
     raise TablegenInputError("method='auto' cannot answer: " + "; ".join(reasons) +

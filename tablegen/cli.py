@@ -1,7 +1,7 @@
-"""Command line: ``tablegen simulate`` (one cell), ``tablegen run`` (the batch job), ``info``, ``verify``.
+"""Command line: lookups (``lookup``, ``test``), tables (``export``, ``plot``, ``info``, ``verify``), jobs (``run``, ``simulate``).
 
-The lookups (``lookup``, ``test``, ``export``, ``plot``, ``info``,
-``verify``) arrive with their issues; this module stays a thin layer over the library.
+A thin layer over the library: every command maps onto one public function, bad input exits with
+code 2 and a message naming the argument, and ``--json`` prints what the function returned.
 """
 
 from __future__ import annotations
@@ -10,17 +10,21 @@ import argparse
 import json
 import logging
 import math
+import re
 import sys
 import time
 
 import dask
 
 from tablegen import __version__
+from tablegen.api import DEFAULT_SIMULATION_REPLICATES, critical_value, significance_test
 from tablegen.cell import simulate_cell
 from tablegen.config import load_config
 from tablegen.job import EXECUTORS, dry_run_plan, resolve_config, run
 from tablegen.plan import chunk_seconds, format_plan
-from tablegen.store import open_store, store_report, verify_report
+from tablegen.export import FORMATS, VALUE_CHOICES, appendix_grid, format_appendix
+from tablegen.store import store_report, verify_report
+from tablegen.table import open_table
 from tablegen.metrics import known_metrics_text
 from tablegen.validation import TablegenInputError
 
@@ -140,7 +144,7 @@ def _run_run(args) -> int:
 
 def _info_parser(sub) -> None:
     p = sub.add_parser("info", help="provenance and completeness of a store (missing cells listed)")
-    p.add_argument("store", help="store path or fsspec URL")
+    _store_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -150,13 +154,14 @@ def _format_axis(values) -> str:
 
 
 def _run_info(args) -> int:
-    report = store_report(open_store(args.store))
+    table = open_table(args.store, allow_incomplete=True)
+    report = store_report(table.ds)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     prov, grid = report["provenance"], report["grid"]
     state = "complete" if prov.get("complete") else "INCOMPLETE"
-    lines = [f"{args.store}: {state}, {report['cells_done']:,} of {report['cells']:,} cells done",
+    lines = [f"{table.source}: {state}, {report['cells_done']:,} of {report['cells']:,} cells done",
              f"  P: {_format_axis(grid['P'])}", f"  N: {_format_axis(grid['N'])}",
              f"  metrics: {', '.join(grid['metric'])}",
              f"  C: {_format_axis(grid['C'])}; alpha: {_format_axis(grid['alpha'])}",
@@ -176,7 +181,7 @@ def _run_info(args) -> int:
 
 def _verify_parser(sub) -> None:
     p = sub.add_parser("verify", help="Monte Carlo against exact: CI coverage and the worst cells")
-    p.add_argument("store", help="store path or fsspec URL")
+    _store_argument(p)
     p.add_argument("--worst", type=int, default=10, help="how many worst entries to list (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -184,14 +189,15 @@ def _verify_parser(sub) -> None:
 def _run_verify(args) -> int:
     if args.worst < 0:
         raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")
-    report = verify_report(open_store(args.store).load(), worst=args.worst)
+    table = open_table(args.store, allow_incomplete=True)
+    report = verify_report(table.ds.load(), worst=args.worst)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     if not report["checked"]:
-        print(f"{args.store}: no cell has both a Monte Carlo and an exact value; nothing to verify")
+        print(f"{table.source}: no cell has both a Monte Carlo and an exact value; nothing to verify")
         return 0
-    lines = [f"{args.store}: the exact critical value lies inside the 95% interval in {report['inside']:,} of "
+    lines = [f"{table.source}: the exact critical value lies inside the 95% interval in {report['inside']:,} of "
              f"{report['checked']:,} checks ({100 * report['coverage']:.1f}%; expected about 95% or more)"]
     lines += [f"  {metric:<24}{v['inside']:>7,}/{v['checked']:<7,} {100 * v['inside'] / v['checked']:5.1f}%"
               for metric, v in report["by_metric"].items()]
@@ -204,16 +210,154 @@ def _run_verify(args) -> int:
     return 0
 
 
+def _store_argument(p, required=False) -> None:
+    if required:
+        p.add_argument("store", help="store path or fsspec URL")
+    else:
+        p.add_argument("store", nargs="?", default=None, help="store path or fsspec URL (default: the bundled table)")
+
+
+def _cell_arguments(p) -> None:
+    p.add_argument("--P", type=int, required=True, help="positives in the test set")
+    p.add_argument("--N", type=int, required=True, help="negatives in the test set")
+    p.add_argument("--C", type=int, required=True, help="number of competing classifiers (the winner is the best of C)")
+    p.add_argument("--alpha", type=float, default=0.01, help="significance level (default %(default)s)")
+    p.add_argument("--table", default=None, help="store to read (default: the bundled table)")
+    p.add_argument("--method", choices=("auto", "exact", "table", "simulate"), default="auto",
+                   help="auto (default): exact where cheap, else the table, else an error; or force one")
+    p.add_argument("--R", type=int, default=None,
+                   help=f"rankings for --method simulate (default {DEFAULT_SIMULATION_REPLICATES:,})")
+    p.add_argument("--seed", type=int, default=None, help="root seed for --method simulate (default: fresh)")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+
+
+def _lookup_parser(sub) -> None:
+    p = sub.add_parser("lookup", help="critical value of a metric for the best of C random classifiers")
+    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    _cell_arguments(p)
+
+
+def _source_text(answer) -> str:
+    if answer.method == "exact":
+        return "exact"
+    if answer.method == "table":
+        return f"Monte Carlo, R = {answer.replicates:,}, from the {answer.source}"
+    return f"Monte Carlo, R = {answer.replicates:,}, seed {answer.seed}, simulated now"
+
+
+def _interval_text(answer) -> str:
+    if answer.method == "exact":
+        return ""
+    return f", 95% CI [{answer.ci_low:.4g}, {answer.ci_high:.4g}]"
+
+
+def _table_for(args):
+    return None if args.table is None else open_table(args.table)
+
+
+def _run_lookup(args) -> int:
+    answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
+                            seed=args.seed, table=_table_for(args),
+                            progress=ProgressLine() if args.method == "simulate" else None)
+    if args.json:
+        print(json.dumps({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
+                          "critical_value": answer.to_dict()}, indent=2))
+        return 0
+    print(f"{args.metric} critical value for the best of C = {args.C:,} at P = {args.P:,}, N = {args.N:,}, "
+          f"alpha = {args.alpha:g}: {answer.value:.6g} ({_source_text(answer)}{_interval_text(answer)})")
+    print("A winner is significant if its score exceeds this value.")
+    return 0
+
+
+def _test_parser(sub) -> None:
+    p = sub.add_parser("test", help="is a winner's score significant against the best of C random classifiers?")
+    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    p.add_argument("score", type=float, help="the winner's score on the test set")
+    _cell_arguments(p)
+
+
+def _run_test(args) -> int:
+    result = significance_test(args.metric, args.score, args.P, args.N, args.C, args.alpha, method=args.method,
+                               R=args.R, seed=args.seed, table=_table_for(args),
+                               progress=ProgressLine() if args.method == "simulate" else None)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    cv, pv = result.critical_value, result.p_value
+    print(result.sentence())
+    print(f"  critical value  {cv.value:.6g}  ({_source_text(cv)}{_interval_text(cv)})")
+    print(f"  p-value         {pv.formatted(4)}  ({_source_text(pv)}{_interval_text(pv)})")
+    return 0
+
+
+def _table_parser(sub, name, help_text) -> argparse.ArgumentParser:
+    p = sub.add_parser(name, help=help_text)
+    _store_argument(p)
+    p.add_argument("--metric", required=True, help=f"metric: {known_metrics_text()}")
+    p.add_argument("--C", type=int, required=True, help="number of competing classifiers")
+    p.add_argument("--alpha", type=float, default=0.01, help="significance level (default %(default)s)")
+    p.add_argument("--values", choices=VALUE_CHOICES, default="best",
+                   help="best (default: exact where stored, else Monte Carlo), monte-carlo or exact")
+    return p
+
+
+def _export_parser(sub) -> None:
+    p = _table_parser(sub, "export", "a metric's critical values in the paper's appendix layout (Pos \\ Neg)")
+    p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default %(default)s)")
+    p.add_argument("--digits", type=int, default=None, help="decimals (default 3; 0 for counts)")
+    p.add_argument("-o", "--output", default=None, help="write to this file instead of standard output")
+
+
+def _run_export(args) -> int:
+    if args.digits is not None and not 0 <= args.digits <= 15:
+        raise TablegenInputError(f"--digits must be in 0..15, got {args.digits}")
+    grid = appendix_grid(open_table(args.store), args.metric, args.C, args.alpha, args.values)
+    text = format_appendix(grid, args.format, args.digits)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        with open(args.output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print(f"wrote {args.output}")
+    return 0
+
+
+def _plot_parser(sub) -> None:
+    p = _table_parser(sub, "plot", "critical value over (P, N) as a contour chart or surface (PNG, PDF, SVG)")
+    p.add_argument("--kind", choices=("contour", "surface"), default="contour", help="default %(default)s")
+    p.add_argument("-o", "--output", required=True, help="image file, e.g. auc_C1000.png")
+
+
+def _run_plot(args) -> int:
+    from tablegen.plot import plot_critical_values  # matplotlib is optional
+
+    plot_critical_values(open_table(args.store), args.metric, args.C, args.alpha, args.kind, None, args.values)
+    import matplotlib.pyplot as plt
+
+    try:
+        plt.gcf().savefig(args.output, dpi=120)
+    except (OSError, ValueError) as error:
+        raise TablegenInputError(f"-o {args.output}: cannot write the image ({error})") from None
+    finally:
+        plt.close("all")
+    print(f"wrote {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``tablegen`` argument parser."""
     parser = argparse.ArgumentParser(prog="tablegen", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"tablegen {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True)
-    _simulate_parser(sub)
-    _run_parser(sub)
+    _lookup_parser(sub)
+    _test_parser(sub)
+    _export_parser(sub)
+    _plot_parser(sub)
     _info_parser(sub)
     _verify_parser(sub)
+    _run_parser(sub)
+    _simulate_parser(sub)
     return parser
 
 
@@ -228,7 +372,10 @@ def main(argv=None) -> int:
         dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
         logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
-        return {"simulate": _run_simulate, "run": _run_run, "info": _run_info, "verify": _run_verify}[args.command](args)
-    except TablegenInputError as error:
-        print(f"tablegen: error: {error}", file=sys.stderr)
+        commands = {"lookup": _run_lookup, "test": _run_test, "export": _run_export, "plot": _run_plot,
+                    "info": _run_info, "verify": _run_verify, "run": _run_run, "simulate": _run_simulate}
+        return commands[args.command](args)
+    except TablegenInputError as error:  # the library names Python arguments; say the options here
+        message = re.sub(r"method='(\w+)'", r"--method \1", str(error))
+        print(f"tablegen: error: {message}", file=sys.stderr)
         return 2

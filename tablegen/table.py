@@ -372,7 +372,7 @@ class Table:
     def _instead(self, metric: str, what: str) -> str:
         spec = get_metric(check_metric("metric", metric))
         options = "method='exact' or method='simulate'" if spec.has_exact else "method='simulate'"
-        return f"; for a {what} off this grid use {options} (tablegen.{what.replace(' ', '_').replace('-', '_')})"
+        return f"; for a {what} off this grid use {options}"
 
 
 def verdict(metric, score, P, N, C, alpha, cv: Answer, pv: Answer, notes=()) -> SignificanceResult:

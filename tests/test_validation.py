@@ -3,7 +3,7 @@
 import pytest
 
 import tablegen
-from tablegen import TablegenInputError, critical_value, p_value, simulate_cell
+from tablegen import TablegenInputError, critical_value, p_value, significance_test, simulate_cell
 from tablegen.stats import minimum_replicates
 
 GOOD = dict(P=20, N=30)
@@ -23,16 +23,31 @@ GOOD = dict(P=20, N=30)
         (dict(alpha="0.05"), "alpha must be a number"),
         (dict(metric="aucc"), "unknown metric 'aucc'; known metrics: auc, best_accuracy"),
         (dict(metric="tp_at_0"), "unknown metric 'tp_at_0'"),
-        (dict(method="table"), "method must be one of 'exact', 'simulate', got 'table'"),
-        (dict(metric="average_precision"), "has no exact null distribution; use method='simulate'"),
+        (dict(method="magic"), "method must be one of 'auto', 'exact', 'table', 'simulate', got 'magic'"),
+        (dict(metric="average_precision", method="exact"), "has no exact null distribution; use method='simulate'"),
+        (dict(table=3), "table must be a tablegen Table, a store path or None"),
+        (dict(method="table", table="/nonexistent/store.zarr"), "store '/nonexistent/store.zarr' does not exist"),
+        (dict(method="table", C=50), r"C = 50 is not in this table \(bundled table; C: 10, 100, 1000\)"),
+        (dict(method="table", alpha=0.02), r"alpha = 0.02 is not in this table"),
+        (dict(method="table", P=25), r"P = 25 is not in this table .* never interpolate"),
         (dict(method="simulate", C=1000, R=1000), "R = 1000 is too small for C = 1000, alpha = 0.01"),
         (dict(method="simulate", seed=-1), "seed must be an integer >= 0"),
     ],
 )
-def test_critical_value_rejects(kwargs, message):
+def test_critical_value_and_significance_test_reject(kwargs, message):
     args = dict(metric="auc", **GOOD, C=10, alpha=0.01) | kwargs
     with pytest.raises(TablegenInputError, match=message):
         critical_value(**args)
+    with pytest.raises(TablegenInputError, match=message):
+        significance_test(**args, score=0.7)
+
+
+def test_exact_auc_that_would_not_fit_in_memory_is_refused(monkeypatch):
+    monkeypatch.setattr(tablegen.api, "_memory_bytes", lambda: 16e9)
+    with pytest.raises(TablegenInputError, match=r"needs 48.0 GB of memory, more than half of this machine's 16.0 GB"):
+        critical_value("auc", 2000, 3000, C=10, method="exact")
+    with pytest.raises(TablegenInputError, match="more memory than this machine has.*method='simulate'"):
+        critical_value("auc", 2000, 3000, C=10)
 
 
 def test_too_small_R_names_the_minimum():
@@ -53,10 +68,12 @@ def test_too_small_R_names_the_minimum():
         (dict(P=None), "P must be an integer >= 1, got None"),
     ],
 )
-def test_p_value_rejects(kwargs, message):
+def test_p_value_and_significance_test_reject(kwargs, message):
     args = dict(metric="auc", score=0.7, **GOOD, C=10) | kwargs
     with pytest.raises(TablegenInputError, match=message):
         p_value(**args)
+    with pytest.raises(TablegenInputError, match=message):
+        significance_test(**args)
 
 
 @pytest.mark.parametrize(
