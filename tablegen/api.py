@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 
@@ -52,6 +53,12 @@ def _table(table) -> Table:
     if _bundled is None:
         _bundled = open_table()
     return _bundled
+
+
+@functools.lru_cache(maxsize=8)
+def _null(metric: str, P: int, N: int):
+    """Exact null distributions, cached: a critical value then a p-value at one cell costs one AUC recursion."""
+    return null_distribution(metric, P, N)
 
 
 def _fresh_seed(seed):
@@ -168,7 +175,8 @@ def critical_value(metric, P, N, C=10, alpha=0.01, method="auto", R=None, seed=N
     if chosen == "table":
         return _table(a["table"]).critical_value(a["metric"], a["P"], a["N"], a["C"], a["alpha"])
     if chosen == "exact":
-        value = exact_critical_value(a["metric"], a["P"], a["N"], a["C"], a["alpha"])
+        value = exact_critical_value(a["metric"], a["P"], a["N"], a["C"], a["alpha"],
+                                     null=_null(a["metric"], a["P"], a["N"]))
         return Answer(value, value, value, "exact")
     R, seed = _replicates_for(a), _fresh_seed(a["seed"])
     tails, _ = simulate_tails_and_counts(a["P"], a["N"], R, seed, [a["metric"]],
@@ -196,7 +204,7 @@ def p_value(metric, score, P, N, C=10, method="auto", R=None, seed=None, table=N
     if chosen == "table":
         return _table(a["table"]).p_value(a["metric"], a["score"], a["P"], a["N"], a["C"])
     if chosen == "exact":
-        return _exact_p(a["metric"], a["score"], a["P"], a["N"], a["C"], None)
+        return _exact_p(a["metric"], a["score"], a["P"], a["N"], a["C"], _null(a["metric"], a["P"], a["N"]))
     R, seed = a["R"] or DEFAULT_SIMULATION_REPLICATES, _fresh_seed(a["seed"])
     hits = count_at_least(a["P"], a["N"], R, seed, a["metric"], a["score"] - SNAP_TOLERANCE, progress=progress)
     return _simulated_p(a["C"], R, seed, hits)
@@ -231,7 +239,7 @@ def significance_test(metric, score, P, N, C=10, alpha=0.01, method="auto", R=No
     if chosen == "table":
         return _table(a["table"]).significance_test(m, score, P, N, C, alpha)
     if chosen == "exact":
-        null = null_distribution(m, P, N)
+        null = _null(m, P, N)
         value = exact_critical_value(m, P, N, C, alpha, null=null)
         return verdict(m, score, P, N, C, alpha, Answer(value, value, value, "exact"),
                        _exact_p(m, score, P, N, C, null))

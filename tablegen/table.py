@@ -171,10 +171,10 @@ def _integers(name: str, values, minimum: int = 1) -> np.ndarray:
         raise TablegenInputError(f"{name} must be an integer >= {minimum} (or an array of them), got {values!r}")
     if array.dtype.kind == "f":
         if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
-            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0]
+            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0].item()
             raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {bad!r}")
     if np.any(array < minimum):
-        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0]}")
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0].item()}")
     return array.astype(np.int64)
 
 
@@ -356,6 +356,12 @@ class Table:
         >>> bool(result.significant), str(result.method)
         (True, 'table')
         """
+        try:
+            shape = np.broadcast_shapes(*(np.shape(v) for v in (score, P, N, C, alpha)))
+        except ValueError:
+            raise TablegenInputError("P, N, C, alpha and score must broadcast to one shape") from None
+        if shape:  # every answer takes the full shape, even where it does not depend on the score
+            P, N, C, alpha = (np.broadcast_to(v, shape) for v in (P, N, C, alpha))
         cv = self.critical_value(metric, P, N, C, alpha)
         pv = self.p_value(metric, score, P, N, C)
         return verdict(metric, score, P, N, C, alpha, cv, pv)
