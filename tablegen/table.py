@@ -52,7 +52,7 @@ class Answer:
     method : str or ndarray of str
         ``"exact"``, ``"table"`` (Monte Carlo values read from a store) or ``"simulate"``.
     replicates : int, ndarray or None
-        R behind a Monte Carlo answer (None for exact ones).
+        R behind a Monte Carlo answer (None for exact ones; 0 marks them in arrays).
     seed : int or None
         Root seed of a simulated answer (pass it back to reproduce it).
     bound : str or ndarray of str
