@@ -207,6 +207,7 @@ class Table:
         self._done = np.asarray(ds.done.values, dtype=bool)
         self._replicates = np.asarray(ds.replicates.values)
         self._tail_probabilities = ds.tail_probability.values
+        self._loaded: dict = {}
 
     def __repr__(self) -> str:
         return (f"<tablegen.Table {self.source}: {len(self._metrics)} metrics, P {_shown(self._P)}, "
@@ -273,18 +274,26 @@ class Table:
         return k, index, arrays
 
     def _gather(self, name: str, k: int, index: dict) -> np.ndarray:
-        shape = next(iter(index.values())).shape
-        points = {dim: xr.DataArray(i.ravel(), dims="point") for dim, i in index.items()}
-        picked = self.ds[name].isel(metric=k).isel(points).transpose("point", ...)
-        return np.asarray(picked.values).reshape(shape + picked.shape[1:])
+        """Values of variable ``name`` for metric ``k`` at the broadcast integer ``index`` per dimension."""
+        if (name, k) not in self._loaded:  # one metric's slice, read once: lookups are then numpy indexing
+            self._loaded[(name, k)] = self.ds[name].isel(metric=k)
+            self._loaded[(name, k)].load()
+        variable = self._loaded[(name, k)]
+        leading = tuple(index[dim] for dim in variable.dims if dim in index)
+        trailing = [dim for dim in variable.dims if dim not in index]
+        values = variable.transpose(*[d for d in variable.dims if d in index], *trailing).values
+        return values[leading]
 
     def _check_scores(self, metric, score, P, N) -> None:
         spec = get_metric(metric)
-        for s, p, n in zip(score.ravel(), P.ravel(), N.ravel()):
-            low, high = spec.range(int(p), int(n))
-            if not low - 1e-12 <= s <= high + 1e-12:
-                raise TablegenInputError(f"score = {s:g} is outside the range of {metric} at P = {p}, "
-                                         f"N = {n}: [{low:.6g}, {high:.6g}]")
+        cells, where = np.unique(np.stack([P.ravel(), N.ravel()], axis=1), axis=0, return_inverse=True)
+        ranges = np.array([spec.range(int(p), int(n)) for p, n in cells]).reshape(-1, 2)
+        low, high = ranges[where.ravel(), 0], ranges[where.ravel(), 1]
+        outside = (score.ravel() < low - 1e-12) | (score.ravel() > high + 1e-12)
+        if outside.any():
+            i = int(np.argmax(outside))
+            raise TablegenInputError(f"score = {score.ravel()[i]:g} is outside the range of {metric} at "
+                                     f"P = {P.ravel()[i]}, N = {N.ravel()[i]}: [{low[i]:.6g}, {high[i]:.6g}]")
 
     # -- lookups --------------------------------------------------------------------------------
     def critical_value(self, metric, P, N, C, alpha=0.01) -> Answer:
