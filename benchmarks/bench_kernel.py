@@ -8,9 +8,13 @@ position of one ranking, sampling and all metrics included, i.e. the run time di
 
 * numba: :func:`tablegen.mc.score_replicates`, the production path, in blocks of
   :data:`tablegen.mc.DEFAULT_BLOCK_SIZE` rankings, compiled before timing.
-* numpy: uniform keys from ``Generator.random((B, P+N))``, ``argsort`` along each row (the
-  positives are items ``0 .. P-1``), then prefix counts by ``cumsum`` and every metric from them,
-  in batches of about :data:`BATCH_ELEMENTS` elements so the working set stays a few MB.
+* numpy (batched): uniform keys from ``Generator.random((B, P+N))``, ``argsort`` along each row
+  (the positives are items ``0 .. P-1``), then prefix counts by ``cumsum`` and every metric from
+  them, in batches of about :data:`BATCH_ELEMENTS` elements so the working set stays a few MB.
+  This is the strongest numpy we could write.
+* numpy (per ranking): the same code one ranking at a time, as a Python loop over R — the way the
+  simulation is usually written (and the shape of the paper's own loop).  Timed on fewer rankings
+  (``--loop-replicates``), since it is per element-step either way.
 
 The numpy scorer is checked against the reference scorers of :mod:`tablegen.metrics` on the same
 rankings before anything is timed.  Each timing is the best of ``--repeats`` runs; the two
@@ -80,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rankings per cell in each timed run (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=5,
                         help="timed runs per cell and implementation; the best is kept (default: %(default)s)")
+    parser.add_argument("--loop-replicates", type=int, default=5_000,
+                        help="rankings per cell in each timed run of the per-ranking numpy loop (default: %(default)s)")
     parser.add_argument("--cells", type=parse_cell, nargs="+", default=list(DEFAULT_CELLS), metavar="PxN",
                         help="cells to time (default: 100x100 20x1000 1000x1000)")
     return parser
@@ -257,34 +263,40 @@ def warmed_up_runners(P: int, N: int, rng: np.random.Generator) -> dict[str, Cal
     """
     layout = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
     baseline = NumpyBaseline(P, N, layout.ks, rng)
+    one_at_a_time = NumpyBaseline(P, N, layout.ks, rng, batch=1)
     runners = {
         "numba": lambda replicates: numba_run(P, N, replicates, layout),
         "numpy": baseline.run,
+        "numpy_loop": one_at_a_time.run,
     }
     runners["numba"](1)
     runners["numpy"](baseline.batch)
+    runners["numpy_loop"](10)
     return runners
 
 
-def time_cells(cells: Sequence[tuple[int, int]], replicates: int, repeats: int) -> dict:
-    """Best-of-``repeats`` wall time of both implementations at every cell.
+def time_cells(cells: Sequence[tuple[int, int]], replicates: dict[str, int], repeats: int) -> dict:
+    """Best-of-``repeats`` nanoseconds per element-step of every implementation at every cell.
 
-    The implementations alternate within each repeat, and which one goes first swaps every
-    repeat, so slow spells of the machine hit both alike.
+    The implementations alternate within each repeat, and the order reverses every repeat, so
+    slow spells of the machine hit all alike.  ``replicates`` gives the rankings per timed run of
+    each implementation.
 
     Returns
     -------
     dict
-        ``{(P, N): {"numba": seconds, "numpy": seconds}}``.
+        ``{(P, N): {"numba": ns, "numpy": ns, "numpy_loop": ns}}``.
     """
     rng = np.random.default_rng(SEED)
     runners = {cell: warmed_up_runners(*cell, rng) for cell in cells}
-    timings = {cell: {"numba": [], "numpy": []} for cell in cells}
+    names = tuple(replicates)
+    timings = {cell: {name: [] for name in names} for cell in cells}
     for repeat in range(repeats):
-        order = ("numba", "numpy") if repeat % 2 == 0 else ("numpy", "numba")
+        order = names if repeat % 2 == 0 else names[::-1]
         for cell in cells:
             for name in order:
-                timings[cell][name].append(time_once(runners[cell][name], replicates))
+                seconds = time_once(runners[cell][name], replicates[name])
+                timings[cell][name].append(seconds / (replicates[name] * sum(cell)) * 1e9)
     return {cell: {name: min(runs) for name, runs in by_name.items()} for cell, by_name in timings.items()}
 
 
@@ -327,25 +339,24 @@ def lane_kernel_vectorisation() -> str:
     return f"{zmm} of {len(instructions)} instructions use 512-bit zmm registers ({markers})"
 
 
-def format_report(best: dict, replicates: int, repeats: int, command: str) -> str:
+def format_report(best: dict, replicates: dict[str, int], repeats: int, command: str) -> str:
     """The markdown report: environment, command line and the table of ns per element-step."""
     lines = [
         f"- CPU: {cpu_model()} (one thread; {os.cpu_count()} logical CPUs on the machine)",
         f"- python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}",
         f"- metrics: {', '.join(DEFAULT_METRICS)}",
-        f"- {replicates} rankings per cell per run, best of {repeats} runs; "
+        f"- {replicates['numba']} rankings per cell per run ({replicates['numpy_loop']} for the per-ranking "
+        f"numpy loop), best of {repeats} runs; "
         f"numpy batches of about {BATCH_ELEMENTS} elements; numba blocks of {DEFAULT_BLOCK_SIZE} rankings",
         f"- lane kernel assembly: {lane_kernel_vectorisation()}",
         f"- command: `{command}`",
         "",
-        "| cell (P, N) | numba ns/element-step | numpy ns/element-step | ratio numpy/numba |",
-        "|---|---:|---:|---:|",
+        "| cell (P, N) | numba ns/element-step | numpy batched | ratio | numpy per ranking | ratio |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
-    for (P, N), seconds in best.items():
-        steps = replicates * (P + N)
-        numba_ns = seconds["numba"] / steps * 1e9
-        numpy_ns = seconds["numpy"] / steps * 1e9
-        lines.append(f"| ({P}, {N}) | {numba_ns:.2f} | {numpy_ns:.2f} | {numpy_ns / numba_ns:.1f} |")
+    for (P, N), ns in best.items():
+        lines.append(f"| ({P}, {N}) | {ns['numba']:.2f} | {ns['numpy']:.2f} | {ns['numpy'] / ns['numba']:.1f} | "
+                     f"{ns['numpy_loop']:.2f} | {ns['numpy_loop'] / ns['numba']:.1f} |")
     return "\n".join(lines)
 
 
@@ -360,12 +371,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     script, argv = (sys.argv[0], sys.argv[1:]) if argv is None else (__file__, list(argv))
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.replicates < 1 or args.repeats < 1:
-        parser.error("--replicates and --repeats must be >= 1")
+    if args.replicates < 1 or args.repeats < 1 or args.loop_replicates < 1:
+        parser.error("--replicates, --loop-replicates and --repeats must be >= 1")
     check_numpy_scores(np.random.default_rng(SEED))
-    best = time_cells(args.cells, args.replicates, args.repeats)
+    replicates = {"numba": args.replicates, "numpy": args.replicates, "numpy_loop": args.loop_replicates}
+    best = time_cells(args.cells, replicates, args.repeats)
     command = shlex.join([sys.executable, script, *argv])
-    print(format_report(best, args.replicates, args.repeats, command))
+    print(format_report(best, replicates, args.repeats, command))
 
 
 if __name__ == "__main__":
