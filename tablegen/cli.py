@@ -331,15 +331,13 @@ def _plot_parser(sub) -> None:
 def _run_plot(args) -> int:
     from tablegen.plot import plot_critical_values  # matplotlib is optional
 
-    plot_critical_values(open_table(args.store), args.metric, args.C, args.alpha, args.kind, None, args.values)
-    import matplotlib.pyplot as plt
-
     try:
-        plt.gcf().savefig(args.output, dpi=120)
+        plot_critical_values(open_table(args.store), args.metric, args.C, args.alpha, args.kind, args.output,
+                             args.values)
     except (OSError, ValueError) as error:
+        if isinstance(error, TablegenInputError):
+            raise
         raise TablegenInputError(f"-o {args.output}: cannot write the image ({error})") from None
-    finally:
-        plt.close("all")
     print(f"wrote {args.output}")
     return 0
 

@@ -82,6 +82,8 @@ def plot_critical_values(table: Table, metric: str, C: int, alpha: float = 0.01,
         axes.view_init(elev=25, azim=-125)
     figure.text(0.01, 0.005, f"{grid.attrs['source']}, R = {grid.attrs['replicates']:,}", fontsize=7, color="grey")
     if path is not None:
-        figure.savefig(path, dpi=120)
-        plt.close(figure)
+        try:
+            figure.savefig(path, dpi=120)
+        finally:
+            plt.close(figure)
     return figure

@@ -25,7 +25,8 @@ from tablegen.exact.nulls import SNAP_TOLERANCE
 from tablegen.metrics import get_metric
 from tablegen.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
 from tablegen.store import StoreError, open_store
-from tablegen.validation import TablegenInputError, check_alpha, check_metric
+from tablegen.validation import (TablegenInputError, check_alpha, check_integer_array, check_metric,
+                                 check_real_array)
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +37,11 @@ BUNDLED_TABLE_NAME = "paper.zarr"
 def bundled_table_path() -> str:
     """Filesystem path of the bundled table (the appendix grid, every metric, R = 10⁷)."""
     return str(resources.files("tablegen") / "data" / BUNDLED_TABLE_NAME)
+
+
+def _plain(value):
+    """A numpy array or scalar as plain Python (lists, int, float, str, bool) for JSON."""
+    return np.asarray(value).tolist() if isinstance(value, (np.ndarray, np.generic)) else value
 
 
 @dataclass(frozen=True)
@@ -86,9 +92,7 @@ class Answer:
 
     def to_dict(self) -> dict:
         """JSON-ready fields (arrays become lists)."""
-        def plain(v):
-            return np.asarray(v).tolist() if isinstance(v, np.ndarray) or isinstance(v, np.generic) else v
-        return {name: plain(getattr(self, name)) for name in
+        return {name: _plain(getattr(self, name)) for name in
                 ("value", "ci_low", "ci_high", "method", "replicates", "seed", "bound", "source")}
 
 
@@ -149,13 +153,10 @@ class SignificanceResult:
         return text
 
     def to_dict(self) -> dict:
-        """JSON-ready fields."""
-        def plain(v):
-            return np.asarray(v).tolist() if isinstance(v, (np.ndarray, np.generic)) else v
-        return {"metric": self.metric, "score": plain(self.score), "P": plain(self.P), "N": plain(self.N),
-                "C": plain(self.C), "alpha": plain(self.alpha), "significant": plain(self.significant),
-                "settled": plain(self.settled), "method": plain(self.method),
-                "replicates": plain(self.replicates), "critical_value": self.critical_value.to_dict(),
+        """JSON-ready fields (arrays become lists)."""
+        fields = ("score", "P", "N", "C", "alpha", "significant", "settled", "method", "replicates")
+        return {"metric": self.metric, **{name: _plain(getattr(self, name)) for name in fields},
+                "critical_value": self.critical_value.to_dict(),
                 "p_value": self.p_value.to_dict(), "notes": list(self.notes)}
 
 
@@ -163,26 +164,6 @@ def _shown(values) -> str:
     values = [v.item() if isinstance(v, np.generic) else v for v in values]
     text = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values[:8])
     return text + (f", …, {values[-1]:g}" if len(values) > 8 else "")
-
-
-def _integers(name: str, values, minimum: int = 1) -> np.ndarray:
-    array = np.asarray(values)
-    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0:
-        raise TablegenInputError(f"{name} must be an integer >= {minimum} (or an array of them), got {values!r}")
-    if array.dtype.kind == "f":
-        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
-            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0].item()
-            raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {bad!r}")
-    if np.any(array < minimum):
-        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0].item()}")
-    return array.astype(np.int64)
-
-
-def _reals(name: str, values) -> np.ndarray:
-    array = np.asarray(values)
-    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0 or not np.all(np.isfinite(array)):
-        raise TablegenInputError(f"{name} must be a finite number (or an array of them), got {values!r}")
-    return array.astype(float)
 
 
 class Table:
@@ -246,10 +227,10 @@ class Table:
 
     def _indices(self, metric, P, N, C, alpha, purpose):
         k = self._metric_index(metric)
-        P, N = _integers("P", P), _integers("N", N)
+        P, N = check_integer_array("P", P), check_integer_array("N", N)
         arrays = [P, N]
         if C is not None:
-            arrays.append(_integers("C", C))
+            arrays.append(check_integer_array("C", C))
         if alpha is not None:
             alpha = np.asarray(alpha)
             for a in np.atleast_1d(alpha).ravel():
@@ -334,7 +315,7 @@ class Table:
         ('< 0.005', 'table')
         """
         k, index, (P_, N_) = self._indices(metric, P, N, None, None, purpose=self._instead(metric, "p-value"))
-        score, C_ = _reals("score", score), _integers("C", C)
+        score, C_ = check_real_array("score", score), check_integer_array("C", C)
         try:
             score, C_, P_, N_ = np.broadcast_arrays(score, C_, P_, N_)
         except ValueError:

@@ -66,6 +66,28 @@ def _metrics(value) -> tuple[str, ...]:
     return names
 
 
+def check_integer_array(name: str, values, minimum: int = 1) -> np.ndarray:
+    """``values`` (a scalar or array) as an int64 array, if every element is an integer >= ``minimum``."""
+    array = np.asarray(values)
+    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0:
+        raise TablegenInputError(f"{name} must be an integer >= {minimum} (or an array of them), got {values!r}")
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0].item()
+            raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {bad!r}")
+    if np.any(array < minimum):
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0].item()}")
+    return array.astype(np.int64)
+
+
+def check_real_array(name: str, values) -> np.ndarray:
+    """``values`` (a scalar or array) as a float array, if every element is a finite number."""
+    array = np.asarray(values)
+    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0 or not np.all(np.isfinite(array)):
+        raise TablegenInputError(f"{name} must be a finite number (or an array of them), got {values!r}")
+    return array.astype(float)
+
+
 def check_unique_list(name: str, values: Iterable, check) -> tuple:
     """A non-empty tuple of distinct values, each passed through ``check(f"{name}[i]", value)``."""
     if isinstance(values, (numbers.Number, str)):
