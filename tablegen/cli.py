@@ -15,6 +15,7 @@ import sys
 import time
 
 import dask
+import numpy as np
 
 from tablegen import __version__
 from tablegen.api import DEFAULT_SIMULATION_REPLICATES, critical_value, significance_test
@@ -252,7 +253,17 @@ def _interval_text(answer) -> str:
 
 
 def _table_for(args):
-    return None if args.table is None else open_table(args.table)
+    """The --table store (unfinished ones too: a lookup in an unfinished cell names the cell)."""
+    return None if args.table is None else open_table(args.table, allow_incomplete=True)
+
+
+def _finished_table(store):
+    """The store for export and plot; unfinished cells are shown empty, with a warning."""
+    table = open_table(store, allow_incomplete=True)
+    if not table.ds.attrs.get("complete"):
+        missing = int((~np.asarray(table.ds.done.values, dtype=bool)).sum())
+        print(f"tablegen: warning: {table.source} is unfinished; {missing:,} cells are left empty", file=sys.stderr)
+    return table
 
 
 def _run_lookup(args) -> int:
@@ -311,14 +322,17 @@ def _export_parser(sub) -> None:
 def _run_export(args) -> int:
     if args.digits is not None and not 0 <= args.digits <= 15:
         raise TablegenInputError(f"--digits must be in 0..15, got {args.digits}")
-    grid = appendix_grid(open_table(args.store), args.metric, args.C, args.alpha, args.values)
+    grid = appendix_grid(_finished_table(args.store), args.metric, args.C, args.alpha, args.values)
     text = format_appendix(grid, args.format, args.digits)
     if args.output is None:
         sys.stdout.write(text)
-    else:
+        return 0
+    try:
         with open(args.output, "w", encoding="utf-8") as handle:
             handle.write(text)
-        print(f"wrote {args.output}")
+    except OSError as error:
+        raise TablegenInputError(f"-o {args.output}: cannot write the table ({error})") from None
+    print(f"wrote {args.output}")
     return 0
 
 
@@ -332,7 +346,7 @@ def _run_plot(args) -> int:
     from tablegen.plot import plot_critical_values  # matplotlib is optional
 
     try:
-        plot_critical_values(open_table(args.store), args.metric, args.C, args.alpha, args.kind, args.output,
+        plot_critical_values(_finished_table(args.store), args.metric, args.C, args.alpha, args.kind, args.output,
                              args.values)
     except (OSError, ValueError) as error:
         if isinstance(error, TablegenInputError):

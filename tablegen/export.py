@@ -10,7 +10,7 @@ import numpy as np
 import xarray as xr
 
 from tablegen.table import Table
-from tablegen.validation import TablegenInputError, check_alpha, check_integer
+from tablegen.validation import TablegenInputError, check_alpha, check_integer, check_metric
 
 #: Which stored values to export: exact where stored else Monte Carlo, only Monte Carlo, only exact.
 VALUE_CHOICES = ("best", "monte-carlo", "exact")
@@ -40,19 +40,28 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float = 0.01, values
     if values not in VALUE_CHOICES:
         raise TablegenInputError(f"values must be one of {', '.join(VALUE_CHOICES)}, got {values!r}")
     C, alpha = check_integer("C", C, 1), check_alpha("alpha", alpha)
+    metrics = [str(m) for m in table.ds.metric.values]
+    check_metric("metric", metric)
+    if metric not in metrics:
+        raise TablegenInputError(f"metric {metric!r} is not in {table.source} (it holds: {', '.join(metrics)})")
+    Cs, alphas = table.ds.C.values, table.ds.alpha.values
+    if C not in Cs:
+        raise TablegenInputError(f"C = {C} is not in {table.source} (C: {', '.join(map(str, Cs))})")
+    if not np.isclose(alpha, alphas, rtol=1e-6, atol=0).any():
+        raise TablegenInputError(f"alpha = {alpha:g} is not in {table.source} (alpha: {', '.join(f'{a:g}' for a in alphas)})")
     P, N = table.ds.P.values, table.ds.N.values
     grid_P, grid_N = np.meshgrid(P, N, indexing="ij")
     done = np.asarray(table.ds.done.values, dtype=bool)
     if not done.any():
         raise TablegenInputError(f"{table.source} has no finished cell to export")
-    first = np.argwhere(done)[0]
-    table.critical_value(metric, int(P[first[0]]), int(N[first[1]]), C, alpha)  # checks metric, C, alpha
-    k = [str(m) for m in table.ds.metric.values].index(metric)
-    a = int(np.argmin(np.abs(table.ds.alpha.values - alpha)))
-    c = int(np.flatnonzero(table.ds.C.values == C)[0])
+    k = metrics.index(metric)
+    a = int(np.argmin(np.abs(alphas - alpha)))
+    c = int(np.flatnonzero(Cs == C)[0])
     exact = np.asarray(table.ds.exact_critical_value[k, a, c].values, dtype=float)
     estimate = np.asarray(table.ds.critical_value[k, a, c].values, dtype=float)
     if values == "exact":
+        if not np.isfinite(exact[done]).any():
+            raise TablegenInputError(f"{table.source} holds no exact values of {metric}; use --values best or monte-carlo")
         value, is_exact = exact, np.isfinite(exact)
     elif values == "monte-carlo":
         value, is_exact = estimate, np.zeros_like(done)

@@ -9,7 +9,7 @@ Critical values come from the store's exact values where it has them, otherwise 
 Carlo estimates with their 95% order-statistic intervals.  p-values come from the stored upper-tail
 quantile function Q(t) (t = 1e-7 … 0.1): the quantiles that straddle the score bound the number of
 sampled rankings that reached it, so a table p-value is a bound resolved to that grid of t (reported
-with ``bound="<"``, its largest consistent value), never a point interpolated between stored values.
+with ``bound="<"`` as the upper end of its 95% interval), never a point interpolated between values.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ class Table:
 
     def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose: str) -> np.ndarray:
         if name == "alpha":
-            matches = np.isclose(wanted[..., None], axis, rtol=1e-9, atol=0)
+            matches = np.isclose(wanted[..., None], axis, rtol=1e-6, atol=0)  # float32 alphas too
         else:
             matches = wanted[..., None] == axis
         found = matches.any(axis=-1)
@@ -270,7 +270,7 @@ class Table:
         cells, where = np.unique(np.stack([P.ravel(), N.ravel()], axis=1), axis=0, return_inverse=True)
         ranges = np.array([spec.range(int(p), int(n)) for p, n in cells]).reshape(-1, 2)
         low, high = ranges[where.ravel(), 0], ranges[where.ravel(), 1]
-        outside = (score.ravel() < low - 1e-12) | (score.ravel() > high + 1e-12)
+        outside = (score.ravel() < low - SNAP_TOLERANCE) | (score.ravel() > high + SNAP_TOLERANCE)
         if outside.any():
             i = int(np.argmax(outside))
             raise TablegenInputError(f"score = {score.ravel()[i]:g} is outside the range of {metric} at "
@@ -290,6 +290,8 @@ class Table:
         >>> float(answer), answer.method
         (0.775, 'exact')
         """
+        if C is None or alpha is None:
+            raise TablegenInputError(f"{'C' if C is None else 'alpha'} must be given for a critical value")
         k, index, _ = self._indices(metric, P, N, C, alpha, purpose=self._instead(metric, "critical value"))
         exact = self._gather("exact_critical_value", k, index)
         estimate, low, high = (self._gather(v, k, index) for v in ("critical_value", "ci_low", "ci_high"))
@@ -304,15 +306,17 @@ class Table:
         """p-value 1 - F(score-)**C of a winner's score, from the stored tail quantiles (any C >= 1).
 
         The count of the cell's R rankings that reached the score is bounded by the two stored
-        quantiles that straddle it; ``value`` is the largest p-value consistent with that (so
-        ``bound="<"``), and the 95% interval adds the sampling error (Clopper–Pearson).  A score
-        at or below the shallowest quantile (t = 0.1) gets ``bound=">"``: p is at least ``value``.
+        quantiles that straddle it; the 95% interval [``ci_low``, ``ci_high``] covers that whole
+        bracket plus the sampling error (Clopper–Pearson on its ends).  ``value`` is the interval's
+        upper end with ``bound="<"``: the true p-value is at most ``value`` (at 97.5% confidence),
+        so a verdict read from it is never too generous.  A score at or below the shallowest
+        quantile (t = 0.1) gets ``value = ci_low`` with ``bound=">"`` instead.
 
         Examples
         --------
         >>> answer = open_table().p_value("auc", 0.65, 100, 300, C=1000)
         >>> answer.formatted(2), answer.method
-        ('< 0.005', 'table')
+        ('< 0.0066', 'table')
         """
         k, index, (P_, N_) = self._indices(metric, P, N, None, None, purpose=self._instead(metric, "p-value"))
         score, C_ = check_real_array("score", score), check_integer_array("C", C)
@@ -327,11 +331,11 @@ class Table:
         low_hits, high_hits = exceedance_bounds(quantiles, self._tail_probabilities, R, score,
                                                 tolerance=SNAP_TOLERANCE)
         ci_low_tail, ci_high_tail = clopper_pearson(low_hits, high_hits, R)
+        ci_low, ci_high = p_value_from_tail(ci_low_tail, C_), p_value_from_tail(ci_high_tail, C_)
         unresolved_low = high_hits >= R  # no stored quantile below the score: only a lower bound
-        value = np.where(unresolved_low, p_value_from_tail(low_hits / R, C_), p_value_from_tail(high_hits / R, C_))
-        return self._answer(value=value, ci_low=p_value_from_tail(ci_low_tail, C_),
-                            ci_high=p_value_from_tail(ci_high_tail, C_), method=np.full(value.shape, "table"),
-                            replicates=R, bound=np.where(unresolved_low, ">", "<"))
+        return self._answer(value=np.where(unresolved_low, ci_low, ci_high), ci_low=ci_low, ci_high=ci_high,
+                            method=np.full(ci_low.shape, "table"), replicates=R,
+                            bound=np.where(unresolved_low, ">", "<"))
 
     def significance_test(self, metric, score, P, N, C, alpha=0.01) -> SignificanceResult:
         """Is a winner's score significant against the best of C random classifiers? From the table.
@@ -351,7 +355,7 @@ class Table:
         except ValueError:
             raise TablegenInputError("P, N, C, alpha and score must broadcast to one shape") from None
         if shape:  # every answer takes the full shape, even where it does not depend on the score
-            P, N, C, alpha = (np.broadcast_to(v, shape) for v in (P, N, C, alpha))
+            score, P, N, C, alpha = (np.broadcast_to(v, shape) for v in (score, P, N, C, alpha))
         cv = self.critical_value(metric, P, N, C, alpha)
         pv = self.p_value(metric, score, P, N, C)
         return verdict(metric, score, P, N, C, alpha, cv, pv)

@@ -14,10 +14,14 @@ from typing import Iterable
 
 import numpy as np
 
+from tablegen.exact.nulls import SNAP_TOLERANCE
 from tablegen.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
 from tablegen.stats import minimum_replicates
 
 METHODS = ("auto", "exact", "table", "simulate")
+#: Scores within this distance of the metric's range count as inside it (they snap to the attainable
+#: end value, as everywhere else).
+SCORE_TOLERANCE = SNAP_TOLERANCE
 
 
 class TablegenInputError(ValueError):
@@ -124,7 +128,7 @@ def _score(metric: str, score, P: int, N: int) -> float:
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or np.isnan(score):
         raise TablegenInputError(f"score must be a number, got {score!r}")
     low, high = get_metric(metric).range(P, N)
-    if not low - 1e-12 <= float(score) <= high + 1e-12:
+    if not low - SCORE_TOLERANCE <= float(score) <= high + SCORE_TOLERANCE:
         raise TablegenInputError(
             f"score = {score} is outside the range of {metric} at P = {P}, N = {N}: [{low:.6g}, {high:.6g}]"
         )
@@ -168,6 +172,9 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, method="aut
     if score is not None:
         args["score"] = _score(metric, score, P, N)
     _check_exact_available(metric, method)
+    if method != "simulate" and (R is not None or seed is not None):
+        raise TablegenInputError(f"{'R' if R is not None else 'seed'} applies only to method='simulate' "
+                                 f"(method is {method!r})")
     if R is not None:
         R = check_replicates(R, (C,), (args["alpha"],)) if alpha is not None else check_integer("R", R, 1)
     args["R"] = R

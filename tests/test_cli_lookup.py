@@ -52,7 +52,7 @@ def test_test_json_and_bound_formatting(capsys):
     assert code == 0 and data["significant"] is True and data["method"] == "table"
     assert data["p_value"]["bound"] == "<" and data["p_value"]["value"] > 0
     code, out, _ = run_cli(capsys, "test", "average_precision", "0.6", "--P", "100", "--N", "300", "--C", "1000")
-    assert "p-value         < 0.0001  (Monte Carlo, R = 10,000,000, from the bundled table" in out
+    assert "p-value         < 0.000557  (Monte Carlo, R = 10,000,000, from the bundled table" in out
 
 
 def test_test_with_simulation_shows_progress_and_is_reproducible(capsys):
@@ -77,7 +77,10 @@ def test_test_with_simulation_shows_progress_and_is_reproducible(capsys):
     (["lookup", "auc", "--P", "100", "--N", "300", "--C", "10", "--table", "/nonexistent.zarr"], "does not exist"),
     (["test", "auc", "1.5", "--P", "100", "--N", "300", "--C", "10"], "score = 1.5 is outside the range of auc"),
     (["export", "/nonexistent.zarr", "--metric", "auc", "--C", "10"], "does not exist"),
-    (["export", "--metric", "auc", "--C", "30"], "C = 30 is not in this table"),
+    (["export", "--metric", "auc", "--C", "30"], "C = 30 is not in bundled table (C: 10, 100, 1000)"),
+    (["export", "--metric", "average_precision", "--C", "10", "--values", "exact"], "holds no exact values"),
+    (["export", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/t.md"], "cannot write the table"),
+    (["lookup", "auc", "--P", "20", "--N", "20", "--C", "1000", "--R", "1000"], "R applies only to --method simulate"),
     (["export", "--metric", "auc", "--C", "10", "--digits", "-1"], "--digits must be in 0..15"),
     (["plot", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/x.png"], "cannot write the image"),
     (["info", "/nonexistent.zarr"], "does not exist"),
@@ -143,3 +146,15 @@ def test_info_and_verify_default_to_the_bundled_table(capsys):
     code, out, _ = run_cli(capsys, "verify", "--json")
     report = json.loads(out)
     assert code == 0 and report["checked"] == 10_572 and report["coverage"] >= 0.95
+
+
+def test_export_of_an_unfinished_store_warns_and_leaves_cells_empty(capsys, tmp_path):
+    from jobtools import small_config
+    from tablegen.store import create_store
+
+    create_store(small_config(tmp_path / "partial.zarr"))
+    code, out, err = run_cli(capsys, "export", str(tmp_path / "partial.zarr"), "--metric", "auc", "--C", "10")
+    assert code == 2 and "no finished cell to export" in err and "is unfinished; 12 cells are left empty" in err
+    code, out, err = run_cli(capsys, "lookup", "auc", "--P", "5", "--N", "8", "--C", "10", "--method", "table",
+                             "--table", str(tmp_path / "partial.zarr"))
+    assert code == 2 and "cell (P = 5, N = 8) of" in err and "is not finished" in err

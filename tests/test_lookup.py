@@ -115,7 +115,7 @@ def test_exceedance_bounds_bracket_the_true_count_of_random_samples():
 def test_table_p_values_bracket_the_exact_p_values(table):
     """Over exact metrics, cells and scores: the interval holds the exact p-value (>= 95%)."""
     rng = np.random.default_rng(2026)
-    inside = checked = 0
+    inside = checked = bounded = upper_bounds = 0
     for _ in range(120):
         metric = str(rng.choice(["best_accuracy", "best_f1", "best_balanced_accuracy", "tp_at_10"]))
         P, N = (int(rng.choice(table.ds.P.values)) for _ in range(2))
@@ -127,23 +127,53 @@ def test_table_p_values_bracket_the_exact_p_values(table):
             answer = table.p_value(metric, score, P, N, C)
             checked += 1
             inside += answer.ci_low <= exact <= answer.ci_high
+            if answer.bound == "<":
+                upper_bounds += 1
+                bounded += exact <= answer.value
     assert inside / checked >= 0.95, (inside, checked)
+    assert bounded / upper_bounds >= 0.95, (bounded, upper_bounds)  # "<" is a 97.5% upper bound
 
 
 def test_table_p_value_beyond_the_deepest_quantile_is_a_bound_not_zero(table):
     answer = table.p_value("auc", 0.9, 1000, 1000, C=1000)
-    assert answer.bound == "<" and answer.value > 0
-    # At most floor(R t) = 1 of 10^7 rankings reached it: p <= 1 - (1 - 1e-7)^1000.
-    assert answer.value == pytest.approx(-np.expm1(1000 * np.log1p(-1e-7)))
-    assert answer.formatted(2) == "< 0.0001"
+    assert answer.bound == "<" and answer.value == answer.ci_high > 0
+    # At most floor(R t) = 1 of 10^7 rankings reached it; the bound adds the sampling error on that count.
+    assert answer.value > -np.expm1(1000 * np.log1p(-1e-7))
+    assert answer.formatted(3) == "< 0.000557"
     shallow = table.p_value("auc", 0.5, 1000, 1000, C=10)
-    assert shallow.bound == ">" and shallow.value == pytest.approx(1 - 0.9 ** 10, rel=1e-5)
+    assert shallow.bound == ">" and shallow.value == shallow.ci_low
+    assert shallow.value == pytest.approx(1 - 0.9 ** 10, rel=2e-3) and shallow.value < 1 - 0.9 ** 10
+
+
+def test_a_table_verdict_at_the_critical_value_never_shows_a_p_value_bound_below_alpha(table):
+    """The review's case: score = exact m*, not significant, so the "<" bound must not read p < alpha."""
+    result = table.significance_test("auc", 0.5696166666666667, 200, 900, C=10)
+    assert not result.significant and result.p_value.bound == "<" and result.p_value.value > 0.01
+    assert exact_p_value("auc", 0.5696166666666667, 200, 900, 10) <= result.p_value.value
+
+
+def test_scores_and_alphas_within_rounding_are_accepted(table):
+    assert p_value("best_f1", 0.6666666666, 20, 20, C=10).value == 1.0  # 1e-10 below the minimum 2/3
+    with pytest.raises(TablegenInputError, match="outside the range"):
+        p_value("best_f1", 0.6666, 20, 20, C=10)
+    assert table.critical_value("auc", 20, 20, 10, np.float32(0.05)).value == \
+        table.critical_value("auc", 20, 20, 10, 0.05).value
+    with pytest.raises(TablegenInputError, match="C must be given"):
+        table.critical_value("auc", 20, 20, None)
+
+
+def test_simulation_arguments_without_simulation_are_refused():
+    with pytest.raises(TablegenInputError, match="R applies only to method='simulate'"):
+        critical_value("auc", 20, 20, C=1000, R=1000)
+    with pytest.raises(TablegenInputError, match="seed applies only to method='simulate'"):
+        p_value("auc", 0.7, 20, 20, C=10, method="exact", seed=3)
 
 
 def test_table_p_values_do_not_increase_with_the_score(table):
     scores = np.linspace(0.5, 1.0, 201)
-    values = table.p_value("average_precision", scores, 300, 300, 100).value
-    assert np.all(np.diff(values) <= 0)
+    answer = table.p_value("average_precision", scores, 300, 300, 100)
+    assert np.all(np.diff(answer.ci_low) <= 0) and np.all(np.diff(answer.ci_high) <= 0)
+    assert np.all(np.diff(answer.value[answer.bound == "<"]) <= 0)
 
 
 def test_table_significance_test_agrees_with_exact_verdicts(table):
