@@ -110,7 +110,7 @@ def _choose(a: dict, need_c_alpha: bool) -> str:
 def _replicates_for(a: dict) -> int:
     if a["R"] is not None:
         return a["R"]
-    return max(DEFAULT_SIMULATION_REPLICATES, 4 * minimum_replicates(a["C"], a.get("alpha", 0.01)))
+    return max(DEFAULT_SIMULATION_REPLICATES, 4 * minimum_replicates(a["C"], a["alpha"]))
 
 
 def _exact_p(metric, score, P, N, C, null) -> Answer:

@@ -26,7 +26,7 @@ from tablegen.metrics import get_metric
 from tablegen.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
 from tablegen.store import StoreError, open_store
 from tablegen.validation import (TablegenInputError, check_alpha, check_integer_array, check_metric,
-                                 check_real_array)
+                                 check_real_array, check_scores_in_range)
 
 logger = logging.getLogger(__name__)
 
@@ -265,17 +265,6 @@ class Table:
         values = variable.transpose(*[d for d in variable.dims if d in index], *trailing).values
         return values[leading]
 
-    def _check_scores(self, metric, score, P, N) -> None:
-        spec = get_metric(metric)
-        cells, where = np.unique(np.stack([P.ravel(), N.ravel()], axis=1), axis=0, return_inverse=True)
-        ranges = np.array([spec.range(int(p), int(n)) for p, n in cells]).reshape(-1, 2)
-        low, high = ranges[where.ravel(), 0], ranges[where.ravel(), 1]
-        outside = (score.ravel() < low - SNAP_TOLERANCE) | (score.ravel() > high + SNAP_TOLERANCE)
-        if outside.any():
-            i = int(np.argmax(outside))
-            raise TablegenInputError(f"score = {score.ravel()[i]:g} is outside the range of {metric} at "
-                                     f"P = {P.ravel()[i]}, N = {N.ravel()[i]}: [{low[i]:.6g}, {high[i]:.6g}]")
-
     # -- lookups --------------------------------------------------------------------------------
     def critical_value(self, metric, P, N, C, alpha=0.01) -> Answer:
         """Critical value m* for the best of C random classifiers at level alpha, from the table.
@@ -325,7 +314,7 @@ class Table:
         except ValueError:
             raise TablegenInputError("P, N, C and score must broadcast to one shape") from None
         index = {dim: np.broadcast_to(i, score.shape) for dim, i in index.items()}
-        self._check_scores(self._metrics[k], score, P_, N_)
+        check_scores_in_range(self._metrics[k], score, P_, N_)
         quantiles = self._gather("tail_quantile", k, index)  # (..., tail_probability)
         R = self._replicates[index["P"], index["N"]]
         low_hits, high_hits = exceedance_bounds(quantiles, self._tail_probabilities, R, score,

@@ -127,12 +127,25 @@ def check_replicates(R, Cs, alphas) -> int:
 def _score(metric: str, score, P: int, N: int) -> float:
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or np.isnan(score):
         raise TablegenInputError(f"score must be a number, got {score!r}")
-    low, high = get_metric(metric).range(P, N)
-    if not low - SCORE_TOLERANCE <= float(score) <= high + SCORE_TOLERANCE:
-        raise TablegenInputError(
-            f"score = {score} is outside the range of {metric} at P = {P}, N = {N}: [{low:.6g}, {high:.6g}]"
-        )
+    check_scores_in_range(metric, np.asarray(float(score)), np.asarray(P), np.asarray(N))
     return float(score)
+
+
+def check_scores_in_range(metric: str, score: np.ndarray, P: np.ndarray, N: np.ndarray) -> None:
+    """Raise unless every score lies in ``metric``'s range at its (P, N) (arrays of one shape).
+
+    Scores within :data:`SCORE_TOLERANCE` of an end count as inside.  The range is computed once
+    per distinct (P, N).
+    """
+    spec = get_metric(metric)
+    cells, where = np.unique(np.stack([P.ravel(), N.ravel()], axis=1), axis=0, return_inverse=True)
+    ranges = np.array([spec.range(int(p), int(n)) for p, n in cells]).reshape(-1, 2)
+    low, high = ranges[where.ravel(), 0], ranges[where.ravel(), 1]
+    outside = (score.ravel() < low - SCORE_TOLERANCE) | (score.ravel() > high + SCORE_TOLERANCE)
+    if outside.any():
+        i = int(np.argmax(outside))
+        raise TablegenInputError(f"score = {score.ravel()[i]:g} is outside the range of {metric} at "
+                                 f"P = {P.ravel()[i]}, N = {N.ravel()[i]}: [{low[i]:.6g}, {high[i]:.6g}]")
 
 
 def _method(value) -> str:
