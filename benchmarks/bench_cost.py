@@ -4,9 +4,11 @@
 
 Three parts are timed separately, in one process, each cell best of 3:
 
-* simulation (``simulate_cell(..., exact=False)``, default metrics) over cells with P + N from 40
-  to 2000 and R from 2e5 to 2e6, fitted by least squares as
-  ``seconds = setup + per_element_step * R * (P + N) + per_replicate * R``;
+* simulation (``simulate_cell(..., exact=False)``, default metrics) over lane-kernel cells with
+  P + N from 40 to 2000 and minority-kernel cells with min(P, N) from 10 to 60, R from 2e5 to 2e6,
+  fitted by least squares as ``seconds = setup + R * sampling + per_replicate * R``, where
+  sampling is ``per_element_step * (P + N)`` (lane kernel) or ``per_minority_ranking +
+  per_minority_position * min(P, N)`` (minority kernel);
 * the half-plane lattice exact values (best_f1 and best_balanced_accuracy), fitted as
   ``seconds = per_lattice_cell * P * N * (number of (C, alpha) pairs)``;
 * the exact AUC recursion, fitted as ``seconds = per_madd * P^2 N^2 / 4``.
@@ -24,8 +26,9 @@ import numpy as np
 from tablegen import cost
 from tablegen.cell import exact_critical_values, simulate_cell
 from tablegen.exact.auc import auc_null
+from tablegen.kernels.minority import uses_minority_sampling
 
-SIM_CELLS = [(20, 20), (100, 100), (20, 1000), (500, 500), (1000, 1000)]
+SIM_CELLS = [(20, 20), (100, 100), (500, 500), (1000, 1000), (20, 1000), (60, 2000), (10, 10000)]
 SIM_R = [200_000, 2_000_000]
 LATTICE_CELLS = [(100, 100), (300, 300), (1000, 1000)]
 AUC_CELLS = [(100, 100), (200, 200), (300, 300)]
@@ -47,11 +50,13 @@ def main() -> None:
     for P, N in SIM_CELLS:
         for R in SIM_R:
             t = best_of(3, lambda: simulate_cell(P, N, R, 1, exact=False, **CRITICAL))
-            rows.append((1.0, R * (P + N), R))
+            minority = uses_minority_sampling(P, N)
+            rows.append((1.0, 0 if minority else R * (P + N), R * minority, R * min(P, N) * minority, R))
             seconds.append(t)
             print(f"simulate ({P:4d}, {N:4d}) R = {R:>9,}: {t:7.3f} s")
     fit, *_ = np.linalg.lstsq(np.array(rows, float), np.array(seconds), rcond=None)
-    print(f"fit: setup {fit[0]:.3g} s, per element-step {fit[1]:.3g} s, per replicate {fit[2]:.3g} s")
+    print(f"fit: setup {fit[0]:.3g} s, per element-step {fit[1]:.3g} s, per minority ranking {fit[2]:.3g} s, "
+          f"per minority position {fit[3]:.3g} s, per replicate {fit[4]:.3g} s")
     pairs = len(CRITICAL["Cs"]) * len(CRITICAL["alphas"])
     lattice = []
     for P, N in LATTICE_CELLS:
@@ -65,13 +70,16 @@ def main() -> None:
         print(f"auc recursion ({P:4d}, {N:4d}): {t:7.3f} s = {madd[-1]:.3g} s per multiply-add")
     print("\ncoefficient            fitted      in tablegen/cost.py")
     for name, fitted in [("SETUP_SECONDS", fit[0]), ("SECONDS_PER_ELEMENT_STEP", fit[1]),
-                         ("SECONDS_PER_REPLICATE", fit[2]), ("SECONDS_PER_LATTICE_CELL", max(lattice)),
+                         ("SECONDS_PER_MINORITY_RANKING", fit[2]), ("SECONDS_PER_MINORITY_POSITION", fit[3]),
+                         ("SECONDS_PER_REPLICATE", fit[4]), ("SECONDS_PER_LATTICE_CELL", max(lattice)),
                          ("SECONDS_PER_AUC_MADD", max(madd))]:
-        print(f"{name:<24}{fitted:10.3g}  {getattr(cost, name):10.3g}")
+        print(f"{name:<30}{fitted:10.3g}  {getattr(cost, name):10.3g}")
     print("\nmodel error on the timed simulation cells (tablegen/cost.py coefficients):")
-    for (one, steps, R), t in zip(rows, seconds):
-        model = cost.SETUP_SECONDS + cost.SECONDS_PER_ELEMENT_STEP * steps + cost.SECONDS_PER_REPLICATE * R
-        print(f"  R (P+N) = {steps:.2e}: measured {t:7.3f} s, model {model:7.3f} s ({100 * (model / t - 1):+5.1f}%)")
+    cells = [(P, N, R) for P, N in SIM_CELLS for R in SIM_R]
+    for (P, N, R), t in zip(cells, seconds):
+        model = cost.cell_seconds(P, N, R, [], exact=False, critical_pairs=0)
+        print(f"  ({P:5d}, {N:5d}) R = {R:>9,}: measured {t:7.3f} s, model {model:7.3f} s "
+              f"({100 * (model / t - 1):+5.1f}%)")
 
 
 if __name__ == "__main__":

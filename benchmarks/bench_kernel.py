@@ -7,7 +7,10 @@ position of one ranking, sampling and all metrics included, i.e. the run time di
 ``replicates * (P + N)``.
 
 * numba: :func:`tablegen.mc.score_replicates`, the production path, in blocks of
-  :data:`tablegen.mc.DEFAULT_BLOCK_SIZE` rankings, compiled before timing.
+  :data:`tablegen.mc.DEFAULT_BLOCK_SIZE` rankings, compiled before timing.  It sends skewed cells
+  to the minority-class kernel (cost ~ min(P, N), :mod:`tablegen.kernels.minority`) and the others
+  to the lane kernel; the report names the kernel and also times the lane kernel alone, so the
+  minority kernel's gain is measured side by side (and the crossover rule can be checked).
 * numpy (batched): uniform keys from ``Generator.random((B, P+N))``, ``argsort`` along each row
   (the positives are items ``0 .. P-1``), then prefix counts by ``cumsum`` and every metric from
   them, in batches of about :data:`BATCH_ELEMENTS` elements so the working set stays a few MB.
@@ -39,12 +42,14 @@ from typing import Callable, Sequence  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
+from tablegen.kernels.lanes import simulate_rows  # noqa: E402
+from tablegen.kernels.minority import uses_minority_sampling  # noqa: E402
 from tablegen.kernels.ranking import BASE_COLUMNS  # noqa: E402
 from tablegen.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
 from tablegen.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
 
 #: Cells timed when ``--cells`` is not given.
-DEFAULT_CELLS = ((100, 100), (20, 1000), (1000, 1000))
+DEFAULT_CELLS = ((100, 100), (1000, 1000), (20, 1000), (70, 1000), (20, 400), (10, 10000))
 #: Elements (rankings x positions) per numpy batch: 1 MB of float64 keys, a few MB in all.
 BATCH_ELEMENTS = 1 << 17
 #: Root seed of the numba cell keys and of the numpy generator.
@@ -87,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loop-replicates", type=int, default=5_000,
                         help="rankings per cell in each timed run of the per-ranking numpy loop (default: %(default)s)")
     parser.add_argument("--cells", type=parse_cell, nargs="+", default=list(DEFAULT_CELLS), metavar="PxN",
-                        help="cells to time (default: 100x100 20x1000 1000x1000)")
+                        help="cells to time (default: %(default)s)")
     return parser
 
 
@@ -229,6 +234,16 @@ def numba_run(P: int, N: int, replicates: int, layout: KernelLayout) -> np.ndarr
     return out
 
 
+def lane_kernel_run(P: int, N: int, replicates: int, layout: KernelLayout) -> np.ndarray:
+    """:func:`numba_run` with the lane kernel whatever the cell (the minority kernel's comparison)."""
+    key = cell_key(SEED, P, N)
+    out = None
+    for first in range(0, replicates, DEFAULT_BLOCK_SIZE):
+        out = np.empty((min(DEFAULT_BLOCK_SIZE, replicates - first), len(BASE_COLUMNS) + layout.ks.size))
+        simulate_rows(P, N, key[0], key[1], first, layout.ks, out)
+    return out
+
+
 def check_numpy_scores(rng: np.random.Generator) -> None:
     """Assert that :meth:`NumpyBaseline.score` matches the reference scorers on the same rankings.
 
@@ -266,10 +281,12 @@ def warmed_up_runners(P: int, N: int, rng: np.random.Generator) -> dict[str, Cal
     one_at_a_time = NumpyBaseline(P, N, layout.ks, rng, batch=1)
     runners = {
         "numba": lambda replicates: numba_run(P, N, replicates, layout),
+        "lanes": lambda replicates: lane_kernel_run(P, N, replicates, layout),
         "numpy": baseline.run,
         "numpy_loop": one_at_a_time.run,
     }
     runners["numba"](1)
+    runners["lanes"](1)
     runners["numpy"](baseline.batch)
     runners["numpy_loop"](10)
     return runners
@@ -285,7 +302,7 @@ def time_cells(cells: Sequence[tuple[int, int]], replicates: dict[str, int], rep
     Returns
     -------
     dict
-        ``{(P, N): {"numba": ns, "numpy": ns, "numpy_loop": ns}}``.
+        ``{(P, N): {"numba": ns, "lanes": ns, "numpy": ns, "numpy_loop": ns}}``.
     """
     rng = np.random.default_rng(SEED)
     runners = {cell: warmed_up_runners(*cell, rng) for cell in cells}
@@ -351,12 +368,15 @@ def format_report(best: dict, replicates: dict[str, int], repeats: int, command:
         f"- lane kernel assembly: {lane_kernel_vectorisation()}",
         f"- command: `{command}`",
         "",
-        "| cell (P, N) | numba ns/element-step | numpy batched | ratio | numpy per ranking | ratio |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| cell (P, N) | kernel | numba ns/element-step | lane kernel alone | numpy batched | ratio "
+        "| numpy per ranking | ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for (P, N), ns in best.items():
-        lines.append(f"| ({P}, {N}) | {ns['numba']:.2f} | {ns['numpy']:.2f} | {ns['numpy'] / ns['numba']:.1f} | "
-                     f"{ns['numpy_loop']:.2f} | {ns['numpy_loop'] / ns['numba']:.1f} |")
+        kernel = "minority" if uses_minority_sampling(P, N) else "lanes"
+        lines.append(f"| ({P}, {N}) | {kernel} | {ns['numba']:.2f} | {ns['lanes']:.2f} | {ns['numpy']:.2f} | "
+                     f"{ns['numpy'] / ns['numba']:.1f} | {ns['numpy_loop']:.2f} | "
+                     f"{ns['numpy_loop'] / ns['numba']:.1f} |")
     return "\n".join(lines)
 
 
@@ -374,7 +394,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.replicates < 1 or args.repeats < 1 or args.loop_replicates < 1:
         parser.error("--replicates, --loop-replicates and --repeats must be >= 1")
     check_numpy_scores(np.random.default_rng(SEED))
-    replicates = {"numba": args.replicates, "numpy": args.replicates, "numpy_loop": args.loop_replicates}
+    replicates = {"numba": args.replicates, "lanes": args.replicates, "numpy": args.replicates,
+                  "numpy_loop": args.loop_replicates}
     best = time_cells(args.cells, replicates, args.repeats)
     command = shlex.join([sys.executable, script, *argv])
     print(format_report(best, replicates, args.repeats, command))

@@ -1,11 +1,13 @@
 """Per-cell cost model of a job, measured on the development machine (used by ``tablegen run --dry-run``).
 
-seconds(P, N, R) = SETUP + PER_ELEMENT_STEP * R * (P + N) + PER_REPLICATE * R     (Monte Carlo)
+seconds(P, N, R) = SETUP + R * sampling(P, N) + PER_REPLICATE * R                 (Monte Carlo)
                  + PER_LATTICE_CELL * P * N * pairs * (metrics among best_f1, best_balanced_accuracy)
 plus, once per task, PER_AUC_MADD * I^2 J^2 / 4 for the exact-AUC sweep over the bounding rectangle
 (I, J) of the task's cells within the cell engine's budget.
 
-``pairs`` is the number of (C, alpha) combinations.  The coefficients come from
+sampling(P, N) is PER_ELEMENT_STEP * (P + N) for the lane kernel and PER_MINORITY_RANKING +
+PER_MINORITY_POSITION * min(P, N) for cells the minority-class kernel samples
+(:func:`tablegen.kernels.minority.uses_minority_sampling`).  ``pairs`` is the number of (C, alpha) combinations.  The coefficients come from
 ``benchmarks/bench_cost.py`` (one core of a 2-core AVX-512 cloud VM, 2026-11-21); rerun it on other
 hardware and the dry-run estimate scales with them.  The per-replicate term is the tail bookkeeping
 (floor filter, sort and merge of the retained upper tail) and the per-cell scoring set-up.
@@ -15,10 +17,13 @@ from __future__ import annotations
 
 from tablegen.cell import EXACT_AUC_BUDGET
 from tablegen.exact.auc import auc_cost
+from tablegen.kernels.minority import uses_minority_sampling
 from tablegen.metrics import get_metric
 
 SETUP_SECONDS = 1.2e-3
 SECONDS_PER_ELEMENT_STEP = 6.4e-10
+SECONDS_PER_MINORITY_RANKING = 1.0e-7
+SECONDS_PER_MINORITY_POSITION = 6.8e-9
 SECONDS_PER_REPLICATE = 1.74e-7
 SECONDS_PER_LATTICE_CELL = 8.8e-8
 SECONDS_PER_AUC_MADD = 9.7e-10
@@ -31,11 +36,18 @@ def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: i
 
     Exact AUC is shared by the cells of a task (one recursion sweep): see :func:`auc_sweep_seconds`.
     """
-    seconds = SETUP_SECONDS + SECONDS_PER_ELEMENT_STEP * R * (P + N) + SECONDS_PER_REPLICATE * R
+    seconds = SETUP_SECONDS + R * sampling_seconds(P, N) + SECONDS_PER_REPLICATE * R
     if exact:
         lattice_metrics = sum(metric in _LATTICE_METRICS for metric in metrics)
         seconds += SECONDS_PER_LATTICE_CELL * P * N * critical_pairs * lattice_metrics
     return seconds
+
+
+def sampling_seconds(P: int, N: int) -> float:
+    """Estimated single-core seconds to sample and score one ranking of (P, N), by the kernel it uses."""
+    if uses_minority_sampling(P, N):
+        return SECONDS_PER_MINORITY_RANKING + SECONDS_PER_MINORITY_POSITION * min(P, N)
+    return SECONDS_PER_ELEMENT_STEP * (P + N)
 
 
 def auc_sweep_seconds(cells) -> float:

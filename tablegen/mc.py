@@ -17,6 +17,8 @@ import numpy as np
 
 from tablegen.accumulator import Tail, tail_add, tail_empty, tail_floor, tail_merge
 from tablegen.kernels.lanes import simulate_rows
+from tablegen.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
+                                      uses_minority_sampling)
 from tablegen.kernels.ranking import BASE_COLUMNS, simulate_block
 from tablegen.metrics import get_metric
 from tablegen.stats import tail_rank, upper_ranks
@@ -24,7 +26,10 @@ from tablegen.stats import tail_rank, upper_ranks
 logger = logging.getLogger(__name__)
 
 #: Name of the random stream recorded with every result.
-RNG_NAME = "xoshiro256** per replicate, keyed by splitmix64 on SeedSequence(seed, spawn_key=(P, N))"
+RNG_NAME = ("xoshiro256** per replicate, keyed by splitmix64 on SeedSequence(seed, spawn_key=(P, N)); "
+            f"Floyd sampling of the minority class where {MINORITY_FIXED} + {MINORITY_PER_POSITION} min(P, N) "
+            "<= P + N, "
+            "else sequential sampling (v2)")
 DEFAULT_BLOCK_SIZE = 1 << 16
 
 
@@ -58,11 +63,16 @@ def score_replicates(P: int, N: int, key, first: int, count: int, layout: Kernel
                      labels_out: np.ndarray | None = None) -> np.ndarray:
     """Kernel output (count, columns) for replicates ``first .. first + count - 1`` of a cell.
 
-    The lane-parallel kernel does the work; with ``labels_out`` (tests) the scalar kernel runs
-    instead and records the sampled rankings.  Both give the same values, bit for bit.
+    Skewed cells (:func:`~tablegen.kernels.minority.uses_minority_sampling`) are sampled by the
+    minority-class kernel, which records the rankings in ``labels_out`` (tests) if given.  Other
+    cells go to the lane-parallel kernel, or with ``labels_out`` to the scalar kernel, which records
+    the rankings; those two give the same values, bit for bit.
     """
     out = np.empty((count, len(BASE_COLUMNS) + layout.ks.size))
-    if labels_out is None:
+    if uses_minority_sampling(P, N):
+        labels = np.empty((0, 0), np.uint8) if labels_out is None else labels_out
+        simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels)
+    elif labels_out is None:
         simulate_rows(P, N, key[0], key[1], first, layout.ks, out)
     else:
         simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out)

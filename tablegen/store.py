@@ -140,9 +140,15 @@ def check_schema(attrs: dict, url: str) -> None:
 
 
 def check_resumable(config) -> None:
-    """Refuse to resume a store written by another config (different result hash) or schema."""
+    """Refuse to resume a store written by another config (result hash), schema or random stream."""
     attrs = dict(_group(config.store_url, config.storage_options, "r").attrs)
     check_schema(attrs, config.store_url)
+    if attrs.get("rng") != RNG_NAME:
+        raise StoreError(
+            f"store {config.store_url!r} was sampled with another random stream (rng = {attrs.get('rng')!r}); "
+            f"this tablegen {__version__} samples with {RNG_NAME!r}, so resuming would mix the two; "
+            "use a new store"
+        )
     if attrs.get("config_hash") != config.result_hash:
         stored = json.loads(attrs.get("config", "{}"))
         differing = sorted(k for k, v in config.result_fields().items()
