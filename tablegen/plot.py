@@ -16,11 +16,10 @@ KINDS = ("contour", "surface")
 
 def _pyplot():
     try:
-        import matplotlib
+        import matplotlib  # noqa: F401
     except ImportError:
         raise TablegenInputError("plotting needs matplotlib: pip install 'tablegen[plots]'") from None
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # no matplotlib.use(): the caller's backend (e.g. Jupyter's inline) stays
     return plt
 
 
@@ -81,6 +80,52 @@ def plot_critical_values(table: Table, metric: str, C: int, alpha: float = 0.01,
         axes.set(xlabel="negatives N", ylabel="positives P", zlabel="critical value", title=title)
         axes.view_init(elev=25, azim=-125)
     figure.text(0.01, 0.005, f"{grid.attrs['source']}, R = {grid.attrs['replicates']:,}", fontsize=7, color="grey")
+    if path is not None:
+        try:
+            figure.savefig(path, dpi=120)
+        finally:
+            plt.close(figure)
+    return figure
+
+
+def plot_topk(result, path=None):
+    """The random-confidence band of positives in the top k, with the user's curve over it.
+
+    Parameters
+    ----------
+    result : tablegen.topk.TopKTest or tablegen.topk.TopKBounds
+        A test (the curve, its bound and crossover are drawn) or bounds alone.
+    path : str or os.PathLike, optional
+        Write the figure there (format from the suffix) and close it.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    bounds = getattr(result, "bounds", result)
+    variant = getattr(result, "variant", "discrete")
+    plt = _pyplot()
+    k = bounds.k
+    figure, axes = plt.subplots(figsize=(7.5, 5), layout="constrained")
+    one = "one random ranking" if bounds.C == 1 else f"best of C = {bounds.C} random rankings"
+    one_short = "one ranking" if bounds.C == 1 else f"best of {bounds.C}"
+    axes.fill_between(k, bounds.lower, bounds.bound(variant), step="post" if variant == "discrete" else None,
+                      color="tab:grey", alpha=0.25,
+                      label=f"random band (lower bound of one ranking to the bound, {one_short})")
+    axes.plot(k, bounds.expected, color="tab:grey", linewidth=1, label="expected, k P / (P + N)")
+    axes.plot(k, bounds.bound(variant), color="black", linewidth=1.2,
+              drawstyle="steps-post" if variant == "discrete" else "default",
+              label=f"{variant} bound, {one}, alpha = {bounds.alpha:g}")
+    if hasattr(result, "observed"):
+        axes.plot(k, result.observed, color="tab:red", linewidth=1.6, label="your curve")
+        if result.crossover is not None:
+            axes.axvline(result.crossover, color="tab:red", linestyle=":", linewidth=1)
+            axes.annotate(f"crossover k = {result.crossover}", (result.crossover, result.observed[result.crossover - 1]),
+                          textcoords="offset points", xytext=(8, -14), color="tab:red", fontsize=9)
+    axes.set(xlabel="k (top of the ranking)", ylabel="positives in the top k",
+             title=f"Positives in the top k against random rankings (P = {bounds.P:,}, N = {bounds.N:,})",
+             xlim=(1, k[-1]), ylim=(0, None))
+    axes.legend(loc="upper left", fontsize=8)
     if path is not None:
         try:
             figure.savefig(path, dpi=120)
