@@ -133,13 +133,13 @@ def _check_question(P, N, K, C, alpha) -> tuple[int, int, int, int, float]:
     return P, N, K, check_integer("C", C, 1), check_alpha("alpha", alpha)
 
 
-def _sweep(P, N, K, levels, observed):
+def _sweep(P, N, K, levels, observed, lower_level=0.5):
     discrete = np.empty((K, len(levels)))
     interpolated = np.empty((K, len(levels)))
-    p_discrete, p_interpolated = np.empty(K), np.empty(K)
+    p_discrete, p_interpolated, lower = np.empty(K), np.empty(K), np.empty(K)
     topk_sweep(P, N, K, np.asarray(levels, dtype=float), observed, discrete, interpolated,
-               p_discrete, p_interpolated)
-    return discrete, interpolated, p_discrete, p_interpolated
+               p_discrete, p_interpolated, float(lower_level), lower)
+    return discrete, interpolated, p_discrete, p_interpolated, lower
 
 
 def binomial_bound(P: int, N: int, k: np.ndarray, p: float) -> np.ndarray:
@@ -183,16 +183,10 @@ def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: floa
     """
     P, N, K, C, alpha = _check_question(P, N, K, C, alpha)
     p = float(upper_tail_probability(C, alpha))
-    discrete, interpolated, _, _ = _sweep(P, N, K, [p], np.full(K, np.nan))
+    discrete, interpolated, _, _, lower = _sweep(P, N, K, [p], np.full(K, np.nan), lower_level=alpha)
     k = np.arange(1, K + 1)
     return TopKBounds(P, N, C, alpha, p, k, discrete[:, 0], interpolated[:, 0], binomial_bound(P, N, k, p),
-                      k * P / (P + N), _lower_bound(P, N, K, alpha))
-
-
-def _lower_bound(P, N, K, p):
-    """Interpolated lower bound at p: k minus the upper bound of the negatives in the top k."""
-    _, negatives, _, _ = _sweep(N, P, K, [p], np.full(K, np.nan))
-    return np.arange(1, K + 1) - negatives[:, 0]
+                      k * P / (P + N), lower)
 
 
 def topk_test(observed, P: int, N: int, *, C: int = 1, alpha: float = 0.01,
@@ -226,7 +220,7 @@ def topk_test(observed, P: int, N: int, *, C: int = 1, alpha: float = 0.01,
         raise TablegenInputError(f"observed[{i}] (k = {i + 1}) must be within [{low[i]}, {high[i]}] "
                                  f"positives in the top {i + 1} of P = {bounds.P}, N = {bounds.N}; got {curve[i]}")
     curve = np.where(np.isnan(curve), np.nan, np.clip(curve, low, high))
-    _, _, single_discrete, single_interpolated = _sweep(bounds.P, bounds.N, curve.size, [0.5], curve)
+    _, _, single_discrete, single_interpolated, _ = _sweep(bounds.P, bounds.N, curve.size, [0.5], curve)
     bound = bounds.bound(variant)
     with np.errstate(invalid="ignore"):
         significant = curve > bound + 1e-9

@@ -228,3 +228,10 @@ def test_cli_bad_input_exits_2_naming_the_option(argv, text, capsys, tmp_path):
     assert main([*argv, "--plot", str(image)]) == 2
     assert text in capsys.readouterr().err
     assert not image.exists()
+
+
+@pytest.mark.parametrize("P,N,alpha", [(3, 4, 0.2), (10, 90, 0.05), (300, 40, 0.01), (50, 5000, 0.001)])
+def test_lower_bound_is_the_mirror_image_of_the_negatives_upper_bound(P, N, alpha):
+    lower = topk_bounds(P, N, alpha=alpha, C=7).lower  # the lower bound is one ranking's, at alpha
+    negatives = topk_bounds(N, P, alpha=alpha).interpolated
+    np.testing.assert_allclose(lower, np.arange(1, P + N + 1) - negatives, rtol=0, atol=1e-9)

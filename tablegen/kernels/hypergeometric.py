@@ -31,12 +31,12 @@ import numpy as np
 @nb.njit(nogil=True)
 def _advance(pmf, k, n_pos, n_neg):
     """Turn the distribution of X_{k-1} in ``pmf`` into that of X_k, in place."""
-    remaining = n_pos + n_neg - k + 1
+    inverse = 1.0 / (n_pos + n_neg - k + 1)
     high = min(k, n_pos)
-    for x in range(high, -1, -1):
+    for x in range(high, max(0, k - 1 - n_neg) - 1, -1):
         negatives_left = n_neg - (k - 1 - x)
-        stay = pmf[x] * negatives_left / remaining if negatives_left > 0 and x <= k - 1 else 0.0
-        arrive = pmf[x - 1] * (n_pos - x + 1) / remaining if x >= 1 else 0.0
+        stay = pmf[x] * (negatives_left * inverse) if negatives_left > 0 and x <= k - 1 else 0.0
+        arrive = pmf[x - 1] * ((n_pos - x + 1) * inverse) if x >= 1 else 0.0
         pmf[x] = stay + arrive
 
 
@@ -49,7 +49,17 @@ def _upper_tails(pmf, tails, low, high):
 
 
 @nb.njit(nogil=True)
-def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_discrete, p_interpolated):
+def _lower_tails(pmf, tails, low, high):
+    """tails[c] = Pr(X <= c) for c = low..high, summed from the bottom."""
+    total = 0.0
+    for c in range(low, high + 1):
+        total += pmf[c]
+        tails[c] = total
+
+
+@nb.njit(nogil=True)
+def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_discrete, p_interpolated,
+               lower_level, lower):
     """Bounds at every level and p-values of every observed count, for k = 1..n_k, in one pass.
 
     Parameters
@@ -66,14 +76,26 @@ def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_di
         Filled with the discrete and interpolated bounds n(k, p).
     p_discrete, p_interpolated : float64 arrays (K,)
         Filled with Pr(X_k >= ceil(x_k)) and the interpolated Pr(X_k > x_k) (NaN where x_k is NaN).
+    lower_level : float
+        Tail probability of the lower bound.
+    lower : float64 array (K,)
+        Filled with the interpolated lower bound: the mirror image of the upper one (the upper bound
+        of the negatives in the top k, subtracted from k), c + 1 - (Pr(X_k <= c) - p) / Pr(X_k = c)
+        with c the largest count with Pr(X_k < c) <= p.
     """
     pmf = np.zeros(n_pos + 2)
     tails = np.zeros(n_pos + 3)
+    lower_tails = np.zeros(n_pos + 2)
     pmf[0] = 1.0
     for k in range(1, n_k + 1):
         _advance(pmf, k, n_pos, n_neg)
         low, high = max(0, k - n_neg), min(k, n_pos)
         _upper_tails(pmf, tails, low, high)
+        _lower_tails(pmf, lower_tails, low, high)
+        c = low
+        while c < high and lower_tails[c] <= lower_level:
+            c += 1
+        lower[k - 1] = c + 1 - min(1.0, (lower_tails[c] - lower_level) / pmf[c]) if pmf[c] > 0 else c
         for j in range(levels.shape[0]):
             p = levels[j]
             c = high
