@@ -23,6 +23,16 @@ def _pyplot():
     return plt
 
 
+def _saved(figure, path, plt):
+    """Write ``figure`` to ``path`` (if given) and close it; return it."""
+    if path is not None:
+        try:
+            figure.savefig(path, dpi=120)
+        finally:
+            plt.close(figure)
+    return figure
+
+
 def _ticks(axis) -> list[int]:
     """1-2-5 ticks inside the axis's range, plus its ends."""
     nice = [m * 10 ** e for e in range(0, 7) for m in (1, 2, 5)]
@@ -80,12 +90,7 @@ def plot_critical_values(table: Table, metric: str, C: int, alpha: float = 0.01,
         axes.set(xlabel="negatives N", ylabel="positives P", zlabel="critical value", title=title)
         axes.view_init(elev=25, azim=-125)
     figure.text(0.01, 0.005, f"{grid.attrs['source']}, R = {grid.attrs['replicates']:,}", fontsize=7, color="grey")
-    if path is not None:
-        try:
-            figure.savefig(path, dpi=120)
-        finally:
-            plt.close(figure)
-    return figure
+    return _saved(figure, path, plt)
 
 
 def plot_topk(result, path=None):
@@ -126,9 +131,4 @@ def plot_topk(result, path=None):
              title=f"Positives in the top k against random rankings (P = {bounds.P:,}, N = {bounds.N:,})",
              xlim=(1, k[-1]), ylim=(0, None))
     axes.legend(loc="upper left", fontsize=8)
-    if path is not None:
-        try:
-            figure.savefig(path, dpi=120)
-        finally:
-            plt.close(figure)
-    return figure
+    return _saved(figure, path, plt)

@@ -7,6 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from scipy import stats
+from test_kernel import METRICS, assert_scores_equal_reference
 from test_rng import py_replicate_state, py_xoshiro
 
 from tablegen.kernels.minority import (
@@ -20,8 +21,6 @@ from tablegen.kernels.ranking import BASE_COLUMNS
 from tablegen.mc import KernelLayout, cell_key, score_replicates
 from tablegen.metrics import get_metric
 
-METRICS = (*BASE_COLUMNS, "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
-BIT_EXACT = ("auc", "best_accuracy", "best_f1", "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
 NO_LABELS = np.empty((0, 0), np.uint8)
 
 
@@ -100,15 +99,7 @@ def test_bounded_draw_rejects_like_the_reference():
 @pytest.mark.parametrize("P,N", [(1, 1), (1, 9), (9, 1), (2, 300), (300, 5), (37, 211), (211, 37),
                                  (5, 5), (20, 1000), (3000, 40)])
 def test_scores_equal_reference_scorers(P, N):
-    layout, labels, out = run_kernel(P, N, R=300)
-    assert (labels.sum(axis=1) == P).all()
-    for metric in METRICS:
-        reference = get_metric(metric).reference_scores(labels, P, N)
-        kernel = out[:, layout.columns[metric]]
-        if metric in BIT_EXACT:
-            np.testing.assert_array_equal(kernel, reference, err_msg=metric)
-        else:
-            np.testing.assert_allclose(kernel, reference, rtol=1e-13, atol=0, err_msg=metric)
+    assert_scores_equal_reference(*run_kernel(P, N, R=300), P, N)
 
 
 def test_average_precision_from_negative_positions_stays_close_at_scale():
