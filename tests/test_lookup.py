@@ -12,6 +12,7 @@ import zarr
 import tablegen
 from jobtools import small_config
 from tablegen import TablegenInputError, critical_value, open_table, p_value, significance_test
+from tablegen.mc import RNG_NAME
 from tablegen.config import load_config
 from tablegen.exact import exact_critical_value, exact_p_value
 from tablegen.job import run
@@ -320,13 +321,20 @@ def test_public_names():
 
 @pytest.mark.slow
 def test_bundled_table_cells_are_reproduced_bit_for_bit_from_the_repo_config(table):
-    """Recompute two cells of configs/paper.yaml at R = 10^7 and compare every stored variable (~5 s)."""
+    """Recompute three cells of configs/paper.yaml at R = 10^7 and compare every stored variable (~10 s).
+
+    (20, 20) and (20, 30) come from the lane kernel, (20, 1000) from the minority-class kernel.
+    """
     from tablegen.job import compute_chunk
+    from tablegen.kernels.minority import uses_minority_sampling
     from tablegen.plan import Chunk
     from tablegen.store import DATA_VARIABLES
 
     config = load_config(REPO / "configs" / "paper.yaml")
-    arrays = compute_chunk(config, Chunk(0, 1, 0, 2))  # (P, N) = (20, 20) and (20, 30)
-    stored = table.ds.isel(P=slice(0, 1), N=slice(0, 2))
-    for name in DATA_VARIABLES:
-        np.testing.assert_array_equal(arrays[name], stored[name].values, err_msg=name)
+    assert table.ds.attrs["rng"] == RNG_NAME
+    for chunk in (Chunk(0, 1, 0, 2), Chunk(0, 1, 18, 19)):
+        arrays = compute_chunk(config, chunk)
+        stored = table.ds.isel(P=slice(chunk.p_start, chunk.p_stop), N=slice(chunk.n_start, chunk.n_stop))
+        for name in DATA_VARIABLES:
+            np.testing.assert_array_equal(arrays[name], stored[name].values, err_msg=name)
+    assert uses_minority_sampling(20, int(table.ds.N[18])) and not uses_minority_sampling(20, 30)
