@@ -79,15 +79,18 @@ def _combine(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.nda
     return _run_lengths(values[order], counts[order])
 
 
-def tail_floor(tail: Tail) -> float:
-    """Smallest value a new sample must reach to enter a full tail (-inf while it is not full).
+def tail_candidates(tail: Tail, samples: np.ndarray) -> np.ndarray:
+    """The samples that can change ``tail``: all while it is not full, else those above its floor.
 
-    A sample strictly below the floor of a full tail can never enter it, so a caller may drop such
-    samples before :func:`tail_add` (passing ``seen``) without changing the result.
+    A full tail holds ``capacity`` samples at or above its floor, so another copy of the floor
+    value leaves its multiset as it is (copies of one value are interchangeable), and a smaller
+    value cannot enter.  Dropping the rest before :func:`tail_add` (passing ``seen``) therefore
+    gives the same tail; for a discrete metric whose floor is a common value (TP@10 = 0 in a skewed
+    cell) it drops most of a batch.
     """
     if tail.capacity == 0 or tail.retained < tail.capacity:
-        return -np.inf
-    return float(tail.values[0])
+        return samples
+    return samples[samples > tail.values[0]]
 
 
 def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
@@ -98,7 +101,7 @@ def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
     tail : Tail
         The tail so far.
     samples : array_like
-        The batch, or the part of it at or above ``tail_floor(tail)`` (see ``seen``).
+        The batch, or the part of it that :func:`tail_candidates` keeps (see ``seen``).
     seen : int, optional
         How many samples the batch held before any were dropped below the floor (default:
         ``len(samples)``).
@@ -107,7 +110,7 @@ def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
     n_samples = samples.size if seen is None else int(seen)
     if samples.size > tail.capacity:  # only the batch's own top `capacity` can survive
         samples = np.partition(samples, samples.size - tail.capacity)[samples.size - tail.capacity:]
-    samples = samples[samples >= tail_floor(tail)]
+    samples = tail_candidates(tail, samples)
     batch_values, batch_counts = _run_lengths(np.sort(samples), np.ones(samples.size, np.int64))
     batch = Tail(batch_values, batch_counts, n_samples, tail.capacity)
     return tail_merge(tail, batch)

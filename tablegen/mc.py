@@ -15,7 +15,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from tablegen.accumulator import Tail, tail_add, tail_empty, tail_floor, tail_merge
+from tablegen.accumulator import Tail, tail_add, tail_candidates, tail_empty, tail_merge
 from tablegen.kernels.lanes import simulate_rows
 from tablegen.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
                                       uses_minority_sampling)
@@ -126,7 +126,7 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
         pending_seen += count
         for m in metrics:
             column = out[:, layout.columns[m]]
-            pending[m].append(column[column >= tail_floor(tails[m])])
+            pending[m].append(tail_candidates(tails[m], column))
             if m in thresholds:
                 counts[m] += int(np.count_nonzero(column >= thresholds[m]))
         if first + count == R or max(sum(b.size for b in pending[m]) for m in metrics) >= capacity:
