@@ -59,7 +59,7 @@ _NO_LABELS = np.empty((0, 0), np.uint8)
 logger = logging.getLogger(__name__)
 
 
-def _jit_cached(**options):
+def jit_cached(**options):
     """``njit`` with numba's on-disk cache where it finds a writable place (else without, warned).
 
     Compiling the lane kernel takes about 8 s; the cache makes later processes start in ~0.2 s.
@@ -218,7 +218,7 @@ def _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results):
             out[row0 + l, column] = results[column * LANES + l]
 
 
-@_jit_cached(nogil=True, error_model="numpy")
+@jit_cached(nogil=True, error_model="numpy")
 def _lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged):
     """Fill ``out`` like ``simulate_block``; return how many rows were flagged (listed in ``flagged``)."""
     n = n_pos + n_neg

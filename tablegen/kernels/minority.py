@@ -45,6 +45,7 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from tablegen.kernels.lanes import jit_cached
 from tablegen.kernels.rng import replicate_state, xoshiro_next
 
 #: A cell uses this kernel when MINORITY_FIXED + MINORITY_PER_POSITION * min(P, N) <= P + N, in units
@@ -187,7 +188,7 @@ def _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g,
     out[row, 4] = ap_sum / n_pos
 
 
-@nb.njit(nogil=True)
+@jit_cached(nogil=True)
 def simulate_minority_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out):
     """Fill ``out`` like :func:`tablegen.kernels.ranking.simulate_block`, sampling minority positions.
 
