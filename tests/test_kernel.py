@@ -64,8 +64,8 @@ def test_sampler_is_uniform_over_all_arrangements():
     assert result.pvalue > 1e-4, result
 
 
-def test_rows_are_replicates_not_positions_in_a_block():
-    P, N = 30, 40
+@pytest.mark.parametrize("P,N", [(30, 40), (10, 900)])  # the lane kernel, the minority-class kernel
+def test_rows_are_replicates_not_positions_in_a_block(P, N):
     layout = KernelLayout.for_metrics(METRICS, P, N)
     key = cell_key(11, P, N)
     whole = score_replicates(P, N, key, 0, 100, layout)

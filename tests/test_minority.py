@@ -118,15 +118,6 @@ def test_sampler_is_uniform_over_all_arrangements(P, N):
     assert stats.chisquare(np.array(list(counts.values()))).pvalue > 1e-4
 
 
-def test_rows_are_replicates_not_positions_in_a_block():
-    P, N = 10, 900
-    layout = KernelLayout.for_metrics(METRICS, P, N)
-    key = cell_key(11, P, N)
-    whole = score_replicates(P, N, key, 0, 100, layout)
-    tail = score_replicates(P, N, key, 60, 40, layout)
-    np.testing.assert_array_equal(whole[60:], tail)
-
-
 def test_rule_depends_on_the_cell_alone_and_is_symmetric():
     for P, N in [(20, 500), (70, 1000), (2, 300), (10, 10_000)]:
         assert uses_minority_sampling(P, N) and uses_minority_sampling(N, P)
