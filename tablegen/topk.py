@@ -12,7 +12,6 @@ the crossover point where it first beats the bound at two consecutive k.  Conven
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,8 +20,6 @@ from scipy import stats as scipy_stats
 from tablegen.kernels.hypergeometric import topk_sweep
 from tablegen.stats import p_value_from_tail, upper_tail_probability
 from tablegen.validation import TablegenInputError, check_alpha, check_integer
-
-logger = logging.getLogger(__name__)
 
 VARIANTS = ("discrete", "interpolated", "binomial")
 #: Consecutive k at which the curve must beat the bound for a crossover.
