@@ -344,15 +344,11 @@ def _plot_parser(sub) -> None:
 
 
 def _run_plot(args) -> int:
-    from tablegen.plot import plot_critical_values  # matplotlib is optional
+    from tablegen.plot import image_errors, plot_critical_values  # matplotlib is optional
 
-    try:
+    with image_errors("-o", args.output):
         plot_critical_values(_finished_table(args.store), args.metric, args.C, args.alpha, args.kind, args.output,
                              args.values)
-    except (OSError, ValueError) as error:
-        if isinstance(error, TablegenInputError):
-            raise
-        raise TablegenInputError(f"-o {args.output}: cannot write the image ({error})") from None
     print(f"wrote {args.output}")
     return 0
 

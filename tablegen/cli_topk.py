@@ -114,14 +114,10 @@ def run_topk(args) -> int:
                      "Pr(X >= ceil(x)); interpolated Pr(X > x) interpolated between integers, the inverse of "
                      "the interpolated bound.")
     if args.plot is not None:
-        from tablegen.plot import plot_topk  # matplotlib is optional
+        from tablegen.plot import image_errors, plot_topk  # matplotlib is optional
 
-        try:
+        with image_errors("--plot", args.plot):
             plot_topk(result, args.plot)
-        except (OSError, ValueError) as error:
-            if isinstance(error, TablegenInputError):
-                raise
-            raise TablegenInputError(f"--plot {args.plot}: cannot write the image ({error})") from None
     if args.json:
         print(json.dumps(payload, indent=2))
     else:

@@ -5,6 +5,8 @@ Needs matplotlib (``pip install 'tablegen[plots]'``); the error says so when it 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from tablegen.export import appendix_grid
@@ -21,6 +23,20 @@ def _pyplot():
         raise TablegenInputError("plotting needs matplotlib: pip install 'tablegen[plots]'") from None
     import matplotlib.pyplot as plt  # no matplotlib.use(): the caller's backend (e.g. Jupyter's inline) stays
     return plt
+
+
+@contextmanager
+def image_errors(option: str, path):
+    """Turn a failure to write the image at ``path`` into an error naming ``option`` (CLI use).
+
+    Errors that already name their argument (:class:`TablegenInputError`) pass through unchanged.
+    """
+    try:
+        yield
+    except TablegenInputError:
+        raise
+    except (OSError, ValueError) as error:
+        raise TablegenInputError(f"{option} {path}: cannot write the image ({error})") from None
 
 
 def _saved(figure, path, plt):
