@@ -1,4 +1,4 @@
-"""Measure the per-cell cost model of :mod:`tablegen.cost` on this machine and fit its coefficients.
+"""Measure the per-cell cost model of :mod:`tablegen.batch.cost` on this machine and fit its coefficients.
 
     .venv/bin/python benchmarks/bench_cost.py            # about two minutes on one core
 
@@ -10,11 +10,11 @@ Three parts are timed separately, in one process, each cell best of 3:
   sampling is ``per_element_step * (P + N)`` (lane kernel) or ``per_minority_ranking +
   per_minority_position * min(P, N)`` (minority kernel);
 * the half-plane lattice exact values (best_f1 and best_balanced_accuracy), measured beside the
-  model (:func:`tablegen.exact.lattice.lattice_cost` per (C, alpha) pair; fitted in
+  model (:func:`tablegen.compute.exact.lattice.lattice_cost` per (C, alpha) pair; fitted in
   ``benchmarks/bench_lattice.py``), which should sit above them;
 * the exact AUC recursion, fitted as ``seconds = per_madd * P^2 N^2 / 4``.
 
-It prints the fitted coefficients beside those in ``tablegen/cost.py`` and the relative error of
+It prints the fitted coefficients beside those in ``tablegen/batch/cost.py`` and the relative error of
 the model on every timed cell.
 """
 
@@ -24,10 +24,10 @@ import time
 
 import numpy as np
 
-from tablegen import cost
-from tablegen.cell import exact_critical_values, simulate_cell
-from tablegen.exact.auc import auc_null
-from tablegen.kernels.minority import uses_minority_sampling
+from tablegen.batch import cost
+from tablegen.compute.cell import exact_critical_values, simulate_cell
+from tablegen.compute.exact.auc import auc_null
+from tablegen.compute.kernels.minority import uses_minority_sampling
 
 SIM_CELLS = [(20, 20), (100, 100), (500, 500), (1000, 1000), (20, 1000), (60, 2000), (10, 10000)]
 SIM_R = [200_000, 2_000_000]
@@ -69,12 +69,12 @@ def main() -> None:
         t = best_of(3, lambda: auc_null(P, N))
         madd.append(t / (P * P * N * N / 4))
         print(f"auc recursion ({P:4d}, {N:4d}): {t:7.3f} s = {madd[-1]:.3g} s per multiply-add")
-    print("\ncoefficient            fitted      in tablegen/cost.py")
+    print("\ncoefficient            fitted      in tablegen/batch/cost.py")
     for name, fitted in [("SETUP_SECONDS", fit[0]), ("SECONDS_PER_ELEMENT_STEP", fit[1]),
                          ("SECONDS_PER_MINORITY_RANKING", fit[2]), ("SECONDS_PER_MINORITY_POSITION", fit[3]),
                          ("SECONDS_PER_REPLICATE", fit[4]), ("SECONDS_PER_AUC_MADD", max(madd))]:
         print(f"{name:<30}{fitted:10.3g}  {getattr(cost, name):10.3g}")
-    print("\nmodel error on the timed simulation cells (tablegen/cost.py coefficients):")
+    print("\nmodel error on the timed simulation cells (tablegen/batch/cost.py coefficients):")
     cells = [(P, N, R) for P, N in SIM_CELLS for R in SIM_R]
     for (P, N, R), t in zip(cells, seconds):
         model = cost.cell_seconds(P, N, R, [], exact=False, critical_pairs=0)

@@ -4,10 +4,10 @@ For each cell (default (100, 100), (20, 1000), (1000, 1000), (10, 10000)) it rep
 
 * GPU kernel time per element-step (one position of one ranking, every metric), in picoseconds:
   the scoring kernel alone over ``--replicates`` rankings in launches of
-  :data:`tablegen.kernels.cuda.driver.DEVICE_BLOCK_SIZE`, synchronised, best of ``--repeats``.
+  :data:`tablegen.compute.kernels.cuda.driver.DEVICE_BLOCK_SIZE`, synchronised, best of ``--repeats``.
   Minority-class cells (Floyd sampling, cost ~ min(P, N)) are still divided by R (P + N), so the
   figure is comparable with the lane cells' and with the CPU's;
-* the CPU kernel (:func:`tablegen.mc.score_replicates`: lane or minority kernel, one core) in
+* the CPU kernel (:func:`tablegen.compute.mc.score_replicates`: lane or minority kernel, one core) in
   nanoseconds per element-step on ``--cpu-replicates`` rankings;
 * end-to-end seconds of ``simulate_cell(P, N, R, device="cuda", exact=False)`` (kernel, device-side
   tail filtering, host merge, finalisation) at R = ``--replicates``;
@@ -75,7 +75,7 @@ def best_seconds(function, repeats):
 def gpu_kernel_seconds(P, N, key, layout, R, repeats):
     from numba import cuda
 
-    from tablegen.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
+    from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
 
     block = min(DEVICE_BLOCK_SIZE, R)
     cell = CudaCell(P, N, key, layout.ks, block)
@@ -93,9 +93,9 @@ def bit_identical(P, N, key, layout, R, seed, alphas):
     """Every score of R rankings, then the finalised cell, GPU against CPU (bytes)."""
     import numpy as np
 
-    from tablegen.cell import simulate_cell
-    from tablegen.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
-    from tablegen.mc import score_replicates
+    from tablegen.compute.cell import simulate_cell
+    from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
+    from tablegen.compute.mc import score_replicates
 
     block = min(DEVICE_BLOCK_SIZE, R)
     cell = CudaCell(P, N, key, layout.ks, block)
@@ -116,8 +116,8 @@ def main(argv=None):
         import warnings
 
         warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)
-    from tablegen.kernels.cuda.device import resolve_device
-    from tablegen.validation import TablegenInputError
+    from tablegen.compute.kernels.cuda.device import resolve_device
+    from tablegen.errors import TablegenInputError
 
     try:
         resolve_device("cuda")
@@ -126,9 +126,9 @@ def main(argv=None):
         return 2
     from numba import cuda
 
-    from tablegen.cell import simulate_cell
-    from tablegen.mc import KernelLayout, cell_key, score_replicates
-    from tablegen.metrics import DEFAULT_METRICS
+    from tablegen.compute.cell import simulate_cell
+    from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
+    from tablegen.compute.metrics import DEFAULT_METRICS
 
     name = "numba-cuda simulator" if args.simulator else cuda.get_current_device().name
     device_name = name.decode() if isinstance(name, bytes) else name

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import distributed
 
-from tablegen.config import config_from_mapping
-from tablegen.job import run, worker_environment
+from tablegen.batch.config import config_from_mapping
+from tablegen.batch.job import run, worker_environment
 
 GRID = [20, 30, 40, 50, 60, 70, 80, 90, 100]
 

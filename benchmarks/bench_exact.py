@@ -1,10 +1,10 @@
 """Seconds per exact critical value and per p-value, per metric and cell, one core, warm process.
 
 Every exact metric at 100², 1000², 3000², 10⁴², (1000, 10⁵) and (20, 10⁶) through the public route
-(:func:`tablegen.exact.null_distribution`, then one critical value at (C, alpha) = (1000, 0.01) and
+(:func:`tablegen.compute.exact.null_distribution`, then one critical value at (C, alpha) = (1000, 0.01) and
 one p-value at that value — a fresh null object each time, so nothing is cached between them).
 Beside it, the previous routine where it still runs within ``--old-budget`` seconds (estimated):
-for AUC the Mann–Whitney recursion (``tablegen.exact.auc.auc_pmf_sweep``); for the lattice metrics
+for AUC the Mann–Whitney recursion (``tablegen.compute.exact.auc.auc_pmf_sweep``); for the lattice metrics
 see ``benchmarks/bench_lattice.py``, which keeps the old programme.  Each figure is the best of
 ``--repeat`` runs; MB is the peak traced by tracemalloc for one critical value.  Prints the CPU's
 vector width (AVX-512 or AVX2) and the load average (a shared machine inflates every figure).
@@ -26,9 +26,9 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from tablegen.exact import exact_cost, null_critical_value, null_distribution, null_tail_ge  # noqa: E402
-from tablegen.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
-from tablegen.stats import upper_tail_probability  # noqa: E402
+from tablegen.compute.exact import exact_cost, null_critical_value, null_distribution, null_tail_ge  # noqa: E402
+from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
+from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "20x1000000"]
 METRICS = ["auc", "best_f1", "best_balanced_accuracy", "best_accuracy", "tp_at_10", "precision_at_10"]

@@ -1,14 +1,14 @@
 """Single-core throughput of the Monte Carlo kernel against a vectorised numpy baseline.
 
 Both implementations do the same work: sample uniformly random rankings of P positives and
-N negatives and score every metric of :data:`tablegen.metrics.DEFAULT_METRICS` on each (DESIGN §1,
+N negatives and score every metric of :data:`tablegen.compute.metrics.DEFAULT_METRICS` on each (DESIGN §1,
 all P + N + 1 thresholds).  The unit reported is nanoseconds per element-step: the time for one
 position of one ranking, sampling and all metrics included, i.e. the run time divided by
 ``replicates * (P + N)``.
 
-* numba: :func:`tablegen.mc.score_replicates`, the production path, in blocks of
-  :data:`tablegen.mc.DEFAULT_BLOCK_SIZE` rankings, compiled before timing.  It sends skewed cells
-  to the minority-class kernel (cost ~ min(P, N), :mod:`tablegen.kernels.minority`) and the others
+* numba: :func:`tablegen.compute.mc.score_replicates`, the production path, in blocks of
+  :data:`tablegen.compute.mc.DEFAULT_BLOCK_SIZE` rankings, compiled before timing.  It sends skewed cells
+  to the minority-class kernel (cost ~ min(P, N), :mod:`tablegen.compute.kernels.minority`) and the others
   to the lane kernel; the report names the kernel and also times the lane kernel alone, so the
   minority kernel's gain is measured side by side (and the crossover rule can be checked).
 * numpy (batched): uniform keys from ``Generator.random((B, P+N))``, ``argsort`` along each row
@@ -19,7 +19,7 @@ position of one ranking, sampling and all metrics included, i.e. the run time di
   simulation is usually written (and the shape of the paper's own loop).  Timed on fewer rankings
   (``--loop-replicates``), since it is per element-step either way.
 
-The numpy scorer is checked against the reference scorers of :mod:`tablegen.metrics` on the same
+The numpy scorer is checked against the reference scorers of :mod:`tablegen.compute.metrics` on the same
 rankings before anything is timed.  Each timing is the best of ``--repeats`` runs; the two
 implementations alternate inside one loop (and swap order every repeat) so machine noise hits both.
 
@@ -42,11 +42,11 @@ from typing import Callable, Sequence  # noqa: E402
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from tablegen.kernels.lanes import simulate_rows  # noqa: E402
-from tablegen.kernels.minority import uses_minority_sampling  # noqa: E402
-from tablegen.kernels.ranking import BASE_COLUMNS  # noqa: E402
-from tablegen.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
-from tablegen.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
+from tablegen.compute.kernels.lanes import simulate_rows  # noqa: E402
+from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
+from tablegen.compute.kernels.ranking import BASE_COLUMNS  # noqa: E402
+from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
 
 #: Cells timed when ``--cells`` is not given.
 DEFAULT_CELLS = ((100, 100), (1000, 1000), (20, 1000), (70, 1000), (20, 400), (10, 10000))
@@ -120,7 +120,7 @@ class NumpyBaseline:
     P, N : int
         Positives and negatives of the cell.
     ks : ndarray of int
-        Cut-offs of the tp_at_k columns, each in 1 .. P + N (as in :class:`tablegen.mc.KernelLayout`).
+        Cut-offs of the tp_at_k columns, each in 1 .. P + N (as in :class:`tablegen.compute.mc.KernelLayout`).
     rng : numpy.random.Generator
         Source of the keys.
     batch : int, optional
@@ -176,7 +176,7 @@ class NumpyBaseline:
         Returns
         -------
         ndarray of float64, shape (count, 5 + len(ks))
-            Columns :data:`tablegen.kernels.ranking.BASE_COLUMNS`, then TP at each cut-off.  A view
+            Columns :data:`tablegen.compute.kernels.ranking.BASE_COLUMNS`, then TP at each cut-off.  A view
             of an internal buffer, overwritten by the next call.
         """
         P, N = self.P, self.N
@@ -342,7 +342,7 @@ def lane_kernel_vectorisation() -> str:
     """
     import numba as nb
 
-    from tablegen.kernels.lanes import _lanes_block
+    from tablegen.compute.kernels.lanes import _lanes_block
 
     uncached = nb.njit(nogil=True, error_model="numpy")(_lanes_block.py_func)
     P, N = 5, 7

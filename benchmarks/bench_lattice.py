@@ -1,11 +1,11 @@
 """CPU seconds per exact critical value and per p-value of best F1 and best balanced accuracy, one core.
 
-New: the wavefront programme and the bracketed search (``tablegen.exact.lattice``).  Old: the
+New: the wavefront programme and the bracketed search (``tablegen.compute.exact.lattice``).  Old: the
 row-by-row programme with a bisection over all P (N + 1) candidates (git 52b0d60, copied below),
 run where its candidate array stays under ``--old-limit`` candidates.  Each figure is the best of
 ``--repeat`` runs in a warm process (kernels compiled first), at (C, alpha) = (10, 0.01) and
 (1000, 0.05); the p-value is asked at the critical value.  Times are CPU (process) seconds; MB is
-the measured peak of one critical value, beside :func:`tablegen.exact.lattice.lattice_cost`'s
+the measured peak of one critical value, beside :func:`tablegen.compute.exact.lattice.lattice_cost`'s
 estimates.  Prints the CPU's vector width (AVX-512 or AVX2) and the load average, which inflates
 every figure on a shared machine (hyper-threads share a core's units).
 
@@ -28,9 +28,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
 
-from tablegen.exact.lattice import best_balanced_accuracy_null, best_f1_null, lattice_cost  # noqa: E402
-from tablegen.exact.nulls import critical_index, score_index  # noqa: E402
-from tablegen.stats import upper_tail_probability  # noqa: E402
+from tablegen.compute.exact.lattice import best_balanced_accuracy_null, best_f1_null, lattice_cost  # noqa: E402
+from tablegen.compute.exact.nulls import critical_index, score_index  # noqa: E402
+from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "100x1000000", "20x1000000", "1000000x100"]
 SETTINGS = [(10, 0.01), (1000, 0.05)]
@@ -65,7 +65,7 @@ def old_programme(n_pos, n_neg, a, b, c):
 
 
 class OldNull:
-    """The old candidate array and index interface, as ``tablegen.exact.lattice`` had it."""
+    """The old candidate array and index interface, as ``tablegen.compute.exact.lattice`` had it."""
 
     def __init__(self, metric: str, P: int, N: int):
         self.P, self.N, self.metric = P, N, metric

@@ -8,12 +8,12 @@
 each of P + N items one of ``levels`` equally likely score values (few values: heavy ties; many:
 light ties), independent of the labels; their best metric, computed in DESIGN §1's conventions
 (tied scores form one threshold group, AUC counts a tied pair as ½), is compared with the no-ties
-critical value of :func:`tablegen.api.critical_value`.  The share of trials with a "significant"
+critical value of :func:`tablegen.lookup.api.critical_value`.  The share of trials with a "significant"
 winner is the rejection rate, reported with its 95% Clopper–Pearson interval.  Rows with
 ``levels = none`` use continuous scores (no ties) as the control: their rate is the no-ties test's
 own size (at most alpha; below it where the metric is coarse).
 
-Table 1: every metric, C = 1, through :mod:`tablegen.metrics_from_scores` (one scorer at a time).
+Table 1: every metric, C = 1, through :mod:`tablegen.compute.metrics_from_scores` (one scorer at a time).
 Table 2: AUC only, vectorised (U from average ranks, the same value), more trials, C = 1 and 10,
 alpha = 0.05 and 0.01 — light ties are where AUC is least conservative.
 """
@@ -27,10 +27,10 @@ import time
 
 import numpy as np
 
-from tablegen.api import critical_value
-from tablegen.metrics_from_scores import BASE_SCORE_METRICS, metric_from_groups, threshold_groups
-from tablegen.stats import clopper_pearson
-from tablegen.validation import TablegenInputError
+from tablegen.lookup.api import critical_value
+from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, metric_from_groups, threshold_groups
+from tablegen.compute.stats import clopper_pearson
+from tablegen.errors import TablegenInputError
 
 SNAP = 1e-9
 

@@ -1,6 +1,6 @@
 """Exact AUC critical values: the tilted inversion against the recursion on the whole appendix grid.
 
-One recursion sweep (``tablegen.exact.auc.auc_pmf_sweep``) up to the grid's largest cell yields the
+One recursion sweep (``tablegen.compute.exact.auc.auc_pmf_sweep``) up to the grid's largest cell yields the
 pmf of U in every cell — 236 s and 4 GB at (1000, 1000) on one core, too much for CI, which checks
 the 318 cells the bundled table's recursion values cover (``tests/test_exact_auc.py``).  This script
 covers all 361 cells, C = 10/100/1000 and alpha = 0.01/0.05, and also compares the tail probability
@@ -19,10 +19,10 @@ import argparse
 import sys
 import time
 
-from tablegen.exact import null_critical_value
-from tablegen.exact.auc import auc_null_from_pmf, auc_pmf_sweep
-from tablegen.exact.auc_fft import TiltedAucNull
-from tablegen.stats import upper_tail_probability
+from tablegen.compute.exact import null_critical_value
+from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep
+from tablegen.compute.exact.auc_fft import TiltedAucNull
+from tablegen.compute.stats import upper_tail_probability
 
 GRID = [20, 30, 40, 50, 60, 70, 80, 90, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000]
 

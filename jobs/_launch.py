@@ -3,7 +3,7 @@
 A launcher runs where batch jobs can be submitted (a login node, or a small batch job of its own).
 It starts the dask scheduler in its own process, submits ``--jobs`` batch jobs that each start
 ``--processes`` dask worker processes of one thread and one core, and runs
-:func:`tablegen.job.run` on that cluster.  The batch jobs are cancelled when the run ends, fails or
+:func:`tablegen.batch.job.run` on that cluster.  The batch jobs are cancelled when the run ends, fails or
 is interrupted; running the same command again resumes.  Nothing here computes statistics: this is
 argument handling and wiring only.
 """
@@ -20,11 +20,11 @@ import sys
 import dask
 from dask.utils import parse_bytes
 
-from tablegen.cli import RunProgress
-from tablegen.config import JobConfig, load_config
-from tablegen.job import RunSummary, dry_run_plan, resolve_config, run, worker_environment
-from tablegen.plan import format_plan
-from tablegen.validation import TablegenInputError
+from tablegen.cli.main import RunProgress
+from tablegen.batch.config import JobConfig, load_config
+from tablegen.batch.job import RunSummary, dry_run_plan, resolve_config, run, worker_environment
+from tablegen.batch.plan import format_plan
+from tablegen.errors import TablegenInputError
 
 logger = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def build_parser(prog: str, system: str, queue_flags: tuple[str, ...]) -> argpar
 def job_script_prologue(venv_dir: str | None = None) -> list[str]:
     """Shell lines run in each job before the workers start.
 
-    They export :func:`tablegen.job.worker_environment` (one numba/OpenMP/BLAS thread; the numba
+    They export :func:`tablegen.batch.job.worker_environment` (one numba/OpenMP/BLAS thread; the numba
     cache in ``$TMPDIR`` of each node, evaluated there, unless ``NUMBA_CACHE_DIR`` is set here) and,
     if ``venv_dir`` is given, activate that virtual environment.
 
@@ -180,7 +180,7 @@ def cluster_options(args: argparse.Namespace) -> dict:
 
 def job_config(path: str, store: str | None, workers: int) -> JobConfig:
     """Load ``path`` with the store override; a local store path is made absolute (by
-    :func:`tablegen.job.resolve_config`: workers resolve a relative path against their own working
+    :func:`tablegen.batch.job.resolve_config`: workers resolve a relative path against their own working
     directory, which is not the launcher's under PBS, where jobs start in ``$HOME``).  ``workers``
     (the number of worker processes) replaces the config's cluster so that the plan's time estimate
     counts the right workers; the cluster itself is the launcher's, whatever the config says.
@@ -205,7 +205,7 @@ def run_on_cluster(cluster, config: JobConfig, jobs: int, *, command: str = "", 
     jobs : int
         Batch jobs to keep submitted while there is work.
     command, break_lock, progress
-        As for :func:`tablegen.job.run`.
+        As for :func:`tablegen.batch.job.run`.
 
     Returns
     -------
@@ -219,7 +219,7 @@ def run_on_cluster(cluster, config: JobConfig, jobs: int, *, command: str = "", 
 
 
 def _scale(cluster, jobs: int) -> None:
-    """Submit the jobs (called by :func:`tablegen.job.run` once the store is locked and work remains)."""
+    """Submit the jobs (called by :func:`tablegen.batch.job.run` once the store is locked and work remains)."""
     cluster.adapt(minimum_jobs=jobs, maximum_jobs=jobs)
     logger.info("submitted %d batch jobs; dashboard %s", jobs, cluster.dashboard_link)
 

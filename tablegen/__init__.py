@@ -10,28 +10,31 @@ Names resolve on first use (SPEC 1 lazy loading): ``import tablegen`` is cheap, 
 numpy, scipy and numba but never dask, distributed, zarr or xarray unless it reads a table.
 """
 
+from tablegen import _compat
 from tablegen._version import __version__
+
+_compat.install()  # old flat-layout import paths keep working (README §14)
 
 #: Public name -> the module that defines it.
 _PUBLIC = {
-    "critical_value": "tablegen.api",
-    "p_value": "tablegen.api",
-    "significance_test": "tablegen.api",
-    "simulate_cell": "tablegen.cell",
+    "critical_value": "tablegen.lookup.api",
+    "p_value": "tablegen.lookup.api",
+    "significance_test": "tablegen.lookup.api",
+    "simulate_cell": "tablegen.compute.cell",
     "significance_test_from_scores": "tablegen.compare.from_scores",
-    "JobConfig": "tablegen.config",
-    "load_config": "tablegen.config",
-    "run": "tablegen.job",
-    "open_store": "tablegen.store",
-    "Answer": "tablegen.answers",
-    "SignificanceResult": "tablegen.answers",
-    "Table": "tablegen.table",
-    "open_table": "tablegen.table",
-    "TopKBounds": "tablegen.topk",
-    "TopKTest": "tablegen.topk",
-    "topk_bounds": "tablegen.topk",
-    "topk_test": "tablegen.topk",
-    "TablegenInputError": "tablegen.validation",
+    "JobConfig": "tablegen.batch.config",
+    "load_config": "tablegen.batch.config",
+    "run": "tablegen.batch.job",
+    "open_store": "tablegen.store.zarr_store",
+    "Answer": "tablegen.lookup.answers",
+    "SignificanceResult": "tablegen.lookup.answers",
+    "Table": "tablegen.lookup.table",
+    "open_table": "tablegen.lookup.table",
+    "TopKBounds": "tablegen.lookup.topk",
+    "TopKTest": "tablegen.lookup.topk",
+    "topk_bounds": "tablegen.lookup.topk",
+    "topk_test": "tablegen.lookup.topk",
+    "TablegenInputError": "tablegen.errors",
 }
 
 __all__ = ["__version__", *sorted(_PUBLIC)]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import zarr
 
-from tablegen.config import config_from_mapping
+from tablegen.batch.config import config_from_mapping
 
 #: Attributes that legitimately differ between two runs of the same job.
 RUN_ATTRIBUTES = {"created", "completed", "command"}

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablegen.accumulator import (
+from tablegen.compute.accumulator import (
     tail_add,
     tail_count_at_least,
     tail_empty,

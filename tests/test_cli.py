@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tablegen.cli import main
+from tablegen.cli.main import main
 
 
 def test_simulate_prints_estimates_beside_exact_values(capsys):

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from tablegen import critical_value, open_table, p_value, significance_test
-from tablegen.cli import main
-from tablegen.export import appendix_grid, format_appendix
+from tablegen.cli.main import main
+from tablegen.lookup.export import appendix_grid, format_appendix
 
 
 def run_cli(capsys, *argv):
@@ -161,7 +161,7 @@ def test_info_and_verify_default_to_the_bundled_table(capsys):
 
 def test_export_of_an_unfinished_store_warns_and_leaves_cells_empty(capsys, tmp_path):
     from jobtools import small_config
-    from tablegen.store import create_store
+    from tablegen.store.zarr_store import create_store
 
     create_store(small_config(tmp_path / "partial.zarr"))
     code, out, err = run_cli(capsys, "export", str(tmp_path / "partial.zarr"), "--metric", "auc", "--C", "10")

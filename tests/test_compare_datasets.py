@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tablegen.cli import main
+from tablegen.cli.main import main
 from tablegen.compare import across_datasets, adjust_p_values
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 from tests.conftest import DATA
 
 PAPER = DATA / "benavoli2016_table2_accuracies.csv"

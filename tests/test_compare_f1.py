@@ -21,10 +21,10 @@ from scipy.special import expit
 from tablegen.compare import f1_frequentist_tests, f1_posterior, f1_score_posterior
 from tablegen.compare.f1 import prior_delta_draws
 from tablegen.compare.f1_eta import eta_posterior, log_target
-from tablegen.compare.f1_kernel import fill_gamma, sample_dirichlet
+from tablegen.compute.kernels.f1 import fill_gamma, sample_dirichlet
 from tablegen.compare.f1_sampler import macro_draws
 from tablegen.compare.f1_summary import decide, density_at, hdi, savage_dickey, summarize_delta
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 A3 = np.array([[45, 3, 2], [4, 40, 6], [1, 2, 47]])
 B3 = np.array([[40, 6, 4], [8, 33, 9], [3, 5, 42]])
@@ -471,7 +471,7 @@ def _matrices(tmp_path):
 @pytest.mark.slow
 def test_cli_plot(tmp_path, capsys):
     pytest.importorskip("matplotlib")
-    from tablegen.cli import main
+    from tablegen.cli.main import main
 
     a, b = _matrices(tmp_path)
     png = tmp_path / "f1.png"
@@ -483,7 +483,7 @@ def test_cli_plot(tmp_path, capsys):
 
 
 def test_cli_text_and_json(tmp_path, capsys):
-    from tablegen.cli import main
+    from tablegen.cli.main import main
 
     a, b = _matrices(tmp_path)
     assert main(["compare", "f1", a, b, "--samples", "2000", "--seed", "1", "--names", "SVM", "kNN"]) == 0
@@ -499,7 +499,7 @@ def test_cli_text_and_json(tmp_path, capsys):
 
 
 def test_cli_errors_name_the_file_or_option(tmp_path, capsys):
-    from tablegen.cli import main
+    from tablegen.cli.main import main
 
     a = _write(tmp_path / "a.csv", "45,3,2\n4,40,6\n1,2,47\n")
     b = _write(tmp_path / "b.csv", "40,6,4\n8,33,9\n3,5,43\n")

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tablegen import TablegenInputError
-from tablegen.config import config_from_mapping, load_config
+from tablegen.batch.config import config_from_mapping, load_config
 
 CONFIGS = Path(__file__).parent.parent / "configs"
 APPENDIX = (20, 30, 40, 50, 60, 70, 80, 90, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000)

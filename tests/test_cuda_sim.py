@@ -38,7 +38,7 @@ CELL_OPTIONS = dict(Cs=(10,), alphas=(0.05,), tail_probabilities=(0.02, 0.05, 0.
 
 def _job(store, device):
     """A job of 4 cells (two lane-kernel cells, two minority-kernel cells) at R = 200, 1 x 1 chunks."""
-    from tablegen.config import config_from_mapping
+    from tablegen.batch.config import config_from_mapping
 
     return config_from_mapping({"grid": {"P": [2, 4], "N": [5, 300]}, "replicates": 200, "seed": SEED,
                                 "Cs": [10], "alphas": [0.05], "chunks": {"P": 1, "N": 1},
@@ -56,9 +56,9 @@ def _child(mode: str, path: str) -> None:
     import warnings
 
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)  # numpy uint64 scalars wrap
-    from tablegen.kernels.cuda.device import resolve_device
-    from tablegen.kernels.cuda.driver import CudaCell
-    from tablegen.mc import cell_key
+    from tablegen.compute.kernels.cuda.device import resolve_device
+    from tablegen.compute.kernels.cuda.driver import CudaCell
+    from tablegen.compute.mc import cell_key
 
     if mode == "ptx":
         return _compile_ptx(path)
@@ -74,12 +74,12 @@ def _child(mode: str, path: str) -> None:
         kept, counts = cell.candidates(0, 64, [0, 2, 5], [-np.inf, 0.6, 0.0], [0.55, np.inf, 2.0])
         results.update({f"kept_{c}": values for c, values in enumerate(kept)}, counts=np.array(counts))
     elif mode == "store":
-        from tablegen.job import run
+        from tablegen.batch.job import run
 
         run(_job(Path(path).with_suffix(".zarr"), "cuda"), executor="serial")
     else:
-        import tablegen.kernels.cuda.driver as driver
-        from tablegen.cell import simulate_cell
+        import tablegen.compute.kernels.cuda.driver as driver
+        from tablegen.compute.cell import simulate_cell
 
         for P, N, R, block in CELL_CASES:
             driver.DEVICE_BLOCK_SIZE = block  # several blocks, so the device filter meets full tails
@@ -94,9 +94,9 @@ def _compile_ptx(path: str) -> None:
     """PTX of the three kernels for sm_90 (needs libNVVM and NVRTC, not a GPU): counts of float ops."""
     from numba import cuda, types
 
-    from tablegen.kernels.cuda.driver import filter_kernel
-    from tablegen.kernels.cuda.minority import minority_kernel
-    from tablegen.kernels.cuda.ranking import sequential_kernel
+    from tablegen.compute.kernels.cuda.driver import filter_kernel
+    from tablegen.compute.kernels.cuda.minority import minority_kernel
+    from tablegen.compute.kernels.cuda.ranking import sequential_kernel
 
     i64, u64, f64 = types.int64, types.uint64, types.float64
     ints, floats = types.Array(i64, 1, "C"), types.Array(f64, 1, "C")
@@ -130,9 +130,9 @@ def sim(tmp_path_factory):
 
 
 def _cpu_scores(P, N, first, count):
-    from tablegen.kernels.minority import simulate_minority_block, uses_minority_sampling
-    from tablegen.kernels.ranking import simulate_block
-    from tablegen.mc import cell_key
+    from tablegen.compute.kernels.minority import simulate_minority_block, uses_minority_sampling
+    from tablegen.compute.kernels.ranking import simulate_block
+    from tablegen.compute.mc import cell_key
 
     ks, (key0, key1) = _ks(P, N), cell_key(SEED, P, N)
     out = np.empty((count, 5 + ks.size))
@@ -157,8 +157,8 @@ def test_every_ranking_scores_like_the_cpu_kernel(sim, P, N, first, count):
 def test_forced_replicates_really_reject():
     from test_rng import py_replicate_state, py_xoshiro
 
-    from tablegen.kernels.minority import uses_minority_sampling
-    from tablegen.mc import cell_key
+    from tablegen.compute.kernels.minority import uses_minority_sampling
+    from tablegen.compute.mc import cell_key
 
     for P, N, replicate in REJECTING:
         key0, key1 = cell_key(SEED, P, N)
@@ -184,7 +184,7 @@ def test_device_filter_returns_exactly_the_candidates(sim):
 @pytest.mark.slow
 @pytest.mark.parametrize("P,N,R,block", CELL_CASES)
 def test_finalised_cell_is_the_cpu_cell_bit_for_bit(tmp_path_factory, P, N, R, block):
-    from tablegen.cell import simulate_cell
+    from tablegen.compute.cell import simulate_cell
 
     cells = _cells(tmp_path_factory)
     cpu = simulate_cell(P, N, R, SEED, device="cpu", **CELL_OPTIONS)
@@ -200,7 +200,7 @@ _CELLS = {}
 def test_store_computed_on_the_gpu_is_the_cpu_store_bit_for_bit(tmp_path_factory):
     from jobtools import assert_store_values_identical, root_attributes
 
-    from tablegen.job import run
+    from tablegen.batch.job import run
 
     if importlib.util.find_spec("numba_cuda") is None:
         pytest.skip("numba-cuda is not installed: the CUDA job path is NOT tested")
@@ -235,8 +235,8 @@ def test_cpu_run_imports_no_cuda_code_and_cuda_without_a_gpu_is_an_input_error()
     # One child process without a GPU (CUDA_VISIBLE_DEVICES hides any): a CPU cell first, then the
     # modules it imported, then the errors for device="cuda" and for a device that does not exist.
     out = _python("import sys\n"
-                  "from tablegen.cell import simulate_cell\n"
-                  "from tablegen.validation import TablegenInputError\n"
+                  "from tablegen.compute.cell import simulate_cell\n"
+                  "from tablegen.compute.validation import TablegenInputError\n"
                   "simulate_cell(4, 6, 2000, 1, Cs=[10], device='cpu')\n"
                   "print(sorted(m for m in sys.modules if m.startswith(('numba.cuda', 'numba_cuda'))))\n"
                   "for device in ('cuda', 'gpu'):\n"
@@ -255,8 +255,8 @@ def test_device_is_provenance_not_part_of_the_config_hash(tmp_path):
 
     from jobtools import small_config
 
-    from tablegen.store import check_resumable, create_store, open_store
-    from tablegen.validation import TablegenInputError
+    from tablegen.store.zarr_store import check_resumable, create_store, open_store
+    from tablegen.errors import TablegenInputError
 
     config = small_config(tmp_path / "s.zarr", device="cuda")
     assert config.device == "cuda" and config.result_hash == replace(config, device="cpu").result_hash
@@ -271,7 +271,7 @@ def test_device_is_provenance_not_part_of_the_config_hash(tmp_path):
 def test_fallback_gpu_cluster_pins_one_gpu_per_worker():
     from distributed import Client
 
-    from tablegen.gpu_cluster import gpu_cluster
+    from tablegen.batch.gpu_cluster import gpu_cluster
 
     with gpu_cluster({}, gpus=["5", "7"]) as cluster, Client(cluster) as client:
         seen = client.run(lambda: os.environ["CUDA_VISIBLE_DEVICES"])

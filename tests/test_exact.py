@@ -6,7 +6,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tablegen.exact import (
+from tablegen.compute.exact import (
     auc_null_from_pmf,
     auc_pmf_sweep,
     exact_critical_value,
@@ -14,8 +14,8 @@ from tablegen.exact import (
     exact_tail_ge,
     null_distribution,
 )
-from tablegen.kernels.lattice import half_plane_hit_probability
-from tablegen.stats import upper_tail_probability
+from tablegen.compute.kernels.lattice import half_plane_hit_probability
+from tablegen.compute.stats import upper_tail_probability
 
 EXACT_METRICS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "tp_at_1", "tp_at_3",
                  "tp_at_10", "tp_at_20", "precision_at_1", "precision_at_3", "precision_at_10", "precision_at_20")

@@ -5,7 +5,7 @@
 - the floating-point recursion (its own tests hold it to exact rationals) on cells up to (1000, 100);
 - the bundled table's exact critical values, which the recursion computed, over the appendix grid.
 
-DESIGN §1; the tolerance is :data:`tablegen.exact.auc_fft.RELATIVE_ERROR_BOUND` (1e-12).
+DESIGN §1; the tolerance is :data:`tablegen.compute.exact.auc_fft.RELATIVE_ERROR_BOUND` (1e-12).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tablegen.exact import exact_critical_value, exact_p_value, null_distribution
-from tablegen.exact.auc import auc_null, auc_null_from_pmf, auc_pmf_sweep
-from tablegen.exact.auc_fft import RELATIVE_ERROR_BOUND, TiltedAuc, TiltedAucNull, snapped_u
-from tablegen.exact.nulls import critical_index
-from tablegen.stats import upper_tail_probability
+from tablegen.compute.exact import exact_critical_value, exact_p_value, null_distribution
+from tablegen.compute.exact.auc import auc_null, auc_null_from_pmf, auc_pmf_sweep
+from tablegen.compute.exact.auc_fft import RELATIVE_ERROR_BOUND, TiltedAuc, TiltedAucNull, snapped_u
+from tablegen.compute.exact.nulls import critical_index
+from tablegen.compute.stats import upper_tail_probability
 
 TAILS = (0.5, 0.2, 1e-2, 1e-3, 1e-5, 1e-7, 1e-9, 1e-12)
 
@@ -127,8 +127,8 @@ def test_tails_and_critical_values_equal_the_recursion_on_larger_cells(P, N):
 
 @pytest.mark.slow
 def test_critical_values_equal_the_bundled_tables_recursion_values_on_the_appendix_grid():
-    from tablegen.exact.auc import EXACT_AUC_BUDGET, auc_cost
-    from tablegen.table import open_table
+    from tablegen.compute.exact.auc import EXACT_AUC_BUDGET, auc_cost
+    from tablegen.lookup.table import open_table
 
     ds = open_table().ds
     stored = ds.exact_critical_value.sel(metric="auc").load()
@@ -200,7 +200,7 @@ def test_bundled_table_has_exact_auc_everywhere_and_no_local_path():
     import json
     import re
 
-    from tablegen.table import open_table
+    from tablegen.lookup.table import open_table
 
     ds = open_table().ds
     exact = ds.exact_critical_value.load()
@@ -219,8 +219,8 @@ def test_bundled_table_has_exact_auc_everywhere_and_no_local_path():
                                  (1000, 1000)])
 def test_the_band_stays_within_what_the_cost_estimate_assumes(P, N):
     """The cost estimate (time and memory) bounds the band the inversion really builds."""
-    from tablegen.exact.auc import tilted_auc_cost
-    from tablegen.exact.auc_fft import BYTES_PER_FREQUENCY
+    from tablegen.compute.exact.auc import tilted_auc_cost
+    from tablegen.compute.exact.auc_fft import BYTES_PER_FREQUENCY
 
     null = TiltedAucNull(P, N)
     null.critical_value(float(upper_tail_probability(1000, 0.01)))
@@ -238,7 +238,7 @@ def test_one_positive_is_the_uniform_law_at_any_size():
 
 
 def test_a_band_beyond_the_memory_limit_is_refused(monkeypatch):
-    from tablegen.limits import ResourceLimitError
+    from tablegen.errors import ResourceLimitError
 
     monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "1MB")
     with pytest.raises(ResourceLimitError, match=r"exact auc at min\(P, N\) = 10, max\(P, N\) = 100000 \(a band of"):

@@ -9,12 +9,12 @@ import numba as nb
 import numpy as np
 import pytest
 
-from tablegen.exact.lattice import (BalancedAccuracyKeys, BestF1Keys, best_balanced_accuracy_null, best_f1_null,
+from tablegen.compute.exact.lattice import (BalancedAccuracyKeys, BestF1Keys, best_balanced_accuracy_null, best_f1_null,
                                     lattice_cost)
-from tablegen.exact.lattice_search import TRIM_RTOL, _run_probe, critical_key, tail_at_key
-from tablegen.exact.nulls import critical_index
-from tablegen.kernels.lattice import half_plane_hit_probability, half_plane_sweep
-from tablegen.stats import upper_tail_probability
+from tablegen.compute.exact.lattice_search import TRIM_RTOL, _run_probe, critical_key, tail_at_key
+from tablegen.compute.exact.nulls import critical_index
+from tablegen.compute.kernels.lattice import half_plane_hit_probability, half_plane_sweep
+from tablegen.compute.stats import upper_tail_probability
 
 BUILDERS = {"best_f1": best_f1_null, "best_balanced_accuracy": best_balanced_accuracy_null}
 FAMILIES = {"best_f1": BestF1Keys, "best_balanced_accuracy": BalancedAccuracyKeys}
@@ -264,7 +264,7 @@ def test_critical_value_and_tail_are_consistent_at_large_random_cells(metric):
 @pytest.mark.slow
 def test_bundled_table_exact_values_are_reproduced():
     """Every stored exact critical value of the lattice metrics (computed by the old routine)."""
-    from tablegen.table import open_table  # noqa: PLC0415 - a lookup-layer helper, only for this check
+    from tablegen.lookup.table import open_table  # noqa: PLC0415 - a lookup-layer helper, only for this check
 
     ds = open_table().ds
     for metric, build in BUILDERS.items():

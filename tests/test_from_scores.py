@@ -1,9 +1,9 @@
-"""From labels and scores to verdicts: tablegen.metrics_from_scores, significance_test_from_scores, and
+"""From labels and scores to verdicts: tablegen.compute.metrics_from_scores, significance_test_from_scores, and
 `tablegen test --scores-file`.
 
 References: scikit-learn (roc_auc_score, average_precision_score, roc_curve and precision_recall_curve
 for the best thresholds, precision_score on the top k) on random data with and without ties; the
-exact rational metrics of tests/conftest.py on tie-free rankings; tablegen.api.significance_test
+exact rational metrics of tests/conftest.py on tie-free rankings; tablegen.lookup.api.significance_test
 called directly with the winner's scikit-learn value.
 """
 
@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablegen.api import significance_test
-from tablegen.cli import main
+from tablegen.lookup.api import significance_test
+from tablegen.cli.main import main
 from tablegen.compare import significance_test_from_scores
-from tablegen.metrics_from_scores import BASE_SCORE_METRICS, check_binary_labels, metrics_from_scores
-from tablegen.validation import TablegenInputError
+from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, check_binary_labels, metrics_from_scores
+from tablegen.errors import TablegenInputError
 from tests.conftest import exact_scores
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 SECONDS_PER_EXAMPLE = 60
 
@@ -80,8 +80,8 @@ def configs(draw):
 
 def _config_case(data, workdir):
     tmp_path = workdir
-    from tablegen.config import config_from_mapping
-    from tablegen.job import dry_run_plan, resolve_config
+    from tablegen.batch.config import config_from_mapping
+    from tablegen.batch.job import dry_run_plan, resolve_config
 
     before = _files(tmp_path)
     with bounded():
@@ -102,7 +102,7 @@ test_generated_configs, test_generated_configs_many = _budgets(_config_case, dat
 
 
 def _yaml_case(text, workdir):
-    from tablegen.config import load_config
+    from tablegen.batch.config import load_config
 
     path = workdir / "fuzz.yaml"
     path.write_bytes(text)
@@ -148,7 +148,7 @@ test_generated_api_arguments, test_generated_api_arguments_many = _budgets(
 
 
 def _topk_case(P, N, K, C, alpha, curve):
-    from tablegen.topk import topk_bounds, topk_test
+    from tablegen.lookup.topk import topk_bounds, topk_test
 
     if isinstance(P, int) and isinstance(N, int) and P + N > 10**6:
         P = N = 7  # a valid huge question runs (within its memory guard) for long: bounded here
@@ -173,7 +173,7 @@ COMMANDS = ["lookup", "test", "topk", "export", "info", "verify", "p-value", "no
 
 
 def _cli_case(command, words, workdir):
-    from tablegen.cli import main
+    from tablegen.cli.main import main
 
     argv = [command, *words]
     cwd, before = os.getcwd(), _files(workdir)

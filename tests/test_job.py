@@ -17,11 +17,11 @@ import pytest
 import zarr
 
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
-from tablegen.cell import simulate_cell
-from tablegen.cli import main
-from tablegen.job import run
-from tablegen.plan import chunk_grid, make_plan
-from tablegen.store import open_store
+from tablegen.compute.cell import simulate_cell
+from tablegen.cli.main import main
+from tablegen.batch.job import run
+from tablegen.batch.plan import chunk_grid, make_plan
+from tablegen.store.zarr_store import open_store
 
 CONFIGS = Path(__file__).parent.parent / "configs"
 
@@ -37,7 +37,7 @@ def reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes, shared by the tests that need one."""
-    from tablegen.job import worker_environment
+    from tablegen.batch.job import worker_environment
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   env=worker_environment()) as cluster, distributed.Client(cluster) as c:

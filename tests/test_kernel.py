@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tablegen.kernels.lanes import simulate_rows
-from tablegen.kernels.ranking import BASE_COLUMNS, simulate_block
-from tablegen.mc import KernelLayout, cell_key, score_replicates
-from tablegen.metrics import get_metric
+from tablegen.compute.kernels.lanes import simulate_rows
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
+from tablegen.compute.metrics import get_metric
 
 METRICS = (*BASE_COLUMNS, "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
 #: Metrics whose kernel value is one correctly rounded integer division, hence bit-equal to the reference.

@@ -25,9 +25,9 @@ import xarray as xr
 import yaml
 from dask_jobqueue.core import Job, JobQueueCluster
 
-from tablegen.cli import build_parser as tablegen_parser
-from tablegen.config import load_config
-from tablegen.job import resolve_config, run, worker_environment
+from tablegen.cli.main import build_parser as tablegen_parser
+from tablegen.batch.config import load_config
+from tablegen.batch.job import resolve_config, run, worker_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ROOT / "jobs"

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from tablegen.lock import LOCK_SUFFIX, StoreLock
-from tablegen.store import StoreError
+from tablegen.store.lock import LOCK_SUFFIX, StoreLock
+from tablegen.errors import StoreError
 
 DEAD_PID = 2**22 + 12345  # above the default pid_max of 4,194,304: never a live process
 
@@ -105,7 +105,7 @@ def test_no_two_processes_ever_hold_the_lock_at_once(tmp_path):
 def test_break_lock_refuses_a_holder_alive_on_this_host(tmp_path):
     url = str(tmp_path / "held.zarr")
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from tablegen.lock import StoreLock\n"
+        [sys.executable, "-c", "import sys, time; from tablegen.store.lock import StoreLock\n"
          f"with StoreLock({url!r}):\n    print('held', flush=True); time.sleep(120)"],
         stdout=subprocess.PIPE, text=True, start_new_session=True)
     try:

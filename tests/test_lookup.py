@@ -12,13 +12,14 @@ import zarr
 import tablegen
 from jobtools import small_config
 from tablegen import TablegenInputError, critical_value, open_table, p_value, significance_test
-from tablegen.mc import RNG_NAME
-from tablegen.config import load_config
-from tablegen.exact import exact_critical_value, exact_p_value
-from tablegen.job import run
-from tablegen.stats import exceedance_bounds, tail_rank
-from tablegen.store import StoreError, create_store
-from tablegen.table import bundled_table_path
+from tablegen.compute.mc import RNG_NAME
+from tablegen.batch.config import load_config
+from tablegen.compute.exact import exact_critical_value, exact_p_value
+from tablegen.batch.job import run
+from tablegen.compute.stats import exceedance_bounds, tail_rank
+from tablegen.store.zarr_store import create_store
+from tablegen.errors import StoreError
+from tablegen.lookup.table import bundled_table_path
 
 REPO = Path(__file__).resolve().parents[1]
 EXACT_METRICS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "tp_at_10")
@@ -122,7 +123,7 @@ def test_table_p_values_bracket_the_exact_p_values(table):
         P, N = (int(rng.choice(table.ds.P.values)) for _ in range(2))
         C = int(rng.choice([1, 10, 114, 1000]))
         critical = exact_critical_value(metric, P, N, C=C, alpha=0.01)
-        lowest = tablegen.metrics.get_metric(metric).range(P, N)[0]
+        lowest = tablegen.compute.metrics.get_metric(metric).range(P, N)[0]
         for score in (critical, max(critical * 0.98, lowest)):
             exact = exact_p_value(metric, score, P, N, C)
             answer = table.p_value(metric, score, P, N, C)
@@ -314,10 +315,10 @@ def test_bundled_table_cells_are_reproduced_bit_for_bit_from_the_repo_config(tab
 
     (20, 20) and (20, 30) come from the lane kernel, (20, 1000) from the minority-class kernel.
     """
-    from tablegen.job import compute_chunk
-    from tablegen.kernels.minority import uses_minority_sampling
-    from tablegen.plan import Chunk
-    from tablegen.store import DATA_VARIABLES
+    from tablegen.batch.job import compute_chunk
+    from tablegen.compute.kernels.minority import uses_minority_sampling
+    from tablegen.batch.plan import Chunk
+    from tablegen.store.zarr_store import DATA_VARIABLES
 
     config = load_config(REPO / "configs" / "paper.yaml")
     assert table.ds.attrs["rng"] == RNG_NAME

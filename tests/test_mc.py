@@ -5,12 +5,12 @@ import pytest
 import xarray as xr
 
 from tablegen import simulate_cell
-from tablegen.accumulator import tail_count_at_least
-from tablegen.cell import cell_dataset, exact_critical_values
-from tablegen.exact import null_critical_value, null_distribution, null_tail_ge
-from tablegen.exact.nulls import SNAP_TOLERANCE
-from tablegen.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
-from tablegen.stats import upper_tail_probability
+from tablegen.compute.accumulator import tail_count_at_least
+from tablegen.compute.cell import cell_dataset, exact_critical_values
+from tablegen.compute.exact import null_critical_value, null_distribution, null_tail_ge
+from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.compute.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
+from tablegen.compute.stats import upper_tail_probability
 
 SMALL = dict(P=25, N=60, R=40_000, Cs=(10, 100), alphas=(0.01, 0.05))
 

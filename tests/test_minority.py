@@ -10,16 +10,16 @@ from scipy import stats
 from test_kernel import METRICS, assert_scores_equal_reference
 from test_rng import py_replicate_state, py_xoshiro
 
-from tablegen.kernels.minority import (
+from tablegen.compute.kernels.minority import (
     MINORITY_FIXED,
     MINORITY_PER_POSITION,
     _bounded,
     simulate_minority_block,
     uses_minority_sampling,
 )
-from tablegen.kernels.ranking import BASE_COLUMNS
-from tablegen.mc import KernelLayout, cell_key, score_replicates
-from tablegen.metrics import get_metric
+from tablegen.compute.kernels.ranking import BASE_COLUMNS
+from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
+from tablegen.compute.metrics import get_metric
 
 NO_LABELS = np.empty((0, 0), np.uint8)
 

@@ -15,9 +15,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tablegen.config import config_from_mapping
-from tablegen.exact import exact_critical_value
-from tablegen.job import run
+from tablegen.batch.config import config_from_mapping
+from tablegen.compute.exact import exact_critical_value
+from tablegen.batch.job import run
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 NAMES = ["01_reproduce_appendix.ipynb", "02_figures.ipynb", "03_is_my_winner_significant.ipynb",

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tablegen.api as api
+import tablegen.lookup.api as api
 from tablegen import critical_value, p_value, significance_test
-from tablegen.api import simulation_replicates
+from tablegen.lookup.api import simulation_replicates
 
 
 def slow_exact(monkeypatch, seconds: float) -> None:

@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 from jobtools import assert_stores_bit_identical, small_config
-from tablegen import store_integrity
-from tablegen.cli import main
-from tablegen.job import run
-from tablegen.store import StoreError, create_store, open_store, store_state
+from tablegen.store import integrity as store_integrity
+from tablegen.cli.main import main
+from tablegen.batch.job import run
+from tablegen.store.zarr_store import create_store, open_store, store_state
+from tablegen.errors import StoreError
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +33,7 @@ def _interrupt_template(monkeypatch, config) -> None:
         raise KeyboardInterrupt("killed while writing the template (injected)")
 
     with monkeypatch.context() as patch:
-        patch.setattr("tablegen.store.start_manifest", killed)
+        patch.setattr("tablegen.store.zarr_store.start_manifest", killed)
         with pytest.raises(KeyboardInterrupt):
             create_store(config)
 
@@ -120,7 +121,7 @@ def threads_cluster():
 
 def test_a_transient_write_failure_is_retried_and_the_store_is_bit_identical(reference, tmp_path, monkeypatch,
                                                                              threads_cluster):
-    from tablegen import job
+    from tablegen.batch import job
 
     real_write, failures = job.write_chunk, []
 
@@ -139,8 +140,8 @@ def test_a_transient_write_failure_is_retried_and_the_store_is_bit_identical(ref
 
 @pytest.mark.slow  # a dask cluster of its own: the fast loop leaves it to CI
 def test_a_run_whose_workers_all_leave_stops_releases_the_lock_and_resumes(reference, tmp_path, threads_cluster):
-    from tablegen.job import RunStoppedError
-    from tablegen.lock import StoreLock
+    from tablegen.errors import RunStoppedError
+    from tablegen.store.lock import StoreLock
 
     cluster, client = threads_cluster
     config = small_config(tmp_path / "t.zarr", chunks={"P": 1, "N": 1})
@@ -203,7 +204,7 @@ def test_a_memory_store_with_dask_workers_is_refused_before_anything_is_written(
 
 def test_significance_test_without_a_score_names_it():
     from tablegen import significance_test
-    from tablegen.validation import TablegenInputError
+    from tablegen.errors import TablegenInputError
 
     with pytest.raises(TablegenInputError, match="score must be a number, got None"):
         significance_test("auc", None, 20, 20, C=10)
@@ -229,8 +230,8 @@ def test_topk_refuses_a_scores_row_with_three_fields(tmp_path, capsys):
 # -- memory guards ----------------------------------------------------------------------------------
 
 def test_simulate_with_a_huge_R_is_refused_with_the_estimate_and_a_way_out(capsys):
-    from tablegen.cell import simulate_cell
-    from tablegen.limits import ResourceLimitError
+    from tablegen.compute.cell import simulate_cell
+    from tablegen.errors import ResourceLimitError
 
     with pytest.raises(ResourceLimitError, match=r"R = 1,000,000,000,000,000 .* would need about .* TB of memory, "
                                                  r"more than the limit of .*use a smaller R"):
@@ -240,8 +241,8 @@ def test_simulate_with_a_huge_R_is_refused_with_the_estimate_and_a_way_out(capsy
 
 
 def test_topk_bounds_beyond_the_limit_are_refused_and_the_limit_is_configurable(monkeypatch):
-    from tablegen.limits import ResourceLimitError
-    from tablegen.topk import topk_bounds
+    from tablegen.errors import ResourceLimitError
+    from tablegen.lookup.topk import topk_bounds
 
     with pytest.raises(ResourceLimitError, match=r"P = 1,000,000,000, N = 1,000,000,000, K = 100 would need about "
                                                  r"24 GB .*binomial limit"):
@@ -270,11 +271,11 @@ def test_memory_estimates_bound_the_measured_peak(routine):
     """The estimate is an upper bound of tracemalloc's peak, and not wildly above it (within 3x)."""
     import tracemalloc
 
-    from tablegen.cell import simulate_cell
-    from tablegen.limits import tails_memory, topk_memory
-    from tablegen.mc import DEFAULT_BLOCK_SIZE, tail_capacity
-    from tablegen.stats import DEFAULT_TAIL_PROBABILITIES
-    from tablegen.topk import topk_bounds
+    from tablegen.compute.cell import simulate_cell
+    from tablegen.compute.limits import tails_memory, topk_memory
+    from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, tail_capacity
+    from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
+    from tablegen.lookup.topk import topk_bounds
 
     if routine == "simulate":
         R, metrics = 2_000_000, ["auc", "best_f1", "best_accuracy"]
@@ -334,8 +335,8 @@ def test_kill_9_at_random_moments_then_every_store_resumes_bit_identically(tmp_p
     random delay into a run; every killed store is resumed by a later run and equals a clean run bit for bit."""
     import random
 
-    from tablegen.config import load_config
-    from tablegen.store import store_state
+    from tablegen.batch.config import load_config
+    from tablegen.store.zarr_store import store_state
 
     rng = random.Random(16)
     reference = tmp_path / "clean.zarr"

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from tablegen.kernels.rng import fill_stream, mix64, replicate_state, xoshiro_next
+from tablegen.compute.kernels.rng import fill_stream, mix64, replicate_state, xoshiro_next
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15

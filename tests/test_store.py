@@ -13,10 +13,11 @@ import xarray as xr
 import zarr
 
 from jobtools import assert_stores_bit_identical, small_config
-from tablegen import store
-from tablegen.job import compute_chunk, run
-from tablegen.plan import Chunk
-from tablegen.store import StoreError, StoreLock
+from tablegen.store import zarr_store as store
+from tablegen.batch.job import compute_chunk, run
+from tablegen.batch.plan import Chunk
+from tablegen.store.zarr_store import StoreLock
+from tablegen.errors import StoreError
 
 
 @pytest.fixture
@@ -149,7 +150,7 @@ def test_complete_is_only_marked_when_every_cell_is_done(config):
 
 
 def test_info_reports_provenance_completeness_and_missing_cells(config, capsys):
-    from tablegen.cli import main
+    from tablegen.cli.main import main
 
     store.create_store(config, command="tablegen run t.yaml")
     arrays = compute_chunk(config, Chunk(0, 2, 0, 2))
@@ -169,7 +170,7 @@ def test_info_reports_provenance_completeness_and_missing_cells(config, capsys):
 
 
 def test_verify_reports_ci_coverage_and_flags_a_wrong_cell(config, capsys):
-    from tablegen.cli import main
+    from tablegen.cli.main import main
 
     run(config, executor="serial")
     assert main(["verify", config.store_url, "--json"]) == 0

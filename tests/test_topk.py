@@ -11,17 +11,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tablegen.cli import main
-from tablegen.stats import upper_tail_probability
-from tablegen.topk import (
-    CROSSOVER_RUN,
-    TablegenInputError,
-    binomial_bound,
-    crossover_point,
-    curve_from_scores,
-    topk_bounds,
-    topk_test,
-)
+from tablegen.cli.main import main
+from tablegen.compute.stats import upper_tail_probability
+from tablegen.lookup.topk import (CROSSOVER_RUN, binomial_bound, crossover_point, curve_from_scores, topk_bounds,
+                                  topk_test)
+from tablegen.errors import TablegenInputError
 
 
 def brute_force_counts(P, N):

@@ -4,7 +4,7 @@ import pytest
 
 import tablegen
 from tablegen import TablegenInputError, critical_value, p_value, significance_test, simulate_cell
-from tablegen.stats import minimum_replicates
+from tablegen.compute.stats import minimum_replicates
 
 GOOD = dict(P=20, N=30)
 
@@ -52,7 +52,7 @@ def test_exact_beyond_the_memory_limit_is_refused_when_forced_and_avoided_by_aut
 
 
 def test_a_lookup_beyond_the_time_limit_is_refused_with_the_estimate_and_a_way_out(monkeypatch):
-    from tablegen.limits import ResourceLimitError
+    from tablegen.errors import ResourceLimitError
 
     with pytest.raises(ResourceLimitError, match=r"simulating auc at P = 20, N = 20 with R = 39\d,\d{3},\d{3},\d{3} "
                                                  r"would take about .* s on one core, more than the limit of 3,600 s "
@@ -149,7 +149,7 @@ def test_simulate_cell_rejects_before_any_work(kwargs, message, monkeypatch):
     def no_kernel(*args, **kwargs):
         raise AssertionError("the kernel ran before validation finished")
 
-    monkeypatch.setattr(tablegen.mc, "simulate_block", no_kernel)
+    monkeypatch.setattr(tablegen.compute.mc, "simulate_block", no_kernel)
     args = dict(P=20, N=30, R=10_000, seed=1, Cs=(10,)) | kwargs
     with pytest.raises(TablegenInputError, match=message):
         simulate_cell(**args)

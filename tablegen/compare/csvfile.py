@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import os
 
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 
 def read_csv(path, what: str) -> tuple[list[str], list[list[str]]]:

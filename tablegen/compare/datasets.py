@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from tablegen.compare.results_table import results_table
-from tablegen.validation import TablegenInputError, check_alpha
+from tablegen.compute.validation import check_alpha
+from tablegen.errors import TablegenInputError
 
 logger = logging.getLogger(__name__)
 

@@ -37,7 +37,7 @@ import numpy as np
 from scipy.special import expit
 
 from tablegen.compare.f1_eta import DEFAULT_GRID, EtaPosterior, eta_posterior
-from tablegen.compare.f1_kernel import sample_dirichlet
+from tablegen.compute.kernels.f1 import sample_dirichlet
 from tablegen.compare.f1_results import EtaInfo, F1Comparison, F1Posterior
 from tablegen.compare.f1_sampler import macro_draws, micro_draws
 from tablegen.compare.f1_summary import decide, observed_f1, savage_dickey, summarize, summarize_delta

@@ -28,7 +28,7 @@ from scipy import stats
 
 from tablegen.compare.f1_summary import per_class_f1
 from tablegen.compare.f1_validation import check_confusion
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 #: Per-class F1 differences at most this far from 0 count as ties (F1 values are ratios of counts).
 TIE_TOLERANCE = 1e-12

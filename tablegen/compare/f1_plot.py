@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablegen.compare.f1_summary import decision_text
-from tablegen.figures import pyplot, saved
+from tablegen.lookup.figures import pyplot, saved
 
 
 def _shares_text(result) -> str:

@@ -1,4 +1,4 @@
-"""Draws of ψ given draws of η and μ: the Python layer over :mod:`tablegen.compare.f1_kernel`.
+"""Draws of ψ given draws of η and μ: the Python layer over :mod:`tablegen.compute.kernels.f1`.
 
 Micro F1 needs two gamma variates a row (one kernel call).  Macro F1 needs all M² cells of θ, and most
 cells of a real confusion matrix are zero counts, whose shapes η or (1 − η)/(M − 1) are below 1: their
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablegen.compare.f1_kernel import macro_from_zero_cells, sample_micro_f1, zero_cell_uniforms
+from tablegen.compute.kernels.f1 import macro_from_zero_cells, sample_micro_f1, zero_cell_uniforms
 
 #: Zero cells per block of the macro path (block arrays of about 2 MB each stay in cache).
 BLOCK_CELLS = 1 << 18

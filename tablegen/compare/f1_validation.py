@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 AVERAGES = ("macro", "micro")
 MU_MODES = ("joint", "independent")

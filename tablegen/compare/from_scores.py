@@ -1,10 +1,10 @@
 """From labels and each model's scores to a verdict per metric (DESIGN §1, §5, §7).
 
 Every metric is computed from the scores in DESIGN §1's conventions
-(:mod:`tablegen.metrics_from_scores`: tied scores form one threshold group; AUC counts a tied pair
+(:mod:`tablegen.compute.metrics_from_scores`: tied scores form one threshold group; AUC counts a tied pair
 as ½).  Per metric, the winner is the model with the best value (the first one listed, on a tie),
 and its value is tested against the best of C classifiers that learned nothing, through
-:func:`tablegen.api.significance_test` (the answer policy of DESIGN §7: exact, else the table, else a
+:func:`tablegen.lookup.api.significance_test` (the answer policy of DESIGN §7: exact, else the table, else a
 simulation).  **C must count every model tried, discarded ones too**: picking the best of 20 models
 and passing only the 3 you kept overstates significance.  C defaults to the number of models given.
 
@@ -31,9 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.metrics_from_scores import (BASE_SCORE_METRICS, check_binary_labels, check_score_metric,
+from tablegen.compute.metrics_from_scores import (BASE_SCORE_METRICS, check_binary_labels, check_score_metric,
                                           metric_from_groups, threshold_groups)
-from tablegen.validation import TablegenInputError, check_alpha, check_integer
+from tablegen.compute.validation import check_alpha, check_integer
+from tablegen.errors import TablegenInputError
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class MetricVerdict:
     scores : dict
         Every model's value, in the order given.
     result : tablegen.SignificanceResult
-        The answer of :func:`tablegen.api.significance_test` (critical value, p-value, method).
+        The answer of :func:`tablegen.lookup.api.significance_test` (critical value, p-value, method).
     winner_has_ties : bool
         Whether the winner's scores tie (tested against the no-ties null; conservative).
     """
@@ -209,7 +210,7 @@ def significance_test_from_scores(labels, scores, metrics=None, C=None, alpha=0.
     positive_label : optional
         The positive class; default 1 for {0, 1} or {-1, 1}, True for booleans.
     method, R, seed, table :
-        Passed to :func:`tablegen.api.significance_test` (default: its answer policy, the bundled table).
+        Passed to :func:`tablegen.lookup.api.significance_test` (default: its answer policy, the bundled table).
 
     Returns
     -------
@@ -226,7 +227,7 @@ def significance_test_from_scores(labels, scores, metrics=None, C=None, alpha=0.
     >>> result["auc"].winner, result.C, result["auc"].significant
     ('good', 2, True)
     """
-    from tablegen.api import significance_test
+    from tablegen.lookup.api import significance_test
 
     y, models, metrics, C, alpha = _checked(labels, scores, metrics, C, alpha, positive_label)
     P, N = int(y.sum()), int(y.size - y.sum())

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 #: Largest m for which the flips are counted (2^(m−2) sub-pools per pair).
 MAX_ALGORITHMS_FOR_FLIPS = 18

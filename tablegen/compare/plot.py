@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablegen.compare.datasets import TEST_NAMES
-from tablegen.figures import pyplot, saved
+from tablegen.lookup.figures import pyplot, saved
 
 _WIN, _LOSS, _NONE = "#1b7837", "#c51b7d", "#e0e0e0"
 

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from tablegen.compare.csvfile import parse_number, read_csv
-from tablegen.validation import TablegenInputError
+from tablegen.errors import TablegenInputError
 
 _NAME_HEADERS = {"dataset", "data set", "data_set", "datasets", "name"}
 

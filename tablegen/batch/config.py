@@ -1,0 +1,248 @@
+"""Job configuration: a YAML file validated into a frozen, hashed :class:`JobConfig`.
+
+Schema (every field is checked before anything is written; errors name the field)::
+
+    name: laptop                      # free text
+    grid:
+      P: [20, 30, 40]                 # a list of integers >= 1, or
+      N: {start: 20, stop: 100, step: 10}   # an inclusive range
+    replicates: 100000                # R per cell (>= the minimum of every (C, alpha))
+    seed: 2005                        # root seed, integer >= 0
+    metrics: [auc, best_f1, tp_at_10] # optional; default: every base metric and tp_at_10
+    Cs: [10, 100, 1000]
+    alphas: [0.01]
+    exact: true                       # optional (default true): exact values beside the Monte Carlo
+    chunks: {P: 4, N: 4}              # cells per task along each axis = the Zarr chunk shape
+    store: {url: laptop.zarr, storage_options: {}}   # local path or fsspec URL
+    cluster: {workers: 2}             # or {scheduler_address: tcp://host:8786} or {scheduler_file: f.json};
+                                      # optional worker_grace: 300 (s without workers before the run stops)
+                                      # and connect_timeout: 30 (s to reach a scheduler)
+    device: cpu                       # optional: cpu (default), cuda (GPUs, one dask worker each) or auto
+
+``JobConfig.result_hash`` covers what determines the stored values and their layout (grid,
+replicates, seed, metrics, Cs, alphas, exact, tail probabilities, chunks) and not where or how the
+job runs (store, cluster, device), so a store can be resumed from another machine — or on GPUs
+after CPUs, which give the same values bit for bit — but never with a different
+result-determining setting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tablegen.compute.metrics import DEFAULT_METRICS
+from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
+from tablegen.compute.validation import (check_alpha, check_integer, check_metric, check_replicates, check_unique_list)
+from tablegen.errors import TablegenInputError
+
+_TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "store",
+              "cluster", "device"}
+_DEVICES = ("cpu", "cuda", "auto")
+_REQUIRED = {"grid", "replicates", "seed", "Cs", "alphas", "chunks", "store"}
+_CLUSTER_KINDS = ("workers", "scheduler_address", "scheduler_file")
+#: Optional cluster settings (seconds): how long a run may have no worker before it stops, and how long
+#: connecting to a scheduler may take (checked before the store is created or locked).
+_CLUSTER_OPTIONS = ("worker_grace", "connect_timeout")
+
+
+#: How a run executes its tasks: a dask cluster (default) or all in this process.
+EXECUTORS = ("dask", "serial")
+
+@dataclass(frozen=True)
+class JobConfig:
+    """A validated job configuration (see the module docstring for the YAML schema)."""
+
+    name: str
+    P: tuple[int, ...]
+    N: tuple[int, ...]
+    replicates: int
+    seed: int
+    metrics: tuple[str, ...]
+    Cs: tuple[int, ...]
+    alphas: tuple[float, ...]
+    exact: bool
+    chunks: tuple[int, int]
+    store_url: str
+    storage_options: dict = field(default_factory=dict, compare=False, hash=False)
+    cluster: dict = field(default_factory=dict, compare=False, hash=False)
+    device: str = field(default="cpu", compare=False, hash=False)
+    tail_probabilities: tuple[float, ...] = DEFAULT_TAIL_PROBABILITIES
+
+    @property
+    def cells(self) -> int:
+        """Number of (P, N) cells in the grid."""
+        return len(self.P) * len(self.N)
+
+    def result_fields(self) -> dict[str, Any]:
+        """The fields that determine the stored values and their layout."""
+        data = asdict(self)
+        return {key: data[key] for key in ("P", "N", "replicates", "seed", "metrics", "Cs", "alphas",
+                                           "exact", "chunks", "tail_probabilities")}
+
+    @property
+    def result_hash(self) -> str:
+        """SHA-256 of the canonical JSON of :meth:`result_fields`."""
+        text = json.dumps(self.result_fields(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _fail(field_name: str, message: str):
+    raise TablegenInputError(f"config field {field_name}: {message}")
+
+
+def _checked(field_name: str, check, *args):
+    """Run a validation helper, re-raising its error under the config field's name."""
+    try:
+        return check(*args)
+    except TablegenInputError as error:
+        _fail(field_name, str(error))
+    except (TypeError, ValueError, AttributeError, OverflowError):  # e.g. None where a list belongs
+        _fail(field_name, f"is not valid here, got {args[-1]!r}")
+
+
+def _axis(name: str, value) -> tuple[int, ...]:
+    if isinstance(value, dict):
+        unknown = set(value) - {"start", "stop", "step"}
+        if unknown or not {"start", "stop"} <= set(value):
+            _fail(name, "a range needs start and stop (and optionally step), got keys "
+                        f"{sorted(value)}")
+        start = _checked(f"{name}.start", check_integer, "start", value["start"], 1)
+        stop = _checked(f"{name}.stop", check_integer, "stop", value["stop"], start)
+        step = _checked(f"{name}.step", check_integer, "step", value.get("step", 1), 1)
+        return tuple(range(start, stop + 1, step))
+    if not isinstance(value, list) or not value:
+        _fail(name, f"must be a non-empty list of integers or a {{start, stop, step}} range, got {value!r}")
+    values = tuple(_checked(f"{name}[{i}]", check_integer, "value", v, 1) for i, v in enumerate(value))
+    if list(values) != sorted(set(values)):
+        _fail(name, f"must be strictly increasing, got {list(values)}")
+    return values
+
+
+def _chunks(value) -> tuple[int, int]:
+    if not isinstance(value, dict) or set(value) != {"P", "N"}:
+        _fail("chunks", f"must be a mapping with keys P and N (cells per task along each axis), got {value!r}")
+    return tuple(_checked(f"chunks.{axis}", check_integer, axis, value[axis], 1) for axis in ("P", "N"))
+
+
+def _store(value) -> tuple[str, dict]:
+    if not isinstance(value, dict) or not isinstance(value.get("url"), str) or not value["url"]:
+        _fail("store", f"must be a mapping with a non-empty url, got {value!r}")
+    unknown = set(value) - {"url", "storage_options"}
+    if unknown:
+        _fail("store", f"unknown keys {sorted(unknown)}")
+    options = value.get("storage_options", {}) or {}
+    if not isinstance(options, dict):
+        _fail("store.storage_options", f"must be a mapping, got {options!r}")
+    if options and "://" not in value["url"]:
+        _fail("store.storage_options", f"only apply to an fsspec URL (s3://..., gs://..., memory://...); "
+                                       f"{value['url']!r} is a local path")
+    return value["url"], dict(options)
+
+
+def _cluster_options(value: dict) -> dict:
+    """``worker_grace`` and ``connect_timeout`` (seconds > 0) of a cluster mapping, checked."""
+    options = {}
+    for key in _CLUSTER_OPTIONS:
+        if key in value:
+            number = value[key]
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 < number < float("inf"):
+                _fail(f"cluster.{key}", f"must be a number of seconds > 0, got {number!r}")
+            options[key] = float(number)
+    return options
+
+
+def _cluster(value) -> dict:
+    value = {"workers": 2} if value is None else value
+    options = _cluster_options(value) if isinstance(value, dict) else {}
+    value = {k: v for k, v in value.items() if k not in _CLUSTER_OPTIONS} if isinstance(value, dict) else value
+    if not isinstance(value, dict) or len(set(value) & set(_CLUSTER_KINDS)) != 1 or set(value) - set(_CLUSTER_KINDS):
+        _fail("cluster", f"must have exactly one of {', '.join(_CLUSTER_KINDS)}, got {value!r}")
+    if "workers" in value:
+        return {"workers": _checked("cluster.workers", check_integer, "workers", value["workers"], 1), **options}
+    (kind, target), = value.items()
+    if not isinstance(target, str) or not target:
+        _fail(f"cluster.{kind}", f"must be a non-empty string, got {target!r}")
+    return {kind: target, **options}
+
+
+def _device(value) -> str:
+    """Where the job scores rankings; resolved on each worker (``auto``), never part of the hash."""
+    if value not in _DEVICES:
+        _fail("device", f"must be one of {', '.join(_DEVICES)}, got {value!r}")
+    return value
+
+
+def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
+    """Validate a parsed YAML mapping into a :class:`JobConfig`.
+
+    Raises
+    ------
+    TablegenInputError
+        On any bad field; the message names it (``config field grid.P[2]: ...``).
+    """
+    if not isinstance(data, dict):
+        raise TablegenInputError(f"{source}: a job config must be a YAML mapping, got {type(data).__name__}")
+    unknown, missing = set(data) - _TOP_LEVEL, _REQUIRED - set(data)
+    if unknown:
+        _fail(", ".join(sorted(unknown)), f"unknown field(s); known fields: {', '.join(sorted(_TOP_LEVEL))}")
+    if missing:
+        _fail(", ".join(sorted(missing)), "missing")
+    grid = data["grid"]
+    if not isinstance(grid, dict) or set(grid) != {"P", "N"}:
+        _fail("grid", f"must be a mapping with keys P and N, got {grid!r}")
+    Cs = _checked("Cs", check_unique_list, "Cs", data["Cs"], lambda n, v: check_integer(n, v, 1))
+    alphas = _checked("alphas", check_unique_list, "alphas", data["alphas"], check_alpha)
+    metrics = data.get("metrics", list(DEFAULT_METRICS))
+    if not isinstance(metrics, list) or not metrics:
+        _fail("metrics", f"must be a non-empty list of metric names, got {metrics!r}")
+    metrics = tuple(_checked(f"metrics[{i}]", check_metric, "metric", m) for i, m in enumerate(metrics))
+    if len(set(metrics)) != len(metrics):
+        _fail("metrics", f"has duplicates: {list(metrics)}")
+    if not isinstance(data.get("exact", True), bool):
+        _fail("exact", f"must be true or false, got {data['exact']!r}")
+    url, options = _store(data["store"])
+    return JobConfig(
+        name=str(data.get("name", Path(source).stem)),
+        P=_axis("grid.P", grid["P"]),
+        N=_axis("grid.N", grid["N"]),
+        replicates=_checked("replicates", check_replicates, data["replicates"], Cs, alphas),
+        seed=_checked("seed", check_integer, "seed", data["seed"], 0),
+        metrics=metrics,
+        Cs=Cs,
+        alphas=alphas,
+        exact=data.get("exact", True),
+        chunks=_chunks(data["chunks"]),
+        store_url=url,
+        storage_options=options,
+        cluster=_cluster(data.get("cluster")),
+        device=_device(data.get("device", "cpu")),
+    )
+
+
+def load_config(path) -> JobConfig:
+    """Read and validate a YAML job config.
+
+    Examples
+    --------
+    >>> load_config("configs/smoke.yaml").cells  # from the repository root
+    9
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TablegenInputError(f"config file {str(path)!r} does not exist")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise TablegenInputError(f"config file {str(path)!r} is not valid YAML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise TablegenInputError(f"config file {str(path)!r} is not UTF-8 text ({error.reason} at byte "
+                                 f"{error.start})") from None
+    except OSError as error:
+        raise TablegenInputError(f"config file {str(path)!r} cannot be read ({error.strerror or error})") from None
+    return config_from_mapping(data, source=str(path))

@@ -1,0 +1,413 @@
+"""The batch job: template -> store set-up -> one task per chunk -> region writes -> done flags -> finalize.
+
+``run(config)`` is what ``tablegen run CONFIG`` calls.  Each task (:func:`run_chunk`) computes the
+Monte Carlo and exact values of its chunk's cells and writes them straight into the store from the
+worker, data first and done flags last; the client only plans, submits, shows progress and
+finalizes.  Running the same config again resumes: chunks whose cells are all done are skipped.
+
+Two executors run the same tasks: ``"serial"`` (in this process, one after another) and ``"dask"``
+(a LocalCluster of single-threaded worker processes by default, or any running scheduler given by
+address or scheduler file).  Because seeds are keyed on the cell and replicate, both produce
+bit-identical stores, whatever the chunking, the number of workers, retries or resumes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import functools
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator
+
+import numpy as np
+
+from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell
+from tablegen.batch.config import EXECUTORS, JobConfig, load_config
+from tablegen.compute.kernels.cuda.device import DEVICES, resolve_device
+from tablegen.compute.limits import check_memory, grid_memory
+from tablegen.batch.plan import Chunk, Plan, make_plan
+from tablegen.store.zarr_store import (
+    DATA_VARIABLES,
+    StoreLock,
+    check_resumable,
+    create_store,
+    mark_complete,
+    repair,
+    repair_plan_mask,
+    store_state,
+    write_chunk,
+)
+from tablegen.errors import TablegenInputError
+from tablegen.errors import RunStoppedError  # noqa: F401  (re-exported)
+
+logger = logging.getLogger(__name__)
+
+#: Seconds a dask run may go without a single worker before it stops (config ``cluster.worker_grace``).
+DEFAULT_WORKER_GRACE = 300.0
+#: Seconds to reach a scheduler given by address or file (config ``cluster.connect_timeout``).
+DEFAULT_CONNECT_TIMEOUT = 30.0
+#: A chunk task that fails (a transient write error, a lost worker) is run again this many times.
+TASK_RETRIES = 2
+
+
+
+
+def worker_environment() -> dict[str, str]:
+    """Environment for worker processes: one numba/OpenMP/BLAS thread, a node-local numba cache.
+
+    The numba cache goes to a per-user folder under the node's temporary directory unless
+    ``NUMBA_CACHE_DIR`` is already set, so that workers on many nodes never race on a shared
+    filesystem's ``__pycache__`` (and read-only installs still cache).
+    """
+    cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"tablegen-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    return {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache,
+            "DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "warning")}
+
+
+@functools.cache
+def tune_allocator() -> bool:
+    """Keep freed memory in the process (glibc ``mallopt``), once per process; False if not glibc.
+
+    Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also pins glibc's mmap
+    threshold: every multi-megabyte block buffer is then mapped, page-faulted and unmapped afresh,
+    and a task ran 1.38x slower in a worker than in a plain process (2.75 s against 3.79 s for the
+    same chunk).  With a 256 MiB trim threshold and a 32 MiB mmap threshold set here the task runs
+    at plain-process speed (2.58 s) whatever the environment; the cost is that up to 256 MiB of
+    freed heap stays with the worker instead of returning to the system.
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    return bool(mallopt(M_TRIM_THRESHOLD, 256 << 20)) and bool(mallopt(M_MMAP_THRESHOLD, 32 << 20))
+
+
+def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
+    """Every data variable of the chunk's cells, shaped as in the store over the chunk's region."""
+    p_values, n_values = config.P[chunk.p_slice], config.N[chunk.n_slice]
+    cells = chunk.cells(config)
+    exact = exact_critical_values_for_cells(cells, config.metrics, config.Cs, config.alphas) if config.exact else {}
+    shape = (len(p_values), len(n_values))
+    per_cell = {name: [] for name in DATA_VARIABLES}
+    for P, N in cells:
+        ds = simulate_cell(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
+                           tail_probabilities=config.tail_probabilities, exact=False,  # NaN exact values
+                           device=config.device)
+        if config.exact:
+            ds["exact_critical_value"].values[...] = exact[P, N]
+        for name in DATA_VARIABLES:
+            per_cell[name].append(ds[name].values)
+    return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
+
+
+def _stack_cells(values: list, shape: tuple[int, int]) -> np.ndarray:
+    """Stack per-cell arrays (P-major) into one array with trailing (P, N) axes."""
+    stacked = np.stack([np.asarray(v) for v in values], axis=-1)
+    return stacked.reshape(stacked.shape[:-1] + shape)
+
+
+def run_chunk(config: JobConfig, chunk: Chunk) -> int:
+    """The task: compute a chunk and write it into the store (data, then done flags).
+
+    Idempotent: a retry after a lost worker rewrites the same bytes.  Returns the number of cells.
+    """
+    tune_allocator()
+    start = time.perf_counter()
+    arrays = compute_chunk(config, chunk)
+    write_chunk(config, chunk.p_slice, chunk.n_slice, arrays)
+    logger.info("chunk %s: %d cells in %.1f s", chunk.label(config), chunk.size, time.perf_counter() - start)
+    return chunk.size
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run did (returned by :func:`run`; the CLI prints it)."""
+
+    cells: int
+    cells_computed: int
+    replicates: int
+    wall_seconds: float
+    store_url: str
+    complete: bool
+
+    @property
+    def cell_replicates_per_second(self) -> float:
+        return self.cells_computed * self.replicates / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+    def __str__(self) -> str:
+        if self.cells_computed == 0:
+            return f"nothing to do: all {self.cells:,} cells of {self.store_url} were already done"
+        return (f"{self.cells_computed:,} of {self.cells:,} cells computed at R = {self.replicates:,} in "
+                f"{self.wall_seconds:,.1f} s wall: {self.cell_replicates_per_second:,.0f} cell-replicates/s; "
+                f"store {self.store_url} {'complete' if self.complete else 'INCOMPLETE'}")
+
+
+def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_address=None,
+                   scheduler_file=None, device=None) -> JobConfig:
+    """Apply command-line overrides of the store, the cluster and the device to ``config``.
+
+    A local store path is made absolute here, so that workers started elsewhere find it.
+    """
+    given = [k for k, v in (("workers", workers), ("scheduler_address", scheduler_address),
+                            ("scheduler_file", scheduler_file)) if v is not None]
+    if len(given) > 1:
+        raise TablegenInputError(f"give at most one of --workers, --scheduler-address, --scheduler-file "
+                                 f"(got {', '.join(given)})")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise TablegenInputError(f"workers must be an integer >= 1, got {workers!r}")
+    if given:
+        options = {k: v for k, v in (config.cluster or {}).items() if k in ("worker_grace", "connect_timeout")}
+        config = replace(config, cluster={given[0]: {"workers": workers, "scheduler_address": scheduler_address,
+                                                     "scheduler_file": scheduler_file}[given[0]], **options})
+    if store_url is not None:
+        if not isinstance(store_url, str) or not store_url:
+            raise TablegenInputError(f"store must be a non-empty path or URL, got {store_url!r}")
+        config = replace(config, store_url=store_url)
+    if device is not None:
+        if device not in DEVICES:
+            raise TablegenInputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
+        config = replace(config, device=device)
+    if "://" not in config.store_url:  # workers may start in another directory (PBS starts in $HOME)
+        config = replace(config, store_url=os.path.abspath(os.path.expanduser(config.store_url)))
+    return config
+
+
+def prepare_store(config: JobConfig, command: str = "") -> Plan:
+    """Create the store (again, if its template was never finished) or check it can be resumed with
+    ``config``, un-doing every chunk that fails the integrity check; return the plan of what is left."""
+    if store_state(config.store_url, config.storage_options) != "ready":
+        create_store(config, command=command)
+    else:
+        check_resumable(config)
+        repair(config)
+    return dry_run_plan(config)
+
+
+def check_grid_memory(config: JobConfig) -> None:
+    """Refuse a grid whose flags, plan and tasks would not fit in the client's memory limit."""
+    chunks = -(-len(config.P) // config.chunks[0]) * -(-len(config.N) // config.chunks[1])
+    check_memory(grid_memory(config.cells, chunks), f"a grid of {config.cells:,} cells in {chunks:,} chunks",
+                 "split it into several jobs (configs with part of P or N), or use larger chunks")
+
+
+def dry_run_plan(config: JobConfig) -> Plan:
+    """The plan without writing anything (an existing store is read for its done flags and checked:
+    a chunk that fails the integrity check counts as not done)."""
+    check_grid_memory(config)
+    if store_state(config.store_url, config.storage_options) == "ready":
+        check_resumable(config)
+        return make_plan(config, repair_plan_mask(config)[0])
+    return make_plan(config)
+
+
+ProgressCallback = Callable[[int, int, Chunk], None]
+
+
+def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client=None, command: str = "",
+        break_lock: bool = False, progress: ProgressCallback | None = None,
+        on_client: Callable[[object], None] | None = None, worker_grace: float | None = None) -> RunSummary:
+    """Run (or resume) a job to completion.
+
+    Parameters
+    ----------
+    config : JobConfig or path
+        The validated job, or the path of its YAML file (see :func:`tablegen.batch.config.load_config`);
+        its ``cluster`` field says where the dask executor runs unless ``client`` is given.
+    executor : {"dask", "serial"}
+        ``"serial"`` runs every task in this process; ``"dask"`` on the cluster.
+    client : distributed.Client, optional
+        An existing client to run on (its cluster is left running).
+    command : str
+        The command line, recorded in the store's attributes.
+    break_lock : bool
+        Remove another run's lock first (only when that run is known to be dead).
+    progress : callable, optional
+        Called as ``progress(cells_done, cells_total, chunk)`` after each chunk is written, and once
+        as ``progress(cells_done, cells_total, None)`` before the first task.
+    on_client : callable, optional
+        Called with the dask client once it is connected, only when the lock is held and work
+        remains (the CLI prints the dashboard link; the cluster launchers submit their jobs here).
+    worker_grace : float, optional
+        Seconds without any dask worker before the run stops (default: the config's
+        ``cluster.worker_grace``, else 300).
+
+    Returns
+    -------
+    RunSummary
+
+    Raises
+    ------
+    StoreError
+        If the store is locked by another run or was written by a different config.
+    RunStoppedError
+        If the scheduler cannot be reached (checked before the store is created or locked), or the
+        run had no worker for ``worker_grace`` seconds (the lock is then released; rerun to resume).
+    """
+    if not isinstance(config, JobConfig):
+        config = resolve_config(load_config(config))
+    if executor not in EXECUTORS:
+        raise TablegenInputError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if client is None and (executor == "serial" or "workers" in (config.cluster or {"workers": 2})):
+        resolve_device(config.device)  # runs here: no GPU (or numba-cuda) fails before anything is written
+    check_grid_memory(config)
+    if executor == "dask" and client is None:
+        if config.store_url.startswith("memory://"):
+            raise TablegenInputError(f"store {config.store_url}: a memory:// store lives in this process only and "
+                                     "dask workers are other processes; use --executor serial, or a path or object "
+                                     "store every worker can reach")
+        check_scheduler(config)
+    grace = worker_grace if worker_grace is not None else (config.cluster or {}).get("worker_grace",
+                                                                                      DEFAULT_WORKER_GRACE)
+    if not (isinstance(grace, (int, float)) and 0 < grace < float("inf")):
+        raise TablegenInputError(f"worker_grace must be a number of seconds > 0, got {grace!r}")
+    start = time.perf_counter()
+    with StoreLock(config.store_url, config.storage_options, break_lock=break_lock):
+        plan = prepare_store(config, command)
+        done = plan.cells_done
+        if progress is not None:
+            progress(done, plan.cells, None)
+        chunks = list(plan.remaining)
+        if not chunks:
+            results = iter(())
+        elif executor == "serial":
+            results = _serial_results(config, chunks)
+        else:
+            results = _dask_results(config, chunks, client, on_client, grace)
+        for chunk in results:
+            done += chunk.size
+            if progress is not None:
+                progress(done, plan.cells, chunk)
+        mark_complete(config)
+    return RunSummary(plan.cells, plan.cells_remaining, config.replicates, time.perf_counter() - start,
+                      config.store_url, True)
+
+
+def _serial_results(config: JobConfig, chunks: list[Chunk]) -> Iterator[Chunk]:
+    for chunk in chunks:
+        run_chunk(config, chunk)
+        yield chunk
+
+
+def _dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float) -> Iterator[Chunk]:
+    from distributed import wait
+
+    with _connected_client(config, client) as connected:
+        if on_client is not None:
+            on_client(connected)
+        futures = {connected.submit(run_chunk, config, chunk, key=f"tablegen-chunk-{config.result_hash[:8]}-"
+                                    f"{chunk.p_start}-{chunk.n_start}", pure=False, retries=TASK_RETRIES): chunk
+                   for chunk in chunks}
+        idle_since, poll = None, min(max(grace / 4, 0.05), 5.0)
+        while futures:
+            try:
+                finished = wait(list(futures), timeout=poll, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                finished = ()
+            for future in finished:
+                future.result()  # re-raises a task's error here (after its retries), with its traceback
+                yield futures.pop(future)
+            idle_since = _watch_workers(connected, futures, idle_since, grace)
+
+
+def _watch_workers(connected, futures: dict, idle_since: float | None, grace: float) -> float | None:
+    """Stop the run (cancelling what is left) once the cluster has had no worker for ``grace`` seconds."""
+    if not futures:
+        return None
+    try:
+        workers = len(connected.nthreads())
+    except (OSError, TimeoutError):
+        workers = 0
+    if workers:
+        return None
+    now = time.monotonic()
+    if idle_since is None:
+        logger.warning("the dask cluster has no worker; the run stops if none joins within %.0f s", grace)
+        return now
+    if now - idle_since < grace:
+        return idle_since
+    connected.cancel(list(futures))
+    raise RunStoppedError(
+        f"no dask worker for {grace:.0f} s (cluster.worker_grace in the config, --worker-grace on the command "
+        f"line): the run stopped with {len(futures):,} chunks left. The lock is released and every finished chunk "
+        "is kept; run the same command again to resume once workers are available")
+
+
+def check_scheduler(config: JobConfig) -> None:
+    """Reach the config's scheduler (file or address) within its connect timeout, before anything is written.
+
+    Raises
+    ------
+    TablegenInputError
+        If the scheduler file does not exist or names no scheduler address.
+    RunStoppedError
+        If the scheduler cannot be reached in time.
+    """
+    spec = config.cluster or {}
+    timeout = spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
+    if "scheduler_file" in spec:
+        address = _scheduler_file_address(spec["scheduler_file"])
+    elif "scheduler_address" in spec:
+        address = spec["scheduler_address"]
+    else:
+        return
+    from distributed import Client
+
+    try:
+        Client(address, timeout=timeout).close()
+    except (OSError, TimeoutError, ValueError) as error:
+        raise RunStoppedError(f"cannot reach the dask scheduler at {address} within {timeout:g} s ({error}); "
+                              "nothing was written: start the scheduler or fix the address, then rerun") from None
+
+
+def _scheduler_file_address(path: str) -> str:
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            address = json.load(handle).get("address")
+    except FileNotFoundError:
+        raise TablegenInputError(f"--scheduler-file {path}: no such file (start the scheduler with "
+                                 "--scheduler-file first); nothing was written") from None
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as error:
+        raise TablegenInputError(f"--scheduler-file {path}: not a dask scheduler file ({error})") from None
+    if not isinstance(address, str) or not address:
+        raise TablegenInputError(f"--scheduler-file {path}: names no scheduler address")
+    return address
+
+
+@contextlib.contextmanager
+def _connected_client(config: JobConfig, client):
+    """The given client, or one connected to the config's cluster (a LocalCluster by default)."""
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    cluster_spec = config.cluster or {"workers": 2}
+    if "scheduler_address" in cluster_spec:
+        with Client(cluster_spec["scheduler_address"],
+                    timeout=cluster_spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)) as connected:
+            yield connected
+    elif "scheduler_file" in cluster_spec:
+        with Client(scheduler_file=cluster_spec["scheduler_file"],
+                    timeout=cluster_spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)) as connected:
+            yield connected
+    elif resolve_device(config.device) == "cuda":  # one worker per GPU (tablegen.batch.gpu_cluster)
+        from tablegen.batch.gpu_cluster import gpu_cluster
+
+        with gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
+            yield connected
+    else:
+        with LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
+                          env=worker_environment(), dashboard_address=":0") as cluster, \
+                Client(cluster) as connected:
+            yield connected

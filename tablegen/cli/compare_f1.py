@@ -1,0 +1,134 @@
+"""``tablegen compare f1 A.csv B.csv``: two classifiers' average F1 on one test set, Bayesian (DESIGN §9).
+
+A thin layer over :func:`tablegen.compare.f1_posterior` and :func:`tablegen.compare.f1_frequentist_tests`:
+reads the two confusion matrices, prints the paper's Table IV (ψ_A, ψ_B, δ; the Savage–Dickey Bayes
+factor; the decision) and its Table III (the frequentist tests); ``--json`` prints both results'
+``to_dict()``; ``--plot`` draws δ's posterior with its HDI, the ROPE and the decision.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from tablegen.compare.f1_validation import AVERAGES, MU_MODES
+from tablegen.errors import TablegenInputError
+
+
+def add_parser(subparsers) -> None:
+    """The ``f1`` sub-subcommand of ``tablegen compare``."""
+    p = subparsers.add_parser("f1", help="two classifiers' macro or micro F1 on one test set, Bayesian "
+                                         "(Zhang et al. 2015), beside the sign, proportions and t tests")
+    for name in ("A", "B"):
+        p.add_argument(f"confusion_{name.lower()}", metavar=f"{name}.csv",
+                       help=f"confusion matrix of classifier {name}: M rows (true class) of M counts (predicted "
+                            "class), comma- or whitespace-separated; a header line and a first column of class "
+                            "names are allowed; '#' lines are comments")
+    p.add_argument("--average", choices=AVERAGES, default="macro", help="F1 average (default %(default)s)")
+    p.add_argument("--rope", default="0.005", metavar="R|LOW,HIGH",
+                   help="region of practical equivalence: half-width R or an interval, e.g. --rope=-0.01,0.02 "
+                        "(default %(default)s)")
+    p.add_argument("--samples", type=int, default=50_000, help="posterior draws (default %(default)s)")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default: fresh, and reported)")
+    p.add_argument("--mu", choices=MU_MODES, default="joint",
+                   help="one class-proportion posterior for both (one test set; default) or one each (the paper)")
+    p.add_argument("--names", nargs=2, default=("A", "B"), metavar=("NAME_A", "NAME_B"),
+                   help="names of the two classifiers in the report and the plot")
+    p.add_argument("--plot", default=None, metavar="OUT.png",
+                   help="draw δ's posterior, its HDI, the ROPE and the decision")
+    p.add_argument("--json", action="store_true", help="print the results as JSON")
+    p.set_defaults(compare_run=run)
+
+
+def _fields(line: str) -> list[str]:
+    if "," in line or ";" in line:
+        return [f.strip() for f in re.split(r"[,;]", line)]
+    return line.split()
+
+
+def _numeric(fields: list[str]) -> bool:
+    try:
+        [float(f) for f in fields]
+    except ValueError:
+        return False
+    return True
+
+
+def read_confusion(path: str) -> np.ndarray:
+    """The M × M matrix in the CSV file ``path``; errors name the file and line.
+
+    Fields are separated by commas (or semicolons), else by whitespace; blank and ``#`` lines are
+    skipped.  The first line is a header if it holds a field that is not a number (e.g. the empty
+    corner of a pandas ``to_csv``) or if the other lines are one fewer than its width; rows one field
+    wider than there are rows start with a class label, which is dropped.
+    """
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            lines = [(i, line.strip()) for i, line in enumerate(handle, 1)
+                     if line.strip() and not line.lstrip().startswith("#")]
+    except OSError as error:
+        raise TablegenInputError(f"{path}: cannot read it ({error})") from None
+    if not lines:
+        raise TablegenInputError(f"{path}: no counts in it")
+    rows = [(i, _fields(line)) for i, line in lines]
+    if not _numeric(rows[0][1]) or len(rows) == len(rows[-1][1]) + 1:
+        rows = rows[1:]
+    if rows and all(len(fields) == len(rows) + 1 for _, fields in rows):
+        rows = [(i, fields[1:]) for i, fields in rows]
+    for number, fields in rows:
+        if len(fields) != len(rows) or not _numeric(fields):
+            raise TablegenInputError(f"{path}, line {number}: expected {len(rows)} counts (the matrix is "
+                                     f"{len(rows)} × {len(rows)}), got {', '.join(fields)!r}")
+    return np.array([[float(f) for f in fields] for _, fields in rows])
+
+
+def _rope(text: str):
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise TablegenInputError(f"--rope must be a half-width R or LOW,HIGH, got {text!r}") from None
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _cli_message(error: TablegenInputError, args) -> str:
+    """The library names Python arguments; name the files and options instead."""
+    message = str(error)
+    for name, option in (("confusion_a", args.confusion_a), ("confusion_b", args.confusion_b), ("rope", "--rope"),
+                         ("samples", "--samples"), ("seed", "--seed"), ("mu='independent'", "--mu independent")):
+        message = re.sub(rf"\b{re.escape(name)}(?!\w)", option, message)
+    return message
+
+
+def run(args) -> int:
+    """Run ``tablegen compare f1``; bad input raises :class:`TablegenInputError` (exit status 2 in ``main``)."""
+    from tablegen.compare.f1 import f1_posterior  # numba kernels: imported when the command runs
+    from tablegen.compare.f1_frequentist import f1_frequentist_tests
+
+    try:
+        a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)
+        result = f1_posterior(a, b, average=args.average, rope=_rope(args.rope), samples=args.samples,
+                              seed=args.seed, mu=args.mu)
+        tests = f1_frequentist_tests(a, b)
+        if args.plot is not None:
+            from tablegen.cli.images import image_errors
+
+            with image_errors("--plot", args.plot):
+                result.plot(args.plot, labels=tuple(args.names))
+    except TablegenInputError as error:
+        raise TablegenInputError(_cli_message(error, args)) from None
+    if args.json:
+        print(json.dumps({"names": list(args.names), "bayesian": result.to_dict(), "frequentist": tests.to_dict()},
+                         indent=2))
+        return 0
+    print(f"A = {args.names[0]} ({args.confusion_a}), B = {args.names[1]} ({args.confusion_b}): "
+          f"{a.shape[0]} classes, {a.sum():,.0f} test items; {args.average} F1")
+    names = tuple(args.names)
+    print(result.table(names))
+    print(result.sentence(names))
+    print("\nFrequentist tests (Yang & Liu 1999; ≫/≪ p ≤ 0.01, >/< p ≤ 0.05, ~ otherwise):")
+    print(tests.table())
+    if args.plot is not None:
+        print(f"wrote {args.plot}")
+    return 0

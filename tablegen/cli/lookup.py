@@ -1,0 +1,134 @@
+"""``tablegen lookup``, ``test`` and ``p-value``: critical values, verdicts and p-values by the answer policy.
+
+The command-line side of :mod:`tablegen.lookup.api`; each command prints the answer with its source (exact,
+a table's Monte Carlo values, or a simulation with R and seed) and shows a progress line whenever it
+simulates.  Registered by :mod:`tablegen.cli.main`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tablegen.cli.progress import ProgressLine
+from tablegen.cli.scores import add_scores_arguments, run_scores, scores_file_given
+from tablegen.compute.metrics import known_metrics_text
+
+
+def add_lookup_parsers(sub) -> None:
+    """Add ``lookup``, ``test`` and ``p-value`` (their run functions are :data:`RUNNERS`)."""
+    _lookup_parser(sub)
+    _test_parser(sub)
+    _p_value_parser(sub)
+
+
+def _cell_arguments(p, alpha: bool = True) -> None:
+    p.add_argument("--P", type=int, required=True, help="positives in the test set")
+    p.add_argument("--N", type=int, required=True, help="negatives in the test set")
+    p.add_argument("--C", type=int, required=True,
+                   help="classifiers compared on this test set, every model tried counted "
+                        "(the winner is the best of C)")
+    if alpha:
+        p.add_argument("--alpha", type=float, default=0.01, help="significance level")
+    p.add_argument("--table", default=None, help="store to read (default: the bundled table)")
+    p.add_argument("--method", choices=("auto", "exact", "table", "simulate"), default="auto",
+                   help="auto: exact where it fits the lookup budget, else the table, else simulate now "
+                        "(never refuses); or force one source")
+    p.add_argument("--R", type=int, default=None,
+                   help="rankings, if the answer is simulated (default: about 5 s of work, 100,000 to 10,000,000)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="root seed, if the answer is simulated (default 2005: the same question, the same answer)")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+
+
+def _lookup_parser(sub) -> None:
+    p = sub.add_parser("lookup", help="critical value of a metric for the best of C random classifiers")
+    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    _cell_arguments(p)
+
+
+def _source_text(answer) -> str:
+    if answer.method == "exact":
+        return "exact"
+    if answer.method == "table":
+        return f"Monte Carlo, R = {answer.replicates:,}, from the {answer.source}"
+    return f"Monte Carlo, R = {answer.replicates:,}, seed {answer.seed}, simulated now"
+
+
+def _interval_text(answer) -> str:
+    if answer.method == "exact":
+        return ""
+    return f", 95% CI [{answer.ci_low:.4g}, {answer.ci_high:.4g}]"
+
+
+def _table_for(args):
+    """The --table store (unfinished ones too: a lookup in an unfinished cell names the cell)."""
+    if args.table is None:
+        return None
+    from tablegen.lookup.table import open_table
+
+    return open_table(args.table, allow_incomplete=True)
+
+
+def _run_lookup(args) -> int:
+    from tablegen.lookup.api import critical_value
+
+    answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
+                            seed=args.seed, table=_table_for(args), progress=ProgressLine())
+    if args.json:
+        print(json.dumps({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
+                          "critical_value": answer.to_dict()}, indent=2))
+        return 0
+    print(f"{args.metric} critical value for the best of C = {args.C:,} at P = {args.P:,}, N = {args.N:,}, "
+          f"alpha = {args.alpha:g}: {answer.value:.6g} ({_source_text(answer)}{_interval_text(answer)})")
+    print("A winner is significant if its score exceeds this value.")
+    return 0
+
+
+def _test_parser(sub) -> None:
+    p = sub.add_parser("test", help="is a winner's score significant against the best of C random classifiers?")
+    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    p.add_argument("score", type=float, help="the winner's score on the test set")
+    _cell_arguments(p)
+    add_scores_arguments(p)
+
+
+def _run_test(args) -> int:
+    if scores_file_given(args):
+        return run_scores(args)
+    from tablegen.lookup.api import significance_test
+
+    result = significance_test(args.metric, args.score, args.P, args.N, args.C, args.alpha, method=args.method,
+                               R=args.R, seed=args.seed, table=_table_for(args), progress=ProgressLine())
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return 0
+    cv, pv = result.critical_value, result.p_value
+    print(result.sentence())
+    print(f"  critical value  {cv.value:.6g}  ({_source_text(cv)}{_interval_text(cv)})")
+    print(f"  p-value         {pv.formatted(4)}  ({_source_text(pv)}{_interval_text(pv)})")
+    return 0
+
+
+def _p_value_parser(sub) -> None:
+    p = sub.add_parser("p-value", help="p-value of a winner's score against the best of C random classifiers")
+    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    p.add_argument("score", type=float, help="the winner's score on the test set")
+    _cell_arguments(p, alpha=False)
+
+
+def _run_p_value(args) -> int:
+    from tablegen.lookup.api import p_value
+
+    answer = p_value(args.metric, args.score, args.P, args.N, args.C, method=args.method, R=args.R, seed=args.seed,
+                     table=_table_for(args), progress=ProgressLine())
+    if args.json:
+        print(json.dumps({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
+                          "p_value": answer.to_dict()}, indent=2))
+        return 0
+    print(f"{args.metric} = {args.score:g} against the best of C = {args.C:,} random classifiers at P = {args.P:,}, "
+          f"N = {args.N:,}: p-value {answer.formatted(4)} ({_source_text(answer)}{_interval_text(answer)})")
+    return 0
+
+
+#: Command -> the function that runs it (returns the exit code).
+RUNNERS = {"lookup": _run_lookup, "test": _run_test, "p-value": _run_p_value}

@@ -1,0 +1,139 @@
+"""``tablegen topk``: positives in the top k against random rankings, from counts or scores and labels.
+
+The command-line side of :mod:`tablegen.lookup.topk`: reading a curve of counts or a file of scores and
+labels, printing the bounds or the test, drawing the band.  Registered by :mod:`tablegen.cli.main`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from tablegen.lookup.topk import VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
+from tablegen.errors import TablegenInputError
+
+
+def add_topk_parser(sub) -> None:
+    """The ``topk`` subcommand's arguments."""
+    p = sub.add_parser("topk", help="positives in the top k against random rankings, for every k (precision at k)")
+    p.add_argument("--P", type=int, default=None, help="positives in the test set (not with --scores-file)")
+    p.add_argument("--N", type=int, default=None, help="negatives in the test set (not with --scores-file)")
+    p.add_argument("--K", type=int, default=None,
+                   help="largest k (default: the length of the curve, else min(P + N, 100))")
+    p.add_argument("--C", type=int, default=1, help="competing rankers: the bound of the best of C (default 1)")
+    p.add_argument("--alpha", type=float, default=0.01, help="significance level (default %(default)s)")
+    curve = p.add_mutually_exclusive_group()
+    curve.add_argument("--counts", type=float, nargs="+", default=None, metavar="X",
+                       help="positives in the top 1, 2, ... of your ranking (averages allowed)")
+    curve.add_argument("--counts-file", default=None, help="a file of those counts, whitespace- or comma-separated")
+    curve.add_argument("--scores-file", default=None,
+                       help="a CSV of score,label rows (label 1 = positive; a header line is skipped); "
+                            "tied scores count as randomly ordered")
+    p.add_argument("--variant", choices=VARIANTS, default="discrete",
+                   help="bound for the verdict (default %(default)s)")
+    p.add_argument("--plot", default=None, metavar="FILE", help="draw the band and the curve to this image file")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _read_numbers(path: str, option: str) -> np.ndarray:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        raise TablegenInputError(f"{option} {path}: cannot read it ({error})") from None
+    try:
+        return np.array([float(v) for v in re.split(r"[\s,]+", text.strip()) if v], dtype=float)
+    except ValueError as error:
+        raise TablegenInputError(f"{option} {path}: {error}") from None
+
+
+def _read_scores(path: str):
+    try:
+        with open(path, encoding="utf-8") as handle:
+            rows = [line.strip() for line in handle if line.strip()]
+    except OSError as error:
+        raise TablegenInputError(f"--scores-file {path}: cannot read it ({error})") from None
+    scores, labels = [], []
+    for number, row in enumerate(rows, 1):
+        fields = [f for f in re.split(r"[\s,;]+", row) if f]
+        try:
+            if len(fields) != 2:
+                raise ValueError(f"{len(fields)} fields")
+            score, label = float(fields[0]), float(fields[1])
+        except (ValueError, IndexError):
+            if number == 1:
+                continue  # a header
+            raise TablegenInputError(
+                f"--scores-file {path}, line {number}: expected 'score,label', got {row!r}") from None
+        scores.append(score)
+        labels.append(label)
+    return curve_from_scores(np.array(scores), np.array(labels))
+
+
+def _topk_curve(args):
+    """(curve or None, P, N) from the options."""
+    if args.scores_file is not None:
+        if args.P is not None or args.N is not None:
+            raise TablegenInputError("--P and --N come from --scores-file; do not give them too")
+        curve, P, N = _read_scores(args.scores_file)
+        return curve[:args.K] if args.K else curve, P, N
+    if args.P is None or args.N is None:
+        raise TablegenInputError("--P and --N are required (or give --scores-file)")
+    curve = args.counts if args.counts is not None else (
+        _read_numbers(args.counts_file, "--counts-file") if args.counts_file is not None else None)
+    if curve is not None and not np.isfinite(curve).all():
+        i = int(np.flatnonzero(~np.isfinite(curve))[0])
+        raise TablegenInputError(f"{'--counts' if args.counts is not None else '--counts-file'}: the count at "
+                                 f"k = {i + 1} is {curve[i]}, not a number of positives")
+    if curve is not None:
+        check_curve_rises(curve)
+    if curve is not None and args.K is not None:
+        if args.K > len(curve):
+            raise TablegenInputError(f"--K {args.K} is longer than the curve ({len(curve)} counts)")
+        curve = curve[:args.K]
+    return curve, args.P, args.N
+
+
+def run_topk(args) -> int:
+    """Run ``tablegen topk``; bad input raises :class:`TablegenInputError` (exit status 2 in ``main``)."""
+    curve, P, N = _topk_curve(args)
+    if curve is None:
+        bounds = topk_bounds(P, N, args.K if args.K is not None else min(P + N, 100), C=args.C, alpha=args.alpha)
+        result = bounds
+        payload = {"P": P, "N": N, "C": args.C, "alpha": args.alpha, "tail_probability": bounds.tail_probability,
+                   "k": bounds.k.tolist(), "expected": bounds.expected.tolist(),
+                   "discrete": bounds.discrete.tolist(), "interpolated": bounds.interpolated.tolist(),
+                   "binomial": bounds.binomial.tolist(), "lower": bounds.lower.tolist()}
+        rankers = "a random ranking" if args.C == 1 else f"the best of {args.C} random rankings"
+        lines = [f"Positives in the top k that {rankers} "
+                 f"exceeds with probability at most {args.alpha:g} (P = {P:,}, N = {N:,}):",
+                 f"{'k':>6} {'expected':>9} {'discrete':>9} {'interp.':>9} {'binomial':>9}"]
+        lines += [f"{k:>6} {e:>9.3f} {d:>9.0f} {i:>9.3f} {b:>9.3f}" for k, e, d, i, b in
+                  zip(bounds.k, bounds.expected, bounds.discrete, bounds.interpolated, bounds.binomial)]
+    else:
+        result = topk_test(curve, P, N, C=args.C, alpha=args.alpha, variant=args.variant)
+        payload = result.to_dict()
+        bound = result.bounds.bound(args.variant)
+        lines = [result.sentence(),
+                 f"{'k':>6} {'observed':>9} {'bound':>9} {'p (discr.)':>11} {'p (interp.)':>11}"]
+        lines += [f"{k:>6} {x:>9.3f} {b:>9.3f} {pd:>11.3g} {pi:>11.3g}{'  *' if s else ''}" for k, x, b, pd, pi, s in
+                  zip(result.bounds.k, result.observed, bound, result.p_discrete, result.p_interpolated,
+                      result.significant)]
+        lines.append(f"* above the {args.variant} bound.  p-values are for the best of C = {args.C}: discrete "
+                     "Pr(X >= ceil(x)); interpolated Pr(X > x) interpolated between integers, the inverse of "
+                     "the interpolated bound.")
+    if args.plot is not None:
+        from tablegen.cli.images import image_errors
+        from tablegen.lookup.plot import plot_topk  # matplotlib is optional
+
+        with image_errors("--plot", args.plot):
+            plot_topk(result, args.plot)
+    if args.json:
+        print(json.dumps(payload, indent=2))
+    else:
+        print("\n".join(lines))
+        if args.plot is not None:
+            print(f"wrote {args.plot}")
+    return 0

@@ -1,0 +1,163 @@
+"""Tail accumulator: the ``capacity`` largest samples of a stream, as a mergeable value.
+
+A reduction in four parts (STYLE 4): :func:`tail_empty` (init), :func:`tail_add` (update with a
+batch of samples), :func:`tail_merge` (combine two partial results) and :func:`tail_upper_order`
+(finalize: the j-th largest sample).  The state is the multiset of the ``capacity`` largest values
+seen, stored compactly as ascending unique values with counts, plus the number of samples seen.
+
+Merge is exact: the top-``capacity`` multiset of a union is the top-``capacity`` multiset of the
+union of the parts' top-``capacity`` multisets.  It is therefore associative and commutative, and the
+result does not depend on how a stream is cut into batches or in which order batches arrive
+(property-tested in ``tests/test_accumulator.py``).  Memory is at most ``capacity`` entries, and
+much less for metrics with few distinct values in the tail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The retained upper tail of a stream of samples.
+
+    Attributes
+    ----------
+    values : ndarray of float64
+        Ascending distinct retained values.
+    counts : ndarray of int64
+        Multiplicity of each retained value (their sum is at most ``capacity``).
+    seen : int
+        Number of samples the tail summarises.
+    capacity : int
+        How many of the largest samples are retained.
+    """
+
+    values: np.ndarray
+    counts: np.ndarray
+    seen: int
+    capacity: int
+
+    @property
+    def retained(self) -> int:
+        """Number of samples retained (min(seen, capacity))."""
+        return int(self.counts.sum())
+
+
+def tail_empty(capacity: int) -> Tail:
+    """An empty tail that will keep the ``capacity`` largest samples."""
+    return Tail(np.empty(0), np.empty(0, np.int64), 0, int(capacity))
+
+
+def _truncate(values: np.ndarray, counts: np.ndarray, capacity: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keep the ``capacity`` largest of a multiset given as ascending unique values with counts."""
+    from_top = np.cumsum(counts[::-1])[::-1]  # samples at or above each value
+    keep = from_top - counts < capacity
+    values, counts, from_top = values[keep], counts[keep].copy(), from_top[keep]
+    if counts.size and from_top[0] > capacity:
+        counts[0] -= from_top[0] - capacity
+    return values, counts
+
+
+def _run_lengths(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Collapse equal neighbours of a sorted multiset: distinct values and summed counts."""
+    if values.size == 0:
+        return values, counts.astype(np.int64)
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    return values[starts], np.add.reduceat(counts, starts).astype(np.int64)
+
+
+def _combine(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ascending unique values of a multiset given as concatenated sorted runs with counts.
+
+    A stable sort (timsort for floats) merges pre-sorted runs in linear time, about 9x faster here
+    than re-sorting from scratch.
+    """
+    order = np.argsort(values, kind="stable")
+    return _run_lengths(values[order], counts[order])
+
+
+def tail_candidates(tail: Tail, samples: np.ndarray) -> np.ndarray:
+    """The samples that can change ``tail``: all while it is not full, else those above its floor.
+
+    A full tail holds ``capacity`` samples at or above its floor, so another copy of the floor
+    value leaves its multiset as it is (copies of one value are interchangeable), and a smaller
+    value cannot enter.  Dropping the rest before :func:`tail_add` (passing ``seen``) therefore
+    gives the same tail; for a discrete metric whose floor is a common value (TP@10 = 0 in a skewed
+    cell) it drops most of a batch.
+    """
+    if tail.capacity == 0 or tail.retained < tail.capacity:
+        return samples
+    return samples[samples > tail.values[0]]
+
+
+def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
+    """Add a batch of samples (any order) to a tail; returns a new :class:`Tail`.
+
+    Parameters
+    ----------
+    tail : Tail
+        The tail so far.
+    samples : array_like
+        The batch, or the part of it that :func:`tail_candidates` keeps (see ``seen``).
+    seen : int, optional
+        How many samples the batch held before any were dropped below the floor (default:
+        ``len(samples)``).
+    """
+    samples = np.asarray(samples, dtype=np.float64).ravel()
+    n_samples = samples.size if seen is None else int(seen)
+    if samples.size > tail.capacity:  # only the batch's own top `capacity` can survive
+        samples = np.partition(samples, samples.size - tail.capacity)[samples.size - tail.capacity:]
+    samples = tail_candidates(tail, samples)
+    batch_values, batch_counts = _run_lengths(np.sort(samples), np.ones(samples.size, np.int64))
+    batch = Tail(batch_values, batch_counts, n_samples, tail.capacity)
+    return tail_merge(tail, batch)
+
+
+def tail_merge(first: Tail, second: Tail) -> Tail:
+    """Merge two tails of the same capacity (associative, commutative, exact)."""
+    if first.capacity != second.capacity:
+        raise ValueError(f"cannot merge tails of capacity {first.capacity} and {second.capacity}")
+    values, counts = _combine(
+        np.concatenate([first.values, second.values]), np.concatenate([first.counts, second.counts])
+    )
+    values, counts = _truncate(values, counts, first.capacity)
+    return Tail(values, counts, first.seen + second.seen, first.capacity)
+
+
+def tail_upper_order(tail: Tail, rank: int) -> float:
+    """The ``rank``-th largest sample seen (rank 1 = the maximum).
+
+    Raises
+    ------
+    ValueError
+        If ``rank`` is not in 1..retained (the tail was sized too small for the question).
+    """
+    if not 1 <= rank <= tail.retained:
+        raise ValueError(f"upper rank {rank} is outside the retained tail (1..{tail.retained})")
+    at_or_above = np.cumsum(tail.counts[::-1])  # from the top
+    return float(tail.values[::-1][np.searchsorted(at_or_above, rank, side="left")])
+
+
+def critical_order_statistics(tail: Tail, ranks, maximum: float) -> tuple[float, float, float]:
+    """Estimate, CI low and CI high for the upper ``ranks`` of :func:`tablegen.compute.stats.upper_ranks`.
+
+    A ``ci_high`` rank of 0 means no sample lies high enough to be the interval's upper end; the
+    metric's ``maximum`` at (P, N) bounds it instead.
+    """
+    estimate, low, high = ranks
+    upper = float(maximum) if high == 0 else tail_upper_order(tail, high)
+    return tail_upper_order(tail, estimate), tail_upper_order(tail, low), upper
+
+
+def tail_count_at_least(tail: Tail, threshold: float) -> int | None:
+    """Number of samples >= threshold, or None if the tail cannot tell.
+
+    Once samples have been dropped, only values strictly above the retained floor have complete
+    counts (the floor value itself may have lost some of its copies).
+    """
+    if tail.retained < tail.seen and (tail.retained == 0 or threshold <= tail.values[0]):
+        return None
+    return int(tail.counts[tail.values >= threshold].sum())

@@ -1,0 +1,127 @@
+"""Exact null of AUC = U/(P N): the stable Mann–Whitney recursion (small cells, whole grids in one
+sweep) and, at any size, the tilted Fourier inversion of :mod:`tablegen.compute.exact.auc_fft`.
+
+:func:`auc_null` picks the faster of the two for one cell (:func:`auc_seconds`); both give the same
+critical values (``tests/test_exact_auc.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from tablegen.compute.exact.auc_fft import BLOCK_ELEMENTS, BYTES_PER_FREQUENCY, TiltedAucNull
+from tablegen.compute.exact.nulls import TabulatedNull, tail_from_pmf
+
+logger = logging.getLogger(__name__)
+
+#: The batch job computes exact AUC by the recursion sweep for cells up to this many multiply-adds
+#: (~20 s, ~1 GB for a whole task's rectangle) and by the tilted inversion above it.
+EXACT_AUC_BUDGET = 2e10
+#: Seconds per multiply-add of the recursion on one core (benchmarks/bench_exact.py).
+SECONDS_PER_AUC_MADD = 9.7e-10
+
+
+def auc_cost(P: int, N: int) -> tuple[float, float]:
+    """(multiply-adds, bytes) of the recursion up to (P, N): P^2 N^2 / 4 and 8 max(P,N) min(P,N)^2 / 2."""
+    small, large = sorted((P, N))
+    return P * P * N * N / 4.0, 8.0 * large * (small * small / 2.0 + small + 1)
+
+
+def auc_pmf_sweep(cells: Iterable[tuple[int, int]]) -> Iterator[tuple[tuple[int, int], np.ndarray]]:
+    """Yield ((P, N), pmf of U) for every requested cell, from one pass of the recursion.
+
+    The recursion to (I, J) passes through every (i, j) with i <= I, j <= J, so all requested cells
+    come from a single sweep over the bounding rectangle (I = max P, J = max N after orienting by
+    the symmetry U_{P,N} ~ U_{N,P}: the shorter side is the slot axis, which sets the memory).
+
+    Parameters
+    ----------
+    cells : iterable of (P, N)
+        Cells wanted (P, N >= 1).
+
+    Yields
+    ------
+    (P, N), pmf
+        ``pmf[u] = Pr(U = u)``, u = 0..P N, in sweep order (by min(P, N)... rows ascending).
+    """
+    from tablegen.compute.kernels.mann_whitney import advance_row, slot_offsets
+
+    wanted = {(int(P), int(N)) for P, N in cells}
+    if not wanted:
+        return
+    # Orient every cell as (rows, cols) with cols <= rows for the memory bound; U's law is symmetric.
+    oriented: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for P, N in wanted:
+        oriented.setdefault((max(P, N), min(P, N)), []).append((P, N))
+    max_rows = max(r for r, _ in oriented)
+    max_cols = max(c for _, c in oriented)
+    offsets, length = slot_offsets(max_rows, max_cols)
+    logger.debug("AUC sweep to (%d, %d): %.1f MB", max_rows, max_cols, 8 * length / 1e6)
+    buffer = np.zeros(length)
+    buffer[offsets] = 1.0  # p_{0, j} = [1]
+    for row in range(1, max_rows + 1):
+        advance_row(buffer, offsets, row, max_cols)
+        for col in range(1, min(row, max_cols) + 1):
+            for cell in oriented.get((row, col), ()):
+                yield cell, buffer[offsets[col]:offsets[col] + row * col + 1].copy()
+
+
+def auc_null_from_pmf(P: int, N: int, pmf: np.ndarray) -> TabulatedNull:
+    """The :class:`TabulatedNull` of AUC from the pmf of U."""
+    return TabulatedNull(values=np.arange(P * N + 1) / (P * N), tail_ge=tail_from_pmf(pmf))
+
+
+def recursion_seconds(P: int, N: int) -> float:
+    """Estimated single-core seconds of the recursion up to (P, N)."""
+    return SECONDS_PER_AUC_MADD * auc_cost(P, N)[0]
+
+
+def auc_exact_cost(P: int, N: int) -> tuple[float, float]:
+    """Estimated (single-core seconds, peak bytes) of one exact AUC answer by the route :func:`auc_null` takes.
+
+    The tilted inversion holds O(min(P, N) + K) numbers; its band K reaches the whole window only for
+    tiny min(P, N), bounded here by the window, about 24 sd of U (DESIGN §1).
+    """
+    if recursion_seconds(P, N) <= tilted_auc_seconds(P, N):
+        return recursion_seconds(P, N), auc_cost(P, N)[1]
+    return tilted_auc_cost(P, N)
+
+
+def auc_null(P: int, N: int):
+    """Exact null of AUC for one cell: the tabulated recursion where it is faster, else the tilted inversion.
+
+    Examples
+    --------
+    >>> type(auc_null(20, 20)).__name__, type(auc_null(1000, 1000)).__name__
+    ('TabulatedNull', 'TiltedAucNull')
+    """
+    if recursion_seconds(P, N) <= tilted_auc_seconds(P, N):
+        ((_, pmf),) = auc_pmf_sweep([(P, N)])
+        return auc_null_from_pmf(P, N, pmf)
+    return TiltedAucNull(P, N)
+
+
+def tilted_auc_cost(P: int, N: int) -> tuple[float, float]:
+    """Estimated (single-core seconds, peak bytes) of one critical value or tail, an upper bound.
+
+    The band K is ~130 frequencies from min(P, N) = 30 up (measured: 96-128); below, the
+    characteristic function decays slowly and K may reach the half window, 12 sd(U) or (P N + 1) / 2
+    (bound used here).  Per frequency: ~0.13 us per factor pair and ~2.5 us over a critical value's
+    probes; fit on one AVX-512 core under load (idle runs take about half: 0.063 s at (1000, 1000)).
+    """
+    small = min(P, N)
+    if small == 1:
+        return 1e-4, 1e3
+    band = 130.0 if small >= 30 else min(12.0 * math.sqrt(P * N * (P + N + 1) / 12.0), (P * N + 1) / 2.0)
+    seconds = 0.01 + 1.25e-7 * small * (band + 750) + 2.5e-6 * band
+    block = min(float(BLOCK_ELEMENTS), 2.0 * small * (band + 750))  # factor evaluations in one numpy block
+    return seconds, BYTES_PER_FREQUENCY * band + 8.0 * 6 * block  # ~6 float64 temporaries per element
+
+
+def tilted_auc_seconds(P: int, N: int) -> float:
+    """Estimated single-core seconds of :func:`tilted_auc_cost`."""
+    return tilted_auc_cost(P, N)[0]

@@ -1,0 +1,251 @@
+"""Search of the lattice nulls: bracketed critical values and trimmed tail probabilities.
+
+**Critical value** (:func:`critical_key`): the smallest candidate y with Pr(X >= y) <= t is found by
+a bracketed search; m* is the candidate just below y (it carries probability, so it is attainable).
+Each step runs one programme at a candidate and keeps the bracket lo < y <= hi exact.  Steps are
+placed by a Brownian-bridge model of the maximum (``model_phi`` of the candidate family), corrected
+by the programmes already run (interpolating sqrt(-log Pr) between the observations around the
+crossing).  A programme also says how far its verdict extends (the kernel keeps, per diagonal, the
+mass entering H and the highest live point with its mass; the family reads bounds off them):
+
+- a key that does not qualify moves lo up to the lowest point where mass entered H (the tail is
+  flat up to it) and to the largest *atom*: the highest entry point whose entry masses from it
+  upwards exceed t (so its tail does too).  F1 at P << N has big atoms at simple fractions such
+  as 2/(P+1) that no smooth model places; after an atom jump the candidate just above lo is tried;
+- a key that qualifies moves hi down to the lowest candidate whose tail is still <= t because the
+  live mass that could reach it (edge masses above it, plus trimmed mass) fits in t - Pr(X >= key).
+
+When a step lands on the same side twice it aims past the target, and when the bracket does not
+shrink by a third the middle candidate is run, so a wrong model costs programmes, never
+exactness.  Median 3 programmes per critical value over the paper's grid, at most 14 on the cells
+of ``benchmarks/bench_lattice.py``, instead of log2(P N) ~ 20-27.
+
+**Trimmed programmes** (``floor`` in the kernel): a programme drops paths whose mass is below a
+floor and reports the dropped mass D; the exact tail lies in [hit, hit + D].  A comparison with t
+is decided only when hit > t or hit + D <= t (else the programme reruns untrimmed), and a tail
+probability is accepted only when D <= :data:`TRIM_RTOL` x hit (else it reruns with a lower floor,
+then untrimmed): trimming never moves a critical value and never changes a tail probability by
+more than 1e-15 relative.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: A trimmed programme's dropped mass, relative to the answer, below which its tail is accepted.
+TRIM_RTOL = 1e-15
+#: Floor of a trimmed programme = FLOOR_SHARE x (expected tail) / (P + N): the dropped mass then stays
+#: far below TRIM_RTOL x tail (a few points per diagonal fall under the floor).
+FLOOR_SHARE = 1e-20
+#: Never trim below this floor (subnormal arithmetic is ~100x slower); a tail so small that this
+#: matters reruns untrimmed.
+MIN_FLOOR = 1e-300
+#: Mass a live point may have lost to underflow (its computed mass is 0): the smallest normal double.
+UNDERFLOW_MASS = 2.3e-308
+#: List the candidates inside the bracket once there are at most this many (with repetition).
+ENUMERATE_LIMIT = 1 << 12
+
+
+def _floor(family, expected: float) -> float:
+    return max(FLOOR_SHARE * expected / (family.P + family.N), MIN_FLOOR)
+
+
+class _Probe:
+    """What one programme at ``key`` tells the search (see :func:`_run_probe`)."""
+
+    def __init__(self, key, qualifies: bool, tail: float, flat=None, atom=None, below=None):
+        self.key, self.qualifies, self.tail = key, qualifies, tail
+        self.flat, self.atom, self.below = flat, atom, below
+
+
+def _run_probe(family, key, target: float, lo, hi) -> _Probe:
+    """Decide Pr(X >= key) <= target rigorously (a trimmed programme whose bounds straddle the
+    target reruns untrimmed) and read off how far the verdict extends:
+
+    - key does not qualify: ``flat``, the lowest first-entry candidate (Pr(X >= flat) =
+      Pr(X >= key)), and ``atom``, the largest entry candidate whose entry masses from it upwards
+      exceed the target (``atom_bound`` of the family); both have tails > target;
+    - key qualifies: ``below``, the lowest candidate whose tail is still <= target by the edge
+      masses (``edge_bound``: Pr(X >= below) <= hit + 2 dropped + the edge masses above it).
+    """
+    hit, dropped, flat, record = family.sweep(key, _floor(family, target))
+    if hit <= target < hit + dropped:
+        hit, dropped, flat, record = family.sweep(key, 0.0)
+    if hit + dropped <= target:
+        budget = target - hit - 2.0 * dropped - UNDERFLOW_MASS * (family.P + family.N)
+        return _Probe(key, True, hit, below=family.edge_bound(record, budget, lo, key))
+    return _Probe(key, False, hit, flat, family.atom_bound(record, target * (1.0 + 1e-9), hi))  # margin: rounding
+
+
+def tail_at_key(family, key, expected: float | None = None) -> float:
+    """Pr(X >= key), within :data:`TRIM_RTOL` relative of the untrimmed programme's value.
+
+    The floor is set from ``expected`` (default: the Brownian-bridge model); if the dropped mass
+    is too large a share of the answer, the programme reruns with the floor set from the answer
+    found, and at last untrimmed.
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.lattice import BalancedAccuracyKeys
+    >>> round(tail_at_key(BalancedAccuracyKeys(2, 2), 4), 12)  # G = 4: both positives on top
+    0.166666666667
+    """
+    if expected is None:
+        expected = math.exp(-family.model_phi(family.value(key)) ** 2)
+    hit, dropped, _, _ = family.sweep(key, _floor(family, expected))
+    if dropped > TRIM_RTOL * hit and hit > 0:
+        hit, dropped, _, _ = family.sweep(key, _floor(family, hit))
+    if dropped > TRIM_RTOL * hit:
+        hit, _, _, _ = family.sweep(key, 0.0)
+    return hit
+
+
+def _phi(tail: float) -> float:
+    return math.sqrt(max(-math.log(tail), 0.0)) if tail > 0 else math.inf
+
+
+class _Bracket:
+    """lo < y <= hi with Pr(X >= lo) > target >= Pr(X >= hi); hi None stands for "above the maximum".
+
+    ``seen`` holds (value, sqrt(-log tail)) of every exactly known tail, for interpolation.
+    """
+
+    def __init__(self, family, target: float):
+        self.family, self.target, self.phi_target = family, target, _phi(target)
+        self.lo, self.hi, self.seen = family.min_key, None, []
+        self.last, self.run, self.programmes = None, 0, 0
+        self.jump = None  # "flat" or "atom" if the last probe moved lo past itself
+        self.successor_tried = False
+
+    def update(self, key) -> None:
+        probe = _run_probe(self.family, key, self.target, self.lo, self.hi)
+        self.programmes += 1
+        side = "hi" if probe.qualifies else "lo"
+        self.run, self.last = (self.run + 1 if side == self.last else 1), side
+        self.seen.append((self.family.value(key), _phi(probe.tail)))
+        self.jump = None
+        if probe.qualifies:
+            self.hi = key
+            if probe.below is not None and self.lo < probe.below < key:
+                self.hi = probe.below
+            return
+        self.lo = key
+        below_hi = lambda other: self.hi is None or other < self.hi  # noqa: E731 - guards float near-ties
+        if probe.flat is not None and probe.flat > self.lo and below_hi(probe.flat):
+            self.lo, self.jump = probe.flat, "flat"
+            self.seen.append((self.family.value(probe.flat), _phi(probe.tail)))
+        if probe.atom is not None and probe.atom > self.lo and below_hi(probe.atom):
+            self.lo, self.jump = probe.atom, "atom"
+
+    def _ends(self):
+        """The observations nearest the crossing on either side (None where there is none)."""
+        below = [s for s in self.seen if s[1] < self.phi_target]
+        above = [s for s in self.seen if s[1] >= self.phi_target]
+        return (max(below) if below else None), (min(above) if above else None)
+
+    def _residual(self, x: float) -> float:
+        """Observed minus modelled phi, interpolated linearly between the observations around x."""
+        model = self.family.model_phi
+        ends = [(end[0], end[1] - model(end[0])) for end in self._ends() if end is not None and math.isfinite(end[1])]
+        if not ends:
+            return 0.0
+        if len(ends) == 1 or ends[1][0] == ends[0][0]:
+            return ends[0][1]
+        (v0, r0), (v1, r1) = ends
+        return r0 + (r1 - r0) * (x - v0) / (v1 - v0)
+
+    def predict(self) -> float:
+        """Value where the corrected model crosses the target.  After a run of probes on one side
+        it aims past the target instead, by a step in sqrt(-log tail) that doubles with the run."""
+        family = self.family
+        low = family.value(self.lo)
+        high = family.value(family.max_key if self.hi is None else self.hi)
+        aim = self.phi_target
+        if self.run >= 2:
+            last = self.seen[-1][1] if math.isfinite(self.seen[-1][1]) else self.phi_target + 1.0
+            step = max(abs(last - self.phi_target), 1e-7 * self.phi_target) * 2.0 ** (self.run - 2)
+            aim = aim + step if self.last == "lo" else aim - step
+        a, b = low, high
+        for _ in range(50):
+            middle = 0.5 * (a + b)
+            if family.model_phi(middle) + self._residual(middle) < aim:
+                a = middle
+            else:
+                b = middle
+        return 0.5 * (a + b)
+
+    def wants_successor(self) -> bool:
+        """After lo jumped to an atom, the crossing is most likely that atom: try the candidate
+        just above lo, once."""
+        if self.jump != "atom" or self.successor_tried:
+            self.successor_tried = False
+            return False
+        self.successor_tried = True
+        return True
+
+
+def _median_key(family, lo, hi, count: int):
+    """A candidate strictly inside (lo, hi) with about half of the ``count`` candidates below it."""
+    low = family.value(lo)
+    high = family.value(family.max_key) if hi is None else family.value(hi)
+    for _ in range(64):
+        middle = 0.5 * (low + high)
+        key = family.ceil_key(middle)
+        if key is None or (hi is not None and key >= hi):
+            high = middle
+            continue
+        below = family.count_between(lo, key)
+        if abs(below - count / 2) <= count / 4:
+            return key
+        low, high = (middle, high) if below < count / 2 else (low, middle)
+    return family.successor(lo)  # inside the bracket, as it holds candidates
+
+
+def _next_probe(bracket: _Bracket, listed, count: int, previous: int):
+    """The next candidate to run, strictly inside the bracket: where the corrected model crosses
+    the target; the middle candidate (by rank in a short list, else by value) when the last probe
+    did not cut the bracket's candidates by a third or four probes fell on one side.  Both ends
+    must have been observed before the middle is used (the minimum's tail, 1, says nothing)."""
+    family, lo, hi = bracket.family, bracket.lo, bracket.hi
+    if bracket.wants_successor():
+        return family.successor(lo)
+    observed = lo != family.min_key and hi is not None
+    stalled = observed and (bracket.run >= 4 or 3 * count > 2 * previous)
+    if listed is not None:
+        index = len(listed) // 2 if stalled else int(np.searchsorted(listed.values, bracket.predict()))
+        return listed.key(min(max(index, 0), len(listed) - 1))
+    high = family.value(family.max_key if hi is None else hi)
+    aim = 0.5 * (family.value(lo) + high) if stalled else bracket.predict()
+    for key in (family.ceil_key(aim), family.floor_key(aim)):  # the nearest candidates above, below
+        if key is not None and lo < key and (hi is None or key < hi):
+            return key
+    return _median_key(family, lo, hi, count)
+
+
+def critical_key(family, tail: float) -> tuple[object, int]:
+    """(m*, programmes run): the largest candidate with Pr(X >= m*) > ``tail`` (exact; see module).
+
+    Progress is counted in lattice points whose candidate lies inside the bracket, and once they
+    are few, in distinct candidates (a fraction recurs at many points).
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.lattice import BestF1Keys
+    >>> key, programmes = critical_key(BestF1Keys(20, 20), 0.001)
+    >>> key, float(key)
+    (Fraction(19, 24), 0.7916666666666666)
+    """
+    if tail >= 1.0:  # every candidate qualifies, the smallest included
+        return family.min_key, 0
+    bracket = _Bracket(family, tail)
+    previous = math.inf
+    while True:
+        count = family.count_between(bracket.lo, bracket.hi)
+        listed = family.keys_between(bracket.lo, bracket.hi) if 0 < count <= ENUMERATE_LIMIT else None
+        count = count if listed is None else len(listed)
+        if count == 0:
+            return bracket.lo, bracket.programmes
+        bracket.update(_next_probe(bracket, listed, count, previous))
+        previous = count

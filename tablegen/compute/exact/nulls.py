@@ -1,0 +1,158 @@
+"""Exact null distributions as objects: candidate values and Pr(X >= value) at each.
+
+Two kinds, one interface (``values``, ``tail_ge_at(index)``):
+
+- :class:`TabulatedNull`: the whole upper-tail function is an array (closed forms, AUC recursion).
+- :class:`LatticeNull`: Pr(X >= value) is one O(P N) lattice programme per value, evaluated on
+  demand; its own :meth:`LatticeNull.critical_value` and :meth:`LatticeNull.tail_ge_score` search
+  without listing the candidates (``tablegen.compute.exact`` calls them when a null has them).
+
+``values`` may be a superset of the attainable values (it is, for the lattice metrics): a
+non-attainable candidate has the tail probability of the next attainable one, and the bisection
+below can only stop on an attainable value (see :func:`critical_index`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+#: Scores within this distance of a candidate value are taken as that value (user-computed
+#: scores carry rounding error; distinct candidates are > 1e-7 apart for P, N <= 1000).
+SNAP_TOLERANCE = 1e-9
+
+#: Tail probabilities within this relative distance of t = 1 - q count as equal to it.  The exact
+#: routines carry relative errors below ~(P + N) * 2**-53 < 1e-12 (P + N <= 2000), so this makes
+#: exact ties (F(x) = q exactly, possible when C = 1) resolve as in exact arithmetic (F(x) >= q holds)
+#: without moving any comparison that floating point can actually resolve.
+TIE_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class TabulatedNull:
+    """A null distribution with its upper tail tabulated on ascending candidate values.
+
+    Attributes
+    ----------
+    values : ndarray
+        Ascending candidate values of the metric.
+    tail_ge : ndarray
+        ``tail_ge[i] = Pr(X >= values[i])``, computed as a sum of non-negative terms from the top.
+    """
+
+    values: np.ndarray
+    tail_ge: np.ndarray
+
+    def tail_ge_at(self, index: int) -> float:
+        """Pr(X >= values[index]); 0 past the last value."""
+        return float(self.tail_ge[index]) if index < len(self.values) else 0.0
+
+    def first_index_at_or_below(self, tail: float) -> int:
+        """Smallest index whose tail probability is <= ``tail`` (len(values) if none)."""
+        # tail_ge is non-increasing: search its negation, which is non-decreasing.
+        return int(np.searchsorted(-self.tail_ge, -tail, side="left"))
+
+
+class LatticeNull:
+    """A null distribution whose tail probability is a lattice programme per candidate value.
+
+    Built on a family of exactly ordered candidate keys (:mod:`tablegen.compute.exact.lattice`).  Two ways in:
+
+    - :meth:`critical_value` and :meth:`tail_ge_score`: the bracketed search and one programme at
+      the score's candidate; they never list all candidates (any P, N; what
+      :func:`tablegen.compute.exact.exact_critical_value` and :func:`tablegen.compute.exact.exact_tail_ge` call);
+    - ``values``, :meth:`tail_ge_at` and :meth:`first_index_at_or_below`: the index interface of
+      :class:`TabulatedNull`, built on first use from all P (N + 1) candidates (small cells only).
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact import null_distribution
+    >>> null = null_distribution("best_balanced_accuracy", 20, 20)
+    >>> bool(null.critical_value(0.001) == null.values[critical_index(null, 0.001)])
+    True
+    """
+
+    def __init__(self, family):
+        self.family = family
+        self.programmes = 0  # lattice programmes run by the searches so far (for benchmarks)
+
+    @functools.cached_property
+    def _listed(self):
+        return self.family.all_keys()
+
+    @property
+    def values(self) -> np.ndarray:
+        """Ascending candidate values (a superset of the attainable ones), all P (N + 1) of them."""
+        return self._listed.values
+
+    def tail_function(self, index: int) -> float:
+        """Pr(X >= values[index]), one programme."""
+        return self.family.tail(self._listed.key(index))
+
+    def tail_ge_at(self, index: int) -> float:
+        """Pr(X >= values[index]); 0 past the last value."""
+        return float(self.tail_function(index)) if index < len(self.values) else 0.0
+
+    def first_index_at_or_below(self, tail: float) -> int:
+        """Smallest index whose tail probability is <= ``tail``, by bisection."""
+        low, high = 0, len(self.values)  # invariant: answer in [low, high]; high always qualifies
+        while low < high:
+            middle = (low + high) // 2
+            if self.tail_ge_at(middle) <= tail:
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    def critical_value(self, tail: float) -> float:
+        """m* = the smallest value x with F(x) >= q, given t = 1 - q (same rule as :func:`critical_index`)."""
+        key, programmes = self.family.critical(tail * (1.0 + TIE_RTOL))
+        self.programmes += programmes
+        return self.family.value(key)
+
+    def tail_ge_score(self, score: float) -> float:
+        """Pr(X >= score), the score snapped to a candidate (see :meth:`snap`); 0 above the maximum."""
+        key = self.snap(score)
+        if key is None:
+            return 0.0
+        self.programmes += 1
+        return self.family.tail(key)
+
+    def snap(self, score: float):
+        """The candidate a score means: the nearest within :data:`SNAP_TOLERANCE`, else the next above."""
+        family = self.family
+        above, below = family.ceil_key(score), family.floor_key(score)
+        near = [key for key in (above, below)
+                if key is not None and abs(family.value(key) - score) <= SNAP_TOLERANCE]
+        if near:
+            return min(near, key=lambda key: abs(family.value(key) - score))
+        return above
+
+
+def critical_index(null, tail: float) -> int:
+    """Index of m* = the smallest value x with F(x) >= q, given t = 1 - q.
+
+    F(values[i]) >= q  <=>  Pr(X > values[i]) <= t  <=>  Pr(X >= values[i+1]) <= t.  So with y the
+    first index whose tail is <= t, m* = values[y - 1].  Pr(X >= values[y-1]) > t >= Pr(X >= values[y])
+    means values[y-1] carries probability, i.e. it is attainable.  y >= 1 because values[0] is at or
+    below the minimum, where the tail is 1 > t.
+    """
+    return max(null.first_index_at_or_below(tail * (1.0 + TIE_RTOL)) - 1, 0)
+
+
+def score_index(null, score: float) -> int:
+    """Index of the smallest candidate >= score (within :data:`SNAP_TOLERANCE`); len(values) if none."""
+    return int(np.searchsorted(null.values, score - SNAP_TOLERANCE, side="left"))
+
+
+def tail_from_pmf(pmf: np.ndarray) -> np.ndarray:
+    """Pr(X >= x_i) from a pmf on ascending support, summed from the top (small terms first).
+
+    Examples
+    --------
+    >>> tail_from_pmf(np.array([0.25, 0.5, 0.25])).tolist()
+    [1.0, 0.75, 0.25]
+    """
+    return np.cumsum(pmf[::-1])[::-1]

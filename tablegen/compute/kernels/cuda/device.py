@@ -1,0 +1,92 @@
+"""Which device runs the Monte Carlo: ``"cpu"``, ``"cuda"`` or ``"auto"`` (no CUDA import unless needed).
+
+``"auto"`` picks ``"cuda"`` when numba-cuda is installed and a CUDA GPU is visible, else ``"cpu"``; it
+looks for the NVIDIA driver on the file system first, so a machine without one never imports
+``numba.cuda``.  ``"cuda"`` on a machine without numba-cuda or without a GPU is an input error.
+numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``, set before ``numba.cuda`` is first imported)
+counts as a device for ``"cuda"`` (that is how the twins are tested without a GPU), never for
+``"auto"``.  The device changes where rankings are scored, never what they score: both devices
+draw the same streams and return the same tails, bit for bit.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from pathlib import Path
+
+DEVICES = ("cpu", "cuda", "auto")
+#: Files that exist where an NVIDIA driver is loaded (Linux; WSL exposes its libcuda here).
+_DRIVER_MARKERS = ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/usr/lib/wsl/lib/libcuda.so")
+logger = logging.getLogger(__name__)
+
+
+def numba_cuda_installed() -> bool:
+    """Whether the numba-cuda package (not numba's deprecated built-in target) is installed."""
+    return importlib.util.find_spec("numba_cuda") is not None
+
+
+def simulator_requested() -> bool:
+    """Whether ``NUMBA_ENABLE_CUDASIM`` asks numba-cuda for its simulator."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+def _driver_present() -> bool:
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) in ("", "-1"):
+        return False
+    return any(Path(marker).exists() for marker in _DRIVER_MARKERS)
+
+
+def gpu_count() -> int:
+    """Number of CUDA GPUs numba-cuda sees (0 without numba-cuda, a driver or a GPU; 1 under the simulator).
+
+    Imports ``numba.cuda`` only when numba-cuda is installed and a driver (or the simulator) is there.
+
+    Examples
+    --------
+    >>> gpu_count() >= 0
+    True
+    """
+    if not numba_cuda_installed() or not (_driver_present() or simulator_requested()):
+        return 0
+    try:
+        from numba import cuda
+
+        return len(cuda.gpus) if cuda.is_available() else 0
+    except Exception as error:  # noqa: BLE001 - missing bindings or a broken driver: no usable GPU
+        logger.info("CUDA driver present but unusable: %s", error)
+        return 0
+
+
+def resolve_device(device: str) -> str:
+    """``"cpu"`` or ``"cuda"`` for a requested ``device``; raises TablegenInputError if it cannot be had.
+
+    Parameters
+    ----------
+    device : {"cpu", "cuda", "auto"}
+        ``"auto"`` is ``"cuda"`` when numba-cuda is installed and a real GPU is visible, else ``"cpu"``.
+
+    Examples
+    --------
+    >>> resolve_device("cpu")
+    'cpu'
+    """
+    from tablegen.errors import TablegenInputError
+
+    if device not in DEVICES:
+        raise TablegenInputError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    if device == "auto":
+        chosen = "cuda" if not simulator_requested() and gpu_count() > 0 else "cpu"
+        logger.info("device='auto' chose %r", chosen)
+        return chosen
+    if not numba_cuda_installed():
+        raise TablegenInputError("device='cuda' needs numba-cuda, which is not installed "
+                                 "(pip install 'tablegen[cuda]'), or use device='cpu'")
+    if gpu_count() == 0:
+        raise TablegenInputError("device='cuda' but no CUDA GPU is available on this machine "
+                                 "(no NVIDIA driver, or CUDA_VISIBLE_DEVICES hides every GPU); "
+                                 "use device='cpu' or device='auto'")
+    return "cuda"

@@ -1,0 +1,202 @@
+"""Monte Carlo cell engine: blocks of replicates through the numba kernel into tail accumulators.
+
+Replicate r of cell (P, N) under root seed s is always the same ranking (its generator state is a
+function of ``SeedSequence(s, spawn_key=(P, N))`` and r alone, :mod:`tablegen.compute.kernels.rng`), and the
+tails merge exactly (:mod:`tablegen.compute.accumulator`), so the result is bit-identical whatever the
+block size, the order of the blocks or the worker that ran them.  Memory is one block of kernel
+output plus the retained tails, independent of R beyond the tail itself.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from tablegen.compute.accumulator import Tail, tail_add, tail_candidates, tail_empty, tail_merge
+from tablegen.compute.kernels.lanes import simulate_rows
+from tablegen.compute.limits import check_memory, tails_memory
+from tablegen.compute.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
+                                      uses_minority_sampling)
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.compute.metrics import get_metric
+from tablegen.compute.stats import tail_rank, upper_ranks
+
+logger = logging.getLogger(__name__)
+
+#: Name of the random stream recorded with every result.
+RNG_NAME = ("xoshiro256** per replicate, keyed by splitmix64 on SeedSequence(seed, spawn_key=(P, N)); "
+            f"Floyd sampling of the minority class where {MINORITY_FIXED} + {MINORITY_PER_POSITION} min(P, N) "
+            "<= P + N, "
+            "else sequential sampling (v2)")
+DEFAULT_BLOCK_SIZE = 1 << 16
+
+
+def cell_key(seed: int, P: int, N: int) -> tuple[np.uint64, np.uint64]:
+    """The 128-bit key of cell (P, N) under root ``seed`` (DESIGN §3)."""
+    words = np.random.SeedSequence(seed, spawn_key=(P, N)).generate_state(2, np.uint64)
+    return np.uint64(words[0]), np.uint64(words[1])
+
+
+@dataclass(frozen=True)
+class KernelLayout:
+    """Where each requested metric sits in the kernel's output columns."""
+
+    ks: np.ndarray
+    columns: dict[str, int]
+
+    @classmethod
+    def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> "KernelLayout":
+        """Layout for ``metrics`` at (P, N): distinct tp_at_k cut-offs, clipped to P + N, ascending."""
+        cutoffs = sorted({min(get_metric(m).k, P + N) for m in metrics if get_metric(m).k is not None})
+        columns = {}
+        for metric in metrics:
+            k = get_metric(metric).k
+            columns[metric] = (
+                BASE_COLUMNS.index(metric) if k is None else len(BASE_COLUMNS) + cutoffs.index(min(k, P + N))
+            )
+        return cls(np.asarray(cutoffs, dtype=np.int64), columns)
+
+
+def score_replicates(P: int, N: int, key, first: int, count: int, layout: KernelLayout,
+                     labels_out: np.ndarray | None = None) -> np.ndarray:
+    """Kernel output (count, columns) for replicates ``first .. first + count - 1`` of a cell.
+
+    Skewed cells (:func:`~tablegen.compute.kernels.minority.uses_minority_sampling`) are sampled by the
+    minority-class kernel, which records the rankings in ``labels_out`` (tests) if given.  Other
+    cells go to the lane-parallel kernel, or with ``labels_out`` to the scalar kernel, which records
+    the rankings; those two give the same values, bit for bit.
+    """
+    out = np.empty((count, len(BASE_COLUMNS) + layout.ks.size))
+    if uses_minority_sampling(P, N):
+        labels = np.empty((0, 0), np.uint8) if labels_out is None else labels_out
+        simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels)
+    elif labels_out is None:
+        simulate_rows(P, N, key[0], key[1], first, layout.ks, out)
+    else:
+        simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out)
+    return out
+
+
+def block_tails(P, N, key, first, count, layout: KernelLayout, capacity: int) -> dict[str, Tail]:
+    """Tails of every metric over one block of replicates (the unit of work a task can run)."""
+    out = score_replicates(P, N, key, first, count, layout)
+    return {m: tail_add(tail_empty(capacity), out[:, c]) for m, c in layout.columns.items()}
+
+
+def merge_tails(parts: Sequence[dict[str, Tail]]) -> dict[str, Tail]:
+    """Merge per-block tails metric by metric (order-independent)."""
+    merged = dict(parts[0])
+    for part in parts[1:]:
+        merged = {m: tail_merge(merged[m], part[m]) for m in merged}
+    return merged
+
+
+def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
+                   block_size: int = DEFAULT_BLOCK_SIZE,
+                   progress: Callable[[int, int], None] | None = None, device: str = "cpu") -> dict[str, Tail]:
+    """Run R replicates in blocks and return the retained upper tail of each metric.
+
+    Samples below a full tail's floor are dropped as each block arrives and the survivors are
+    merged in batches of about ``capacity``, so a deep tail is not re-merged after every block; the
+    result is the same as adding every block in turn (the floor only rises).
+    """
+    return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress, device)[0]
+
+
+def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
+                              thresholds: Mapping[str, float], block_size: int = DEFAULT_BLOCK_SIZE,
+                              progress: Callable[[int, int], None] | None = None, device: str = "cpu"
+                              ) -> tuple[dict[str, Tail], dict[str, int]]:
+    """:func:`simulate_tails`, and in the same pass the number of samples >= ``thresholds[m]``.
+
+    One pass serves a significance test: the critical value from the tail, the p-value from the
+    count, both from the same R rankings.  ``device`` ("cpu", "cuda" or "auto") says where the
+    rankings are scored; on "cuda" only the samples above each tail's floor come back from the GPU
+    (:mod:`tablegen.compute.kernels.cuda.driver`), and the tails are the same, bit for bit.
+    """
+    check_memory(tails_memory(len(metrics), capacity, block_size),
+                 f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric)",
+                 "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")
+    key = cell_key(seed, P, N)
+    layout = KernelLayout.for_metrics(metrics, P, N)
+    tails = {m: tail_empty(capacity) for m in metrics}
+    counts = {m: 0 for m in thresholds}
+    pending: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
+    pending_seen = 0
+    block_size, block_candidates = _block_source(P, N, R, key, layout, metrics, thresholds, block_size, device)
+    for first in range(0, R, block_size):
+        count = min(block_size, R - first)
+        candidates, block_counts = block_candidates(first, count, tails)
+        pending_seen += count
+        for m in metrics:
+            pending[m].append(candidates[m])
+            if m in thresholds:
+                counts[m] += block_counts[m]
+        if first + count == R or max(sum(b.size for b in pending[m]) for m in metrics) >= capacity:
+            tails = {m: tail_add(tails[m], np.concatenate(pending[m]), seen=pending_seen) for m in metrics}
+            pending = {m: [] for m in metrics}
+            pending_seen = 0
+        if progress is not None:
+            progress(first + count, R)
+    return tails, counts
+
+
+def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block_size: int, device: str):
+    """(block size, function(first, count, tails) -> (candidates per metric, counts >= threshold)).
+
+    On the CPU a block is scored by :func:`score_replicates` and filtered by ``tail_candidates``; on
+    a GPU (imported only then) it is scored and filtered on the device, in blocks of
+    :data:`~tablegen.compute.kernels.cuda.driver.DEVICE_BLOCK_SIZE` replicates (or ``block_size`` if larger;
+    at most R).
+    """
+    from tablegen.compute.kernels.cuda.device import resolve_device
+
+    if resolve_device(device) == "cpu":
+        def cpu_block(first, count, tails):
+            out = score_replicates(P, N, key, first, count, layout)
+            columns = {m: out[:, layout.columns[m]] for m in metrics}
+            return ({m: tail_candidates(tails[m], columns[m]) for m in metrics},
+                    {m: int(np.count_nonzero(columns[m] >= thresholds[m])) for m in metrics if m in thresholds})
+        return block_size, cpu_block
+    from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
+
+    block_size = min(max(block_size, DEVICE_BLOCK_SIZE), R)
+    cell = CudaCell(P, N, key, layout.ks, block_size)
+    columns = [layout.columns[m] for m in metrics]
+    limits = [float(thresholds.get(m, np.inf)) for m in metrics]
+
+    def cuda_block(first, count, tails):
+        floors = [-np.inf if _open(tails[m]) else float(tails[m].values[0]) for m in metrics]
+        kept, at_least = cell.candidates(first, count, columns, floors, limits)
+        return dict(zip(metrics, kept)), {m: at_least[c] for c, m in enumerate(metrics) if m in thresholds}
+    return block_size, cuda_block
+
+
+def _open(tail: Tail) -> bool:
+    """Whether every sample is a candidate for ``tail`` (see :func:`tail_candidates`)."""
+    return tail.capacity == 0 or tail.retained < tail.capacity
+
+
+def tail_capacity(R: int, Cs, alphas, tail_probabilities) -> int:
+    """How many of the largest samples to keep so every requested order statistic is retained."""
+    deepest = [upper_ranks(R, C, a)[1] for C in Cs for a in alphas]
+    deepest += [tail_rank(R, t) for t in tail_probabilities]
+    return max(deepest)
+
+
+def count_at_least(P: int, N: int, R: int, seed: int, metric: str, threshold: float,
+                   block_size: int = DEFAULT_BLOCK_SIZE, progress: Callable[[int, int], None] | None = None) -> int:
+    """Number of R sampled rankings whose ``metric`` is >= ``threshold`` (an exceedance counter)."""
+    key = cell_key(seed, P, N)
+    layout = KernelLayout.for_metrics([metric], P, N)
+    column = layout.columns[metric]
+    count = 0
+    for first in range(0, R, block_size):
+        out = score_replicates(P, N, key, first, min(block_size, R - first), layout)
+        count += int(np.count_nonzero(out[:, column] >= threshold))
+        if progress is not None:
+            progress(min(first + block_size, R), R)
+    return count

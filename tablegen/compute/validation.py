@@ -1,0 +1,234 @@
+"""Input validation: one function per public entry point (STYLE 7), messages name the argument.
+
+The ``check_*`` helpers check one argument each and are shared with :mod:`tablegen.batch.config`.
+
+Every check runs before any work is done or anything is written.  Errors are
+:class:`TablegenInputError`, a ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from typing import Iterable
+
+import numpy as np
+
+from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.errors import TablegenInputError  # noqa: F401  (re-exported: tablegen.TablegenInputError)
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
+from tablegen.compute.stats import minimum_replicates
+
+METHODS = ("auto", "exact", "table", "simulate")
+#: The largest C a lookup takes: (1 - alpha)**(1/C) needs C as a float.
+MAX_C = 10**300
+#: Scores within this distance of the metric's range count as inside it (they snap to the attainable
+#: end value, as everywhere else).
+SCORE_TOLERANCE = SNAP_TOLERANCE
+
+
+
+
+def check_integer(name: str, value, minimum: int) -> int:
+    """``value`` as an int, if it is an integer (not a bool) >= ``minimum``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value}")
+    return int(value)
+
+
+def check_alpha(name: str, value) -> float:
+    """``value`` as a float, if it is a number in (0, 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TablegenInputError(f"{name} must be a number in (0, 1), got {value!r}")
+    if not 0.0 < float(value) < 1.0:
+        raise TablegenInputError(f"{name} must be in (0, 1), got {value}")
+    return float(value)
+
+
+def check_metric(name: str, value) -> str:
+    """``value``, if it names a known metric (the error lists the known ones)."""
+    try:
+        get_metric(value)
+    except KeyError:
+        raise TablegenInputError(
+            f"{name}: unknown metric {value!r}; known metrics: {known_metrics_text()}"
+        ) from None
+    return value
+
+
+def _metrics(value) -> tuple[str, ...]:
+    if value is None:
+        return DEFAULT_METRICS
+    if isinstance(value, str):
+        value = [value]
+    names = tuple(check_metric("metrics", m) for m in value)
+    for name in names:
+        if get_metric(name).count_of is not None:
+            raise TablegenInputError(
+                f"metrics: {name} is {get_metric(name).count_of} / min(k, P + N), the same event: simulate and "
+                f"store {get_metric(name).count_of} (lookups of {name} answer exactly at any size)")
+    if not names:
+        raise TablegenInputError("metrics must name at least one metric")
+    if len(set(names)) != len(names):
+        raise TablegenInputError(f"metrics has duplicates: {list(names)}")
+    return names
+
+
+def check_integer_array(name: str, values, minimum: int = 1) -> np.ndarray:
+    """``values`` (a scalar or array) as an int64 array, if every element is an integer >= ``minimum``."""
+    array = np.asarray(values)
+    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0:
+        raise TablegenInputError(f"{name} must be an integer >= {minimum} (or an array of them), got {values!r}")
+    if array.dtype.kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+            bad = array[~np.isfinite(array) | (array != np.round(array))].flat[0].item()
+            raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {bad!r}")
+    if np.any(array < minimum):
+        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0].item()}")
+    return array.astype(np.int64)
+
+
+def check_real_array(name: str, values) -> np.ndarray:
+    """``values`` (a scalar or array) as a float array, if every element is a finite number."""
+    array = np.asarray(values)
+    if array.dtype == bool or array.dtype.kind not in "iuf" or array.size == 0 or not np.all(np.isfinite(array)):
+        raise TablegenInputError(f"{name} must be a finite number (or an array of them), got {values!r}")
+    return array.astype(float)
+
+
+def check_unique_list(name: str, values: Iterable, check) -> tuple:
+    """A non-empty tuple of distinct values, each passed through ``check(f"{name}[i]", value)``."""
+    if isinstance(values, (numbers.Number, str)):
+        values = [values]
+    checked = tuple(check(f"{name}[{i}]", v) for i, v in enumerate(values))
+    if not checked:
+        raise TablegenInputError(f"{name} must hold at least one value")
+    if len(set(checked)) != len(checked):
+        raise TablegenInputError(f"{name} has duplicates: {list(checked)}")
+    return checked
+
+
+def _seed(name: str, value, allow_none: bool) -> int | None:
+    if value is None and allow_none:
+        return None
+    return check_integer(name, value, 0)
+
+
+def check_replicates(R, Cs, alphas) -> int:
+    """``R`` as an int, if it is at least the minimum of every (C, alpha) (the error gives it)."""
+    R = check_integer("R", R, 1)
+    for C in Cs:
+        for alpha in alphas:
+            needed = minimum_replicates(C, alpha)
+            if R < needed:
+                raise TablegenInputError(
+                    f"R = {R} is too small for C = {C}, alpha = {alpha}: the critical value needs "
+                    f"R >= {needed} (at least one sample expected above it)"
+                )
+    return R
+
+
+def _score(metric: str, score, P: int, N: int) -> float:
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or np.isnan(score):
+        raise TablegenInputError(f"score must be a number, got {score!r}")
+    score = float(score)
+    spec = get_metric(metric)
+    if spec.integer_valued and abs(score - round(score)) > SNAP_TOLERANCE:
+        hint = (f"; {score:g} looks like a precision: use precision_at_{spec.k}" if 0.0 < score < 1.0 else "")
+        raise TablegenInputError(f"score = {score:g}: {metric} is a count of positives among the top {spec.k}, "
+                                 f"a whole number{hint}")
+    check_scores_in_range(metric, np.asarray(score), np.asarray(P), np.asarray(N))
+    if spec.count_of is not None:
+        divisor = spec.count_divisor(P, N)
+        if abs(score * divisor - round(score * divisor)) > SNAP_TOLERANCE * divisor:
+            raise TablegenInputError(f"score = {score:g} cannot occur: {metric} at P = {P}, N = {N} is a count of "
+                                     f"positives divided by {divisor}, a multiple of 1/{divisor}")
+    return score
+
+
+def check_scores_in_range(metric: str, score: np.ndarray, P: np.ndarray, N: np.ndarray) -> None:
+    """Raise unless every score lies in ``metric``'s range at its (P, N) (arrays of one shape).
+
+    Scores within :data:`SCORE_TOLERANCE` of an end count as inside.  The range is computed once
+    per distinct (P, N).
+    """
+    spec = get_metric(metric)
+    cells, where = np.unique(np.stack([P.ravel(), N.ravel()], axis=1), axis=0, return_inverse=True)
+    ranges = np.array([spec.range(int(p), int(n)) for p, n in cells]).reshape(-1, 2)
+    low, high = ranges[where.ravel(), 0], ranges[where.ravel(), 1]
+    outside = (score.ravel() < low - SCORE_TOLERANCE) | (score.ravel() > high + SCORE_TOLERANCE)
+    if outside.any():
+        i = int(np.argmax(outside))
+        hint = (f"; a count of positives among the top {spec.k} is tp_at_{spec.k}"
+                if spec.count_of is not None and score.ravel()[i] > 1 else "")
+        raise TablegenInputError(f"score = {score.ravel()[i]:g} is outside the range of {metric} at "
+                                 f"P = {P.ravel()[i]}, N = {N.ravel()[i]}: [{low[i]:.6g}, {high[i]:.6g}]{hint}")
+
+
+def _method(value) -> str:
+    if value not in METHODS:
+        raise TablegenInputError(f"method must be one of {', '.join(map(repr, METHODS))}, got {value!r}")
+    return value
+
+
+def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size):
+    """Checked and normalised arguments of :func:`tablegen.simulate_cell`."""
+    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    Cs = check_unique_list("Cs", Cs, lambda n, v: check_integer(n, v, 1))
+    alphas = check_unique_list("alphas", alphas, check_alpha)
+    return dict(
+        P=P,
+        N=N,
+        R=check_replicates(R, Cs, alphas),
+        seed=_seed("seed", seed, allow_none=False),
+        metrics=_metrics(metrics),
+        Cs=Cs,
+        alphas=alphas,
+        block_size=check_integer("block_size", block_size, 1),
+    )
+
+
+def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score=False, method="auto", R=None,
+                         seed=None, table=None):
+    """Checked and normalised arguments of :func:`tablegen.critical_value`, ``p_value`` and
+    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value)."""
+    metric, method = check_metric("metric", metric), _method(method)
+    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    if C is None:
+        raise TablegenInputError(
+            "C is required: the number of classifiers compared on this test set, counting every model tried "
+            "(discarded ones too); the winner is judged against the best of C random classifiers")
+    C = check_integer("C", C, 1)
+    if C > MAX_C:
+        raise TablegenInputError(f"C (a {len(str(C))}-digit number) is beyond what a tail probability can be "
+                                 "computed for: C must be at most 1e300")
+    args = dict(metric=metric, P=P, N=N, C=C, method=method, seed=_seed("seed", seed, allow_none=True),
+                table=_table_argument(table))
+    if alpha is not None:
+        args["alpha"] = check_alpha("alpha", alpha)
+    if score is not None or needs_score:
+        args["score"] = _score(metric, score, P, N)
+    _check_exact_available(metric, method)
+    if method in ("exact", "table") and (R is not None or seed is not None):
+        raise TablegenInputError(f"{'R' if R is not None else 'seed'} applies only to simulated answers "
+                                 f"(method 'simulate' or 'auto'), not to method={method!r}")
+    if R is not None:
+        R = check_replicates(R, (C,), (args["alpha"],)) if alpha is not None else check_integer("R", R, 1)
+    args["R"] = R
+    return args
+
+
+def _table_argument(value):
+    if value is None or isinstance(value, (str, os.PathLike)) or type(value).__name__ == "Table":
+        return value
+    raise TablegenInputError(f"table must be a tablegen Table, a store path or None (the bundled table), "
+                             f"got {value!r}")
+
+
+def _check_exact_available(metric: str, method: str) -> None:
+    if method == "exact" and not get_metric(metric).has_exact:
+        raise TablegenInputError(
+            f"method='exact': metric {metric!r} has no exact null distribution; use method='simulate'"
+        )

@@ -1,0 +1,340 @@
+"""One entry point for answers: critical values, p-values and significance tests (DESIGN §7).
+
+``method="auto"`` (the default) never refuses a valid question.  For each answer it takes the first
+source that applies:
+
+1. **exact**, where the metric has an exact null whose estimated cost
+   (:func:`tablegen.compute.exact.exact_cost`) is at most :data:`QUICK_EXACT_SECONDS` — quicker than
+   opening a table;
+2. the **table's exact value**, if the table stores one for the cell, C and alpha (read, not
+   recomputed: critical values only; tables store no exact p-values);
+3. **exact**, if its estimate is within :data:`LOOKUP_SECONDS` and its memory within half the machine;
+4. the **table**'s Monte Carlo values, if it holds the cell (and, for a critical value, C and alpha);
+   nothing is interpolated between cells;
+5. **exact** anyway where it is estimated cheaper than simulating;
+6. **simulate** now: R rankings (:func:`simulation_replicates`, or ``R=``) from the root seed
+   :data:`DEFAULT_SEED` (or ``seed=``), keyed on the cell, so the same question gets the same
+   answer; progress through ``progress=``; R and the seed are reported in the answer.
+
+``critical_value``, ``p_value`` and ``significance_test`` decide each answer by the same rule, so
+a significance test's critical value comes from where :func:`critical_value` would take it, and
+its p-value from where :func:`p_value` would.  ``method="exact"``, ``"table"`` and ``"simulate"``
+force one source.  ``precision_at_k`` is ``tp_at_k`` divided by min(k, P + N): tables and the
+Monte Carlo engine answer it through the count.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+
+import numpy as np
+
+from tablegen.lookup.answers import Answer, SignificanceResult, verdict
+from tablegen.compute.exact import exact_cost, null_critical_value, null_distribution, null_tail_ge
+from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.compute.metrics import get_metric
+from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
+from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
+from tablegen.compute.validation import validate_lookup_args
+
+logger = logging.getLogger(__name__)
+
+#: Root seed of simulated answers when ``seed`` is not given (the bundled table's; DESIGN §3 keys
+#: each cell's stream on it, so a question asked twice gets the same answer).
+DEFAULT_SEED = 2005
+#: An exact answer estimated below this many seconds is computed, even where a table stores it.
+QUICK_EXACT_SECONDS = 0.5
+#: method="auto" computes exactly when the estimate is below this (after the table's exact values).
+LOOKUP_SECONDS = 10.0
+#: The default R of a simulated answer aims at this many seconds on one core (cost model) ...
+SIMULATION_SECONDS = 5.0
+#: ... within these bounds (the upper one is the tables' R).
+MIN_SIMULATION_REPLICATES, MAX_SIMULATION_REPLICATES = 100_000, 10_000_000
+#: The smallest positive double: an exact p-value that underflows is reported as "< this".
+_SMALLEST_P = float(np.finfo(float).tiny)
+
+_bundled = None
+
+
+def _table(table):
+    """The table to read: a Table, a store path, or None for the bundled table (opened once)."""
+    from tablegen.lookup.table import Table, open_table
+
+    global _bundled
+    if isinstance(table, Table):
+        return table
+    if table is not None:
+        return open_table(table)
+    if _bundled is None:
+        _bundled = open_table()
+    return _bundled
+
+
+@functools.lru_cache(maxsize=16)
+def _null(metric: str, P: int, N: int):
+    """Exact null objects, cached: a critical value then a p-value at one cell build one null."""
+    return null_distribution(metric, P, N)
+
+
+def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) -> int:
+    """Default R of a simulated answer: about :data:`SIMULATION_SECONDS` on one core, 1-2-5 rounded.
+
+    At least 4x the R a critical value's order statistic needs (C, alpha) and 100,000; at most
+    10,000,000.  It depends on (P, N, C, alpha) only, so a question repeats its answer anywhere.
+
+    Examples
+    --------
+    >>> simulation_replicates(100, 300, C=10, alpha=0.01), simulation_replicates(1000, 1000, C=10)
+    (10000000, 2000000)
+    """
+    from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
+
+    budget = SIMULATION_SECONDS / (sampling_seconds(P, N) + SECONDS_PER_REPLICATE)
+    floor = max(MIN_SIMULATION_REPLICATES, 4 * minimum_replicates(C, alpha) if alpha is not None else 0)
+    return int(max(min(_round_down_125(budget), MAX_SIMULATION_REPLICATES), floor))
+
+
+def _round_down_125(x: float) -> int:
+    """The largest 1, 2 or 5 times a power of ten that is <= x (x >= 1)."""
+    power = 10 ** math.floor(math.log10(x))
+    return int(max(m for m in (1, 2, 5, 10) if m * power <= x) * power)
+
+
+# -- where an answer comes from -------------------------------------------------------------------
+def _exact_fits(a: dict) -> tuple[bool, float]:
+    """(whether exact is available and fits in memory, its estimated seconds)."""
+    seconds, memory = exact_cost(a["metric"], a["P"], a["N"])
+    return memory <= memory_limit_bytes(), seconds
+
+
+def _simulation_seconds(a: dict) -> float:
+    from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
+
+    return _replicates(a) * (sampling_seconds(a["P"], a["N"]) + SECONDS_PER_REPLICATE)
+
+
+def _source(a: dict, what: str):
+    """Where a "critical value" or "p-value" comes from (module docstring): "exact", "simulate", or a
+    table :class:`Answer`.  Tables store exact critical values, never exact p-values."""
+    if a["method"] != "auto":
+        return _forced(a, what)
+    fits, seconds = _exact_fits(a)
+    if fits and seconds <= QUICK_EXACT_SECONDS:
+        return "exact"
+    stored = _from_table(a, what) if what == "critical value" else None  # opening a table costs ~1 s
+    if stored is not None and np.all(stored.method == "exact"):
+        return stored
+    if fits and seconds <= LOOKUP_SECONDS:
+        return "exact"
+    stored = stored if what == "critical value" else _from_table(a, what)
+    if stored is not None:
+        return stored
+    return "exact" if fits and seconds <= _simulation_seconds(a) else "simulate"
+
+
+def _forced(a: dict, what: str):
+    if a["method"] == "exact":
+        seconds, memory = exact_cost(a["metric"], a["P"], a["N"])
+        what = f"method='exact': exact {a['metric']} at P = {a['P']}, N = {a['N']}"
+        check_memory(memory, what, "use method='simulate', or method='auto'")
+        check_time(seconds, what, "use method='auto' (the table or a simulation)")
+        return "exact"
+    if a["method"] == "table":
+        answer = _from_table(a, what, required=True)
+        return answer
+    return "simulate"
+
+
+def _from_table(a: dict, what: str, required: bool = False):
+    """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
+    metric, P, N, C, alpha, score, divisor = _count_question(a)
+    table = _table(a["table"])
+    need_c_alpha = what == "critical value"
+    if not required and not table.contains(metric, P, N, C if need_c_alpha else None,
+                                           alpha if need_c_alpha else None):
+        return None
+    if need_c_alpha:
+        return _divided(table.critical_value(metric, P, N, C, alpha), divisor)
+    return table.p_value(metric, score, P, N, C)
+
+
+def _count_question(a: dict):
+    """The question in the tables' and the engine's terms: precision_at_k becomes tp_at_k."""
+    spec = get_metric(a["metric"])
+    divisor = spec.count_divisor(a["P"], a["N"])
+    metric = spec.count_of or spec.name
+    score = a.get("score")
+    return metric, a["P"], a["N"], a["C"], a.get("alpha"), None if score is None else score * divisor, divisor
+
+
+def _divided(answer: Answer, divisor: int) -> Answer:
+    if divisor == 1:
+        return answer
+    return Answer(answer.value / divisor, answer.ci_low / divisor, answer.ci_high / divisor, answer.method,
+                  answer.replicates, answer.seed, answer.bound, answer.source)
+
+
+def _replicates(a: dict) -> int:
+    return a["R"] if a["R"] is not None else simulation_replicates(a["P"], a["N"], a["C"], a.get("alpha"))
+
+
+def _seed(a: dict) -> int:
+    return DEFAULT_SEED if a["seed"] is None else a["seed"]
+
+
+# -- the answers from each source ------------------------------------------------------------------
+def _exact_critical(a: dict) -> Answer:
+    value = null_critical_value(_null(a["metric"], a["P"], a["N"]), float(upper_tail_probability(a["C"], a["alpha"])))
+    return Answer(value, value, value, "exact")
+
+
+def _exact_p(a: dict) -> Answer:
+    tail = null_tail_ge(_null(a["metric"], a["P"], a["N"]), a["score"])
+    value = float(p_value_from_tail(tail, a["C"]))
+    if value <= 0.0:  # underflow: the tail is below 2.2e-308
+        return Answer(_SMALLEST_P, 0.0, _SMALLEST_P, "exact", bound="<")
+    return Answer(value, value, value, "exact")
+
+
+def _simulate(a: dict, critical: bool, p: bool, progress) -> tuple[Answer | None, Answer | None]:
+    """One pass of R rankings answering the critical value and/or the p-value."""
+    from tablegen.compute.accumulator import critical_order_statistics
+    from tablegen.compute.mc import simulate_tails_and_counts, tail_capacity
+    from tablegen.compute.stats import upper_ranks
+
+    metric, P, N, C, alpha, score, divisor = _count_question(a)
+    R, seed = _replicates(a), _seed(a)
+    check_time(_simulation_seconds(a), f"simulating {metric} at P = {P}, N = {N} with R = {R:,}",
+               "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
+               "or compute a table on a cluster (tablegen run)")
+    logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric, P, N, R, seed)
+    capacity = tail_capacity(R, (C,), (alpha,), ()) if critical else 1
+    thresholds = {metric: score - SNAP_TOLERANCE} if p else {}
+    tails, counts = simulate_tails_and_counts(P, N, R, seed, [metric], capacity, thresholds, progress=progress)
+    cv = pv = None
+    if critical:
+        estimate, low, high = critical_order_statistics(tails[metric], upper_ranks(R, C, alpha),
+                                                        get_metric(metric).range(P, N)[1])
+        cv = _divided(Answer(estimate, low, high, "simulate", R, seed), divisor)
+    if p:
+        pv = _simulated_p(C, R, seed, counts[metric])
+    return cv, pv
+
+
+def _simulated_p(C: int, R: int, seed: int, hits: int) -> Answer:
+    tail_low, tail_high = clopper_pearson(hits, hits, R)
+    low, high = (float(p_value_from_tail(s, C)) for s in (tail_low, tail_high))
+    if hits == 0:
+        return Answer(high, low, high, "simulate", R, seed, bound="<")
+    return Answer(float(p_value_from_tail(hits / R, C)), low, high, "simulate", R, seed)
+
+
+def _resolve(source, exact, a: dict) -> Answer | None:
+    """The answer for a source that needs no simulation (None for "simulate")."""
+    if isinstance(source, Answer):
+        return source
+    return exact(a) if source == "exact" else None
+
+
+# -- public ------------------------------------------------------------------------------------------
+def critical_value(metric, P, N, C=None, alpha=0.01, method="auto", R=None, seed=None, table=None,
+                   progress=None) -> Answer:
+    """Critical value m* of ``metric`` for the best of C random classifiers at level alpha.
+
+    A winner's score m is significant at level alpha iff m > m*.
+
+    Parameters
+    ----------
+    metric : str
+        Metric name (see :mod:`tablegen.compute.metrics`), e.g. ``"auc"``, ``"best_f1"``, ``"precision_at_10"``.
+    P, N : int
+        Positives and negatives in the test set.
+    C : int
+        Number of classifiers compared: every model tried on this test set, discarded ones too
+        (the winner is the best of C).  Required.
+    alpha : float
+        Significance level in (0, 1) (default 0.01).
+    method : {"auto", "exact", "table", "simulate"}
+        Where the answer comes from (module docstring); ``"auto"`` never refuses a valid question.
+    R : int, optional
+        Rankings to simulate, if the answer is simulated (default :func:`simulation_replicates`).
+    seed : int, optional
+        Root seed of a simulated answer (default :data:`DEFAULT_SEED`; the stream is keyed on the cell).
+    table : Table or str, optional
+        Table for ``"auto"``/``"table"`` (default: the bundled one).
+    progress : callable(done, total), optional
+        Called as a simulation advances.
+
+    Returns
+    -------
+    Answer
+        ``.value``, its 95% interval, ``.method`` (the source), ``.replicates`` and ``.seed``.
+
+    Examples
+    --------
+    >>> answer = critical_value("auc", 100, 300, C=1000, alpha=0.01)
+    >>> round(float(answer), 4), answer.method
+    (0.6411, 'exact')
+    >>> round(float(critical_value("auc", 10_000, 10_000, C=10)), 6)      # exact at any size
+    0.51261
+    """
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
+    source = _source(a, "critical value")
+    answer = _resolve(source, _exact_critical, a)
+    return answer if answer is not None else _simulate(a, True, False, progress)[0]
+
+
+def p_value(metric, score, P, N, C=None, method="auto", R=None, seed=None, table=None, progress=None) -> Answer:
+    """p-value 1 - F(score-)**C of a winner's score against the best of C random classifiers.
+
+    Parameters are as for :func:`critical_value`; ``score`` must be a value the metric can take at
+    (P, N) (a count for ``tp_at_k``; scores within 1e-9 of a value count as that value).  A p-value
+    lies in [0, 1]; below what the source resolves it is a bound (``bound="<"``), never 0: with a
+    simulation in which no ranking reaches the score, the upper end of the 95% Clopper–Pearson
+    interval; from a table, the bound its stored tail quantiles give
+    (:meth:`tablegen.lookup.table.Table.p_value`).
+
+    Examples
+    --------
+    >>> round(float(p_value("auc", 0.65, 100, 300, C=1000)), 4)
+    0.0028
+    """
+    a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed,
+                             table=table)
+    answer = _resolve(_source(a, "p-value"), _exact_p, a)
+    return answer if answer is not None else _simulate(a, False, True, progress)[1]
+
+
+def significance_test(metric, score, P, N, C=None, alpha=0.01, method="auto", R=None, seed=None, table=None,
+                      progress=None) -> SignificanceResult:
+    """Is a winner's ``score`` significant against the best of C classifiers that learned nothing?
+
+    The verdict is score > critical value (DESIGN §1); the result also carries the p-value, both
+    answers' intervals, their sources and R.  The critical value comes from where
+    :func:`critical_value` would take it and the p-value from where :func:`p_value` would; one
+    exact null, or one pass of R simulated rankings, serves both where they share the source.
+
+    Parameters are as for :func:`critical_value` and :func:`p_value`.
+
+    Returns
+    -------
+    SignificanceResult
+        ``.significant``, ``.settled``, ``.critical_value``, ``.p_value``, ``.method``,
+        ``.replicates``, ``.sentence()``, ``.to_dict()``.
+
+    Examples
+    --------
+    >>> result = significance_test("auc", 0.70, 100, 300, C=1000)
+    >>> bool(result.significant), result.method
+    (True, 'exact')
+    """
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
+                             seed=seed, table=table)
+    cv = _resolve(_source(a, "critical value"), _exact_critical, a)
+    pv = _resolve(_source(a, "p-value"), _exact_p, a)
+    if cv is None or pv is None:
+        simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress)
+        cv, pv = cv or simulated_cv, pv or simulated_pv
+    return verdict(a["metric"], a["score"], a["P"], a["N"], a["C"], a["alpha"], cv, pv)

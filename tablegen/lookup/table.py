@@ -1,0 +1,321 @@
+"""Lookups in a finished store: critical values, p-values and significance tests by metric / P / N / C / α.
+
+``open_table()`` opens the table bundled with the package (the paper's appendix grid at R = 10⁷,
+``configs/paper.yaml``); ``open_table(path)`` opens any complete tablegen store, local or fsspec URL.
+Lookups never interpolate between grid cells: a (P, N), C or α that is not in the table is an error
+that says which methods can answer instead.
+
+Critical values come from the store's exact values where it has them, otherwise from its Monte
+Carlo estimates with their 95% order-statistic intervals.  p-values come from the stored upper-tail
+quantile function Q(t) (t = 1e-7 … 0.1): the quantiles that straddle the score bound the number of
+sampled rankings that reached it, so a table p-value is a bound resolved to that grid of t (reported
+with ``bound="<"`` as the upper end of its 95% interval), never a point interpolated between values.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import xarray as xr
+
+from tablegen.lookup.answers import Answer, SignificanceResult, verdict  # noqa: F401 (re-exported)
+from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.compute.metrics import get_metric
+from tablegen.compute.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
+from tablegen.store.zarr_store import open_store
+from tablegen.errors import StoreError, StoreIntegrityError
+from tablegen.compute.validation import (check_alpha, check_integer_array, check_metric, check_real_array,
+                                         check_scores_in_range)
+from tablegen.errors import TablegenInputError
+from tablegen.store.schema import BUNDLED_TABLE_NAME, bundled_table_path  # noqa: F401  (re-exported)
+
+logger = logging.getLogger(__name__)
+
+def _shown(values) -> str:
+    values = [v.item() if isinstance(v, np.generic) else v for v in values]
+    text = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in values[:8])
+    return text + (f", …, {values[-1]:g}" if len(values) > 8 else "")
+
+
+class Table:
+    """A finished tablegen store, for lookups (see :func:`open_table`).
+
+    Every lookup takes one metric and broadcasts the other arguments: scalars give scalar answers,
+    arrays give arrays of the broadcast shape.
+
+    Attributes
+    ----------
+    ds : xarray.Dataset
+        The store as a Dataset (lazy; variables as in DESIGN §4).
+    source : str
+        The store's path or URL (``"bundled table"`` for the package's own).
+    """
+
+    def __init__(self, ds: xr.Dataset, source: str, url: str | None = None, storage_options: dict | None = None):
+        self.ds, self.source = ds, source
+        self._reader = None if url is None else _ChunkReader(url, storage_options, source)
+        self._P, self._N = ds.P.values, ds.N.values
+        self._C, self._alpha = ds.C.values, ds.alpha.values
+        self._metrics = [str(m) for m in ds.metric.values]
+        self._loaded: dict = {}
+        self._done = np.asarray(self._variable("done").values, dtype=bool)
+        self._replicates = np.asarray(self._variable("replicates").values)
+        self._tail_probabilities = ds.tail_probability.values
+
+    def __repr__(self) -> str:
+        return (f"<tablegen.Table {self.source}: {len(self._metrics)} metrics, P {_shown(self._P)}, "
+                f"N {_shown(self._N)}, C {_shown(self._C)}, alpha {_shown(self._alpha)}, "
+                f"R = {self.ds.attrs.get('replicates', '?'):,}>")
+
+    # -- what the table holds -------------------------------------------------------------------
+    def contains(self, metric, P, N, C=None, alpha=None) -> bool:
+        """Whether every (P, N) [and C, alpha] given is a finished cell of this table (no error)."""
+        try:
+            self._indices(metric, P, N, C, alpha, purpose="")
+        except TablegenInputError:
+            return False
+        return True
+
+    def _metric_index(self, metric) -> int:
+        metric = check_metric("metric", metric)
+        if metric not in self._metrics:
+            raise TablegenInputError(f"metric {metric!r} is not in this table ({self.source}); "
+                                     f"it holds: {', '.join(self._metrics)}")
+        return self._metrics.index(metric)
+
+    def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose: str) -> np.ndarray:
+        if name == "alpha":
+            matches = np.isclose(wanted[..., None], axis, rtol=1e-6, atol=0)  # float32 alphas too
+        else:
+            matches = wanted[..., None] == axis
+        found = matches.any(axis=-1)
+        if not found.all():
+            missing = wanted[~found].flat[0]
+            raise TablegenInputError(
+                f"{name} = {missing.item():g} is not in this table ({self.source}; {name}: {_shown(axis)}). "
+                f"Lookups never interpolate between grid cells{purpose}"
+            )
+        return matches.argmax(axis=-1)
+
+    def _indices(self, metric, P, N, C, alpha, purpose):
+        k = self._metric_index(metric)
+        P, N = check_integer_array("P", P), check_integer_array("N", N)
+        arrays = [P, N]
+        if C is not None:
+            arrays.append(check_integer_array("C", C))
+        if alpha is not None:
+            alpha = np.asarray(alpha)
+            for a in np.atleast_1d(alpha).ravel():
+                check_alpha("alpha", a.item() if isinstance(a, np.generic) else a)
+            arrays.append(alpha.astype(float))
+        try:
+            arrays = np.broadcast_arrays(*arrays)
+        except ValueError:
+            raise TablegenInputError("P, N, C, alpha and score must broadcast to one shape") from None
+        index = {"P": self._axis("P", arrays[0], self._P, purpose), "N": self._axis("N", arrays[1], self._N, purpose)}
+        if C is not None:
+            index["C"] = self._axis("C", arrays[2], self._C, purpose)
+        if alpha is not None:
+            index["alpha"] = self._axis("alpha", arrays[-1], self._alpha, purpose)
+        not_done = ~self._done[index["P"], index["N"]]
+        if self._reader is not None:
+            self._reader.refuse_damaged("done", index["P"], index["N"])
+        if not_done.any():
+            i = np.argmax(not_done)
+            raise TablegenInputError(
+                f"cell (P = {arrays[0].flat[i]}, N = {arrays[1].flat[i]}) of {self.source} is not finished; "
+                "resume the job with `tablegen run` to fill it"
+            )
+        return k, index, arrays
+
+    def _gather(self, name: str, k: int, index: dict) -> np.ndarray:
+        """Values of variable ``name`` for metric ``k`` at the broadcast integer ``index`` per dimension."""
+        if (name, k) not in self._loaded:  # one metric's slice, read once: lookups are then numpy indexing
+            self._loaded[(name, k)] = self._variable(name).isel(metric=k)
+        if self._reader is not None:  # a cell whose chunk is missing or undecodable is refused, never answered
+            self._reader.refuse_damaged(name, index["P"], index["N"])
+        variable = self._loaded[(name, k)]
+        leading = tuple(index[dim] for dim in variable.dims if dim in index)
+        trailing = [dim for dim in variable.dims if dim not in index]
+        values = variable.transpose(*[d for d in variable.dims if d in index], *trailing).values
+        return values[leading]
+
+    def _variable(self, name: str) -> xr.DataArray:
+        """A whole variable, loaded once; through the chunk reader (which notes damaged chunks) when it has one."""
+        if name not in self._loaded:
+            if self._reader is None:
+                self._loaded[name] = self.ds[name].load()
+            else:
+                self._loaded[name] = xr.DataArray(self._reader.read(name), dims=self.ds[name].dims)
+        return self._loaded[name]
+
+    # -- lookups --------------------------------------------------------------------------------
+    def critical_value(self, metric, P, N, C, alpha=0.01) -> Answer:
+        """Critical value m* for the best of C random classifiers at level alpha, from the table.
+
+        The stored exact value where there is one (``method="exact"``), else the Monte Carlo
+        estimate and its 95% interval (``method="table"``, ``replicates`` = the cell's R).
+
+        Examples
+        --------
+        >>> table = open_table()
+        >>> answer = table.critical_value("best_accuracy", 20, 20, C=10)
+        >>> float(answer), answer.method
+        (0.775, 'exact')
+        """
+        if C is None or alpha is None:
+            raise TablegenInputError(f"{'C' if C is None else 'alpha'} must be given for a critical value")
+        k, index, _ = self._indices(metric, P, N, C, alpha, purpose=self._instead(metric, "critical value"))
+        exact = self._gather("exact_critical_value", k, index)
+        estimate, low, high = (self._gather(v, k, index) for v in ("critical_value", "ci_low", "ci_high"))
+        has_exact = np.isfinite(exact)
+        if not (has_exact | np.isfinite(estimate)).all():  # a done cell always holds a value: never answer NaN
+            raise StoreIntegrityError(f"{self.source} holds no critical value for a requested cell although it is "
+                                      "marked done; the store is damaged: run `tablegen verify` on it")
+        replicates = self._replicates[index["P"], index["N"]]
+        return self._answer(value=np.where(has_exact, exact, estimate), ci_low=np.where(has_exact, exact, low),
+                            ci_high=np.where(has_exact, exact, high),
+                            method=np.where(has_exact, "exact", "table"),
+                            replicates=np.where(has_exact, 0, replicates), bound=np.full(exact.shape, ""))
+
+    def p_value(self, metric, score, P, N, C) -> Answer:
+        """p-value 1 - F(score-)**C of a winner's score, from the stored tail quantiles (any C >= 1).
+
+        The count of the cell's R rankings that reached the score is bounded by the two stored
+        quantiles that straddle it; the 95% interval [``ci_low``, ``ci_high``] covers that whole
+        bracket plus the sampling error (Clopper–Pearson on its ends).  ``value`` is the interval's
+        upper end with ``bound="<"``: the true p-value is at most ``value`` (at 97.5% confidence),
+        so a verdict read from it is never too generous.  A score at or below the shallowest
+        quantile (t = 0.1) gets ``value = ci_low`` with ``bound=">"`` instead.
+
+        Examples
+        --------
+        >>> answer = open_table().p_value("auc", 0.65, 100, 300, C=1000)
+        >>> answer.formatted(2), answer.method
+        ('< 0.0066', 'table')
+        """
+        k, index, (P_, N_) = self._indices(metric, P, N, None, None, purpose=self._instead(metric, "p-value"))
+        score, C_ = check_real_array("score", score), check_integer_array("C", C)
+        try:
+            score, C_, P_, N_ = np.broadcast_arrays(score, C_, P_, N_)
+        except ValueError:
+            raise TablegenInputError("P, N, C and score must broadcast to one shape") from None
+        index = {dim: np.broadcast_to(i, score.shape) for dim, i in index.items()}
+        check_scores_in_range(self._metrics[k], score, P_, N_)
+        quantiles = self._gather("tail_quantile", k, index)  # (..., tail_probability)
+        R = self._replicates[index["P"], index["N"]]
+        low_hits, high_hits = exceedance_bounds(quantiles, self._tail_probabilities, R, score,
+                                                tolerance=SNAP_TOLERANCE)
+        ci_low_tail, ci_high_tail = clopper_pearson(low_hits, high_hits, R)
+        ci_low, ci_high = p_value_from_tail(ci_low_tail, C_), p_value_from_tail(ci_high_tail, C_)
+        unresolved_low = high_hits >= R  # no stored quantile below the score: only a lower bound
+        certain = unresolved_low & (ci_low >= 1.0)  # p >= 1 - (1 - 0.1)**C rounds to 1: p = 1 to double precision
+        return self._answer(value=np.where(unresolved_low, ci_low, ci_high), ci_low=ci_low, ci_high=ci_high,
+                            method=np.full(ci_low.shape, "table"), replicates=R,
+                            bound=np.where(certain, "", np.where(unresolved_low, ">", "<")))
+
+    def significance_test(self, metric, score, P, N, C, alpha=0.01) -> SignificanceResult:
+        """Is a winner's score significant against the best of C random classifiers? From the table.
+
+        The verdict is score > critical value (:meth:`critical_value`); the p-value is
+        :meth:`p_value`.  ``settled`` is False where a Monte Carlo critical value's interval holds
+        the score.
+
+        Examples
+        --------
+        >>> result = open_table().significance_test("average_precision", 0.70, 1000, 1000, C=1000)
+        >>> bool(result.significant), str(result.method)
+        (True, 'table')
+        """
+        try:
+            shape = np.broadcast_shapes(*(np.shape(v) for v in (score, P, N, C, alpha)))
+        except ValueError:
+            raise TablegenInputError("P, N, C, alpha and score must broadcast to one shape") from None
+        if shape:  # every answer takes the full shape, even where it does not depend on the score
+            score, P, N, C, alpha = (np.broadcast_to(v, shape) for v in (score, P, N, C, alpha))
+        cv = self.critical_value(metric, P, N, C, alpha)
+        pv = self.p_value(metric, score, P, N, C)
+        return verdict(metric, score, P, N, C, alpha, cv, pv)
+
+    def _answer(self, **fields) -> Answer:
+        scalar = np.ndim(fields["value"]) == 0
+        def unwrap(v):
+            return np.asarray(v).item() if scalar else np.asarray(v)
+        replicates = fields.pop("replicates")
+        replicates = np.asarray(replicates)
+        replicates = (None if int(replicates) == 0 else int(replicates)) if scalar else replicates
+        return Answer(**{k: unwrap(v) for k, v in fields.items()}, replicates=replicates, source=self.source)
+
+    def _instead(self, metric: str, what: str) -> str:
+        spec = get_metric(check_metric("metric", metric))
+        options = "method='exact' or method='simulate'" if spec.has_exact else "method='simulate'"
+        return f"; for a {what} off this grid use {options}"
+
+
+class _ChunkReader:
+    """Reads a store's variables for lookups and remembers which chunks are missing or undecodable."""
+
+    def __init__(self, url: str, storage_options: dict | None, source: str):
+        from tablegen.store.schema import open_group, store_fs
+
+        self.group = open_group(url, storage_options, "r")
+        self.fs, self.root = store_fs(url, storage_options)
+        self.source, self.damaged = source, {}
+        from tablegen.store.integrity import written_regions
+
+        self.written = written_regions(self.group)
+
+    def read(self, name: str) -> np.ndarray:
+        from tablegen.store.integrity import read_variable
+
+        values, self.damaged[name] = read_variable(self.group, self.fs, self.root, name, self.written)
+        self.chunks = self.group[name].chunks[-2:]
+        return values
+
+    def refuse_damaged(self, name: str, p_index, n_index) -> None:
+        """Raise :class:`StoreIntegrityError` if a (P, N) index falls in a damaged chunk of ``name``."""
+        damaged = self.damaged.get(name)
+        if not damaged:
+            return
+        regions = set(zip(np.ravel(np.asarray(p_index) // self.chunks[0]).tolist(),
+                          np.ravel(np.asarray(n_index) // self.chunks[1]).tolist()))
+        for region in sorted(regions & set(damaged)):
+            raise StoreIntegrityError(f"{self.source}: cannot answer from a damaged cell: {damaged[region]}; "
+                                      "`tablegen verify` lists every damaged chunk and `tablegen run` on its config "
+                                      "recomputes them")
+
+
+def open_table(path=None, storage_options=None, allow_incomplete=False) -> Table:
+    """Open a tablegen store for lookups; ``None`` opens the table bundled with the package.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        Store path or fsspec URL; default the bundled table (appendix grid 19 × 19, every metric,
+        C = 10/100/1000, alpha = 0.01/0.05, R = 10⁷, exact values where they exist).
+    storage_options : dict, optional
+        fsspec options for a remote store.
+    allow_incomplete : bool
+        Open a store whose job has not finished (lookups in unfinished cells still fail).
+
+    Raises
+    ------
+    StoreError
+        Missing store, another schema, or an unfinished store without ``allow_incomplete``.
+
+    Examples
+    --------
+    >>> table = open_table()
+    >>> table.ds.attrs["replicates"], table.ds.attrs["command"]
+    (10000000, 'tablegen run configs/paper.yaml')
+    """
+    source = "bundled table" if path is None else str(path)
+    url = bundled_table_path() if path is None else str(path)
+    ds = open_store(url, storage_options)
+    if not ds.attrs.get("complete") and not allow_incomplete:
+        done = int(np.asarray(ds.done.values).sum())
+        raise StoreError(f"{source} is incomplete ({done:,} of {ds.done.size:,} cells done); resume it with "
+                         "`tablegen run CONFIG`, or pass allow_incomplete=True to look up the finished cells")
+    checked = ds.attrs.get("schema_version") != 1  # version 1 stores have no checksums (read as they are)
+    return Table(ds, source, url=url if checked else None, storage_options=storage_options)

@@ -1,0 +1,301 @@
+"""Top-k significance against the random model: bounds and p-values for every k = 1..K at once.
+
+Ranked output is often judged by the positives in its top k (precision at k).  Under the null that
+the ranking learned nothing, the positives a random ranking of P positives and N negatives puts in
+its top k are hypergeometric.  :func:`topk_bounds` gives, for every k, the count a random ranking
+exceeds with probability at most p (discrete, interpolated, and the binomial "infinite data"
+approximation), for one ranking or as the best of C (p = 1 - (1 - alpha)**(1/C), the same rule as
+the critical-value tables); :func:`topk_test` adds the p-values of an observed curve of counts and
+the crossover point where it first beats the bound at two consecutive k.  Conventions:
+:mod:`tablegen.compute.kernels.hypergeometric`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablegen.compute.limits import check_memory, topk_memory
+from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
+from tablegen.compute.validation import check_alpha, check_integer
+from tablegen.errors import TablegenInputError
+
+VARIANTS = ("discrete", "interpolated", "binomial")
+#: Consecutive k at which the curve must beat the bound for a crossover.
+CROSSOVER_RUN = 2
+
+
+@dataclass(frozen=True)
+class TopKBounds:
+    """The bound n(k, p) for k = 1..K of a random ranking (or the best of C of them).
+
+    Attributes
+    ----------
+    P, N, C, alpha : the question; ``tail_probability`` is p = 1 - (1 - alpha)**(1/C).
+    k : int array (K,), 1..K.
+    discrete, interpolated, binomial : float arrays (K,)
+        The smallest count whose CDF reaches 1 - p; that count interpolated between the two discrete
+        counts that straddle 1 - p; the interpolated bound of Binomial(k, P / (P + N)).
+    expected : float array (K,), k P / (P + N).
+    lower : float array (K,)
+        The interpolated lower bound of one random ranking at alpha (its count falls below it with
+        probability about alpha): the bottom of the band the plot shades.
+    """
+
+    P: int
+    N: int
+    C: int
+    alpha: float
+    tail_probability: float
+    k: np.ndarray
+    discrete: np.ndarray
+    interpolated: np.ndarray
+    binomial: np.ndarray
+    expected: np.ndarray
+    lower: np.ndarray
+
+    def bound(self, variant: str) -> np.ndarray:
+        """The bound of one variant: ``"discrete"``, ``"interpolated"`` or ``"binomial"``."""
+        return getattr(self, _check_variant(variant))
+
+
+@dataclass(frozen=True)
+class TopKTest:
+    """An observed curve of positives-in-top-k against the bounds.
+
+    Attributes
+    ----------
+    bounds : TopKBounds
+    observed : float array (K,), the curve (NaN where not given).
+    p_discrete, p_interpolated : float arrays (K,)
+        Best-of-C p-values 1 - (1 - s)**C of the count at each k, with s = Pr(X_k >= ceil(x)) or the
+        interpolated Pr(X_k > x) (see :mod:`tablegen.compute.kernels.hypergeometric`).
+    variant : str, the bound the crossover and ``significant`` use.
+    significant : bool array (K,), observed > bound at that k (equivalently its p-value <= alpha for
+        ``discrete``, < alpha for ``interpolated``).
+    crossover : int or None
+        The first k where the curve beats the bound at CROSSOVER_RUN consecutive k, or None.
+    """
+
+    bounds: TopKBounds
+    observed: np.ndarray
+    p_discrete: np.ndarray
+    p_interpolated: np.ndarray
+    variant: str
+    significant: np.ndarray
+    crossover: int | None
+
+    def sentence(self) -> str:
+        """One plain sentence with the verdict."""
+        b = self.bounds
+        who = "a random ranking" if b.C == 1 else f"the best of {b.C} random rankings"
+        if self.crossover is None:
+            return (f"The curve never beats {who} ({self.variant} bound, alpha = {b.alpha:g}) at "
+                    f"{CROSSOVER_RUN} consecutive k in k = 1..{b.k[-1]}.")
+        return (f"From k = {self.crossover} the curve beats {who} ({self.variant} bound, alpha = {b.alpha:g}) "
+                f"at {CROSSOVER_RUN} or more consecutive k; it is above the bound at "
+                f"{int(self.significant.sum())} of {np.count_nonzero(~np.isnan(self.observed))} k.")
+
+    def to_dict(self) -> dict:
+        """Plain Python values, for JSON."""
+        b = self.bounds
+        return {
+            "P": b.P, "N": b.N, "C": b.C, "alpha": b.alpha, "tail_probability": b.tail_probability,
+            "variant": self.variant, "crossover": self.crossover, "crossover_run": CROSSOVER_RUN,
+            "k": b.k.tolist(), "observed": _listed(self.observed), "bound": _listed(b.bound(self.variant)),
+            "discrete": _listed(b.discrete), "interpolated": _listed(b.interpolated),
+            "binomial": _listed(b.binomial), "expected": _listed(b.expected),
+            "p_discrete": _listed(self.p_discrete), "p_interpolated": _listed(self.p_interpolated),
+            "significant": self.significant.tolist(),
+        }
+
+
+def _listed(values: np.ndarray) -> list:
+    return [None if np.isnan(v) else float(v) for v in values]
+
+
+def _check_variant(variant) -> str:
+    if variant not in VARIANTS:
+        raise TablegenInputError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    return variant
+
+
+def _check_question(P, N, K, C, alpha) -> tuple[int, int, int, int, float]:
+    P = check_integer("P", P, 1)
+    N = check_integer("N", N, 1)
+    K = P + N if K is None else check_integer("K", K, 1)
+    if K > P + N:
+        raise TablegenInputError(f"K must be at most P + N = {P + N}, got {K}")
+    return P, N, K, check_integer("C", C, 1), check_alpha("alpha", alpha)
+
+
+def _sweep(P, N, K, levels, observed, lower_level=0.5):
+    discrete = np.empty((K, len(levels)))
+    interpolated = np.empty((K, len(levels)))
+    p_discrete, p_interpolated, lower = np.empty(K), np.empty(K), np.empty(K)
+    from tablegen.compute.kernels.hypergeometric import topk_sweep  # numba loads with the first sweep
+
+    topk_sweep(P, N, K, np.asarray(levels, dtype=float), observed, discrete, interpolated,
+               p_discrete, p_interpolated, float(lower_level), lower)
+    return discrete, interpolated, p_discrete, p_interpolated, lower
+
+
+def binomial_bound(P: int, N: int, k: np.ndarray, p: float) -> np.ndarray:
+    """Interpolated bound of Binomial(k, P / (P + N)) at tail probability p (the infinite-data limit).
+
+    The same interpolation between the two discrete counts that straddle 1 - p as for the
+    hypergeometric bound, from scipy's binomial survival function.
+    """
+    share = P / (P + N)
+    from scipy import stats as scipy_stats  # ~1 s to import: only for the binomial variant
+
+    count = scipy_stats.binom.isf(p, k, share)  # smallest c with Pr(X > c) <= p
+    above_before = scipy_stats.binom.sf(count - 1, k, share)  # Pr(X >= c)
+    mass = scipy_stats.binom.pmf(count, k, share)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        step = np.where(mass > 0, np.minimum(1.0, (above_before - p) / mass), 1.0)
+    return count - 1 + step
+
+
+def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: float = 0.01) -> TopKBounds:
+    """The bound n(k, p) on positives in the top k of a random ranking, for every k = 1..K.
+
+    Parameters
+    ----------
+    P, N : int
+        Positives and negatives of the test set (each >= 1).
+    K : int, optional
+        Largest k (default P + N).
+    C : int
+        Competitors: the bound of the best of C random rankings, p = 1 - (1 - alpha)**(1/C).
+    alpha : float
+        Level in (0, 1).
+
+    Returns
+    -------
+    TopKBounds
+
+    Examples
+    --------
+    >>> b = topk_bounds(10, 90, K=20, alpha=0.05)
+    >>> int(b.discrete[9]), round(float(b.interpolated[9]), 3)   # top 10 of 100 with 10 positives
+    (3, 2.193)
+    """
+    P, N, K, C, alpha = _check_question(P, N, K, C, alpha)
+    check_memory(topk_memory(P, K), f"top-k bounds at P = {P:,}, N = {N:,}, K = {K:,}",
+                 "for P this large the binomial limit Binomial(k, P / (P + N)) is accurate (scipy.stats.binom.isf), "
+                 "or use a smaller P")
+    p = float(upper_tail_probability(C, alpha))
+    discrete, interpolated, _, _, lower = _sweep(P, N, K, [p], np.full(K, np.nan), lower_level=alpha)
+    k = np.arange(1, K + 1)
+    return TopKBounds(P, N, C, alpha, p, k, discrete[:, 0], interpolated[:, 0], binomial_bound(P, N, k, p),
+                      k * P / (P + N), lower)
+
+
+def topk_test(observed, P: int, N: int, *, C: int = 1, alpha: float = 0.01,
+              variant: str = "discrete") -> TopKTest:
+    """Test a curve of positives in the top k, k = 1..K, against random rankings.
+
+    Parameters
+    ----------
+    observed : array of float (K,)
+        Positives in the top k for k = 1..K (counts, or averages over runs: non-integers allowed;
+        NaN skips a k).  Each within [max(0, k - N), min(k, P)].
+    P, N, C, alpha
+        As :func:`topk_bounds`.
+    variant : {"discrete", "interpolated", "binomial"}
+        The bound used for ``significant`` and the crossover.
+
+    Returns
+    -------
+    TopKTest
+    """
+    variant = _check_variant(variant)
+    curve = np.asarray(observed, dtype=float) if np.asarray(observed).dtype.kind in "iuf" else None
+    if curve is None or curve.ndim != 1 or curve.size == 0 or np.isinf(curve).any():
+        raise TablegenInputError(f"observed must be a non-empty 1-d array of counts, got {observed!r}")
+    bounds = topk_bounds(P, N, curve.size, C=C, alpha=alpha)
+    k = bounds.k
+    low, high = np.maximum(0, k - bounds.N), np.minimum(k, bounds.P)
+    bad = ~np.isnan(curve) & ((curve < low - 1e-9) | (curve > high + 1e-9))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise TablegenInputError(f"observed[{i}] (k = {i + 1}) must be within [{low[i]}, {high[i]}] "
+                                 f"positives in the top {i + 1} of P = {bounds.P}, N = {bounds.N}; got {curve[i]}")
+    curve = np.where(np.isnan(curve), np.nan, np.clip(curve, low, high))
+    _, _, single_discrete, single_interpolated, _ = _sweep(bounds.P, bounds.N, curve.size, [0.5], curve)
+    bound = bounds.bound(variant)
+    with np.errstate(invalid="ignore"):
+        significant = curve > bound + 1e-9
+    return TopKTest(bounds, curve, p_value_from_tail(single_discrete, C), p_value_from_tail(single_interpolated, C),
+                    variant, significant, crossover_point(curve, bound))
+
+
+def check_curve_rises(curve) -> None:
+    """Refuse a curve no ranking gives: positives in the top k never fall as k grows, and rise by at most
+    one per k (averages of such curves too).  ``topk_test`` itself takes any per-k counts; the command line
+    checks its curves with this.
+
+    Examples
+    --------
+    >>> check_curve_rises([1, 1, 2, 2.5])
+    """
+    curve = np.asarray(curve, dtype=float)
+    k = np.arange(1, curve.size + 1)
+    given = ~np.isnan(curve)
+    steps, widths = np.diff(curve[given]), np.diff(k[given])
+    bad = (steps < -1e-9) | (steps > widths + 1e-9)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        before, after = k[given][i], k[given][i + 1]
+        raise TablegenInputError(
+            f"observed[{after - 1}] (k = {after}) = {curve[after - 1]:g} after {curve[before - 1]:g} at k = {before}: "
+            "positives in the top k never fall as k grows and rise by at most one per k")
+
+
+def crossover_point(curve, bound, run: int = CROSSOVER_RUN) -> int | None:
+    """The first k (1-based) from which ``curve`` > ``bound`` at ``run`` consecutive k, else None."""
+    with np.errstate(invalid="ignore"):
+        above = np.asarray(curve, dtype=float) > np.asarray(bound, dtype=float) + 1e-9
+    streak = 0
+    for index, is_above in enumerate(above):
+        streak = streak + 1 if is_above else 0
+        if streak == run:
+            return index - run + 2
+    return None
+
+
+def curve_from_scores(scores, labels) -> tuple[np.ndarray, int, int]:
+    """Expected positives in the top k, k = 1..n, of the ranking by ``scores`` (highest first).
+
+    Tied scores are ranked in random order, so within a tie the expected count grows by the tie's
+    share of positives per position: the curve is exact (no tie-breaking seed) and may be
+    fractional.
+
+    Returns
+    -------
+    (curve, P, N)
+    """
+    scores = np.asarray(scores, dtype=float)
+    labels = np.asarray(labels)
+    if scores.ndim != 1 or scores.size == 0 or labels.shape != scores.shape:
+        raise TablegenInputError(
+            f"scores and labels must be 1-d and of one length, got {scores.shape} and {labels.shape}")
+    if not np.isfinite(scores).all():
+        raise TablegenInputError("scores must be finite numbers")
+    if not np.isin(labels, (0, 1)).all():
+        others = np.unique(labels)[~np.isin(np.unique(labels), (0, 1))][:3]
+        raise TablegenInputError(f"labels must be 0 or 1, got {others}")
+    labels = labels.astype(int)
+    P = int(labels.sum())
+    N = labels.size - P
+    if P == 0 or N == 0:
+        raise TablegenInputError(f"labels must hold both classes, got P = {P}, N = {N}")
+    order = np.argsort(-scores, kind="stable")
+    sorted_scores, sorted_labels = scores[order], labels[order]
+    starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
+    sizes = np.diff(np.r_[starts, scores.size])
+    positives = np.add.reduceat(sorted_labels, starts)
+    share = np.repeat(positives / sizes, sizes)  # expected positive share of each position
+    return np.cumsum(share), P, N

@@ -1,0 +1,29 @@
+"""The Zarr store (DESIGN §4): schema, region writes, done flags, integrity, lock, migration.
+
+Below the batch job and the lookups; provenance is passed in by the caller.  The public entry point
+:func:`open_store` and the maintenance routines :func:`migrate_store` and :func:`check_integrity`
+resolve on first use, so importing a submodule (the lock, say) does not load zarr.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_LAZY = {
+    "open_store": "tablegen.store.zarr_store",
+    "store_state": "tablegen.store.zarr_store",
+    "check_integrity": "tablegen.store.integrity",
+    "migrate_store": "tablegen.store.migrate",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'tablegen.store' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

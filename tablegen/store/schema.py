@@ -1,0 +1,100 @@
+"""The store's schema (DESIGN §4): variables, codecs, errors, and opening a Zarr group with clear errors.
+
+Shared by :mod:`tablegen.store.zarr_store` (template, writes, reports), :mod:`tablegen.store.integrity`
+(checksums and the content manifest) and :mod:`tablegen.store.lock`; none of them imports another's
+internals.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import fsspec
+import numpy as np
+import zarr
+from zarr.codecs import Crc32cCodec, ZstdCodec
+
+from tablegen.errors import StoreError, StoreIntegrityError  # noqa: F401  (re-exported)
+
+
+#: Bumped whenever a variable, dimension, codec or required attribute changes meaning.
+#: 2: every chunk carries a crc32c checksum and the store holds a content manifest.
+SCHEMA_VERSION = 2
+SCHEMA_NAME = "tablegen-critical-values"
+
+_CRITICAL = ("metric", "alpha", "C", "P", "N")
+#: name -> (dims, dtype, fill value, description)
+VARIABLES = {
+    "critical_value": (_CRITICAL, "float64", np.nan,
+                       "Monte Carlo critical value: the ceil(qR)-th smallest of R sampled values, "
+                       "q = (1 - alpha)**(1/C)"),
+    "ci_low": (_CRITICAL, "float64", np.nan, "low end of the 95% order-statistic interval"),
+    "ci_high": (_CRITICAL, "float64", np.nan,
+                "high end of the 95% order-statistic interval (the metric's maximum where R is too "
+                "small for that order statistic)"),
+    "exact_critical_value": (_CRITICAL, "float64", np.nan,
+                             "exact critical value; NaN where the metric has no exact routine or it "
+                             "was over budget"),
+    "tail_quantile": (("metric", "tail_probability", "P", "N"), "float64", np.nan,
+                      "the (floor(R t) + 1)-th largest of R samples; NaN where R t < 1"),
+    "replicates": (("P", "N"), "int64", 0, "R, the random rankings sampled for the cell"),
+    "done": (("P", "N"), "bool", False, "True once every variable of the cell is written"),
+}
+DATA_VARIABLES = tuple(name for name in VARIABLES if name != "done")
+#: Every variable chunked over (P, N), in the manifest's order.
+CHUNKED_VARIABLES = tuple(VARIABLES)
+
+
+def chunk_codecs() -> dict:
+    """Zarr encoding of every variable: zstd (level 0, as before) then a crc32c checksum of the bytes.
+
+    A chunk whose bytes changed after writing fails to decode ("Stored and computed checksum do not
+    match") instead of decoding into wrong numbers.
+    """
+    return {"compressors": (ZstdCodec(level=0), Crc32cCodec())}
+
+
+#: Arrays are opened for writing with every chunk written, even an all-fill one: a chunk file that is
+#: missing from a done region is then damage, never a legitimately empty chunk.
+WRITE_CONFIG = {"write_empty_chunks": True}
+
+
+
+
+#: The table shipped inside the package (written by ``tablegen run configs/paper.yaml``).
+BUNDLED_TABLE_NAME = "paper.zarr"
+
+
+def bundled_table_path() -> str:
+    """Filesystem path of the bundled table (the appendix grid, every metric, R = 10⁷)."""
+    return str(resources.files("tablegen") / "data" / BUNDLED_TABLE_NAME)
+
+
+def open_group(url: str, storage_options: dict | None, mode: str) -> zarr.Group:
+    """``zarr.open_group`` with every way it can fail on a bad path or store turned into :class:`StoreError`."""
+    try:
+        return zarr.open_group(url, mode=mode, storage_options=storage_options or None, zarr_format=3)
+    except (FileNotFoundError, zarr.errors.GroupNotFoundError, zarr.errors.NodeTypeValidationError):
+        raise StoreError(f"store {url!r} does not exist (or holds no Zarr group)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as error:
+        raise StoreIntegrityError(f"store {url!r}: its metadata (zarr.json) cannot be read ({type(error).__name__}: "
+                                  f"{error}); the store is damaged") from None
+    except (NotADirectoryError, IsADirectoryError, PermissionError, OSError) as error:
+        raise StoreError(f"store {url!r} cannot be opened ({error.strerror or error})") from None
+
+
+def store_fs(url: str, storage_options: dict | None):
+    """(filesystem, root path without a trailing slash) of a store path or fsspec URL."""
+    fs, root = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    return fs, root.rstrip("/")
+
+
+def chunk_regions(shape_pn: tuple[int, int], chunks: tuple[int, int]) -> list[tuple[int, int]]:
+    """Every (i, j) chunk index over (P, N), P-major."""
+    return [(i, j) for i in range(-(-shape_pn[0] // chunks[0])) for j in range(-(-shape_pn[1] // chunks[1]))]
+
+
+def chunk_key(name: str, ndim: int, i: int, j: int) -> str:
+    """The chunk's key inside the store (default chunk key encoding, P and N trailing)."""
+    return "/".join([name, "c", *["0"] * (ndim - 2), str(i), str(j)])

@@ -1,0 +1,172 @@
+"""The layering contract (DESIGN §3): arrows point down only.
+
+Every ``import`` in the package — at module level or inside a function, ``from x import y`` or
+``importlib.import_module("x")`` with a literal name — is read from the source with :mod:`ast`, and
+each must go to the same layer or a lower one.  A lazy import is still an arrow: it is checked too.
+The package's ``__init__`` (the public facade, whose lazy map names every layer) and ``_compat`` (the
+old paths) are the only exemptions.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tablegen"
+
+#: Layers from the bottom up; a module may import from its own layer and the layers before it.
+LAYERS = (
+    ("tablegen._version", "tablegen.errors"),
+    ("tablegen.compute.kernels",),
+    ("tablegen.compute.stats", "tablegen.compute.limits", "tablegen.compute.accumulator"),
+    ("tablegen.compute.exact",),
+    ("tablegen.compute.metrics", "tablegen.compute.metrics_from_scores"),
+    ("tablegen.compute.validation", "tablegen.compute.mc"),
+    ("tablegen.compute.cell", "tablegen.compute"),
+    ("tablegen.store",),
+    ("tablegen.batch",),
+    ("tablegen.lookup",),
+    ("tablegen.compare",),
+    ("tablegen.cli",),
+)
+EXEMPT = {"tablegen", "tablegen._compat", "tablegen.__main__"}
+#: Third-party packages a layer must never import (DESIGN §3: kernels and the cell engine compute;
+#: they never touch dask, zarr or xarray; the store does not schedule).
+FORBIDDEN = {
+    "tablegen.compute": ("dask", "distributed", "zarr", "xarray", "fsspec"),
+    "tablegen.store": ("distributed",),
+}
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer_of(name: str) -> int | None:
+    """The index in LAYERS of the longest prefix naming ``name``'s layer, or None (not a layer)."""
+    best, best_length = None, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best_length:
+                best, best_length = index, len(prefix)
+    return best
+
+
+def imported_names(tree: ast.AST, module: str, is_package: bool) -> list[tuple[int, str]]:
+    """(line, absolute module name) for every import in ``tree``, relative ones resolved."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")
+                anchor = anchor if is_package else anchor[:-1]
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.append((node.lineno, base))
+            # ``from tablegen.store import zarr_store`` imports the submodule: count it too
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names
+                      if base.startswith("tablegen") and _is_package_dir(f"{base}.{alias.name}")]
+        elif (isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module"
+              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            found.append((node.lineno, node.args[0].value))
+    return found
+
+
+def _is_package_dir(name: str) -> bool:
+    path = PACKAGE.parent / name.replace(".", "/")
+    return path.is_dir() or path.with_suffix(".py").exists()
+
+
+def package_modules() -> list[pathlib.Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def violations(path: pathlib.Path) -> list[str]:
+    module = module_name(path)
+    if module in EXEMPT:
+        return []
+    own = layer_of(module)
+    assert own is not None, f"{module} is in no layer: add it to LAYERS"
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+    for line, target in imported_names(tree, module, path.name == "__init__.py"):
+        top = target.split(".")[0]
+        for scope, packages in FORBIDDEN.items():
+            if (module == scope or module.startswith(scope + ".")) and top in packages:
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {module} imports {target} "
+                             f"({scope} never does)")
+        if top != "tablegen" or target == "tablegen":
+            continue
+        level = layer_of(target)
+        if level is None:
+            found.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {target} is in no layer (an old path?)")
+        elif level > own:
+            found.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {module} (layer {own}) imports {target} "
+                         f"(layer {level}): arrows point down only")
+    return found
+
+
+def test_every_module_imports_down_only():
+    problems = [problem for path in package_modules() for problem in violations(path)]
+    assert not problems, "upward or unknown imports:\n" + "\n".join(problems)
+
+
+def test_the_package_never_uses_the_old_flat_paths():
+    from tablegen._compat import new_name
+
+    problems = [f"{path.relative_to(PACKAGE.parent)}:{line}: {target}"
+                for path in package_modules() if module_name(path) != "tablegen._compat"
+                for line, target in imported_names(ast.parse(path.read_text()), module_name(path),
+                                                   path.name == "__init__.py")
+                if target.startswith("tablegen.") and new_name(target) is not None]
+    assert not problems, "old import paths inside the package:\n" + "\n".join(problems)
+
+
+def test_no_module_borrows_another_modules_private_names():
+    """``from tablegen.x import _name`` across modules is a hidden arrow: what is shared is public."""
+    problems = []
+    for path in package_modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tablegen"):
+                problems += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.module}.{alias.name}"
+                             for alias in node.names
+                             if alias.name.startswith("_") and alias.name not in ("__version__", "_compat")]
+    assert not problems, "private names imported from another module:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("source, message", [
+    ("from tablegen.cli.main import main\n", "arrows point down only"),
+    ("import tablegen.lookup.table\n", "arrows point down only"),
+    ("def f():\n    from tablegen.batch import job\n", "arrows point down only"),
+    ("import importlib\nimportlib.import_module('tablegen.store.zarr_store')\n", "arrows point down only"),
+    ("import xarray as xr\n", "never does"),
+    ("from tablegen.table import Table\n", "in no layer"),
+])
+def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, message):
+    """The checker itself: a compute module importing upwards (or xarray, or an old path) is reported."""
+    fake = PACKAGE / "compute" / "_layering_probe.py"
+    monkeypatch.setattr(pathlib.Path, "read_text", lambda self, *a, **k: source if self == fake
+                        else pathlib.Path.read_bytes(self).decode())
+    problems = violations(fake)
+    assert problems and message in problems[0], problems
+
+
+def test_old_paths_still_import_as_the_same_modules():
+    """The compatibility aliases (README §14): an old path gives the very module at its new path."""
+    import importlib
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old = importlib.import_module("tablegen.exact.auc_fft")
+        plot = importlib.import_module("tablegen.plot")
+    new = importlib.import_module("tablegen.compute.exact.auc_fft")
+    assert old is new and plot is importlib.import_module("tablegen.lookup.plot")
+    assert any("tablegen.exact.auc_fft has moved to tablegen.compute.exact.auc_fft" in str(w.message)
+               for w in caught)
