@@ -20,7 +20,7 @@ _PUBLIC = {
     "critical_value": "tablegen.lookup.api",
     "p_value": "tablegen.lookup.api",
     "significance_test": "tablegen.lookup.api",
-    "simulate_cell": "tablegen.compute.cell",
+    "simulate_cell": "tablegen.lookup.simulate",
     "significance_test_from_scores": "tablegen.compare.from_scores",
     "JobConfig": "tablegen.batch.config",
     "load_config": "tablegen.batch.config",

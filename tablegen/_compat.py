@@ -24,7 +24,7 @@ MOVED = {
     "tablegen.accumulator": "tablegen.compute.accumulator",
     "tablegen.answers": "tablegen.lookup.answers",
     "tablegen.api": "tablegen.lookup.api",
-    "tablegen.cell": "tablegen.compute.cell",
+    "tablegen.cell": "tablegen.lookup.simulate",  # simulate_cell; the engine is tablegen.compute.cell
     "tablegen.cli_compare": "tablegen.cli.compare",
     "tablegen.cli_compare_datasets": "tablegen.cli.compare_datasets",
     "tablegen.cli_compare_f1": "tablegen.cli.compare_f1",

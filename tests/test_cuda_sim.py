@@ -79,7 +79,7 @@ def _child(mode: str, path: str) -> None:
         run(_job(Path(path).with_suffix(".zarr"), "cuda"), executor="serial")
     else:
         import tablegen.compute.kernels.cuda.driver as driver
-        from tablegen.compute.cell import simulate_cell
+        from tablegen.lookup.simulate import simulate_cell
 
         for P, N, R, block in CELL_CASES:
             driver.DEVICE_BLOCK_SIZE = block  # several blocks, so the device filter meets full tails
@@ -184,7 +184,7 @@ def test_device_filter_returns_exactly_the_candidates(sim):
 @pytest.mark.slow
 @pytest.mark.parametrize("P,N,R,block", CELL_CASES)
 def test_finalised_cell_is_the_cpu_cell_bit_for_bit(tmp_path_factory, P, N, R, block):
-    from tablegen.compute.cell import simulate_cell
+    from tablegen.lookup.simulate import simulate_cell
 
     cells = _cells(tmp_path_factory)
     cpu = simulate_cell(P, N, R, SEED, device="cpu", **CELL_OPTIONS)
@@ -235,7 +235,7 @@ def test_cpu_run_imports_no_cuda_code_and_cuda_without_a_gpu_is_an_input_error()
     # One child process without a GPU (CUDA_VISIBLE_DEVICES hides any): a CPU cell first, then the
     # modules it imported, then the errors for device="cuda" and for a device that does not exist.
     out = _python("import sys\n"
-                  "from tablegen.compute.cell import simulate_cell\n"
+                  "from tablegen.lookup.simulate import simulate_cell\n"
                   "from tablegen.compute.validation import TablegenInputError\n"
                   "simulate_cell(4, 6, 2000, 1, Cs=[10], device='cpu')\n"
                   "print(sorted(m for m in sys.modules if m.startswith(('numba.cuda', 'numba_cuda'))))\n"

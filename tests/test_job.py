@@ -17,7 +17,7 @@ import pytest
 import zarr
 
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
-from tablegen.compute.cell import simulate_cell
+from tablegen.lookup.simulate import simulate_cell
 from tablegen.cli.main import main
 from tablegen.batch.job import run
 from tablegen.batch.plan import chunk_grid, make_plan

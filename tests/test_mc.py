@@ -6,11 +6,12 @@ import xarray as xr
 
 from tablegen import simulate_cell
 from tablegen.compute.accumulator import tail_count_at_least
-from tablegen.compute.cell import cell_dataset, exact_critical_values
+from tablegen.compute.cell import critical_values_from_tails, exact_critical_values
 from tablegen.compute.exact import null_critical_value, null_distribution, null_tail_ge
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
 from tablegen.compute.stats import upper_tail_probability
+from tablegen.compute.validation import SimulateCellArgs
 
 SMALL = dict(P=25, N=60, R=40_000, Cs=(10, 100), alphas=(0.01, 0.05))
 
@@ -71,7 +72,8 @@ def monte_carlo_vs_exact():
     for P, N in CELLS:
         capacity = tail_capacity(R_CHECK, CS, (0.01,), (0.01,))
         tails = simulate_tails(P, N, R_CHECK, 2005, EXACT_METRICS, capacity)
-        ds = cell_dataset(P, N, tails, EXACT_METRICS, CS, (0.01,), ())
+        _, low, high = critical_values_from_tails(
+            SimulateCellArgs(P, N, R_CHECK, 2005, EXACT_METRICS, CS, (0.01,), (), 1 << 16), tails)
         exact = exact_critical_values(P, N, EXACT_METRICS, CS, (0.01,))
         for i, metric in enumerate(EXACT_METRICS):
             null = null_distribution(metric, P, N)
@@ -80,9 +82,8 @@ def monte_carlo_vs_exact():
                 above_critical = critical + 2 * SNAP_TOLERANCE  # means the next attainable value (spacing >> 1e-9)
                 above = null_tail_ge(null, above_critical)  # exact Pr(X > m*)
                 count = tail_count_at_least(tails[metric], above_critical)
-                cell = ds.sel(metric=metric, alpha=0.01, C=C)
                 rows.append(dict(P=P, N=N, metric=metric, C=C, exact=exact[i, 0, k],
-                                 low=float(cell.ci_low), high=float(cell.ci_high),
+                                 low=float(low[i, 0, k]), high=float(high[i, 0, k]),
                                  count=count, probability=above))
     return rows
 

@@ -230,7 +230,7 @@ def test_topk_refuses_a_scores_row_with_three_fields(tmp_path, capsys):
 # -- memory guards ----------------------------------------------------------------------------------
 
 def test_simulate_with_a_huge_R_is_refused_with_the_estimate_and_a_way_out(capsys):
-    from tablegen.compute.cell import simulate_cell
+    from tablegen.lookup.simulate import simulate_cell
     from tablegen.errors import ResourceLimitError
 
     with pytest.raises(ResourceLimitError, match=r"R = 1,000,000,000,000,000 .* would need about .* TB of memory, "
@@ -271,7 +271,7 @@ def test_memory_estimates_bound_the_measured_peak(routine):
     """The estimate is an upper bound of tracemalloc's peak, and not wildly above it (within 3x)."""
     import tracemalloc
 
-    from tablegen.compute.cell import simulate_cell
+    from tablegen.lookup.simulate import simulate_cell
     from tablegen.compute.limits import tails_memory, topk_memory
     from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, tail_capacity
     from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES

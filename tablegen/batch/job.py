@@ -26,7 +26,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell
+from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell_values
+from tablegen.compute.mc import DEFAULT_BLOCK_SIZE
+from tablegen.compute.validation import SimulateCellArgs
 from tablegen.batch.config import EXECUTORS, JobConfig, load_config
 from tablegen.compute.kernels.cuda.device import DEVICES, resolve_device
 from tablegen.compute.limits import check_memory, grid_memory
@@ -99,13 +101,13 @@ def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
     shape = (len(p_values), len(n_values))
     per_cell = {name: [] for name in DATA_VARIABLES}
     for P, N in cells:
-        ds = simulate_cell(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
-                           tail_probabilities=config.tail_probabilities, exact=False,  # NaN exact values
-                           device=config.device)
+        args = SimulateCellArgs(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
+                                config.tail_probabilities, DEFAULT_BLOCK_SIZE)  # the config was checked on load
+        arrays = simulate_cell_values(args, exact=False, device=config.device).arrays()  # NaN exact values
         if config.exact:
-            ds["exact_critical_value"].values[...] = exact[P, N]
+            arrays["exact_critical_value"] = exact[P, N]
         for name in DATA_VARIABLES:
-            per_cell[name].append(ds[name].values)
+            per_cell[name].append(arrays[name])
     return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
 
 

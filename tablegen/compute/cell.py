@@ -1,13 +1,18 @@
-"""One (P, N) cell as an xarray Dataset: Monte Carlo critical values with CIs, tail quantiles, exact values."""
+"""The cell engine: one (P, N) cell's numbers as numpy — Monte Carlo critical values with their
+intervals, tail quantiles and exact values — and the one simulation pass a lookup needs.
+
+No xarray here (DESIGN §3): the store writes these arrays as they are, and
+:func:`tablegen.simulate_cell` (:mod:`tablegen.lookup.simulate`) labels them as a Dataset.
+"""
 
 from __future__ import annotations
 
 import itertools
 import logging
-from typing import Callable, Sequence
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
-import xarray as xr
 
 from tablegen._version import __version__
 from tablegen.compute.accumulator import Tail, critical_order_statistics, tail_upper_order
@@ -15,111 +20,139 @@ from tablegen.compute.exact import exact_critical_value, null_distribution
 from tablegen.compute.exact.auc import EXACT_AUC_BUDGET, auc_cost, auc_null_from_pmf, auc_pmf_sweep
 from tablegen.compute.exact.auc_fft import TiltedAucNull
 from tablegen.compute.kernels.cuda.device import resolve_device
-from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, RNG_NAME, simulate_tails, tail_capacity
 from tablegen.compute.metrics import get_metric
-from tablegen.compute.stats import CI_LEVEL, DEFAULT_TAIL_PROBABILITIES, tail_rank, upper_ranks
-from tablegen.compute.validation import validate_simulate_cell_args
+from tablegen.compute.stats import CI_LEVEL, tail_rank, upper_ranks
+from tablegen.compute.validation import SimulateCellArgs
 
 logger = logging.getLogger(__name__)
 
+#: Root seed of a simulation when none is given: a lookup's simulated answer, ``tablegen simulate``
+#: (the bundled table's seed; each cell's stream is keyed on it, so a question repeats its answer).
+DEFAULT_SEED = 2005
+#: How :attr:`CellValues.tail_quantile` is defined (recorded with every result).
+TAIL_QUANTILE_DEFINITION = "the (floor(R t) + 1)-th largest of R samples; NaN where R t < 1"
 
 
-def simulate_cell(P, N, R, seed, metrics=None, Cs=(10, 100, 1000), alphas=(0.01,), *,
-                  tail_probabilities: Sequence[float] = DEFAULT_TAIL_PROBABILITIES,
-                  exact: bool = True, block_size: int = DEFAULT_BLOCK_SIZE,
-                  progress: Callable[[int, int], None] | None = None, device: str = "cpu") -> xr.Dataset:
-    """Monte Carlo critical values of every metric for one cell, in one pass per ranking.
+@dataclass(frozen=True)
+class CellValues:
+    """One cell's numbers, shaped as the store holds them (numpy arrays, no labels).
 
-    Parameters
-    ----------
-    P, N : int
-        Positives and negatives in the test set (>= 1).
-    R : int
-        Random rankings to sample; at least :func:`tablegen.compute.stats.minimum_replicates` for every
-        requested (C, alpha).
-    seed : int
-        Root seed; the cell's stream is keyed on (seed, P, N), replicate by replicate.
-    metrics : sequence of str, optional
-        Metric names (default: all base metrics and ``tp_at_10``).
-    Cs, alphas : sequences
-        Numbers of competitors and significance levels.
-    tail_probabilities : sequence of float
-        Where to keep the upper-tail quantile function (NaN where R t < 1).
-    exact : bool
-        Also compute the exact critical value where an exact routine exists (AUC by the recursion up
-        to :data:`~tablegen.compute.exact.auc.EXACT_AUC_BUDGET` multiply-adds, by the tilted inversion above).
-    block_size : int
-        Replicates per kernel call; bounds memory, does not change the result.
-    progress : callable, optional
-        Called as ``progress(done, R)`` after each block.
-    device : {"cpu", "cuda", "auto"}
-        Where the rankings are scored: the CPU kernels, their numba-cuda twins on a GPU (same
-        streams, same result bit for bit), or the GPU when one is available.  ``"cuda"`` without
-        numba-cuda or without a GPU is an input error.
+    ``critical_value``, ``ci_low``, ``ci_high`` and ``exact_critical_value`` are over (metric,
+    alpha, C) in the order of ``args``; ``tail_quantile`` over (metric, tail_probability).
+    """
 
-    Returns
-    -------
-    xarray.Dataset
-        Variables ``critical_value``, ``ci_low``, ``ci_high`` and ``exact_critical_value`` over
-        (metric, alpha, C); ``tail_quantile`` over (metric, tail_probability); ``replicates``.
-        The estimate is the ceil(qR)-th smallest sample, q = (1 - alpha)**(1/C); the interval is the
-        distribution-free 95% order-statistic interval (its upper end is the metric's maximum when R
-        is too small for that order statistic to exist, e.g. R < 367,041 at C = 1000, alpha = 0.01).
+    args: SimulateCellArgs
+    critical_value: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    exact_critical_value: np.ndarray
+    tail_quantile: np.ndarray
+    device: str
+
+    @property
+    def replicates(self) -> int:
+        """R, the rankings sampled."""
+        return self.args.R
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The store's data variables of this cell (``replicates`` as a 0-d int64 array)."""
+        return {"critical_value": self.critical_value, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "exact_critical_value": self.exact_critical_value, "tail_quantile": self.tail_quantile,
+                "replicates": np.asarray(self.args.R, dtype=np.int64)}
+
+    def provenance(self, rng: str) -> dict:
+        """What produced these numbers: seed, random stream, version, device, interval level."""
+        return {"ci_level": CI_LEVEL, "tail_quantile_definition": TAIL_QUANTILE_DEFINITION,
+                "root_seed": self.args.seed, "rng": rng, "tablegen_version": __version__, "device": self.device}
+
+
+def simulate_cell_values(args: SimulateCellArgs, *, exact: bool = True,
+                         progress: Callable[[int, int], None] | None = None, device: str = "cpu") -> CellValues:
+    """Simulate one cell: R rankings through the kernels, every metric in one pass (numpy out).
+
+    ``args`` is taken as checked (:func:`~tablegen.compute.validation.validate_simulate_cell_args`
+    or a loaded job config).  ``exact`` also fills the exact critical values where a metric has an
+    exact routine (NaN elsewhere, and everywhere when False).
 
     Examples
     --------
-    >>> ds = simulate_cell(20, 20, R=20_000, seed=1, metrics=["best_accuracy"], Cs=[10])
-    >>> float(ds.exact_critical_value.sel(metric="best_accuracy", C=10, alpha=0.01))
+    >>> from tablegen.compute.validation import validate_simulate_cell_args
+    >>> args = validate_simulate_cell_args(20, 20, 20_000, 1, ["best_accuracy"], [10], [0.01], [0.01], 4096)
+    >>> float(simulate_cell_values(args).exact_critical_value[0, 0, 0])
     0.775
     """
-    args = validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size)
-    P, N, R, metrics = args["P"], args["N"], args["R"], args["metrics"]
-    Cs, alphas, tail_probabilities = args["Cs"], args["alphas"], tuple(map(float, tail_probabilities))
+    from tablegen.compute.mc import simulate_tails, tail_capacity
+
     device = resolve_device(device)
-    capacity = tail_capacity(R, Cs, alphas, tail_probabilities)
-    tails = simulate_tails(P, N, R, args["seed"], metrics, capacity, args["block_size"], progress, device)
-    ds = cell_dataset(P, N, tails, metrics, Cs, alphas, tail_probabilities)
-    ds["exact_critical_value"] = (
-        ("metric", "alpha", "C"),
-        exact_critical_values(P, N, metrics, Cs, alphas) if exact else _nan((len(metrics), len(alphas), len(Cs))),
-    )
-    ds.attrs.update(root_seed=args["seed"], rng=RNG_NAME, tablegen_version=__version__, device=device)
-    return ds
+    capacity = tail_capacity(args.R, args.Cs, args.alphas, args.tail_probabilities)
+    tails = simulate_tails(args.P, args.N, args.R, args.seed, args.metrics, capacity, args.block_size, progress,
+                           device)
+    estimate, low, high = critical_values_from_tails(args, tails)
+    exact_values = (exact_critical_values(args.P, args.N, args.metrics, args.Cs, args.alphas) if exact
+                    else _nan((len(args.metrics), len(args.alphas), len(args.Cs))))
+    return CellValues(args, estimate, low, high, exact_values, _tail_quantiles(args, tails), device)
 
 
 def _nan(shape):
     return np.full(shape, np.nan)
 
 
-def cell_dataset(P, N, tails: dict[str, Tail], metrics, Cs, alphas, tail_probabilities) -> xr.Dataset:
-    """Finalize the tails of one cell into its Dataset (estimates, CIs, tail quantile function)."""
-    R = next(iter(tails.values())).seen
-    shape = (len(metrics), len(alphas), len(Cs))
+def critical_values_from_tails(args: SimulateCellArgs, tails: dict[str, Tail]):
+    """(estimate, low, high) over (metric, alpha, C) from a cell's retained tails: the ceil(qR)-th
+    smallest sample and its distribution-free 95% order-statistic interval, q = (1 - alpha)**(1/C)."""
+    shape = (len(args.metrics), len(args.alphas), len(args.Cs))
     estimate, low, high = _nan(shape), _nan(shape), _nan(shape)
     for (i, metric), (j, alpha), (k, C) in itertools.product(
-        enumerate(metrics), enumerate(alphas), enumerate(Cs)
+        enumerate(args.metrics), enumerate(args.alphas), enumerate(args.Cs)
     ):
         estimate[i, j, k], low[i, j, k], high[i, j, k] = critical_order_statistics(
-            tails[metric], upper_ranks(R, C, alpha), get_metric(metric).range(P, N)[1])
-    quantiles = _nan((len(metrics), len(tail_probabilities)))
-    for i, metric in enumerate(metrics):
-        for j, t in enumerate(tail_probabilities):
-            rank = tail_rank(R, t)
+            tails[metric], upper_ranks(args.R, C, alpha), get_metric(metric).range(args.P, args.N)[1])
+    return estimate, low, high
+
+
+def _tail_quantiles(args: SimulateCellArgs, tails: dict[str, Tail]) -> np.ndarray:
+    quantiles = _nan((len(args.metrics), len(args.tail_probabilities)))
+    for i, metric in enumerate(args.metrics):
+        for j, t in enumerate(args.tail_probabilities):
+            rank = tail_rank(args.R, t)
             if rank:
                 quantiles[i, j] = tail_upper_order(tails[metric], rank)
-    return xr.Dataset(
-        {
-            "critical_value": (("metric", "alpha", "C"), estimate),
-            "ci_low": (("metric", "alpha", "C"), low),
-            "ci_high": (("metric", "alpha", "C"), high),
-            "tail_quantile": (("metric", "tail_probability"), quantiles),
-            "replicates": ((), R),
-        },
-        coords={"metric": list(metrics), "alpha": list(alphas), "C": list(Cs),
-                "tail_probability": list(tail_probabilities), "P": P, "N": N},
-        attrs={"ci_level": CI_LEVEL,
-               "tail_quantile_definition": "the (floor(R t) + 1)-th largest of R samples; NaN where R t < 1"},
-    )
+    return quantiles
+
+
+@dataclass(frozen=True)
+class SimulatedAnswer:
+    """What one simulation pass says about one question: the critical value's order statistics
+    (``estimate``, ``low``, ``high``; NaN if not asked) and how many rankings reached the score
+    (``hits``; None if not asked)."""
+
+    estimate: float
+    low: float
+    high: float
+    hits: int | None
+
+
+def simulate_answer(metric: str, P: int, N: int, R: int, seed: int, *, C: int, alpha: float | None,
+                    threshold: float | None, progress: Callable[[int, int], None] | None = None) -> SimulatedAnswer:
+    """One pass of R rankings for one metric: the critical value at (C, alpha) if ``alpha`` is given,
+    and the count of rankings scoring at least ``threshold`` if that is given.
+
+    Examples
+    --------
+    >>> answer = simulate_answer("best_accuracy", 20, 20, 20_000, 1, C=10, alpha=0.01, threshold=0.8)
+    >>> answer.low <= answer.estimate <= answer.high, answer.hits > 0
+    (True, True)
+    """
+    from tablegen.compute.mc import simulate_tails_and_counts, tail_capacity
+
+    capacity = tail_capacity(R, (C,), (alpha,), ()) if alpha is not None else 1
+    thresholds = {metric: threshold} if threshold is not None else {}
+    tails, counts = simulate_tails_and_counts(P, N, R, seed, [metric], capacity, thresholds, progress=progress)
+    estimate = low = high = float("nan")
+    if alpha is not None:
+        estimate, low, high = critical_order_statistics(tails[metric], upper_ranks(R, C, alpha),
+                                                        get_metric(metric).range(P, N)[1])
+    return SimulatedAnswer(estimate, low, high, counts[metric] if threshold is not None else None)
 
 
 def exact_critical_values(P, N, metrics, Cs, alphas) -> np.ndarray:

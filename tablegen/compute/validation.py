@@ -9,7 +9,7 @@ Every check runs before any work is done or anything is written.  Errors are
 from __future__ import annotations
 
 import numbers
-import os
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -173,12 +173,39 @@ def _method(value) -> str:
     return value
 
 
-def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size):
-    """Checked and normalised arguments of :func:`tablegen.simulate_cell`."""
+@dataclass(frozen=True)
+class SimulateCellArgs:
+    """The checked arguments of one cell's simulation (:func:`tablegen.simulate_cell`, a run's chunk).
+
+    Built by :func:`validate_simulate_cell_args` from what a user typed, or directly from a
+    :class:`~tablegen.batch.config.JobConfig` (checked when it was loaded); the cell engine takes it
+    as it is and checks nothing again.
+    """
+
+    P: int
+    N: int
+    R: int
+    seed: int
+    metrics: tuple[str, ...]
+    Cs: tuple[int, ...]
+    alphas: tuple[float, ...]
+    tail_probabilities: tuple[float, ...]
+    block_size: int
+
+
+def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, tail_probabilities,
+                                block_size) -> SimulateCellArgs:
+    """Checked and normalised arguments of :func:`tablegen.simulate_cell`.
+
+    Examples
+    --------
+    >>> validate_simulate_cell_args(20, 30, 1000, 1, ["auc"], [10], [0.01], [0.01], 4096).metrics
+    ('auc',)
+    """
     P, N = check_integer("P", P, 1), check_integer("N", N, 1)
-    Cs = check_unique_list("Cs", Cs, lambda n, v: check_integer(n, v, 1))
-    alphas = check_unique_list("alphas", alphas, check_alpha)
-    return dict(
+    Cs = tuple(check_unique_list("Cs", Cs, lambda n, v: check_integer(n, v, 1)))
+    alphas = tuple(check_unique_list("alphas", alphas, check_alpha))
+    return SimulateCellArgs(
         P=P,
         N=N,
         R=check_replicates(R, Cs, alphas),
@@ -186,14 +213,41 @@ def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, block_size):
         metrics=_metrics(metrics),
         Cs=Cs,
         alphas=alphas,
+        tail_probabilities=tuple(map(float, tail_probabilities)),
         block_size=check_integer("block_size", block_size, 1),
     )
 
 
+@dataclass(frozen=True)
+class LookupArgs:
+    """The checked arguments of :func:`tablegen.critical_value`, ``p_value`` and ``significance_test``.
+
+    ``alpha`` is None for a p-value and ``score`` None for a critical value; ``R`` and ``seed`` are
+    None where the caller left them to the answer policy.  The table argument is the lookup layer's
+    to check (it knows what a Table is).
+    """
+
+    metric: str
+    P: int
+    N: int
+    C: int
+    method: str
+    alpha: float | None = None
+    score: float | None = None
+    R: int | None = None
+    seed: int | None = None
+
+
 def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score=False, method="auto", R=None,
-                         seed=None, table=None):
+                         seed=None) -> LookupArgs:
     """Checked and normalised arguments of :func:`tablegen.critical_value`, ``p_value`` and
-    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value)."""
+    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value).
+
+    Examples
+    --------
+    >>> validate_lookup_args("auc", 100, 300, C=10, alpha=0.01)
+    LookupArgs(metric='auc', P=100, N=300, C=10, method='auto', alpha=0.01, score=None, R=None, seed=None)
+    """
     metric, method = check_metric("metric", metric), _method(method)
     P, N = check_integer("P", P, 1), check_integer("N", N, 1)
     if C is None:
@@ -204,27 +258,16 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
     if C > MAX_C:
         raise TablegenInputError(f"C (a {len(str(C))}-digit number) is beyond what a tail probability can be "
                                  "computed for: C must be at most 1e300")
-    args = dict(metric=metric, P=P, N=N, C=C, method=method, seed=_seed("seed", seed, allow_none=True),
-                table=_table_argument(table))
-    if alpha is not None:
-        args["alpha"] = check_alpha("alpha", alpha)
-    if score is not None or needs_score:
-        args["score"] = _score(metric, score, P, N)
+    seed = _seed("seed", seed, allow_none=True)
+    alpha = check_alpha("alpha", alpha) if alpha is not None else None
+    score = _score(metric, score, P, N) if score is not None or needs_score else None
     _check_exact_available(metric, method)
     if method in ("exact", "table") and (R is not None or seed is not None):
         raise TablegenInputError(f"{'R' if R is not None else 'seed'} applies only to simulated answers "
                                  f"(method 'simulate' or 'auto'), not to method={method!r}")
     if R is not None:
-        R = check_replicates(R, (C,), (args["alpha"],)) if alpha is not None else check_integer("R", R, 1)
-    args["R"] = R
-    return args
-
-
-def _table_argument(value):
-    if value is None or isinstance(value, (str, os.PathLike)) or type(value).__name__ == "Table":
-        return value
-    raise TablegenInputError(f"table must be a tablegen Table, a store path or None (the bundled table), "
-                             f"got {value!r}")
+        R = check_replicates(R, (C,), (alpha,)) if alpha is not None else check_integer("R", R, 1)
+    return LookupArgs(metric=metric, P=P, N=N, C=C, method=method, alpha=alpha, score=score, R=R, seed=seed)
 
 
 def _check_exact_available(metric: str, method: str) -> None:

@@ -31,19 +31,22 @@ import math
 
 import numpy as np
 
+from tablegen.compute.cell import DEFAULT_SEED as CELL_DEFAULT_SEED
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.compute.exact import exact_cost, null_critical_value, null_distribution, null_tail_ge
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
-from tablegen.compute.validation import validate_lookup_args
+from tablegen.errors import TablegenInputError
+from tablegen.compute.validation import LookupArgs, check_alpha, check_integer, validate_lookup_args
 
 logger = logging.getLogger(__name__)
 
 #: Root seed of simulated answers when ``seed`` is not given (the bundled table's; DESIGN §3 keys
-#: each cell's stream on it, so a question asked twice gets the same answer).
-DEFAULT_SEED = 2005
+#: each cell's stream on it, so a question asked twice gets the same answer).  One constant for every
+#: simulation a user does not seed: lookups, ``tablegen simulate``.
+DEFAULT_SEED = CELL_DEFAULT_SEED
 #: An exact answer estimated below this many seconds is computed, even where a table stores it.
 QUICK_EXACT_SECONDS = 0.5
 #: method="auto" computes exactly when the estimate is below this (after the table's exact values).
@@ -56,6 +59,20 @@ MIN_SIMULATION_REPLICATES, MAX_SIMULATION_REPLICATES = 100_000, 10_000_000
 _SMALLEST_P = float(np.finfo(float).tiny)
 
 _bundled = None
+
+
+def _check_table(table):
+    """``table`` if it is a Table, a store path or None (the bundled table); else an input error."""
+    import os
+
+    if table is None or isinstance(table, (str, os.PathLike)):
+        return table
+    from tablegen.lookup.table import Table
+
+    if isinstance(table, Table):
+        return table
+    raise TablegenInputError(f"table must be a tablegen Table, a store path or None (the bundled table), "
+                             f"got {table!r}")
 
 
 def _table(table):
@@ -91,6 +108,8 @@ def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) ->
     """
     from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
+    P, N, C = check_integer("P", P, 1), check_integer("N", N, 1), check_integer("C", C, 1)
+    alpha = check_alpha("alpha", alpha) if alpha is not None else None
     budget = SIMULATION_SECONDS / (sampling_seconds(P, N) + SECONDS_PER_REPLICATE)
     floor = max(MIN_SIMULATION_REPLICATES, 4 * minimum_replicates(C, alpha) if alpha is not None else 0)
     return int(max(min(_round_down_125(budget), MAX_SIMULATION_REPLICATES), floor))
@@ -103,54 +122,54 @@ def _round_down_125(x: float) -> int:
 
 
 # -- where an answer comes from -------------------------------------------------------------------
-def _exact_fits(a: dict) -> tuple[bool, float]:
+def _exact_fits(a: LookupArgs) -> tuple[bool, float]:
     """(whether exact is available and fits in memory, its estimated seconds)."""
-    seconds, memory = exact_cost(a["metric"], a["P"], a["N"])
+    seconds, memory = exact_cost(a.metric, a.P, a.N)
     return memory <= memory_limit_bytes(), seconds
 
 
-def _simulation_seconds(a: dict) -> float:
+def _simulation_seconds(a: LookupArgs) -> float:
     from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
-    return _replicates(a) * (sampling_seconds(a["P"], a["N"]) + SECONDS_PER_REPLICATE)
+    return _replicates(a) * (sampling_seconds(a.P, a.N) + SECONDS_PER_REPLICATE)
 
 
-def _source(a: dict, what: str):
+def _source(a: LookupArgs, table, what: str):
     """Where a "critical value" or "p-value" comes from (module docstring): "exact", "simulate", or a
     table :class:`Answer`.  Tables store exact critical values, never exact p-values."""
-    if a["method"] != "auto":
-        return _forced(a, what)
+    if a.method != "auto":
+        return _forced(a, table, what)
     fits, seconds = _exact_fits(a)
     if fits and seconds <= QUICK_EXACT_SECONDS:
         return "exact"
-    stored = _from_table(a, what) if what == "critical value" else None  # opening a table costs ~1 s
+    stored = _from_table(a, table, what) if what == "critical value" else None  # opening a table costs ~1 s
     if stored is not None and np.all(stored.method == "exact"):
         return stored
     if fits and seconds <= LOOKUP_SECONDS:
         return "exact"
-    stored = stored if what == "critical value" else _from_table(a, what)
+    stored = stored if what == "critical value" else _from_table(a, table, what)
     if stored is not None:
         return stored
     return "exact" if fits and seconds <= _simulation_seconds(a) else "simulate"
 
 
-def _forced(a: dict, what: str):
-    if a["method"] == "exact":
-        seconds, memory = exact_cost(a["metric"], a["P"], a["N"])
-        what = f"method='exact': exact {a['metric']} at P = {a['P']}, N = {a['N']}"
+def _forced(a: LookupArgs, table, what: str):
+    if a.method == "exact":
+        seconds, memory = exact_cost(a.metric, a.P, a.N)
+        what = f"method='exact': exact {a.metric} at P = {a.P}, N = {a.N}"
         check_memory(memory, what, "use method='simulate', or method='auto'")
         check_time(seconds, what, "use method='auto' (the table or a simulation)")
         return "exact"
-    if a["method"] == "table":
-        answer = _from_table(a, what, required=True)
+    if a.method == "table":
+        answer = _from_table(a, table, what, required=True)
         return answer
     return "simulate"
 
 
-def _from_table(a: dict, what: str, required: bool = False):
+def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
     metric, P, N, C, alpha, score, divisor = _count_question(a)
-    table = _table(a["table"])
+    table = _table(table)
     need_c_alpha = what == "critical value"
     if not required and not table.contains(metric, P, N, C if need_c_alpha else None,
                                            alpha if need_c_alpha else None):
@@ -160,13 +179,13 @@ def _from_table(a: dict, what: str, required: bool = False):
     return table.p_value(metric, score, P, N, C)
 
 
-def _count_question(a: dict):
+def _count_question(a: LookupArgs):
     """The question in the tables' and the engine's terms: precision_at_k becomes tp_at_k."""
-    spec = get_metric(a["metric"])
-    divisor = spec.count_divisor(a["P"], a["N"])
+    spec = get_metric(a.metric)
+    divisor = spec.count_divisor(a.P, a.N)
     metric = spec.count_of or spec.name
-    score = a.get("score")
-    return metric, a["P"], a["N"], a["C"], a.get("alpha"), None if score is None else score * divisor, divisor
+    score = a.score
+    return metric, a.P, a.N, a.C, a.alpha, None if score is None else score * divisor, divisor
 
 
 def _divided(answer: Answer, divisor: int) -> Answer:
@@ -176,33 +195,31 @@ def _divided(answer: Answer, divisor: int) -> Answer:
                   answer.replicates, answer.seed, answer.bound, answer.source)
 
 
-def _replicates(a: dict) -> int:
-    return a["R"] if a["R"] is not None else simulation_replicates(a["P"], a["N"], a["C"], a.get("alpha"))
+def _replicates(a: LookupArgs) -> int:
+    return a.R if a.R is not None else simulation_replicates(a.P, a.N, a.C, a.alpha)
 
 
-def _seed(a: dict) -> int:
-    return DEFAULT_SEED if a["seed"] is None else a["seed"]
+def _seed(a: LookupArgs) -> int:
+    return DEFAULT_SEED if a.seed is None else a.seed
 
 
 # -- the answers from each source ------------------------------------------------------------------
-def _exact_critical(a: dict) -> Answer:
-    value = null_critical_value(_null(a["metric"], a["P"], a["N"]), float(upper_tail_probability(a["C"], a["alpha"])))
+def _exact_critical(a: LookupArgs) -> Answer:
+    value = null_critical_value(_null(a.metric, a.P, a.N), float(upper_tail_probability(a.C, a.alpha)))
     return Answer(value, value, value, "exact")
 
 
-def _exact_p(a: dict) -> Answer:
-    tail = null_tail_ge(_null(a["metric"], a["P"], a["N"]), a["score"])
-    value = float(p_value_from_tail(tail, a["C"]))
+def _exact_p(a: LookupArgs) -> Answer:
+    tail = null_tail_ge(_null(a.metric, a.P, a.N), a.score)
+    value = float(p_value_from_tail(tail, a.C))
     if value <= 0.0:  # underflow: the tail is below 2.2e-308
         return Answer(_SMALLEST_P, 0.0, _SMALLEST_P, "exact", bound="<")
     return Answer(value, value, value, "exact")
 
 
-def _simulate(a: dict, critical: bool, p: bool, progress) -> tuple[Answer | None, Answer | None]:
-    """One pass of R rankings answering the critical value and/or the p-value."""
-    from tablegen.compute.accumulator import critical_order_statistics
-    from tablegen.compute.mc import simulate_tails_and_counts, tail_capacity
-    from tablegen.compute.stats import upper_ranks
+def _simulate(a: LookupArgs, critical: bool, p: bool, progress) -> tuple[Answer | None, Answer | None]:
+    """One pass of R rankings (the cell engine) answering the critical value and/or the p-value."""
+    from tablegen.compute.cell import simulate_answer
 
     metric, P, N, C, alpha, score, divisor = _count_question(a)
     R, seed = _replicates(a), _seed(a)
@@ -210,16 +227,11 @@ def _simulate(a: dict, critical: bool, p: bool, progress) -> tuple[Answer | None
                "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
                "or compute a table on a cluster (tablegen run)")
     logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric, P, N, R, seed)
-    capacity = tail_capacity(R, (C,), (alpha,), ()) if critical else 1
-    thresholds = {metric: score - SNAP_TOLERANCE} if p else {}
-    tails, counts = simulate_tails_and_counts(P, N, R, seed, [metric], capacity, thresholds, progress=progress)
-    cv = pv = None
-    if critical:
-        estimate, low, high = critical_order_statistics(tails[metric], upper_ranks(R, C, alpha),
-                                                        get_metric(metric).range(P, N)[1])
-        cv = _divided(Answer(estimate, low, high, "simulate", R, seed), divisor)
-    if p:
-        pv = _simulated_p(C, R, seed, counts[metric])
+    simulated = simulate_answer(metric, P, N, R, seed, C=C, alpha=alpha if critical else None,
+                                threshold=score - SNAP_TOLERANCE if p else None, progress=progress)
+    cv = _divided(Answer(simulated.estimate, simulated.low, simulated.high, "simulate", R, seed), divisor) \
+        if critical else None
+    pv = _simulated_p(C, R, seed, simulated.hits) if p else None
     return cv, pv
 
 
@@ -231,7 +243,7 @@ def _simulated_p(C: int, R: int, seed: int, hits: int) -> Answer:
     return Answer(float(p_value_from_tail(hits / R, C)), low, high, "simulate", R, seed)
 
 
-def _resolve(source, exact, a: dict) -> Answer | None:
+def _resolve(source, exact, a: LookupArgs) -> Answer | None:
     """The answer for a source that needs no simulation (None for "simulate")."""
     if isinstance(source, Answer):
         return source
@@ -280,8 +292,8 @@ def critical_value(metric, P, N, C=None, alpha=0.01, method="auto", R=None, seed
     >>> round(float(critical_value("auc", 10_000, 10_000, C=10)), 6)      # exact at any size
     0.51261
     """
-    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
-    source = _source(a, "critical value")
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed)
+    source = _source(a, _check_table(table), "critical value")
     answer = _resolve(source, _exact_critical, a)
     return answer if answer is not None else _simulate(a, True, False, progress)[0]
 
@@ -301,9 +313,8 @@ def p_value(metric, score, P, N, C=None, method="auto", R=None, seed=None, table
     >>> round(float(p_value("auc", 0.65, 100, 300, C=1000)), 4)
     0.0028
     """
-    a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed,
-                             table=table)
-    answer = _resolve(_source(a, "p-value"), _exact_p, a)
+    a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed)
+    answer = _resolve(_source(a, _check_table(table), "p-value"), _exact_p, a)
     return answer if answer is not None else _simulate(a, False, True, progress)[1]
 
 
@@ -331,10 +342,11 @@ def significance_test(metric, score, P, N, C=None, alpha=0.01, method="auto", R=
     (True, 'exact')
     """
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
-                             seed=seed, table=table)
-    cv = _resolve(_source(a, "critical value"), _exact_critical, a)
-    pv = _resolve(_source(a, "p-value"), _exact_p, a)
+                             seed=seed)
+    table = _check_table(table)
+    cv = _resolve(_source(a, table, "critical value"), _exact_critical, a)
+    pv = _resolve(_source(a, table, "p-value"), _exact_p, a)
     if cv is None or pv is None:
         simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress)
         cv, pv = cv or simulated_cv, pv or simulated_pv
-    return verdict(a["metric"], a["score"], a["P"], a["N"], a["C"], a["alpha"], cv, pv)
+    return verdict(a.metric, a.score, a.P, a.N, a.C, a.alpha, cv, pv)
