@@ -19,6 +19,7 @@ import zarr
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
 from tablegen.lookup.simulate import simulate_cell
 from tablegen.cli.main import main
+from tablegen.batch.config import load_config
 from tablegen.batch.job import run
 from tablegen.batch.plan import chunk_grid, make_plan
 from tablegen.store.zarr_store import open_store
@@ -67,6 +68,7 @@ def test_plan_covers_every_cell_once_and_skips_done_chunks(reference):
     assert 0 < plan.core_seconds_remaining < plan.core_seconds
 
 
+@pytest.mark.slow  # a dask cluster: the fast loop leaves it to CI
 def test_serial_and_dask_executors_give_bit_identical_stores(reference, client, tmp_path):
     config = small_config(tmp_path / "dask.zarr")
     summary = run(config, executor="dask", client=client)
@@ -81,6 +83,7 @@ def test_two_chunkings_give_identical_values(reference, tmp_path):
     assert zarr.open_group(config.store_url)["critical_value"].chunks[-2:] == (3, 1)
 
 
+@pytest.mark.slow  # dask clusters: the fast loop leaves it to CI
 def test_one_and_two_workers_give_bit_identical_stores(reference, client, tmp_path):
     one = small_config(tmp_path / "one.zarr", cluster={"workers": 1})
     run(one, executor="dask")  # a LocalCluster of its own with one worker
@@ -97,10 +100,11 @@ def _slow_config(store, **changes):
 
 
 def _done_count(store) -> int:
-    try:
-        return int(np.asarray(zarr.open_group(str(store), mode="r")["done"][...]).sum())
-    except Exception:  # the store is not created yet
+    """Cells flagged done; 0 before the run has written the ``done`` array's metadata (zarr writes each
+    file atomically, so once that file is there the array reads, its unwritten chunks as False)."""
+    if not (Path(store) / "done" / "zarr.json").exists():
         return 0
+    return int(np.asarray(zarr.open_array(str(Path(store) / "done"), mode="r")[...]).sum())
 
 
 @pytest.mark.slow  # a dask cluster of its own: the fast loop leaves it to CI
@@ -198,7 +202,9 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "19 x 19 = 361 cells, R = 100,000" in out
     assert "tasks: 19 chunks of up to 1 x 19 cells; 0 done, 19 remaining" in out
-    assert "core-seconds in all" in out or "core-hours in all" in out
+    seconds = make_plan(load_config(CONFIGS / "laptop.yaml")).core_seconds  # the cost model's estimate
+    assert seconds < 360  # the main job is minutes of work: the plan states it in core-seconds
+    assert f"estimated cost (tablegen/batch/cost.py model): {seconds:,.1f} core-seconds in all, " in out
     assert not any(tmp_path.iterdir())
 
 

@@ -17,15 +17,34 @@ How each shell command runs:
   ``.ci/run`` runs, so CI executes it.
 
 The test names the commands it treats specially, so a new shell block cannot slip through unrun.
+
+What each run must show:
+
+- A Python block: every expression whose comment shows a value (``x.method   # 'exact'``,
+  ``float(...)   # exact: 0.6411333...``; ``...`` stands for the rest) evaluates to that value, a
+  ``print`` whose comment ends in ``...`` prints a line that starts that way, the block's own
+  ``assert`` statements hold, and a block followed by a "prints" block prints exactly that.  Each block
+  must check at least one such thing.
+- A shell command: exit 0, and where the README states the answer elsewhere (§2's values, §2's verify
+  figure), that answer in its output.
+- The commands §17 and §18 quote in prose with their results (``tablegen compare datasets`` on the
+  paper's table, ``tablegen test --scores-file``, ``tablegen compare f1``): run on the README's data,
+  each figure the prose quotes found in the output.  §16's GPU commands need a GPU and are not run
+  (tests/test_cuda_sim.py covers the CUDA kernels under the simulator).
 """
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import csv
+import io
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -62,10 +81,107 @@ def test_readme_has_the_blocks_this_test_expects():
     assert SET_UP_COMMANDS <= set(shell_commands())
 
 
-@pytest.mark.parametrize("code", blocks("python"))
-def test_python_block_runs(code, tmp_path, monkeypatch):
+def fenced_blocks() -> list[tuple[str, str, str]]:
+    """(language, text, the prose line just before it) of every fenced block, in order."""
+    found, language, lines, prose = [], None, [], ""
+    for line in README.read_text().splitlines(keepends=True):
+        if line.startswith("```") and language is None:
+            language, lines = line[3:].strip(), []
+        elif line.startswith("```"):
+            found.append((language, "".join(lines), prose))
+            language, prose = None, ""
+        elif language is not None:
+            lines.append(line)
+        elif line.strip():
+            prose = line.strip()
+    return found
+
+
+def python_blocks() -> list[tuple[str, str | None]]:
+    """Each Python block with the output the README says it prints (the block after a "prints" line)."""
+    found = fenced_blocks()
+    return [(text, found[i + 1][1] if i + 1 < len(found) and found[i + 1][0] == "" and found[i + 1][2] == "prints"
+             else None) for i, (language, text, _) in enumerate(found) if language == "python"]
+
+
+#: a shown value after an optional "label: ": a parenthesised tuple, a string, a number or a bool
+SHOWN = re.compile(r"(?:[\w ]+:\s*)?(?P<value>\(.*\)|'[^']*'|-?\d[\d.e+-]*(?:\.\.\.)?|True|False)(?:\s|$)")
+
+
+def shown_value(comment: str) -> str | None:
+    """The value a comment shows (``'exact' (hypergeometric)`` -> ``'exact'``), or None for prose."""
+    match = SHOWN.match(comment)
+    return match["value"] if match else None
+
+
+def matches_shown(text: str, shown: str) -> bool:
+    """``text`` is what ``shown`` shows: ``...`` stands for any rest; a number rounds to the digits shown."""
+    if "..." not in shown and re.fullmatch(r"-?\d+\.\d+", shown):
+        return round(float(text), len(shown.split(".")[1])) == float(shown)
+    return re.fullmatch(re.escape(shown).replace(re.escape("..."), ".*"), text) is not None
+
+
+def comments(code: str) -> dict[int, str]:
+    """Line number -> the comment on that line."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return {t.start[0]: t.string.lstrip("#").strip() for t in tokens if t.type == tokenize.COMMENT}
+
+
+def run_block(code: str) -> tuple[dict, str, int]:
+    """Run a README block statement by statement, checking each shown value.
+
+    Returns its namespace, everything it printed, and how many checks it made (shown values and
+    assert statements)."""
+    namespace, notes, out, checks = {"__name__": "readme"}, comments(code), io.StringIO(), 0
+    for node in ast.parse(code).body:
+        shown = notes.get(node.end_lineno, "")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            if isinstance(node, ast.Expr):
+                value = eval(compile(ast.Expression(node.value), str(README), "eval"), namespace)
+            else:
+                exec(compile(ast.Module([node], []), str(README), "exec"), namespace)
+        out.write(printed.getvalue())
+        source = ast.unparse(node)
+        checks += isinstance(node, ast.Assert)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and source.startswith("print("):
+            if shown.endswith("..."):  # an abbreviated printed line
+                assert printed.getvalue().startswith(shown[:-3]), (source, printed.getvalue(), shown)
+                checks += 1
+        elif isinstance(node, ast.Expr) and shown_value(shown) is not None:
+            assert matches_shown(repr(value), shown_value(shown)), f"{source}: README shows {shown!r}, got {value!r}"
+            checks += 1
+    return namespace, out.getvalue(), checks
+
+
+@pytest.mark.parametrize("code, prints", python_blocks())
+def test_python_block_shows_what_the_readme_says(code, prints, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    exec(compile(code, str(README), "exec"), {"__name__": "readme"})
+    _, out, checks = run_block(code)
+    if prints is not None:
+        assert out == prints
+    assert checks + (prints is not None) >= 1, "a README block that shows no value, output or assert checks nothing"
+
+
+def test_shown_values_are_read_as_values_and_prose_is_not():
+    assert [shown_value(c) for c in ("(True, 'exact')", "exact: 0.6411333...", "'exact' (hypergeometric)",
+                                     "top 10: (3, 2.193)", "KDD Cup 2001 test set", "the xarray Dataset",
+                                     "vectorised over P, N, C (and score)")] == [
+        "(True, 'exact')", "0.6411333...", "'exact'", "(3, 2.193)", None, None, None]
+    assert matches_shown("0.6411333333333333", "0.6411333...") and matches_shown("0.51261004", "0.51261004")
+    assert matches_shown("0.512610041", "0.51261004") and not matches_shown("0.51262", "0.51261004")
+    assert not matches_shown("(True, 'table')", "(True, 'exact')")
+    assert matches_shown("(3, 'From k = 3 the curve beats a random')", "(3, 'From k = 3 the curve beats ...')")
+
+
+def test_the_readme_shows_values_for_this_test_to_check():
+    """§2's blocks show 8 values (the parser must keep finding them); an assert's comment shows none."""
+    def values_shown(code):
+        notes = comments(code)
+        return [shown_value(notes.get(node.end_lineno, "")) for node in ast.parse(code).body
+                if isinstance(node, ast.Expr) and not ast.unparse(node).startswith("print(")]
+
+    assert sum(v is not None for code, _ in python_blocks() for v in values_shown(code)) >= 8
 
 
 def is_scheduler_run(command: str) -> bool:
@@ -94,13 +210,114 @@ def test_every_shell_command_has_a_runner():
     assert sum(map(is_kubectl_apply, commands)) == 2
 
 
+#: what a §3 command must print: the answers §2 shows for the same questions, the verify figure §2 quotes
+SHELL_ANSWERS = {
+    "tablegen test auc 0.70": "it exceeds 0.600854, the critical value for the best of 114",
+    "tablegen lookup auc --P 100 --N 300 --C 1000": ": 0.641133 (exact)",
+    "tablegen p-value auc 0.65": "p-value 0.002841 (exact)",
+    "tablegen topk --P 10 --N 90 --alpha 0.05": "From k = 3 the curve beats a random ranking",
+    "tablegen export --metric best_f1 --C 10 --format markdown": "| Pos \\ Neg | 20 | 30 |",
+    "tablegen info": "bundled table: complete, 361 of 361 cells done",
+    "tablegen verify": "in 10,699 of 10,830 checks (98.8%",
+}
+
+
+def test_shell_answers_are_the_readmes():
+    text = README.read_text()
+    assert "verifies at 10,699 of 10,830 exact values inside their 95% intervals (98.8%)" in text
+    assert all(sum(c.startswith(prefix) for c in CLI_COMMANDS) == 1 for prefix in SHELL_ANSWERS), CLI_COMMANDS
+
+
 @pytest.mark.parametrize("command", CLI_COMMANDS)
 def test_shell_command_runs(command, tmp_path, monkeypatch, capsys):
     argv = shlex.split(command)
     assert argv[1] != "run", "a README `tablegen run` would need a store: run it on configs/smoke.yaml"
     monkeypatch.chdir(tmp_path)
     assert main(argv[1:]) == 0, capsys.readouterr().err
-    assert capsys.readouterr().out.strip()
+    out = capsys.readouterr().out
+    expected = [answer for prefix, answer in SHELL_ANSWERS.items() if command.startswith(prefix)]
+    if argv[1] == "plot":
+        assert (tmp_path / argv[argv.index("-o") + 1]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", out
+    else:
+        assert len(expected) == 1, f"say in SHELL_ANSWERS what `{command}` must print"
+        assert expected[0] in out, out
+
+
+# -- §17 and §18: commands the prose quotes with their results ---------------------------------------------
+def section(title: str) -> str:
+    """The README text of the section whose heading starts with ``title``, with its lines joined."""
+    text = README.read_text()
+    start = text.index(f"\n## {title}")
+    end = text.find("\n## ", start + 1)
+    return " ".join(text[start:end if end > 0 else None].split())
+
+
+def test_compare_datasets_on_the_papers_table_prints_what_section_17_quotes(capsys):
+    prose = section("17.")
+    table = "tests/data/benavoli2016_table2_accuracies.csv"
+    assert f"`tablegen compare datasets {table} --mean-ranks-posthoc` finds" in prose
+    assert main(["compare", "datasets", str(ROOT / table), "--mean-ranks-posthoc"]) == 0
+    out = capsys.readouterr().out
+    ranks = "C3 3.343, C2 3.574, C6 3.759, C5 3.991, C1 4.139, C7 4.306, C4 4.889"
+    quoted = [  # (as the prose says it, as the command prints it)
+        ("χ² = 19.20 on 6 df, p = 0.0038", "chi2 = 19.2025, df = 6, p = 0.00383"),
+        (f"mean ranks {ranks}", f"Mean ranks (1 = best): {ranks}"),
+        ("adjusted p = 3.5·10⁻⁵, 0.0039, 0.0046", "C3 beats C4 (adjusted p = 3.53e-05); C2 beats C4 (adjusted p = "
+                                                  "0.00394); C6 beats C4 (adjusted p = 0.00457)"),
+        ("verdict with the pool for 4 of the 21 pairs", "with the choice of the other algorithms for 4 of 21 pairs"),
+        ("(z = 3.163 > 3.038) but not in 6 of the 32 sub-pools, e.g. {C1, C2, C4, C5}",
+         "C2 vs C4 3.163 3.038 differ 6 of 32 {C2, C4, C1, C5}"),
+        ("(z = 2.717) but do in 20 sub-pools, e.g. compared alone",
+         "C4 vs C6 2.717 3.038 no difference 20 of 32 {C4, C6}"),
+    ]
+    printed = " ".join(out.split())
+    for says, prints in quoted:
+        assert says in prose, says
+        assert prints in printed, prints
+    assert main(["compare", "datasets", str(ROOT / table), "--test", "sign", "--correction", "bonferroni"]) == 0
+    verdicts = re.findall(r"^(C\d vs C\d) .* (C\d better than C\d)$", capsys.readouterr().out, flags=re.M)
+    assert "(the sign test with Bonferroni keeps C3 > C4 and C6 > C4)" in prose
+    assert verdicts == [("C3 vs C4", "C3 better than C4"), ("C4 vs C6", "C6 better than C4")]
+
+
+def test_scores_file_command_gives_the_python_answer(tmp_path, capsys):
+    """§17's `tablegen test --scores-file preds.csv --C 12` on the data of §17's Python block."""
+    assert "`tablegen test --scores-file preds.csv --C 12` prints metric × (winner, score" in section("17.")
+    (code, _), = [block for block in python_blocks() if "significance_test_from_scores" in block[0]]
+    namespace, _, _ = run_block(code)
+    labels, scores, result = namespace["labels"], namespace["scores"], namespace["result"]
+    with open(tmp_path / "preds.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["label", *scores])
+        writer.writerows([label, *(repr(float(s[i])) for s in scores.values())] for i, label in enumerate(labels))
+    capsys.readouterr()
+    # the block's two metrics (the default set adds average precision, simulated here: seconds more)
+    assert main(["test", "--scores-file", str(tmp_path / "preds.csv"), "--C", "12", "--metrics", "auc", "best_f1"]) == 0
+    rows = {line.split()[0]: line.split() for line in capsys.readouterr().out.splitlines() if line.strip()}
+    for metric in ("auc", "best_f1"):
+        verdict = result[metric]
+        metric_, winner, score, critical_value, p_value, source, *rest = rows[metric]
+        assert (winner, source, rest[0]) == (verdict.winner, verdict.result.critical_value.method, "significant")
+        assert float(score) == pytest.approx(verdict.score, rel=1e-5)
+        assert float(critical_value) == pytest.approx(float(verdict.result.critical_value.value), rel=1e-5)
+        assert float(p_value) == pytest.approx(float(verdict.result.p_value.value), rel=1e-2)
+    assert "best_accuracy" not in rows
+
+
+def test_compare_f1_command_prints_section_18s_tables(tmp_path, capsys):
+    """§18's `tablegen compare f1 A.csv B.csv` on the Python block's matrices prints the tables it shows."""
+    (code, prints), = [block for block in python_blocks() if "f1_posterior(" in block[0]]
+    assert "It prints both tables and the sentence" in section("18.")
+    namespace, _, _ = run_block(code)
+    for name in ("a", "b"):
+        (tmp_path / f"{name.upper()}.csv").write_text("\n".join(",".join(map(str, row)) for row in namespace[name]))
+    capsys.readouterr()
+    assert main(["compare", "f1", str(tmp_path / "A.csv"), str(tmp_path / "B.csv"), "--rope", "0.01",
+                 "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    tables = prints.splitlines()[:-1]  # the last line is the one-classifier sentence, not a `compare f1` output
+    assert len(tables) == 12 and all(line in out.splitlines() for line in tables), out
+    assert namespace["result"].sentence() in out
 
 
 @pytest.mark.slow  # a dask cluster of its own: the fast loop leaves it to CI
@@ -118,6 +335,7 @@ def test_run_against_an_existing_scheduler(command, tmp_path, monkeypatch, capsy
     assert open_store(store).attrs["complete"] is True
 
 
+@pytest.mark.slow  # a launcher in a subprocess (imports dask-jobqueue): the fast loop leaves it to CI
 @pytest.mark.parametrize("command", [c for c in shell_commands() if is_launcher(c)])
 def test_launcher_prints_its_batch_script(command, tmp_path):
     argv = shlex.split(command.replace("/shared/", f"{tmp_path}/"))
@@ -148,7 +366,8 @@ def test_main_job_command_in_a_fresh_copy(tmp_path):
     result = subprocess.run(["bash", "-c", MAIN_JOB_COMMAND], cwd=copy, capture_output=True, text=True,
                             timeout=1800)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    assert "361 done" in result.stdout + result.stderr or "361/361" in result.stdout + result.stderr
+    assert "    361/361 cells  100.0% of the work" in result.stderr, result.stderr[-2000:]  # the progress line
+    assert "361 of 361 cells computed at R = 100,000" in result.stdout, result.stdout[-2000:]  # the summary
     assert open_store(str(copy / "laptop.zarr")).attrs["complete"] is True
 
 
