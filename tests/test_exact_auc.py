@@ -16,7 +16,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from tablegen.compute.exact import exact_critical_value, exact_p_value, null_distribution
+from tablegen.compute.metrics import exact_critical_value, exact_p_value, null_distribution
 from tablegen.compute.exact.auc import auc_null, auc_null_from_pmf, auc_pmf_sweep
 from tablegen.compute.exact.auc_fft import RELATIVE_ERROR_BOUND, TiltedAuc, TiltedAucNull, snapped_u
 from tablegen.compute.exact.nulls import critical_index

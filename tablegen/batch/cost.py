@@ -1,10 +1,12 @@
 """Per-cell cost model of a job, measured on the development machine (used by ``tablegen run --dry-run``).
 
 seconds(P, N, R) = SETUP + R * sampling(P, N) + PER_REPLICATE * R                 (Monte Carlo)
-                 + pairs * (exact lattice cost, tablegen.compute.exact.lattice.lattice_cost, per lattice metric)
-plus, once per task, PER_AUC_MADD * I^2 J^2 / 4 for the exact-AUC sweep over the bounding rectangle
-(I, J) of the task's cells within the cell engine's recursion budget, and the tilted inversion's
-estimate (:func:`tablegen.compute.exact.auc.tilted_auc_seconds`) per (C, alpha) for each cell above it.
+                 + pairs * (exact cost of one answer, per metric whose exact work is per cell)
+plus, once per task, the estimate of each whole-grid exact routine over the task's cells (the
+registry's :meth:`~tablegen.compute.metrics.Metric.cells_exact_seconds`: for AUC, PER_AUC_MADD * I^2 J^2 / 4
+for the recursion sweep over the bounding rectangle (I, J) of the cells within the cell engine's
+budget, and the tilted inversion's estimate per (C, alpha) for each cell above it).  Which metric
+costs what is the metric registry's to say (:mod:`tablegen.compute.metrics`).
 
 sampling(P, N) is PER_ELEMENT_STEP * (P + N) for the lane kernel and PER_MINORITY_RANKING +
 PER_MINORITY_POSITION * min(P, N) for cells the minority-class kernel samples
@@ -17,9 +19,8 @@ hardware and the dry-run estimate scales with them.  The per-replicate term is t
 
 from __future__ import annotations
 
-from tablegen.compute.exact import exact_cost
-from tablegen.compute.exact.auc import EXACT_AUC_BUDGET, SECONDS_PER_AUC_MADD, auc_cost, tilted_auc_seconds
 from tablegen.compute.kernels.minority import uses_minority_sampling
+from tablegen.compute.metrics import get_metric
 
 SETUP_SECONDS = 4.6e-3
 SECONDS_PER_ELEMENT_STEP = 6.4e-10
@@ -27,19 +28,23 @@ SECONDS_PER_MINORITY_RANKING = 1.7e-7
 SECONDS_PER_MINORITY_POSITION = 6.9e-9
 SECONDS_PER_REPLICATE = 1.42e-7
 
-_LATTICE_METRICS = ("best_f1", "best_balanced_accuracy")
-
 
 def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: int) -> float:
-    """Estimated single-core seconds for one cell, Monte Carlo plus exact values except AUC's.
+    """Estimated single-core seconds for one cell, Monte Carlo plus the exact values computed cell by cell.
 
-    Exact AUC is shared by the cells of a task (one recursion sweep): see :func:`auc_sweep_seconds`.
+    Exact work shared by the cells of a task (AUC's recursion sweep) is :func:`shared_exact_seconds`.
     """
     seconds = SETUP_SECONDS + R * sampling_seconds(P, N) + SECONDS_PER_REPLICATE * R
     if exact:
-        seconds += critical_pairs * sum(exact_cost(metric, P, N)[0] for metric in metrics
-                                        if metric in _LATTICE_METRICS)
+        specs = [get_metric(metric) for metric in metrics]
+        seconds += critical_pairs * sum(spec.exact_cost(P, N)[0] for spec in specs if spec.exact_work == "per_cell")
     return seconds
+
+
+def shared_exact_seconds(cells, metrics, critical_pairs: int = 1) -> float:
+    """Estimated seconds of a task's exact values that one whole-grid pass serves (AUC's sweep)."""
+    specs = [get_metric(metric) for metric in metrics]
+    return sum(spec.cells_exact_seconds(cells, critical_pairs) for spec in specs if spec.exact_work == "shared")
 
 
 def sampling_seconds(P: int, N: int) -> float:
@@ -47,15 +52,3 @@ def sampling_seconds(P: int, N: int) -> float:
     if uses_minority_sampling(P, N):
         return SECONDS_PER_MINORITY_RANKING + SECONDS_PER_MINORITY_POSITION * min(P, N)
     return SECONDS_PER_ELEMENT_STEP * (P + N)
-
-
-def auc_sweep_seconds(cells, critical_pairs: int = 1) -> float:
-    """Estimated seconds of a task's exact AUC: one recursion sweep over the cells within the budget
-    (over their bounding rectangle, each oriented (max, min)), the tilted inversion for the others."""
-    affordable = [(max(P, N), min(P, N)) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
-    seconds = critical_pairs * sum(tilted_auc_seconds(P, N) for P, N in cells
-                                   if auc_cost(P, N)[0] > EXACT_AUC_BUDGET)
-    if affordable:
-        rows, cols = max(r for r, _ in affordable), max(c for _, c in affordable)
-        seconds += SECONDS_PER_AUC_MADD * auc_cost(rows, cols)[0]
-    return seconds

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.batch.cost import auc_sweep_seconds, cell_seconds
+from tablegen.batch.cost import cell_seconds, shared_exact_seconds
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def chunk_seconds(config, chunk: Chunk) -> float:
     cells = chunk.cells(config)
     seconds = sum(cell_seconds(P, N, config.replicates, config.metrics, config.exact,
                                len(config.Cs) * len(config.alphas)) for P, N in cells)
-    if config.exact and "auc" in config.metrics:
-        seconds += auc_sweep_seconds(cells, len(config.Cs) * len(config.alphas))
+    if config.exact:
+        seconds += shared_exact_seconds(cells, config.metrics, len(config.Cs) * len(config.alphas))
     return seconds
 
 

@@ -16,11 +16,8 @@ import numpy as np
 
 from tablegen._version import __version__
 from tablegen.compute.accumulator import Tail, critical_order_statistics, tail_upper_order
-from tablegen.compute.exact import exact_critical_value, null_distribution
-from tablegen.compute.exact.auc import EXACT_AUC_BUDGET, auc_cost, auc_null_from_pmf, auc_pmf_sweep
-from tablegen.compute.exact.auc_fft import TiltedAucNull
 from tablegen.compute.kernels.cuda.device import resolve_device
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import exact_critical_value, get_metric
 from tablegen.compute.stats import CI_LEVEL, tail_rank, upper_ranks
 from tablegen.compute.validation import SimulateCellArgs
 
@@ -161,31 +158,18 @@ def exact_critical_values(P, N, metrics, Cs, alphas) -> np.ndarray:
 
 
 def exact_critical_values_for_cells(cells, metrics, Cs, alphas) -> dict[tuple[int, int], np.ndarray]:
-    """Exact critical values over (metric, alpha, C) for several cells, AUC from one shared sweep.
+    """Exact critical values over (metric, alpha, C) for several cells; NaN where a metric has none.
 
-    AUC comes from one recursion sweep for the cells within :data:`EXACT_AUC_BUDGET` multiply-adds
-    and from the tilted inversion for the others; every metric with an exact routine is computed.
+    Each metric's nulls come from its registry entry (:meth:`~tablegen.compute.metrics.Metric.exact_nulls`):
+    cell by cell, or from one whole-grid pass where the metric has one (AUC: one recursion sweep for
+    the cells within :data:`~tablegen.compute.exact.auc.EXACT_AUC_BUDGET` multiply-adds, the tilted
+    inversion for the others).
     """
     cells = [(int(P), int(N)) for P, N in cells]
     values = {cell: _nan((len(metrics), len(alphas), len(Cs))) for cell in cells}
-    auc_nulls = _auc_nulls(cells) if "auc" in metrics else {}
     for i, metric in enumerate(metrics):
-        if not get_metric(metric).has_exact:
-            continue
-        for P, N in cells:
-            null = auc_nulls.get((P, N)) if metric == "auc" else null_distribution(metric, P, N)
-            if null is None:
-                continue
+        for (P, N), null in get_metric(metric).exact_nulls(cells):
             for j, alpha in enumerate(alphas):
                 for k, C in enumerate(Cs):
                     values[P, N][i, j, k] = exact_critical_value(metric, P, N, C, alpha, null=null)
     return values
-
-
-def _auc_nulls(cells) -> dict:
-    """Exact AUC nulls: one recursion sweep for the cells within :data:`EXACT_AUC_BUDGET`, the
-    tilted inversion (:class:`~tablegen.compute.exact.auc_fft.TiltedAucNull`) for the rest."""
-    affordable = [(P, N) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
-    nulls = {cell: TiltedAucNull(*cell) for cell in cells if cell not in affordable}
-    nulls.update({cell: auc_null_from_pmf(*cell, pmf) for cell, pmf in auc_pmf_sweep(affordable)})
-    return nulls

@@ -49,14 +49,14 @@ class KernelLayout:
 
     @classmethod
     def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> "KernelLayout":
-        """Layout for ``metrics`` at (P, N): distinct tp_at_k cut-offs, clipped to P + N, ascending."""
-        cutoffs = sorted({min(get_metric(m).k, P + N) for m in metrics if get_metric(m).k is not None})
+        """Layout for ``metrics`` at (P, N): each metric's kernel column (its registry entry's
+        ``kernel_column``), then the distinct tp_at_k cut-offs, clipped to P + N, ascending."""
+        specs = {m: get_metric(m) for m in metrics}
+        cutoffs = sorted({min(spec.k, P + N) for spec in specs.values() if spec.k is not None})
         columns = {}
-        for metric in metrics:
-            k = get_metric(metric).k
-            columns[metric] = (
-                BASE_COLUMNS.index(metric) if k is None else len(BASE_COLUMNS) + cutoffs.index(min(k, P + N))
-            )
+        for metric, spec in specs.items():
+            columns[metric] = (BASE_COLUMNS.index(spec.kernel_column) if spec.k is None
+                               else len(BASE_COLUMNS) + cutoffs.index(min(spec.k, P + N)))
         return cls(np.asarray(cutoffs, dtype=np.int64), columns)
 
 

@@ -1,4 +1,12 @@
-"""Metric registry: the definition, range, support and slow numpy reference scorer of each metric.
+"""Metric registry: everything about each metric lives in its one entry here.
+
+An entry (:class:`Metric`) holds the metric's definition, range, slow numpy reference scorer, the
+kernel output column that scores it, its exact routine and cost (dotted paths into
+:mod:`tablegen.compute.exact`, imported only when asked, so ``import tablegen.compute.metrics`` stays
+cheap and a closed-form lookup loads no numba), and, for AUC, the whole-grid routine that serves many
+cells at once.  Nothing outside this module branches on a metric's name (``tests/test_registry.py``):
+callers ask the entry, e.g. ``get_metric(name).exact_null(P, N)`` or ``.exact_cost(P, N)``.  The
+registry sits above the routines it names (``tests/test_layers.py``): they never import it.
 
 Definitions follow DESIGN §1 (normative).  A ranking is a 0/1 label vector read from the top;
 prefix k holds TP_k positives and FP_k = k - TP_k negatives, k = 0 .. P+N.  All metrics are
@@ -9,10 +17,11 @@ production path.
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -101,9 +110,20 @@ def _harmonic_gap(N: int, P: int) -> float:
     return math.log1p((b - a) / a) + correction(b) - correction(a)
 
 
+#: Seconds of a closed-form exact answer (O(P + N) at most): negligible at any size a user has.
+CLOSED_FORM_SECONDS = 1e-3
+_EXACT = "tablegen.compute.exact"
+
+
+def _resolve(path: str) -> Callable:
+    """The function ``module:name`` (every path here names a routine in a layer below the registry)."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 @dataclass(frozen=True)
 class Metric:
-    """One metric: its name, definition and range, and its reference scorer.
+    """One metric: its name, definition and range, reference scorer, kernel column and exact routines.
 
     Attributes
     ----------
@@ -113,13 +133,27 @@ class Metric:
         The definition of DESIGN §1, in words.
     k : int or None
         The cut-off of a ``tp_at_k`` or ``precision_at_k`` metric, else None.
-    has_exact : bool
-        Whether :mod:`tablegen.compute.exact` has an exact null distribution for it.
     count_of : str or None
         For ``precision_at_k``: the count metric ``tp_at_k`` it divides by :meth:`count_divisor`
         (the same event, so the Monte Carlo engine and the tables store only the count).
     integer_valued : bool
         Whether every value is an integer (a count): a fractional score cannot occur.
+    kernel_column : str or None
+        The column of the Monte Carlo kernels' output that scores it
+        (:data:`tablegen.compute.kernels.ranking.BASE_COLUMNS`); None for the cut-off metrics, which
+        the kernels count at each requested k after those columns.
+    exact_routine : str or None
+        ``"module:function"`` of its exact null, ``function(P, N)`` (``function(P, N, k)`` for a
+        cut-off metric); None: Monte Carlo only.
+    cost_routine : str or None
+        ``"module:function(P, N) -> (seconds, bytes)"`` of one exact answer; None for a closed form
+        (:data:`CLOSED_FORM_SECONDS`).
+    cells_routine, cells_cost_routine : str or None
+        A whole-grid routine, ``function(cells) -> {cell: null}``, that serves many cells in one
+        pass (AUC's recursion sweep), and its cost ``function(cells, critical_pairs) -> seconds``.
+    tabulated_routine : str or None
+        ``function(P, N)`` giving the whole null with every value listed, where :attr:`exact_routine`
+        may answer without one (AUC's tilted inversion).
     """
 
     name: str
@@ -127,9 +161,30 @@ class Metric:
     reference: Callable[[np.ndarray, int, int], np.ndarray]
     value_range: Callable[[int, int], tuple[float, float]]
     k: int | None = None
-    has_exact: bool = True
     count_of: str | None = None
     integer_valued: bool = False
+    kernel_column: str | None = None
+    exact_routine: str | None = None
+    cost_routine: str | None = None
+    cells_routine: str | None = None
+    cells_cost_routine: str | None = None
+    tabulated_routine: str | None = None
+
+    @property
+    def has_exact(self) -> bool:
+        """Whether :mod:`tablegen.compute.exact` has an exact null distribution for it."""
+        return self.exact_routine is not None
+
+    @property
+    def exact_work(self) -> str:
+        """How a run's exact values cost: "none" (no routine), "negligible" (closed form),
+        "per_cell" (:meth:`exact_cost` for each cell and (C, alpha)) or "shared" (one
+        whole-grid pass over a task's cells, :meth:`cells_exact_seconds`)."""
+        if not self.has_exact:
+            return "none"
+        if self.cells_routine is not None:
+            return "shared"
+        return "per_cell" if self.cost_routine is not None else "negligible"
 
     def count_divisor(self, P: int, N: int) -> int:
         """min(k, P + N) for ``precision_at_k`` (value = count / divisor), 1 for every other metric."""
@@ -143,6 +198,70 @@ class Metric:
         """Smallest and largest value the metric can take on a ranking of P positives, N negatives."""
         return self.value_range(P, N)
 
+    def exact_null(self, P: int, N: int):
+        """Exact null distribution object at (P, N) (see :mod:`tablegen.compute.exact.nulls`).
+
+        Raises
+        ------
+        ValueError
+            If the metric has no exact routine.
+
+        Examples
+        --------
+        >>> get_metric("best_accuracy").exact_null(2, 2).values.tolist()
+        [0.5, 0.75, 1.0]
+        """
+        if not self.has_exact:
+            raise ValueError(f"metric {self.name!r} has no exact null distribution; use the Monte Carlo")
+        routine = _resolve(self.exact_routine)
+        if self.k is None:
+            return routine(P, N)
+        from tablegen.compute.exact.nulls import TabulatedNull
+
+        null = routine(P, N, self.k)
+        divisor = self.count_divisor(P, N)
+        return null if divisor == 1 else TabulatedNull(values=null.values / divisor, tail_ge=null.tail_ge)
+
+    def tabulated_null(self, P: int, N: int):
+        """The whole exact null at (P, N), every candidate value listed (``values``, ``tail_ge_at``)."""
+        if self.tabulated_routine is not None:
+            return _resolve(self.tabulated_routine)(P, N)
+        return self.exact_null(P, N)
+
+    def exact_nulls(self, cells) -> Iterator[tuple[tuple[int, int], object]]:
+        """(cell, exact null) for each cell, from the whole-grid routine where there is one, else cell
+        by cell as the iteration reaches it; nothing for a metric without an exact routine."""
+        if not self.has_exact:
+            return
+        cells = [(int(P), int(N)) for P, N in cells]
+        if self.cells_routine is not None:
+            nulls = _resolve(self.cells_routine)(cells)
+            yield from ((cell, nulls[cell]) for cell in cells)
+            return
+        for P, N in cells:
+            yield (P, N), self.exact_null(P, N)
+
+    def exact_cost(self, P: int, N: int) -> tuple[float, float]:
+        """Estimated (single-core seconds, peak bytes) of one exact critical value or p-value at (P, N).
+
+        ``(inf, inf)`` without an exact routine.
+        """
+        if not self.has_exact:
+            return float("inf"), float("inf")
+        if self.cost_routine is not None:
+            return _resolve(self.cost_routine)(P, N)
+        return CLOSED_FORM_SECONDS, 16.0 * (min(self.k or P, P) + 1)
+
+    def cells_exact_seconds(self, cells, critical_pairs: int = 1) -> float:
+        """Estimated seconds of the exact values of ``cells`` (``critical_pairs`` (C, alpha) each) in one
+        run: the whole-grid routine's estimate, or each cell's :meth:`exact_cost` (0 for a closed form)."""
+        work = self.exact_work
+        if work == "shared":
+            return _resolve(self.cells_cost_routine)(cells, critical_pairs)
+        if work == "per_cell":
+            return critical_pairs * sum(self.exact_cost(P, N)[0] for P, N in cells)
+        return 0.0
+
 
 _BASE = {
     "auc": Metric(
@@ -150,31 +269,45 @@ _BASE = {
         "U/(P*N), U = number of (positive, negative) pairs with the positive ranked above",
         _reference_auc,
         lambda P, N: (0.0, 1.0),
+        kernel_column="auc",
+        exact_routine=f"{_EXACT}.auc:auc_null",
+        cost_routine=f"{_EXACT}.auc:auc_exact_cost",
+        cells_routine=f"{_EXACT}.auc:auc_nulls_for_cells",
+        cells_cost_routine=f"{_EXACT}.auc:auc_sweep_seconds",
+        tabulated_routine=f"{_EXACT}.auc:auc_tabulated_null",
     ),
     "best_accuracy": Metric(
         "best_accuracy",
         "max over the P+N+1 thresholds of (TP_k + N - FP_k)/(P+N)",
         _reference_best_accuracy,
         lambda P, N: (max(P, N) / (P + N), 1.0),
+        kernel_column="best_accuracy",
+        exact_routine=f"{_EXACT}.closed_form:best_accuracy_null",
     ),
     "best_f1": Metric(
         "best_f1",
         "max over thresholds of 2*TP_k/(P+k) (0 at k = 0)",
         _reference_best_f1,
         lambda P, N: (2 * P / (2 * P + N), 1.0),
+        kernel_column="best_f1",
+        exact_routine=f"{_EXACT}.lattice:best_f1_null",
+        cost_routine=f"{_EXACT}.lattice:best_f1_cost",
     ),
     "best_balanced_accuracy": Metric(
         "best_balanced_accuracy",
         "max over thresholds of (TP_k/P + 1 - FP_k/N)/2",
         _reference_best_balanced_accuracy,
         lambda P, N: (0.5, 1.0),
+        kernel_column="best_balanced_accuracy",
+        exact_routine=f"{_EXACT}.lattice:best_balanced_accuracy_null",
+        cost_routine=f"{_EXACT}.lattice:best_balanced_accuracy_cost",
     ),
     "average_precision": Metric(
         "average_precision",
         "mean over the positives of the precision TP_k/k at that positive's rank k",
         _reference_average_precision,
         lambda P, N: (_min_average_precision(P, N), 1.0),
-        has_exact=False,
+        kernel_column="average_precision",
     ),
 }
 
@@ -212,6 +345,7 @@ def get_metric(name: str) -> Metric:
             lambda P, N, k=k: _tp_at_range(k, P, N),
             k=k,
             integer_valued=True,
+            exact_routine=f"{_EXACT}.closed_form:tp_at_k_null",
         )
     return Metric(
         name,
@@ -220,4 +354,82 @@ def get_metric(name: str) -> Metric:
         lambda P, N, k=k: tuple(v / min(k, P + N) for v in _tp_at_range(k, P, N)),
         k=k,
         count_of=f"tp_at_{k}",
+        exact_routine=f"{_EXACT}.closed_form:tp_at_k_null",
     )
+
+
+# -- exact answers by metric name (the routines themselves live in tablegen.compute.exact) ----------
+def has_exact(metric: str) -> bool:
+    """Whether ``metric`` has an exact null distribution."""
+    return get_metric(metric).has_exact
+
+
+def null_distribution(metric: str, P: int, N: int):
+    """Exact null distribution object of ``metric`` at (P, N) (:meth:`Metric.exact_null`).
+
+    Raises
+    ------
+    KeyError
+        Unknown metric.  ``ValueError`` if the metric has no exact routine.
+    """
+    return get_metric(metric).exact_null(P, N)
+
+
+def tabulated_null(metric: str, P: int, N: int):
+    """The whole exact null at (P, N): every candidate value with Pr(X >= value) (``values``, ``tail_ge_at``).
+
+    For pictures of the distribution and small cells: AUC comes from the recursion (P^2 N^2 / 4
+    multiply-adds) whatever :func:`null_distribution` would pick, the lattice metrics list all
+    P (N + 1) candidates.
+
+    Examples
+    --------
+    >>> null = tabulated_null("auc", 2, 2)
+    >>> null.values.tolist(), [round(float(p), 4) for p in null.tail_ge]
+    ([0.0, 0.25, 0.5, 0.75, 1.0], [1.0, 0.8333, 0.6667, 0.3333, 0.1667])
+    """
+    return get_metric(metric).tabulated_null(P, N)
+
+
+def exact_cost(metric: str, P: int, N: int) -> tuple[float, float]:
+    """Estimated (single-core seconds, peak bytes) of one exact critical value or p-value at (P, N).
+
+    ``(inf, inf)`` for a metric without an exact routine.
+
+    Examples
+    --------
+    >>> seconds, memory = exact_cost("auc", 1000, 1000)
+    >>> seconds < 1, memory < 1e8
+    (True, True)
+    """
+    return get_metric(metric).exact_cost(P, N)
+
+
+def exact_critical_value(metric: str, P: int, N: int, C: int, alpha: float = 0.01, null=None) -> float:
+    """Exact m* = smallest x in the support with F(x) >= (1 - alpha)**(1/C).
+
+    Examples
+    --------
+    >>> exact_critical_value("best_accuracy", 20, 20, C=10, alpha=0.01)
+    0.775
+    """
+    from tablegen.compute.exact import null_critical_value
+    from tablegen.compute.stats import upper_tail_probability
+
+    null = null_distribution(metric, P, N) if null is None else null
+    return null_critical_value(null, float(upper_tail_probability(C, alpha)))
+
+
+def exact_tail_ge(metric: str, P: int, N: int, score: float, null=None) -> float:
+    """Pr(X >= score) for one random ranking, X the metric."""
+    from tablegen.compute.exact import null_tail_ge
+
+    null = null_distribution(metric, P, N) if null is None else null
+    return null_tail_ge(null, score)
+
+
+def exact_p_value(metric: str, score: float, P: int, N: int, C: int, null=None) -> float:
+    """Exact p-value 1 - F(score-)**C of a best-of-C score against random rankings."""
+    from tablegen.compute.stats import p_value_from_tail
+
+    return float(p_value_from_tail(exact_tail_ge(metric, P, N, score, null=null), C))

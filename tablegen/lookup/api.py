@@ -33,9 +33,9 @@ import numpy as np
 
 from tablegen.compute.cell import DEFAULT_SEED as CELL_DEFAULT_SEED
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
-from tablegen.compute.exact import exact_cost, null_critical_value, null_distribution, null_tail_ge
+from tablegen.compute.exact import null_critical_value, null_tail_ge
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import exact_cost, get_metric, null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.errors import TablegenInputError

@@ -125,3 +125,39 @@ def tilted_auc_cost(P: int, N: int) -> tuple[float, float]:
 def tilted_auc_seconds(P: int, N: int) -> float:
     """Estimated single-core seconds of :func:`tilted_auc_cost`."""
     return tilted_auc_cost(P, N)[0]
+
+
+def auc_tabulated_null(P: int, N: int) -> TabulatedNull:
+    """The whole exact null of AUC at (P, N) from the recursion, whatever :func:`auc_null` would pick.
+
+    Examples
+    --------
+    >>> null = auc_tabulated_null(2, 2)
+    >>> null.values.tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    ((_, pmf),) = auc_pmf_sweep([(P, N)])
+    return auc_null_from_pmf(P, N, pmf)
+
+
+def auc_nulls_for_cells(cells) -> dict:
+    """Exact AUC nulls of several cells: one recursion sweep for the cells within
+    :data:`EXACT_AUC_BUDGET` multiply-adds, the tilted inversion (:class:`TiltedAucNull`) for the rest."""
+    cells = [(int(P), int(N)) for P, N in cells]
+    affordable = [(P, N) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
+    nulls = {cell: TiltedAucNull(*cell) for cell in cells if cell not in affordable}
+    nulls.update({cell: auc_null_from_pmf(*cell, pmf) for cell, pmf in auc_pmf_sweep(affordable)})
+    return nulls
+
+
+def auc_sweep_seconds(cells, critical_pairs: int = 1) -> float:
+    """Estimated seconds of :func:`auc_nulls_for_cells` and ``critical_pairs`` critical values per cell:
+    one recursion sweep over the cells within the budget (over their bounding rectangle, each oriented
+    (max, min)), the tilted inversion for the others."""
+    affordable = [(max(P, N), min(P, N)) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
+    seconds = critical_pairs * sum(tilted_auc_seconds(P, N) for P, N in cells
+                                   if auc_cost(P, N)[0] > EXACT_AUC_BUDGET)
+    if affordable:
+        rows, cols = max(r for r, _ in affordable), max(c for _, c in affordable)
+        seconds += SECONDS_PER_AUC_MADD * auc_cost(rows, cols)[0]
+    return seconds

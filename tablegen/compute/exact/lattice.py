@@ -31,10 +31,6 @@ from tablegen.compute.exact.lattice_search import critical_key, tail_at_key
 from tablegen.compute.exact.nulls import LatticeNull
 from tablegen.compute.kernels.lattice import edges_above, entries_between, half_plane_sweep
 
-#: Keep per-diagonal entry and edge masses (24 bytes a diagonal, ~70 with the scans) up to this
-#: P + N.  Best F1 needs them to find its atoms (at (30, 3e6): 2 programmes with, 17 without);
-#: balanced accuracy gains little from them beyond 2e6 diagonals and pays their scans.
-RECORD_LIMIT = {"best_f1": 12_000_000, "best_balanced_accuracy": 2_000_000}
 #: Read bounds off this many highest entry or edge points of a programme.
 TOP_POINTS = 4096
 #: Expected overshoot of a Gaussian random walk's maximum over the continuous one (Siegmund).
@@ -42,7 +38,14 @@ _OVERSHOOT = 0.5826
 
 
 class _Family:
-    """Candidates of one lattice metric at (P, N): exact keys, their rows, their programmes."""
+    """Candidates of one lattice metric at (P, N): exact keys, their rows, their programmes.
+
+    ``record_limit``: keep per-diagonal entry and edge masses (24 bytes a diagonal, ~70 with the
+    scans) up to this P + N.  ``programmes``: programmes per critical value, for :func:`lattice_cost`.
+    """
+
+    record_limit = 0
+    programmes = 10
 
     def __init__(self, P: int, N: int):
         self.P, self.N = int(P), int(N)
@@ -75,7 +78,7 @@ class _Family:
         :meth:`edge_bound` (None where not kept).
         """
         a, b, c = self.half_plane(key)
-        size = self.P + self.N + 1 if self.P + self.N <= RECORD_LIMIT[self.metric] and self.ordered else 1
+        size = self.P + self.N + 1 if self.P + self.N <= self.record_limit and self.ordered else 1
         entry, edge, edge_t = np.zeros(size), np.zeros(size), np.full(size, -1, dtype=np.int64)
         hit, dropped, t, f = half_plane_sweep(self.P, self.N, a, b, c, floor, self.ranking, entry, edge, edge_t)
         record = (a, b, c, entry, edge, edge_t) if size > 1 else None
@@ -194,7 +197,9 @@ class BalancedAccuracyKeys(_Family):
     """Keys g = t N - f P >= 0; best balanced accuracy = (G + P N)/(2 P N), G = max_k key."""
 
     first_row = 0
-    metric = "best_balanced_accuracy"
+    # gains little from the records beyond 2e6 diagonals and pays their scans; 2-6 programmes
+    record_limit = 2_000_000
+    programmes = 6
 
     def __init__(self, P: int, N: int):
         super().__init__(P, N)
@@ -272,7 +277,9 @@ class BestF1Keys(_Family):
     """Keys 2t/(P + t + f) as exact fractions, t >= 1 (F1 at k = 0 is 0, below every maximum)."""
 
     first_row = 1
-    metric = "best_f1"
+    # needs the records to find its atoms (at (30, 3e6): 2 programmes with, 17 without); 2-14 programmes
+    record_limit = 12_000_000
+    programmes = 10
 
     def __init__(self, P: int, N: int):
         super().__init__(P, N)
@@ -402,21 +409,22 @@ SECONDS_PER_POINT = 2.5e-10
 SECONDS_PER_DIAGONAL = 6.0e-8
 #: CPU seconds per line (row or column, the shorter side) per programme of the candidate arithmetic.
 SECONDS_PER_LINE = 1.5e-7
-PROGRAMMES = {"best_f1": 10, "best_balanced_accuracy": 6}
 SETUP_SECONDS = 3e-3
 #: A trimmed band spans about this many standard deviations of TP on a diagonal (at its widest).
 BAND_DEVIATIONS = 20.0
 
 
-def lattice_cost(P: int, N: int, metric: str = "best_f1") -> tuple[float, float]:
-    """Estimated (single-core seconds, peak bytes) of one exact best-F1 or balanced-accuracy answer.
+def lattice_cost(P: int, N: int, family: type = None) -> tuple[float, float]:
+    """Estimated (single-core seconds, peak bytes) of one exact answer of a lattice metric.
 
+    ``family`` is the metric's candidate family (:class:`BestF1Keys` by default, or
+    :class:`BalancedAccuracyKeys`): its programmes per critical value and record limit.
     The seconds are for a critical value (a p-value runs one programme, rarely two or three).
     A programme walks P + N diagonals over a band of at most min(P, N) + 1 points and about
     :data:`BAND_DEVIATIONS` standard deviations of TP (sqrt(P N / (P + N)) at the widest), and the
     search between programmes does numpy arithmetic over the min(P, N) + 1 lines of candidates.
-    Bytes: per-diagonal records (about 70 B a diagonal with the search's scans, up to
-    :data:`RECORD_LIMIT`), the programme's four rows of P + 3 doubles and the search's O(min(P, N)) arrays.
+    Bytes: per-diagonal records (about 70 B a diagonal with the search's scans, up to the family's
+    ``record_limit``), the programme's four rows of P + 3 doubles and the search's O(min(P, N)) arrays.
 
     Examples
     --------
@@ -424,9 +432,19 @@ def lattice_cost(P: int, N: int, metric: str = "best_f1") -> tuple[float, float]
     >>> seconds < 1, memory < 1e7
     (True, True)
     """
+    family = BestF1Keys if family is None else family
     diagonals = float(P) + float(N)
     band = min(min(P, N) + 1.0, BAND_DEVIATIONS * math.sqrt(float(P) * float(N) / max(diagonals, 1.0)) + 10.0)
     programme = SECONDS_PER_POINT * diagonals * band + SECONDS_PER_DIAGONAL * diagonals + SECONDS_PER_LINE * min(P, N)
-    records = 72.0 * diagonals if diagonals <= RECORD_LIMIT.get(metric, 0) else 0.0
-    return SETUP_SECONDS + PROGRAMMES.get(metric, max(PROGRAMMES.values())) * programme, \
-        records + 32.0 * (P + 3) + 128.0 * min(P, N) + 1e6
+    records = 72.0 * diagonals if diagonals <= family.record_limit else 0.0
+    return SETUP_SECONDS + family.programmes * programme, records + 32.0 * (P + 3) + 128.0 * min(P, N) + 1e6
+
+
+def best_f1_cost(P: int, N: int) -> tuple[float, float]:
+    """:func:`lattice_cost` of best F1."""
+    return lattice_cost(P, N, BestF1Keys)
+
+
+def best_balanced_accuracy_cost(P: int, N: int) -> tuple[float, float]:
+    """:func:`lattice_cost` of best balanced accuracy."""
+    return lattice_cost(P, N, BalancedAccuracyKeys)

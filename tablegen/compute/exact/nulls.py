@@ -62,14 +62,14 @@ class LatticeNull:
 
     - :meth:`critical_value` and :meth:`tail_ge_score`: the bracketed search and one programme at
       the score's candidate; they never list all candidates (any P, N; what
-      :func:`tablegen.compute.exact.exact_critical_value` and :func:`tablegen.compute.exact.exact_tail_ge` call);
+      :func:`tablegen.compute.metrics.exact_critical_value` and :func:`tablegen.compute.metrics.exact_tail_ge` call);
     - ``values``, :meth:`tail_ge_at` and :meth:`first_index_at_or_below`: the index interface of
       :class:`TabulatedNull`, built on first use from all P (N + 1) candidates (small cells only).
 
     Examples
     --------
-    >>> from tablegen.compute.exact import null_distribution
-    >>> null = null_distribution("best_balanced_accuracy", 20, 20)
+    >>> from tablegen.compute.exact.lattice import best_balanced_accuracy_null
+    >>> null = best_balanced_accuracy_null(20, 20)
     >>> bool(null.critical_value(0.001) == null.values[critical_index(null, 0.001)])
     True
     """
