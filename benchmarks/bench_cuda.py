@@ -93,7 +93,7 @@ def bit_identical(P, N, key, layout, R, seed, alphas):
     """Every score of R rankings, then the finalised cell, GPU against CPU (bytes)."""
     import numpy as np
 
-    from tablegen.compute.cell import simulate_cell
+    from tablegen import simulate_cell
     from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
     from tablegen.compute.mc import score_replicates
 
@@ -126,7 +126,7 @@ def main(argv=None):
         return 2
     from numba import cuda
 
-    from tablegen.compute.cell import simulate_cell
+    from tablegen import simulate_cell
     from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
     from tablegen.compute.metrics import DEFAULT_METRICS
 
