@@ -5,19 +5,20 @@
 
 Add ``--print-job-script`` to see the ``qsub`` script of one job without submitting anything.
 Torque sites give ``--resource-spec nodes=1:ppn=8`` (the default is PBS Pro's ``select=`` form).
-See jobs/README.md.
+Arguments: :mod:`tablegen.cli.launch`; cluster wiring: :mod:`tablegen.batch.launch`.  See jobs/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
 
-import _launch
+from tablegen.batch.launch import cluster_options
+from tablegen.cli import launch
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The launcher's arguments (see :func:`_launch.build_parser`) and ``--resource-spec``."""
-    parser = _launch.build_parser("pbs.py", "PBS", ("--queue",))
+    """The launcher's arguments (see :func:`tablegen.cli.launch.build_parser`) and ``--resource-spec``."""
+    parser = launch.build_parser("pbs.py", "PBS", ("--queue",))
     parser.add_argument("--resource-spec", help="the -l resource request (default: select=1:ncpus=<processes>:"
                                                 "mem=<memory>; Torque: nodes=1:ppn=<processes>)")
     return parser
@@ -35,12 +36,12 @@ def make_cluster(args: argparse.Namespace):
     """
     from dask_jobqueue import PBSCluster
 
-    return PBSCluster(**_launch.cluster_options(args), resource_spec=args.resource_spec)
+    return PBSCluster(**cluster_options(args), resource_spec=args.resource_spec)
 
 
 def main(argv=None) -> int:
     """Entry point; returns the exit code."""
-    return _launch.main(argv, build_parser(), make_cluster)
+    return launch.main(argv, build_parser(), make_cluster)
 
 
 if __name__ == "__main__":

@@ -4,19 +4,20 @@
         --jobs 20 --processes 8 --memory 16GB --walltime 12:00:00 --partition compute --account myproj
 
 Add ``--print-job-script`` to see the ``sbatch`` script of one job without submitting anything.
-See jobs/README.md.
+Arguments: :mod:`tablegen.cli.launch`; cluster wiring: :mod:`tablegen.batch.launch`.  See jobs/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
 
-import _launch
+from tablegen.batch.launch import cluster_options
+from tablegen.cli import launch
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The launcher's arguments (see :func:`_launch.build_parser`)."""
-    return _launch.build_parser("slurm.py", "SLURM", ("--partition", "--queue"))
+    """The launcher's arguments (see :func:`tablegen.cli.launch.build_parser`)."""
+    return launch.build_parser("slurm.py", "SLURM", ("--partition", "--queue"))
 
 
 def make_cluster(args: argparse.Namespace):
@@ -31,12 +32,12 @@ def make_cluster(args: argparse.Namespace):
     """
     from dask_jobqueue import SLURMCluster
 
-    return SLURMCluster(**_launch.cluster_options(args))
+    return SLURMCluster(**cluster_options(args))
 
 
 def main(argv=None) -> int:
     """Entry point; returns the exit code."""
-    return _launch.main(argv, build_parser(), make_cluster)
+    return launch.main(argv, build_parser(), make_cluster)
 
 
 if __name__ == "__main__":

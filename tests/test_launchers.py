@@ -27,12 +27,13 @@ from dask_jobqueue.core import Job, JobQueueCluster
 
 from tablegen.cli.main import build_parser as tablegen_parser
 from tablegen.batch.config import load_config
+from tablegen.batch import launch as batch_launch
 from tablegen.batch.job import resolve_config, run, worker_environment
+from tablegen.cli import launch as cli_launch
 
 ROOT = Path(__file__).resolve().parents[1]
 JOBS = ROOT / "jobs"
 sys.path.insert(0, str(JOBS))
-import _launch  # noqa: E402
 import pbs  # noqa: E402
 import slurm  # noqa: E402
 
@@ -158,7 +159,7 @@ def test_bad_config_fails_naming_the_field(tmp_path, capsys, monkeypatch):
         assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("module", [_launch, slurm, pbs], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [batch_launch, cli_launch, slurm, pbs], ids=lambda m: m.__name__)
 def test_docstring_examples(module, monkeypatch, no_submission):
     monkeypatch.chdir(ROOT)
     result = doctest.testmod(module)
@@ -239,7 +240,7 @@ def test_slurm_launcher_runs_a_job_on_single_threaded_workers(tmp_path, monkeypa
     (work / "tiny.yaml").write_text(TINY)
     monkeypatch.chdir(work)  # the config's relative store must land here, not in the jobs' directory
     seen = {}
-    original = _launch.run_on_cluster
+    original = batch_launch.run_on_cluster
 
     def run_and_inspect(cluster, *args, **kwargs):
         from distributed import Client
@@ -251,7 +252,7 @@ def test_slurm_launcher_runs_a_job_on_single_threaded_workers(tmp_path, monkeypa
                                                   os.getcwd(), __import__("numba").config.NUMBA_NUM_THREADS))
         return summary
 
-    monkeypatch.setattr(_launch, "run_on_cluster", run_and_inspect)
+    monkeypatch.setattr(batch_launch, "run_on_cluster", run_and_inspect)
     venv = ["--venv", sys.prefix] if sys.prefix != sys.base_prefix else []
     code = slurm.main(["tiny.yaml", "--jobs", "2", "--memory", "1GB", "--interface", "lo", *venv])
     out = capsys.readouterr().out

@@ -14,9 +14,6 @@ bit-identical stores, whatever the chunking, the number of workers, retries or r
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
-import functools
 import logging
 import os
 import tempfile
@@ -37,9 +34,9 @@ from tablegen.store.zarr_store import (
     DATA_VARIABLES,
     StoreLock,
     check_resumable,
+    clear_regions,
     create_store,
     mark_complete,
-    repair,
     repair_plan_mask,
     store_state,
     write_chunk,
@@ -59,38 +56,54 @@ TASK_RETRIES = 2
 
 
 
+#: glibc allocator thresholds for worker processes (read by glibc when a process starts: README §11).
+#: Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also pins glibc's mmap
+#: threshold: every multi-megabyte block buffer is then mapped, page-faulted and unmapped afresh, and
+#: a task ran 1.38x slower in a worker than in a plain process (2.75 s against 3.79 s for the same
+#: chunk, measured with the former ``mallopt`` calls that set these values).  A 256 MiB trim threshold
+#: and a 32 MiB mmap threshold give plain-process speed (2.58 s); the cost is that up to 256 MiB of
+#: freed heap stays with the worker instead of returning to the system.
+ALLOCATOR_ENVIRONMENT = {"MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
+
+
 def worker_environment() -> dict[str, str]:
-    """Environment for worker processes: one numba/OpenMP/BLAS thread, a node-local numba cache.
+    """Environment for worker processes: one numba/OpenMP/BLAS thread, glibc allocator thresholds
+    (:data:`ALLOCATOR_ENVIRONMENT`) and a node-local numba cache.
 
     The numba cache goes to a per-user folder under the node's temporary directory unless
     ``NUMBA_CACHE_DIR`` is already set, so that workers on many nodes never race on a shared
-    filesystem's ``__pycache__`` (and read-only installs still cache).
+    filesystem's ``__pycache__`` (and read-only installs still cache).  glibc reads the ``MALLOC_*_``
+    variables once, when a process starts, so they act only in processes started with this
+    environment: the LocalCluster's and GPU cluster's workers (given it by the nanny, after dask's own
+    ``MALLOC_TRIM_THRESHOLD_``, which it overrides), the cluster launchers' job scripts and the
+    Kubernetes manifests.  The serial executor runs in the calling process with its allocator as it
+    started; export the variables before ``tablegen run --executor serial`` to have them there too.
+
+    Examples
+    --------
+    >>> worker_environment()["MALLOC_MMAP_THRESHOLD_"]
+    '33554432'
     """
     cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
         tempfile.gettempdir(), f"tablegen-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
     return {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache,
+            "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache, **ALLOCATOR_ENVIRONMENT,
             "DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "warning")}
 
 
-@functools.cache
-def tune_allocator() -> bool:
-    """Keep freed memory in the process (glibc ``mallopt``), once per process; False if not glibc.
+@contextlib.contextmanager
+def allocator_environment():
+    """Dask config under which nannies started here spawn workers with :data:`ALLOCATOR_ENVIRONMENT`.
 
-    Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also pins glibc's mmap
-    threshold: every multi-megabyte block buffer is then mapped, page-faulted and unmapped afresh,
-    and a task ran 1.38x slower in a worker than in a plain process (2.75 s against 3.79 s for the
-    same chunk).  With a 256 MiB trim threshold and a 32 MiB mmap threshold set here the task runs
-    at plain-process speed (2.58 s) whatever the environment; the cost is that up to 256 MiB of
-    freed heap stays with the worker instead of returning to the system.
+    A nanny's ``env`` reaches the worker only after it has started, too late for glibc; the
+    ``distributed.nanny.pre-spawn-environ`` variables are in the environment the worker process
+    starts with (a variable already set in this process's environment wins, as dask documents).
     """
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-    return bool(mallopt(M_TRIM_THRESHOLD, 256 << 20)) and bool(mallopt(M_MMAP_THRESHOLD, 32 << 20))
+    import dask
+
+    spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **ALLOCATOR_ENVIRONMENT}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn}):
+        yield
 
 
 def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
@@ -122,7 +135,6 @@ def run_chunk(config: JobConfig, chunk: Chunk) -> int:
 
     Idempotent: a retry after a lost worker rewrites the same bytes.  Returns the number of cells.
     """
-    tune_allocator()
     start = time.perf_counter()
     arrays = compute_chunk(config, chunk)
     write_chunk(config, chunk.p_slice, chunk.n_slice, arrays)
@@ -145,6 +157,24 @@ class RunSummary:
     def cell_replicates_per_second(self) -> float:
         return self.cells_computed * self.replicates / self.wall_seconds if self.wall_seconds > 0 else 0.0
 
+    @property
+    def cells_skipped(self) -> int:
+        """Cells already done when the run started (left as they were)."""
+        return self.cells - self.cells_computed
+
+    def to_dict(self) -> dict:
+        """The summary as JSON-ready values (``tablegen run --json`` prints it).
+
+        Examples
+        --------
+        >>> RunSummary(4, 3, 1000, 2.0, "t.zarr", True).to_dict()["cells_skipped"]
+        1
+        """
+        return {"store": self.store_url, "complete": self.complete, "cells": self.cells,
+                "cells_computed": self.cells_computed, "cells_skipped": self.cells_skipped,
+                "replicates": self.replicates, "wall_seconds": self.wall_seconds,
+                "cell_replicates_per_second": self.cell_replicates_per_second}
+
     def __str__(self) -> str:
         if self.cells_computed == 0:
             return f"nothing to do: all {self.cells:,} cells of {self.store_url} were already done"
@@ -154,8 +184,8 @@ class RunSummary:
 
 
 def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_address=None,
-                   scheduler_file=None, device=None) -> JobConfig:
-    """Apply command-line overrides of the store, the cluster and the device to ``config``.
+                   scheduler_file=None, device=None, storage_options=None) -> JobConfig:
+    """Apply command-line overrides of the store, its fsspec options, the cluster and the device to ``config``.
 
     A local store path is made absolute here, so that workers started elsewhere find it.
     """
@@ -174,6 +204,13 @@ def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_ad
         if not isinstance(store_url, str) or not store_url:
             raise TablegenInputError(f"store must be a non-empty path or URL, got {store_url!r}")
         config = replace(config, store_url=store_url)
+    if storage_options is not None:
+        if not isinstance(storage_options, dict):
+            raise TablegenInputError(f"storage_options must be a dict, got {type(storage_options).__name__}")
+        if storage_options and "://" not in (store_url or config.store_url):
+            raise TablegenInputError(f"storage_options only apply to an fsspec URL (s3://..., memory://...); "
+                                     f"{store_url or config.store_url!r} is a local path")
+        config = replace(config, storage_options=storage_options)
     if device is not None:
         if device not in DEVICES:
             raise TablegenInputError(f"device must be one of {', '.join(DEVICES)}, got {device!r}")
@@ -183,15 +220,43 @@ def resolve_config(config: JobConfig, store_url=None, workers=None, scheduler_ad
     return config
 
 
+@dataclass(frozen=True)
+class StoreInspection:
+    """What a run found in its store before writing: its state, the plan and the chunks to repair.
+
+    Made once per run by :func:`inspect_store`, under the store's lock: the store's existence checked
+    once, its integrity checked once, the plan made once.
+    """
+
+    state: str
+    plan: Plan
+    damaged_regions: tuple = ()
+    problems: tuple = ()
+
+
+def inspect_store(config: JobConfig) -> StoreInspection:
+    """Read the store of ``config`` without writing: absent, unfinished or ready (then checked as resumable
+    with ``config``, and every chunk that fails the integrity check counted not done), and the plan."""
+    state = store_state(config.store_url, config.storage_options)
+    if state != "ready":
+        return StoreInspection(state, make_plan(config))
+    check_resumable(config)
+    mask, report = repair_plan_mask(config)
+    return StoreInspection(state, make_plan(config, mask), tuple(report.regions), tuple(report.problems))
+
+
 def prepare_store(config: JobConfig, command: str = "") -> Plan:
     """Create the store (again, if its template was never finished) or check it can be resumed with
-    ``config``, un-doing every chunk that fails the integrity check; return the plan of what is left."""
-    if store_state(config.store_url, config.storage_options) != "ready":
-        create_store(config, command=command)
-    else:
-        check_resumable(config)
-        repair(config)
-    return dry_run_plan(config)
+    ``config``, un-doing every chunk that fails the integrity check; return the plan of what is left.
+    Call it holding the store's lock."""
+    inspection = inspect_store(config)
+    if inspection.state != "ready":
+        create_store(config, command=command, state=inspection.state)
+    elif inspection.damaged_regions:
+        for problem in inspection.problems:
+            logger.warning("store %s: %s; recomputing its cells", config.store_url, problem)
+        clear_regions(config.store_url, config.storage_options, list(inspection.damaged_regions))
+    return inspection.plan
 
 
 def check_grid_memory(config: JobConfig) -> None:
@@ -203,12 +268,9 @@ def check_grid_memory(config: JobConfig) -> None:
 
 def dry_run_plan(config: JobConfig) -> Plan:
     """The plan without writing anything (an existing store is read for its done flags and checked:
-    a chunk that fails the integrity check counts as not done)."""
+    a chunk that fails the integrity check counts as not done); :func:`inspect_store` ``.plan``."""
     check_grid_memory(config)
-    if store_state(config.store_url, config.storage_options) == "ready":
-        check_resumable(config)
-        return make_plan(config, repair_plan_mask(config)[0])
-    return make_plan(config)
+    return inspect_store(config).plan
 
 
 ProgressCallback = Callable[[int, int, Chunk], None]
@@ -216,7 +278,8 @@ ProgressCallback = Callable[[int, int, Chunk], None]
 
 def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client=None, command: str = "",
         break_lock: bool = False, progress: ProgressCallback | None = None,
-        on_client: Callable[[object], None] | None = None, worker_grace: float | None = None) -> RunSummary:
+        on_client: Callable[[object], None] | None = None, worker_grace: float | None = None,
+        on_plan: Callable[[Plan], None] | None = None) -> RunSummary:
     """Run (or resume) a job to completion.
 
     Parameters
@@ -241,6 +304,10 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     worker_grace : float, optional
         Seconds without any dask worker before the run stops (default: the config's
         ``cluster.worker_grace``, else 300).
+    on_plan : callable, optional
+        Called with the plan once the lock is held and the store inspected (:func:`inspect_store`:
+        its existence and integrity checked once, the plan made once), before any task starts; the
+        command line prints it and sizes its progress line from it.
 
     Returns
     -------
@@ -274,6 +341,8 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     start = time.perf_counter()
     with StoreLock(config.store_url, config.storage_options, break_lock=break_lock):
         plan = prepare_store(config, command)
+        if on_plan is not None:
+            on_plan(plan)
         done = plan.cells_done
         if progress is not None:
             progress(done, plan.cells, None)
@@ -406,10 +475,11 @@ def _connected_client(config: JobConfig, client):
     elif resolve_device(config.device) == "cuda":  # one worker per GPU (tablegen.batch.gpu_cluster)
         from tablegen.batch.gpu_cluster import gpu_cluster
 
-        with gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
+        with allocator_environment(), gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
             yield connected
     else:
-        with LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
-                          env=worker_environment(), dashboard_address=":0") as cluster, \
+        with allocator_environment(), \
+                LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
+                             env=worker_environment(), dashboard_address=":0") as cluster, \
                 Client(cluster) as connected:
             yield connected

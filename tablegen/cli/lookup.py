@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from tablegen.cli.options import storage_options_argument, table_for
 from tablegen.cli.progress import ProgressLine
 from tablegen.cli.scores import add_scores_arguments, run_scores, scores_file_given
 from tablegen.compute.metrics import known_metrics_text
@@ -30,6 +31,7 @@ def _cell_arguments(p, alpha: bool = True) -> None:
     if alpha:
         p.add_argument("--alpha", type=float, default=0.01, help="significance level")
     p.add_argument("--table", default=None, help="store to read (default: the bundled table)")
+    storage_options_argument(p)
     p.add_argument("--method", choices=("auto", "exact", "table", "simulate"), default="auto",
                    help="auto: exact where it fits the lookup budget, else the table, else simulate now "
                         "(never refuses); or force one source")
@@ -60,20 +62,11 @@ def _interval_text(answer) -> str:
     return f", 95% CI [{answer.ci_low:.4g}, {answer.ci_high:.4g}]"
 
 
-def _table_for(args):
-    """The --table store (unfinished ones too: a lookup in an unfinished cell names the cell)."""
-    if args.table is None:
-        return None
-    from tablegen.lookup.table import open_table
-
-    return open_table(args.table, allow_incomplete=True)
-
-
 def _run_lookup(args) -> int:
     from tablegen.lookup.api import critical_value
 
     answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
-                            seed=args.seed, table=_table_for(args), progress=ProgressLine())
+                            seed=args.seed, table=table_for(args), progress=ProgressLine())
     if args.json:
         print(json.dumps({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
                           "critical_value": answer.to_dict()}, indent=2))
@@ -98,7 +91,7 @@ def _run_test(args) -> int:
     from tablegen.lookup.api import significance_test
 
     result = significance_test(args.metric, args.score, args.P, args.N, args.C, args.alpha, method=args.method,
-                               R=args.R, seed=args.seed, table=_table_for(args), progress=ProgressLine())
+                               R=args.R, seed=args.seed, table=table_for(args), progress=ProgressLine())
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
@@ -120,7 +113,7 @@ def _run_p_value(args) -> int:
     from tablegen.lookup.api import p_value
 
     answer = p_value(args.metric, args.score, args.P, args.N, args.C, method=args.method, R=args.R, seed=args.seed,
-                     table=_table_for(args), progress=ProgressLine())
+                     table=table_for(args), progress=ProgressLine())
     if args.json:
         print(json.dumps({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
                           "p_value": answer.to_dict()}, indent=2))

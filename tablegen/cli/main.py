@@ -10,134 +10,22 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import re
 import sys
-import time
 
 from tablegen._version import __version__
 from tablegen.cli.compare import add_compare_parser, run_compare
 from tablegen.cli.lookup import RUNNERS as LOOKUP_RUNNERS, add_lookup_parsers
-from tablegen.cli.progress import ProgressLine
+from tablegen.cli.options import storage_options_argument, storage_options_from
+from tablegen.cli.progress import RunProgress  # noqa: F401  (re-exported: its old home)
+from tablegen.cli.run import RUNNERS as RUN_RUNNERS, add_run_parsers
 from tablegen.cli.topk import add_topk_parser, run_topk
-from tablegen.batch.config import EXECUTORS
 from tablegen.lookup.export import FORMATS, VALUE_CHOICES
 from tablegen.compute.metrics import known_metrics_text
 from tablegen.errors import TablegenInputError
 
 # Everything else is imported by the command that needs it: `tablegen --help` and a lookup load no
 # dask, zarr or xarray (README §12, benchmarks/bench_startup.py).
-
-
-def _simulate_parser(sub) -> None:
-    p = sub.add_parser("simulate", help="Monte Carlo critical values of one (P, N) cell, beside exact values")
-    p.add_argument("--P", type=int, required=True, help="positives in the test set")
-    p.add_argument("--N", type=int, required=True, help="negatives in the test set")
-    p.add_argument("--R", type=int, default=1_000_000, help="random rankings (default %(default)s)")
-    p.add_argument("--seed", type=int, default=2005, help="root seed (default %(default)s)")
-    p.add_argument("--metrics", nargs="+", default=None, help=f"metrics (default all): {known_metrics_text()}")
-    p.add_argument("--C", type=int, nargs="+", default=[10, 100, 1000], help="numbers of competitors")
-    p.add_argument("--alpha", type=float, nargs="+", default=[0.01], help="significance levels")
-    p.add_argument("--no-exact", action="store_true", help="skip the exact values")
-
-
-def _format_cell(ds) -> str:
-    lines = [f"P = {int(ds.P)}, N = {int(ds.N)}, R = {int(ds.replicates):,}, seed = {ds.attrs['root_seed']}",
-             f"{'metric':<24}{'alpha':>7}{'C':>6}  {'critical value':>15}  {'95% CI':>21}  {'exact':>10}"]
-    for metric in ds.metric.values:
-        for alpha in ds.alpha.values:
-            for C in ds.C.values:
-                cell = ds.sel(metric=metric, alpha=alpha, C=C)
-                exact = float(cell.exact_critical_value)
-                lines.append(f"{metric:<24}{alpha:>7g}{C:>6}  {float(cell.critical_value):>15.6g}  "
-                             f"[{float(cell.ci_low):>9.6g}, {float(cell.ci_high):>9.6g}]  "
-                             f"{'-' if math.isnan(exact) else format(exact, '.6g'):>10}")
-    return "\n".join(lines)
-
-
-def _run_simulate(args) -> int:
-    from tablegen.compute.cell import simulate_cell
-
-    start = time.perf_counter()
-    ds = simulate_cell(args.P, args.N, args.R, args.seed, args.metrics, args.C, args.alpha,
-                       exact=not args.no_exact, progress=ProgressLine())
-    print(_format_cell(ds))
-    seconds = time.perf_counter() - start
-    print(f"{seconds:.1f} s wall, {args.R * (args.P + args.N) / seconds / 1e6:,.0f} M element-steps/s "
-          "(simulation and exact values together)")
-    return 0
-
-
-def _run_parser(sub) -> None:
-    p = sub.add_parser("run", help="run or resume a batch job (config in YAML) into a Zarr store")
-    p.add_argument("config", help="job config (YAML), e.g. configs/laptop.yaml")
-    p.add_argument("--store", default=None, help="store path or fsspec URL (default: the config's)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=None, help="LocalCluster worker processes (1 thread each)")
-    where.add_argument("--scheduler-address", default=None, help="attach to a running dask scheduler")
-    where.add_argument("--scheduler-file", default=None, help="attach via a dask scheduler file")
-    p.add_argument("--executor", choices=EXECUTORS, default="dask",
-                   help="dask (default) or serial (all tasks in this process, no cluster)")
-    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default=None,
-                   help="score rankings on CPUs or GPUs (one dask worker per GPU); same store bit for bit "
-                        "(default: the config's device field, else cpu)")
-    p.add_argument("--dry-run", action="store_true", help="print the plan and its estimated cost; write nothing")
-    p.add_argument("--break-lock", action="store_true",
-                   help="take over a lock left by a run on another host (after checking it is dead); a live "
-                        "run's lock is never broken")
-    p.add_argument("--worker-grace", type=float, default=None, metavar="SECONDS",
-                   help="stop (exit code 4, lock released, resumable) after this long without any dask worker "
-                        "(default: the config's cluster.worker_grace, else 300)")
-
-
-class RunProgress:
-    """Progress of a batch job on stderr: cells, share of the estimated work, elapsed time and ETA.
-
-    The share is weighted by the cost model (a task at P = 1000 counts for more than one at
-    P = 20), so the ETA does not race ahead on cheap tasks.  On a terminal the line is redrawn in
-    place; elsewhere (logs, CI) one line is written per finished task.
-    """
-
-    def __init__(self, config, plan, stream=None):
-        self.config, self.stream = config, sys.stderr if stream is None else stream
-        self.total_seconds = max(plan.core_seconds_remaining, 1e-9)
-        self.done_seconds, self.start = 0.0, time.perf_counter()
-        self.interactive = self.stream.isatty()
-
-    def __call__(self, done: int, total: int, chunk) -> None:
-        if chunk is not None:
-            from tablegen.batch.plan import chunk_seconds
-
-            self.done_seconds += chunk_seconds(self.config, chunk)
-        share = min(self.done_seconds / self.total_seconds, 1.0) if done < total else 1.0
-        elapsed = time.perf_counter() - self.start
-        eta = f"{elapsed * (1 - share) / share:7.1f} s" if share > 0 else "      -  "
-        line = (f"{done:>7,}/{total:,} cells  {100 * share:5.1f}% of the work  {elapsed:7.1f} s elapsed  "
-                f"ETA {eta}" + (f"  [{chunk.label(self.config)}]" if chunk is not None else ""))
-        if self.interactive:
-            self.stream.write("\r" + line + ("\n" if done == total else ""))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-
-def _run_run(args) -> int:
-    from tablegen.batch.config import load_config
-    from tablegen.batch.job import dry_run_plan, resolve_config, run
-    from tablegen.batch.plan import format_plan
-
-    config = resolve_config(load_config(args.config), store_url=args.store, workers=args.workers,
-                            scheduler_address=args.scheduler_address, scheduler_file=args.scheduler_file,
-                            device=args.device)
-    plan = dry_run_plan(config)
-    print(format_plan(config, plan))
-    if args.dry_run:
-        return 0
-    summary = run(config, executor=args.executor, command=" ".join(["tablegen", *args.argv]),
-                  break_lock=args.break_lock, progress=RunProgress(config, plan), worker_grace=args.worker_grace,
-                  on_client=lambda client: print(f"dask dashboard: {client.dashboard_link}", flush=True))
-    print(summary)
-    return 0
 
 
 def _info_parser(sub) -> None:
@@ -159,13 +47,12 @@ def _store_state_text(prov: dict, report: dict) -> str:
 
 def _run_info(args) -> int:
     from tablegen.store.zarr_store import store_report, store_state
-    from tablegen.lookup.table import open_table
 
-    if args.store is not None and store_state(args.store) == "unfinished":
+    if args.store is not None and store_state(args.store, storage_options_from(args)) == "unfinished":
         print(f"{args.store}: unfinished template (its creation was interrupted; no data was written); the next "
               "`tablegen run` of its config writes it again")
         return 0
-    table = open_table(args.store, allow_incomplete=True)
+    table = _open(args)
     report = store_report(table.ds)
     if args.json:
         print(json.dumps(report, indent=2))
@@ -216,22 +103,20 @@ def _integrity_lines(source: str, report) -> list[str]:
 
 
 def _run_verify(args) -> int:
-    from tablegen.store.zarr_store import verify_report
-    from tablegen.lookup.table import open_table
-
-    from tablegen.store.zarr_store import check_integrity
+    from tablegen.store.zarr_store import check_integrity, verify_report
     from tablegen.store.schema import bundled_table_path
 
     if args.worst < 0:
         raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")
-    integrity = check_integrity(args.store or bundled_table_path()) if args.integrity else None
+    options = storage_options_from(args)
+    integrity = check_integrity(args.store or bundled_table_path(), options) if args.integrity else None
     if integrity is not None and not integrity.ok:
         if args.json:
             print(json.dumps({"integrity": integrity.to_dict()}, indent=2))
         else:
             print("\n".join(_integrity_lines(args.store or "bundled table", integrity)))
         return 3
-    table = open_table(args.store, allow_incomplete=True)
+    table = _open(args)
     report = verify_report(table.ds.load(), worst=args.worst)
     if args.json:
         print(json.dumps({**report, "integrity": integrity.to_dict() if integrity else None}, indent=2))
@@ -259,15 +144,24 @@ def _store_argument(p, required=False) -> None:
         p.add_argument("store", help="store path or fsspec URL")
     else:
         p.add_argument("store", nargs="?", default=None, help="store path or fsspec URL (default: the bundled table)")
+    storage_options_argument(p)
 
 
-def _finished_table(store):
+def _open(args, allow_incomplete=True):
+    """The command's store (its --storage-options applied), for lookups and reports."""
+    from tablegen.lookup.table import open_table
+
+    options = storage_options_from(args)
+    if options is not None and args.store is None:
+        raise TablegenInputError("--storage-options applies to a store given by path or URL; give the store too")
+    return open_table(args.store, storage_options=options, allow_incomplete=allow_incomplete)
+
+
+def _finished_table(args):
     """The store for export and plot; unfinished cells are shown empty, with a warning."""
     import numpy as np
 
-    from tablegen.lookup.table import open_table
-
-    table = open_table(store, allow_incomplete=True)
+    table = _open(args)
     if not table.ds.attrs.get("complete"):
         missing = int((~np.asarray(table.ds.done.values, dtype=bool)).sum())
         print(f"tablegen: warning: {table.source} is unfinished; {missing:,} cells are left empty", file=sys.stderr)
@@ -290,15 +184,18 @@ def _export_parser(sub) -> None:
     p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default %(default)s)")
     p.add_argument("--digits", type=int, default=None, help="decimals (default 3; 0 for counts)")
     p.add_argument("-o", "--output", default=None, help="write to this file instead of standard output")
+    p.add_argument("--json", action="store_true",
+                   help="the grid as JSON (P, N, value with null where empty, exact flags) instead of --format")
 
 
 def _run_export(args) -> int:
-    from tablegen.lookup.export import appendix_grid, format_appendix
+    from tablegen.lookup.export import appendix_grid, format_appendix, grid_to_dict
 
     if args.digits is not None and not 0 <= args.digits <= 15:
         raise TablegenInputError(f"--digits must be in 0..15, got {args.digits}")
-    grid = appendix_grid(_finished_table(args.store), args.metric, args.C, args.alpha, args.values)
-    text = format_appendix(grid, args.format, args.digits)
+    grid = appendix_grid(_finished_table(args), args.metric, args.C, args.alpha, args.values)
+    text = json.dumps(grid_to_dict(grid), indent=2) + "\n" if args.json else \
+        format_appendix(grid, args.format, args.digits)
     if args.output is None:
         sys.stdout.write(text)
         return 0
@@ -307,7 +204,8 @@ def _run_export(args) -> int:
             handle.write(text)
     except OSError as error:
         raise TablegenInputError(f"-o {args.output}: cannot write the table ({error})") from None
-    print(f"wrote {args.output}")
+    if not args.json:  # with --json, stdout holds JSON or nothing
+        print(f"wrote {args.output}")
     return 0
 
 
@@ -322,7 +220,7 @@ def _run_plot(args) -> int:
     from tablegen.lookup.plot import plot_critical_values  # matplotlib is optional
 
     with image_errors("-o", args.output):
-        plot_critical_values(_finished_table(args.store), args.metric, args.C, args.alpha, args.kind, args.output,
+        plot_critical_values(_finished_table(args), args.metric, args.C, args.alpha, args.kind, args.output,
                              args.values)
     print(f"wrote {args.output}")
     return 0
@@ -358,8 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     _plot_parser(sub)
     _info_parser(sub)
     _verify_parser(sub)
-    _run_parser(sub)
-    _simulate_parser(sub)
+    add_run_parsers(sub)
     _verbose_everywhere(sub)
     return parser
 
@@ -389,7 +286,7 @@ def main(argv=None) -> int:
     try:
         commands = {**LOOKUP_RUNNERS, "topk": run_topk,
                     "compare": run_compare, "export": _run_export, "plot": _run_plot, "info": _run_info,
-                    "verify": _run_verify, "run": _run_run, "simulate": _run_simulate}
+                    "verify": _run_verify, **RUN_RUNNERS}
         return commands[args.command](args)
     except TablegenInputError as error:  # the library names Python arguments; say the options here
         message = re.sub(r"method='(\w+)'", r"--method \1", str(error))

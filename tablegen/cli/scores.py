@@ -16,6 +16,7 @@ import json
 
 import numpy as np
 
+from tablegen.cli.options import table_for
 from tablegen.errors import TablegenInputError
 
 _SINGLE_FORM = ("metric", "score", "P", "N", "C")
@@ -100,8 +101,9 @@ def run_scores(args) -> int:
     from tablegen.compare.from_scores import significance_test_from_scores
 
     labels, scores = read_predictions(args.scores_file, args.label_column)
+    table = args.table if args.storage_options is None else table_for(args)
     result = significance_test_from_scores(labels, scores, metrics=args.metrics, C=args.C, alpha=args.alpha,
                                            positive_label=args.positive_label, method=args.method, R=args.R,
-                                           seed=args.seed, table=args.table)
+                                           seed=args.seed, table=table)
     print(json.dumps(result.to_dict(), indent=2) if args.json else format_scores_result(result))
     return 0

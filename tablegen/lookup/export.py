@@ -84,6 +84,27 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float = 0.01, values
                              "replicates": table.ds.attrs.get("replicates")})
 
 
+def grid_to_dict(grid: xr.Dataset) -> dict:
+    """An :func:`appendix_grid` as JSON-ready values (``tablegen export --json`` prints it).
+
+    ``value[i][j]`` is the critical value at ``P[i]``, ``N[j]`` (``None`` where the grid is empty) and
+    ``exact[i][j]`` whether it is an exact value; the grid's attributes (metric, C, alpha, values,
+    source, replicates) come first.
+
+    Examples
+    --------
+    >>> from tablegen.lookup.table import open_table
+    >>> record = grid_to_dict(appendix_grid(open_table(), "best_accuracy", C=10))
+    >>> record["P"][0], record["N"][0], record["value"][0][0], record["exact"][0][0]
+    (20, 20, 0.775, True)
+    """
+    value = np.asarray(grid.value.values, dtype=float)
+    return {**{k: (v.item() if isinstance(v, np.generic) else v) for k, v in grid.attrs.items()},
+            "P": [int(p) for p in grid.P.values], "N": [int(n) for n in grid.N.values],
+            "value": [[float(v) if np.isfinite(v) else None for v in row] for row in value],
+            "exact": np.asarray(grid.exact.values, dtype=bool).tolist()}
+
+
 def _cell_text(value: float, exact: bool, digits: int, mark_estimates: bool) -> str:
     if not np.isfinite(value):
         return "–"

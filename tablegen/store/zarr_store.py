@@ -56,8 +56,8 @@ CREATING_SUFFIX = ".creating"
 
 def store_exists(url: str, storage_options: dict | None = None) -> bool:
     """Whether ``url`` already holds a Zarr group (finished or not)."""
-    fs, root = store_fs(url, storage_options)
     try:
+        fs, root = store_fs(url, storage_options)
         return fs.exists(f"{root}/zarr.json")
     except (PermissionError, NotADirectoryError, OSError) as error:
         raise StoreError(f"store {url!r} cannot be read ({getattr(error, 'strerror', None) or error})") from None
@@ -72,10 +72,9 @@ def store_state(url: str, storage_options: dict | None = None) -> str:
     >>> store_state(bundled_table_path())
     'ready'
     """
-    fs, root = store_fs(url, storage_options)
-    marker = fs.exists(f"{root}{CREATING_SUFFIX}")
-    if not store_exists(url, storage_options):
-        return "unfinished" if marker else "absent"
+    if not store_exists(url, storage_options):  # first: a store that cannot be reached is named here
+        fs, root = store_fs(url, storage_options)
+        return "unfinished" if fs.exists(f"{root}{CREATING_SUFFIX}") else "absent"
     group = open_group(url, storage_options, "r")
     attrs = group.attrs.asdict()
     if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") == SCHEMA_VERSION \
@@ -127,18 +126,19 @@ def _remove_unfinished(config) -> None:
         fs.rm(root, recursive=True)
 
 
-def create_store(config, command: str = "") -> None:
+def create_store(config, command: str = "", state: str | None = None) -> None:
     """Write the schema, coordinates, provenance attributes and manifest record of ``config``'s store; no data.
 
     An unfinished template (creation interrupted) is removed and written again.  Call it holding the
-    store's lock.
+    store's lock.  ``state`` is the store's :func:`store_state` if the caller has just read it under
+    that lock (it is read here otherwise).
 
     Raises
     ------
     StoreError
         If the store already exists (resume it instead) or cannot be written there.
     """
-    state = store_state(config.store_url, config.storage_options)
+    state = store_state(config.store_url, config.storage_options) if state is None else state
     if state == "ready":
         raise StoreError(f"store {config.store_url!r} already exists")
     fs, root = store_fs(config.store_url, config.storage_options)

@@ -1,0 +1,66 @@
+"""Options shared by the commands that open a store: ``--storage-options``.
+
+``--storage-options '{"anon": true}'`` is a JSON object handed to fsspec (through
+:func:`tablegen.lookup.table.open_table`, :func:`tablegen.store.open_store` or :func:`tablegen.batch.job.run`)
+when the store is opened: credentials, anonymous access, endpoints of an object store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from tablegen.errors import TablegenInputError
+
+
+def storage_options_argument(parser: argparse.ArgumentParser) -> None:
+    """Add ``--storage-options JSON`` to ``parser`` (parsed by :func:`storage_options_from`)."""
+    parser.add_argument("--storage-options", default=None, metavar="JSON",
+                        help="fsspec options of the store as a JSON object, e.g. '{\"anon\": true}' "
+                             "(default: none)")
+
+
+def parse_storage_options(text: str | None) -> dict | None:
+    """The ``--storage-options`` text as a dict (None if not given).
+
+    Raises
+    ------
+    TablegenInputError
+        If the text is not JSON, or not a JSON object; the message names ``--storage-options``.
+
+    Examples
+    --------
+    >>> parse_storage_options('{"anon": true}')
+    {'anon': True}
+    >>> parse_storage_options("[1]")
+    Traceback (most recent call last):
+    ...
+    tablegen.errors.TablegenInputError: --storage-options must be a JSON object such as '{"anon": true}', got a list
+    """
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise TablegenInputError(f"--storage-options is not valid JSON ({error}): {text!r}") from None
+    if not isinstance(value, dict):
+        raise TablegenInputError("--storage-options must be a JSON object such as '{\"anon\": true}', "
+                                 f"got a {type(value).__name__}")
+    return value
+
+
+def storage_options_from(args: argparse.Namespace) -> dict | None:
+    """The parsed ``--storage-options`` of ``args`` (None if the command has no such option or it is not given)."""
+    return parse_storage_options(getattr(args, "storage_options", None))
+
+
+def table_for(args: argparse.Namespace):
+    """The ``--table`` store of a lookup command, opened with its ``--storage-options`` (None: the bundled
+    table).  Unfinished stores open too: a lookup in an unfinished cell names the cell."""
+    if args.table is None:
+        if getattr(args, "storage_options", None) is not None:
+            raise TablegenInputError("--storage-options applies to a --table store; give --table too")
+        return None
+    from tablegen.lookup.table import open_table
+
+    return open_table(args.table, storage_options=storage_options_from(args), allow_incomplete=True)

@@ -1,0 +1,162 @@
+"""``tablegen run`` (a batch job into a store) and ``tablegen simulate`` (one cell, printed).
+
+The command-line side of :func:`tablegen.batch.job.run` and :func:`tablegen.compute.cell.simulate_cell`.
+With ``--json`` each prints what its function returned as JSON on stdout and nothing else (the plan,
+the dashboard link and progress go to stderr).  Registered by :mod:`tablegen.cli.main`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+
+from tablegen.batch.config import EXECUTORS
+from tablegen.cli.options import storage_options_argument, storage_options_from
+from tablegen.cli.progress import ProgressLine, RunProgress
+from tablegen.compute.metrics import known_metrics_text
+
+
+def add_run_parsers(sub) -> None:
+    """Add ``run`` and ``simulate`` (their run functions are :data:`RUNNERS`)."""
+    _run_parser(sub)
+    _simulate_parser(sub)
+
+
+def _simulate_parser(sub) -> None:
+    p = sub.add_parser("simulate", help="Monte Carlo critical values of one (P, N) cell, beside exact values")
+    p.add_argument("--P", type=int, required=True, help="positives in the test set")
+    p.add_argument("--N", type=int, required=True, help="negatives in the test set")
+    p.add_argument("--R", type=int, default=None,
+                   help="random rankings (default: about 5 s of simulation on one core, at least 4x the minimum "
+                        "of every C and alpha, as for a simulated lookup: tablegen.lookup.api.simulation_replicates)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="root seed (default 2005, as for a simulated lookup: the same cell, the same answer)")
+    p.add_argument("--metrics", nargs="+", default=None, help=f"metrics (default all): {known_metrics_text()}")
+    p.add_argument("--C", type=int, nargs="+", default=[10, 100, 1000], help="numbers of competitors")
+    p.add_argument("--alpha", type=float, nargs="+", default=[0.01], help="significance levels")
+    p.add_argument("--no-exact", action="store_true", help="skip the exact values")
+    p.add_argument("--json", action="store_true", help="print the cell's values as JSON")
+
+
+def _format_cell(ds) -> str:
+    lines = [f"P = {int(ds.P)}, N = {int(ds.N)}, R = {int(ds.replicates):,}, seed = {ds.attrs['root_seed']}",
+             f"{'metric':<24}{'alpha':>7}{'C':>6}  {'critical value':>15}  {'95% CI':>21}  {'exact':>10}"]
+    for metric in ds.metric.values:
+        for alpha in ds.alpha.values:
+            for C in ds.C.values:
+                cell = ds.sel(metric=metric, alpha=alpha, C=C)
+                exact = float(cell.exact_critical_value)
+                lines.append(f"{metric:<24}{alpha:>7g}{C:>6}  {float(cell.critical_value):>15.6g}  "
+                             f"[{float(cell.ci_low):>9.6g}, {float(cell.ci_high):>9.6g}]  "
+                             f"{'-' if math.isnan(exact) else format(exact, '.6g'):>10}")
+    return "\n".join(lines)
+
+
+def _number(value) -> float | None:
+    """A float for JSON: NaN (no value) as null."""
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def cell_to_dict(ds) -> dict:
+    """One simulated cell as JSON-ready values: P, N, R, seed, then per (metric, alpha, C) the Monte Carlo
+    critical value, its 95% interval and the exact value (null where there is none), and the tail quantiles."""
+    values = [{"metric": str(metric), "alpha": float(alpha), "C": int(C),
+               "critical_value": _number(cell.critical_value), "ci_low": _number(cell.ci_low),
+               "ci_high": _number(cell.ci_high), "exact_critical_value": _number(cell.exact_critical_value)}
+              for metric in ds.metric.values for alpha in ds.alpha.values for C in ds.C.values
+              for cell in [ds.sel(metric=metric, alpha=alpha, C=C)]]
+    tails = {str(metric): [_number(v) for v in ds.tail_quantile.sel(metric=metric).values]
+             for metric in ds.metric.values}
+    return {"P": int(ds.P), "N": int(ds.N), "R": int(ds.replicates), "seed": ds.attrs["root_seed"],
+            "values": values, "tail_probability": [float(t) for t in ds.tail_probability.values],
+            "tail_quantile": tails}
+
+
+def _run_simulate(args) -> int:
+    from tablegen import simulate_cell  # the public facade: the cell engine's labelled front
+
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.lookup.api import simulation_replicates
+
+    start = time.perf_counter()
+    R = args.R if args.R is not None else max(simulation_replicates(args.P, args.N, C, alpha)
+                                              for C in args.C for alpha in args.alpha)
+    ds = simulate_cell(args.P, args.N, R, DEFAULT_SEED if args.seed is None else args.seed, args.metrics, args.C,
+                       args.alpha, exact=not args.no_exact, progress=ProgressLine())
+    if args.json:
+        print(json.dumps(cell_to_dict(ds), indent=2))
+        return 0
+    print(_format_cell(ds))
+    seconds = time.perf_counter() - start
+    print(f"{seconds:.1f} s wall, {R * (args.P + args.N) / seconds / 1e6:,.0f} M element-steps/s "
+          "(simulation and exact values together)")
+    return 0
+
+
+def _run_parser(sub) -> None:
+    p = sub.add_parser("run", help="run or resume a batch job (config in YAML) into a Zarr store")
+    p.add_argument("config", help="job config (YAML), e.g. configs/laptop.yaml")
+    p.add_argument("--store", default=None, help="store path or fsspec URL (default: the config's)")
+    storage_options_argument(p)
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, default=None, help="LocalCluster worker processes (1 thread each)")
+    where.add_argument("--scheduler-address", default=None, help="attach to a running dask scheduler")
+    where.add_argument("--scheduler-file", default=None, help="attach via a dask scheduler file")
+    p.add_argument("--executor", choices=EXECUTORS, default="dask",
+                   help="dask (default) or serial (all tasks in this process, no cluster)")
+    p.add_argument("--device", choices=("cpu", "cuda", "auto"), default=None,
+                   help="score rankings on CPUs or GPUs (one dask worker per GPU); same store bit for bit "
+                        "(default: the config's device field, else cpu)")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and its estimated cost; write nothing")
+    p.add_argument("--break-lock", action="store_true",
+                   help="take over a lock left by a run on another host (after checking it is dead); a live "
+                        "run's lock is never broken")
+    p.add_argument("--worker-grace", type=float, default=None, metavar="SECONDS",
+                   help="stop (exit code 4, lock released, resumable) after this long without any dask worker "
+                        "(default: the config's cluster.worker_grace, else 300)")
+    p.add_argument("--json", action="store_true",
+                   help="print the run's summary (with --dry-run: the plan's totals) as JSON on stdout; the plan "
+                        "and progress go to stderr")
+
+
+def plan_to_dict(plan) -> dict:
+    """A plan's totals as JSON-ready values (``tablegen run --dry-run --json``)."""
+    return {"cells": plan.cells, "cells_done": plan.cells_done, "cells_remaining": plan.cells_remaining,
+            "chunks": len(plan.chunks), "chunks_remaining": len(plan.remaining),
+            "core_seconds": plan.core_seconds, "core_seconds_remaining": plan.core_seconds_remaining}
+
+
+def _run_run(args) -> int:
+    from tablegen.batch.config import load_config
+    from tablegen.batch.job import dry_run_plan, resolve_config, run
+    from tablegen.batch.plan import format_plan
+
+    config = resolve_config(load_config(args.config), store_url=args.store, workers=args.workers,
+                            scheduler_address=args.scheduler_address, scheduler_file=args.scheduler_file,
+                            device=args.device, storage_options=storage_options_from(args))
+    text = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
+    if args.dry_run:
+        plan = dry_run_plan(config)
+        print(format_plan(config, plan), file=text)
+        if args.json:
+            print(json.dumps(plan_to_dict(plan), indent=2))
+        return 0
+    progress = {}
+
+    def show_plan(plan) -> None:  # called once the store is locked and inspected: one plan per run
+        print(format_plan(config, plan), file=text, flush=True)
+        progress["line"] = RunProgress(config, plan)
+
+    summary = run(config, executor=args.executor, command=" ".join(["tablegen", *args.argv]),
+                  break_lock=args.break_lock, progress=lambda *a: progress["line"](*a),
+                  worker_grace=args.worker_grace, on_plan=show_plan,
+                  on_client=lambda client: print(f"dask dashboard: {client.dashboard_link}", file=text, flush=True))
+    print(json.dumps(summary.to_dict(), indent=2) if args.json else summary)
+    return 0
+
+
+#: Command -> the function that runs it (returns the exit code).
+RUNNERS = {"run": _run_run, "simulate": _run_simulate}
