@@ -7,6 +7,8 @@ back and checked.  The committed notebooks must carry no outputs.
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -15,6 +17,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+import tablegen
 from tablegen.batch.config import config_from_mapping
 from tablegen.compute.exact import exact_critical_value
 from tablegen.batch.job import run
@@ -76,6 +79,25 @@ def test_first_code_cell_is_the_store_parameter(name):
     first = next(c for c in nb.cells if c.cell_type == "code")
     assert "parameters" in first.metadata.get("tags", [])
     assert re.search(r"^STORE = None\b", first.source, flags=re.M)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_tablegen_name_a_notebook_uses_exists(name):
+    """The fast loop's guard for the slow runs below: each ``from tablegen... import x`` and each
+    ``tablegen.x`` a notebook uses resolves (a moved module or renamed function fails here)."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    tree = ast.parse("\n".join(c.source for c in nb.cells if c.cell_type == "code"))
+    used = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] == "tablegen":
+            module = importlib.import_module(node.module)
+            missing = [a.name for a in node.names if not hasattr(module, a.name)]
+            assert not missing, f"{name}: {node.module} has no {missing}"
+            used += len(node.names)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "tablegen":
+            assert hasattr(tablegen, node.attr), f"{name}: tablegen has no {node.attr}"
+            used += 1
+    assert used, f"{name} uses no tablegen name"
 
 
 # -- running them -------------------------------------------------------------------------------

@@ -26,12 +26,20 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tablegen.compare.results_table import results_table
 from tablegen.compute.validation import check_alpha
 from tablegen.errors import TablegenInputError
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Sequence
+
+    from matplotlib.figure import Figure
+    from numpy.typing import ArrayLike
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +90,7 @@ class PairwiseComparison:
     ties: int
 
 
-def adjust_p_values(p_values, correction: str = "holm") -> np.ndarray:
+def adjust_p_values(p_values: ArrayLike, correction: str = "holm") -> np.ndarray:
     """Family-wise adjusted p-values: Holm's step-down method or Bonferroni.
 
     Bonferroni: min(1, K p).  Holm: sort ascending, p_(i) -> max_{j <= i} min(1, (K − j + 1) p_(j)).
@@ -220,7 +228,7 @@ class AcrossDatasetsResult:
         """Algorithms from the best mean rank to the worst."""
         return sorted(self.algorithms, key=lambda a: (self.mean_ranks[a], self.algorithms.index(a)))
 
-    def adjusted_p_matrix(self, order=None) -> np.ndarray:
+    def adjusted_p_matrix(self, order: Sequence[str] | None = None) -> np.ndarray:
         """(m, m) adjusted p-values of the pairwise test (NaN on the diagonal), rows in ``order``."""
         order = list(order or self.algorithms)
         where = {a: i for i, a in enumerate(order)}
@@ -263,7 +271,7 @@ class AcrossDatasetsResult:
                 "mean_ranks_posthoc": None if self.mean_ranks_posthoc is None
                 else [c.to_dict() for c in self.mean_ranks_posthoc]}
 
-    def plot(self, path=None):
+    def plot(self, path: str | os.PathLike[str] | None = None) -> Figure:
         """The pairwise picture (:func:`tablegen.compare.plot.plot_across_datasets`); needs matplotlib."""
         from tablegen.compare.plot import plot_across_datasets
 
@@ -281,8 +289,9 @@ def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc
     return check_alpha("alpha", alpha)
 
 
-def across_datasets(scores, higher_is_better=True, test="wilcoxon", correction="holm", alpha=0.05,
-                    mean_ranks_posthoc=False) -> AcrossDatasetsResult:
+def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better: bool = True, test: str = "wilcoxon",
+                    correction: str = "holm", alpha: float = 0.05,
+                    mean_ranks_posthoc: bool = False) -> AcrossDatasetsResult:
     """Compare m algorithms on n data sets: Friedman, then every pair with family-wise error control.
 
     Parameters

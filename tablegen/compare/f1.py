@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -42,6 +43,13 @@ from tablegen.compare.f1_results import EtaInfo, F1Comparison, F1Posterior
 from tablegen.compare.f1_sampler import macro_draws, micro_draws
 from tablegen.compare.f1_summary import decide, observed_f1, savage_dickey, summarize, summarize_delta
 from tablegen.compare.f1_validation import validate_f1_posterior_args, validate_f1_score_args
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from numpy.typing import ArrayLike
+
+    from tablegen.compare.f1_validation import F1Prior
 
 logger = logging.getLogger(__name__)
 
@@ -120,9 +128,11 @@ def prior_delta_draws(m: int, average: str, beta: float, alpha: tuple[float, flo
     return delta
 
 
-def f1_posterior(confusion_a, confusion_b, average: str = "macro", rope=0.005, samples: int = 50_000,
-                 seed: int | None = None, prior=None, *, mu: str = "joint", prior_samples: int = DEFAULT_PRIOR_SAMPLES,
-                 credible_mass: float = 0.95, eta_grid: int = DEFAULT_GRID) -> F1Comparison:
+def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = "macro",
+                 rope: float | tuple[float, float] = 0.005, samples: int = 50_000, seed: int | None = None,
+                 prior: F1Prior | Mapping[str, object] | None = None, *, mu: str = "joint",
+                 prior_samples: int = DEFAULT_PRIOR_SAMPLES, credible_mass: float = 0.95,
+                 eta_grid: int = DEFAULT_GRID) -> F1Comparison:
     """Posterior of δ = ψ_A − ψ_B, the difference of two classifiers' average F1 on one test set.
 
     Parameters
@@ -201,8 +211,9 @@ def f1_posterior(confusion_a, confusion_b, average: str = "macro", rope=0.005, s
                         summary, savage_dickey(delta, prior_delta), decision, delta, prior_delta)
 
 
-def f1_score_posterior(confusion, average: str = "macro", samples: int = 50_000, seed: int | None = None,
-                       prior=None, *, credible_mass: float = 0.95, eta_grid: int = DEFAULT_GRID) -> F1Posterior:
+def f1_score_posterior(confusion: ArrayLike, average: str = "macro", samples: int = 50_000, seed: int | None = None,
+                       prior: F1Prior | Mapping[str, object] | None = None, *, credible_mass: float = 0.95,
+                       eta_grid: int = DEFAULT_GRID) -> F1Posterior:
     """Posterior of one classifier's average F1 ψ (the model of :func:`f1_posterior`), with its HDI.
 
     Parameters

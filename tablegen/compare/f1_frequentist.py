@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -29,6 +30,9 @@ from scipy import stats
 from tablegen.compare.f1_summary import per_class_f1
 from tablegen.compare.f1_validation import check_confusion
 from tablegen.errors import TablegenInputError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 #: Per-class F1 differences at most this far from 0 count as ties (F1 values are ratios of counts).
 TIE_TOLERANCE = 1e-12
@@ -149,7 +153,8 @@ class FrequentistTests:
         return "\n".join(lines)
 
 
-def f1_frequentist_tests(confusion_a, confusion_b, *, y_true=None, y_pred_a=None, y_pred_b=None) -> FrequentistTests:
+def f1_frequentist_tests(confusion_a: ArrayLike, confusion_b: ArrayLike, *, y_true: ArrayLike | None = None,
+                         y_pred_a: ArrayLike | None = None, y_pred_b: ArrayLike | None = None) -> FrequentistTests:
     """Micro and macro sign tests, micro proportions test and macro paired t-test of A against B.
 
     Parameters

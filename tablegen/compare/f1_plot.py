@@ -5,10 +5,19 @@ Needs matplotlib (``pip install 'tablegen[plots]'``); the error says so when it 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from tablegen.compare.f1_summary import decision_text
 from tablegen.lookup.figures import pyplot, saved
+
+if TYPE_CHECKING:
+    import os
+
+    from matplotlib.figure import Figure
+
+    from tablegen.compare.f1_results import F1Comparison
 
 
 def _shares_text(result) -> str:
@@ -18,7 +27,8 @@ def _shares_text(result) -> str:
             f"right of ROPE  {s.right_of_rope:7.2%}\n{result.bayes_factor.text().split(' (')[0]}")
 
 
-def plot_f1_comparison(result, path=None, labels=("A", "B")):
+def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None = None,
+                       labels: tuple[str, str] = ("A", "B")) -> Figure:
     """Draw δ's posterior density with its HDI, the ROPE, 0 and the decision in the title.
 
     Parameters

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tablegen.compare.f1_summary import DeltaSummary, SavageDickey, Summary, decision_text
 from tablegen.compare.f1_validation import F1Prior
+
+if TYPE_CHECKING:
+    import os
+
+    from matplotlib.figure import Figure
 
 _WHERE = {"≈": "inside the ROPE", "≫": "wholly right of the ROPE", "≪": "wholly left of the ROPE",
           ">": "overlapping the ROPE", "<": "overlapping the ROPE", "?": "overlapping the ROPE"}
@@ -106,7 +112,7 @@ class F1Comparison:
                                  "posterior_density": asdict(bf.posterior), "prior_density": asdict(bf.prior)},
                 "a": self.a.to_dict(), "b": self.b.to_dict(), "sentence": self.sentence()}
 
-    def sentence(self, names=("A", "B")) -> str:
+    def sentence(self, names: tuple[str, str] = ("A", "B")) -> str:
         """The answer in words, the classifiers called ``names``."""
         s, d, (a, b) = self.summary, self.decision, names
         side = (f"Pr(δ < 0) = {_share(s.below_zero, self.samples)}" if d in "<≪"
@@ -116,7 +122,7 @@ class F1Comparison:
                 f"{s.hdi_mass:.0%} HDI [{s.hdi_low:+.4f}, {s.hdi_high:+.4f}], {_WHERE[d]} ({self.rope[0]:+g}, "
                 f"{self.rope[1]:+g}); {side}; {self.bayes_factor.text()}. {_first_upper(decision_text(d, a, b))}.")
 
-    def table(self, names=("A", "B")) -> str:
+    def table(self, names: tuple[str, str] = ("A", "B")) -> str:
         """The paper's Table IV layout: ψ of each classifier and δ, then the Bayes factor and the decision."""
         n, width = self.samples, max(6, *(len(x) + 4 for x in names))
         lines = [f"{'':{width}}{'observed':>10}{'mean':>10}{'sd':>9}{'MC error':>10}  "
@@ -135,7 +141,7 @@ class F1Comparison:
         lines.append(f"decision: {names[0]} {self.decision} {names[1]} ({decision_text(self.decision, *names)})")
         return "\n".join(lines)
 
-    def plot(self, path=None, labels=("A", "B")):
+    def plot(self, path: str | os.PathLike[str] | None = None, labels: tuple[str, str] = ("A", "B")) -> Figure:
         """δ's posterior, its HDI, the ROPE and the decision (:func:`tablegen.compare.f1_plot.plot_f1_comparison`)."""
         from tablegen.compare.f1_plot import plot_f1_comparison  # matplotlib is optional
 

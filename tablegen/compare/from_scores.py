@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,6 +36,13 @@ from tablegen.compute.metrics_from_scores import (BASE_SCORE_METRICS, check_bina
                                           metric_from_groups, threshold_groups)
 from tablegen.compute.validation import check_alpha, check_integer
 from tablegen.errors import TablegenInputError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from tablegen.lookup.table import Table
 
 logger = logging.getLogger(__name__)
 
@@ -187,8 +195,10 @@ def _values(metric: str, groups: dict) -> dict[str, float]:
     return values
 
 
-def significance_test_from_scores(labels, scores, metrics=None, C=None, alpha=0.01, positive_label=None,
-                                  method="auto", R=None, seed=None, table=None) -> FromScoresResult:
+def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike],
+                                  metrics: Sequence[str] | None = None, C: int | None = None, alpha: float = 0.01,
+                                  positive_label: object = None, method: str = "auto", R: int | None = None,
+                                  seed: int | None = None, table: Table | str | None = None) -> FromScoresResult:
     """Is the best of your models better than the best of C models that learned nothing?
 
     Parameters

@@ -13,6 +13,7 @@ the crossover point where it first beats the bound at two consecutive k.  Conven
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +21,9 @@ from tablegen.compute.limits import check_memory, topk_memory
 from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import check_alpha, check_integer
 from tablegen.errors import TablegenInputError
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 VARIANTS = ("discrete", "interpolated", "binomial")
 #: Consecutive k at which the curve must beat the bound for a crossover.
@@ -193,7 +197,7 @@ def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: floa
                       k * P / (P + N), lower)
 
 
-def topk_test(observed, P: int, N: int, *, C: int = 1, alpha: float = 0.01,
+def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float = 0.01,
               variant: str = "discrete") -> TopKTest:
     """Test a curve of positives in the top k, k = 1..K, against random rankings.
 

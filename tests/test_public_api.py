@@ -1,0 +1,104 @@
+"""The public API is typed and documented (issue 15 item 5): every name of ``tablegen``'s ``_PUBLIC``
+map and of ``tablegen.compare`` has annotations on each parameter and on the return (functions and
+public methods of classes), and a numpydoc docstring with an Examples section.
+
+``GAPS`` lists what is still missing, name by name, as strict expected failures: completing one
+makes its test pass unexpectedly, which fails until the entry is removed, so the list only shrinks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+import tablegen
+import tablegen.compare
+
+PUBLIC = sorted([("tablegen", name) for name in tablegen._PUBLIC]
+                + [("tablegen.compare", name) for name in tablegen.compare.__all__])
+
+#: (module, name) -> what it lacks (in files other sessions own; see the issue 15 note)
+GAPS = {
+    ("tablegen", "critical_value"): "parameter annotations (lookup/api.py)",
+    ("tablegen", "p_value"): "parameter annotations (lookup/api.py)",
+    ("tablegen", "significance_test"): "parameter annotations (lookup/api.py)",
+    ("tablegen", "load_config"): "parameter annotations (batch/config.py)",
+    ("tablegen", "run"): "an Examples section, client's annotation (batch/job.py)",
+    ("tablegen", "open_table"): "parameter annotations (lookup/table.py)",
+    ("tablegen", "Table"): "an Examples section, method annotations (lookup/table.py)",
+    ("tablegen", "JobConfig"): "an Examples section (batch/config.py)",
+    ("tablegen", "Answer"): "an Examples section (lookup/answers.py)",
+    ("tablegen", "SignificanceResult"): "an Examples section (lookup/answers.py)",
+    ("tablegen", "TablegenInputError"): "an Examples section (errors.py)",
+    ("tablegen", "TopKBounds"): "an Examples section (lookup/topk.py)",
+    ("tablegen", "TopKTest"): "an Examples section (lookup/topk.py)",
+    ("tablegen", "topk_test"): "an Examples section (lookup/topk.py)",
+    ("tablegen.compare", "AcrossDatasetsResult"): "an Examples section (compare/datasets.py)",
+    ("tablegen.compare", "F1Comparison"): "an Examples section (compare/f1_results.py)",
+    ("tablegen.compare", "F1Posterior"): "an Examples section (compare/f1_results.py)",
+    ("tablegen.compare", "FrequentistTests"): "an Examples section (compare/f1_frequentist.py)",
+    ("tablegen.compare", "FromScoresResult"): "an Examples section (compare/from_scores.py)",
+}
+
+
+def signatures(obj) -> list[tuple[str, inspect.Signature]]:
+    """The signatures to check: a function's own; a class's constructor (dataclass fields or its
+    ``__init__``) and each public method it defines."""
+    if not inspect.isclass(obj):
+        return [(obj.__name__, inspect.signature(obj))]
+    found = []
+    if "__init__" in vars(obj) and not issubclass(obj, BaseException):
+        found.append((f"{obj.__name__}.__init__", inspect.signature(obj.__init__)))
+    for name, member in vars(obj).items():
+        if not name.startswith("_") and inspect.isfunction(member):
+            found.append((f"{obj.__name__}.{name}", inspect.signature(member)))
+    return found
+
+
+def problems(obj) -> list[str]:
+    """What ``obj`` lacks: parameter or return annotations, a docstring Examples section."""
+    found = []
+    for where, signature in signatures(obj):
+        bare = [p.name for p in signature.parameters.values()
+                if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty]
+        if bare:
+            found.append(f"{where}: parameters {bare} not annotated")
+        if signature.return_annotation is inspect.Signature.empty and not where.endswith("__init__"):
+            found.append(f"{where}: return not annotated")
+    if not re.search(r"^Examples\n--------$", inspect.getdoc(obj) or "", flags=re.M):
+        found.append(f"{getattr(obj, '__name__', obj)}: no numpydoc Examples section")
+    return found
+
+
+@pytest.mark.parametrize("module, name", [
+    pytest.param(module, name, marks=pytest.mark.xfail(reason=GAPS[(module, name)], strict=True))
+    if (module, name) in GAPS else (module, name) for module, name in PUBLIC])
+def test_public_name_is_annotated_and_has_examples(module, name):
+    obj = getattr(importlib.import_module(module), name)
+    assert not problems(obj), problems(obj)
+
+
+def test_gaps_name_only_public_names():
+    assert set(GAPS) <= set(PUBLIC)
+
+
+def test_the_check_finds_what_is_missing():
+    def bare(x, y: int = 1):
+        """No examples here."""
+
+    def typed(x: int) -> int:
+        """Typed.
+
+        Examples
+        --------
+        >>> typed(1)
+        1
+        """
+        return x
+
+    assert problems(bare) == ["bare: parameters ['x'] not annotated", "bare: return not annotated",
+                              "bare: no numpydoc Examples section"]
+    assert problems(typed) == []
