@@ -102,15 +102,16 @@ test_generated_configs, test_generated_configs_many = _budgets(_config_case, dat
 
 
 def _yaml_case(text, workdir):
-    from tablegen.batch.config import load_config
+    from tablegen.batch.config import JobConfig, load_config
 
     path = workdir / "fuzz.yaml"
     path.write_bytes(text)
     with bounded():
         try:
-            load_config(path)
+            config = load_config(path)
         except TablegenInputError:
-            pass
+            return  # refused with the input error, nothing else
+    assert isinstance(config, JobConfig) and config.replicates >= 1  # bytes that parse give a checked config
 
 
 test_generated_config_files, test_generated_config_files_many = _budgets(_yaml_case, text=st.binary(max_size=200))
