@@ -148,13 +148,13 @@ def _store_argument(p, required=False) -> None:
 
 
 def _open(args, allow_incomplete=True):
-    """The command's store (its --storage-options applied), for lookups and reports."""
+    """The command's store (its --storage-options applied), opened afresh: a report on the store as it is now."""
     from tablegen.lookup.table import open_table
 
     options = storage_options_from(args)
     if options is not None and args.store is None:
         raise TablegenInputError("--storage-options applies to a store given by path or URL; give the store too")
-    return open_table(args.store, storage_options=options, allow_incomplete=allow_incomplete)
+    return open_table(args.store, storage_options=options, allow_incomplete=allow_incomplete, reuse=False)
 
 
 def _finished_table(args):

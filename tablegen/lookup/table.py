@@ -14,7 +14,9 @@ with ``bound="<"`` as the upper end of its 95% interval), never a point interpol
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import OrderedDict
 
 import numpy as np
 import xarray as xr
@@ -23,7 +25,7 @@ from tablegen.lookup.answers import Answer, SignificanceResult, verdict  # noqa:
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
-from tablegen.store.zarr_store import open_store
+from tablegen.store.zarr_store import open_store_group
 from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.compute.validation import (check_alpha, check_integer_array, check_metric, check_real_array,
                                          check_scores_in_range)
@@ -52,9 +54,10 @@ class Table:
         The store's path or URL (``"bundled table"`` for the package's own).
     """
 
-    def __init__(self, ds: xr.Dataset, source: str, url: str | None = None, storage_options: dict | None = None):
+    def __init__(self, ds: xr.Dataset, source: str, url: str | None = None, storage_options: dict | None = None,
+                 group=None):
         self.ds, self.source = ds, source
-        self._reader = None if url is None else _ChunkReader(url, storage_options, source)
+        self._reader = None if url is None else _ChunkReader(url, storage_options, source, group)
         self._P, self._N = ds.P.values, ds.N.values
         self._C, self._alpha = ds.C.values, ds.alpha.values
         self._metrics = [str(m) for m in ds.metric.values]
@@ -256,10 +259,10 @@ class Table:
 class _ChunkReader:
     """Reads a store's variables for lookups and remembers which chunks are missing or undecodable."""
 
-    def __init__(self, url: str, storage_options: dict | None, source: str):
+    def __init__(self, url: str, storage_options: dict | None, source: str, group=None):
         from tablegen.store.schema import open_group, store_fs
 
-        self.group = open_group(url, storage_options, "r")
+        self.group = open_group(url, storage_options, "r") if group is None else group
         self.fs, self.root = store_fs(url, storage_options)
         self.source, self.damaged = source, {}
         from tablegen.store.integrity import written_regions
@@ -286,8 +289,23 @@ class _ChunkReader:
                                       "recomputes them")
 
 
-def open_table(path=None, storage_options=None, allow_incomplete=False) -> Table:
+#: Tables opened by :func:`open_table`, most recent last: (URL, storage options) -> (fingerprint, Table).
+_OPENED: OrderedDict = OrderedDict()
+#: How many finished stores :func:`open_table` keeps open.
+OPEN_TABLES = 8
+
+
+def open_table(path=None, storage_options=None, allow_incomplete=False, reuse=True) -> Table:
     """Open a tablegen store for lookups; ``None`` opens the table bundled with the package.
+
+    A finished store is opened once and kept (up to :data:`OPEN_TABLES` of them, keyed by URL and
+    storage options): repeated lookups in the same store, such as ``tablegen.critical_value(...,
+    table="x.zarr")`` in a loop, reuse it.  Each call still reads the store's root metadata and
+    manifest header (two small files) and opens the store afresh if either changed: whatever
+    tablegen writes into a store (written again, resumed, repaired) changes them, so a kept table
+    never answers from replaced data.  A chunk damaged behind tablegen's back is not seen by a kept
+    table that has already read it (it answers with the values as written); reports on the store
+    itself (``tablegen verify``, ``info``, ``export``, ``plot``) pass ``reuse=False``.
 
     Parameters
     ----------
@@ -298,6 +316,9 @@ def open_table(path=None, storage_options=None, allow_incomplete=False) -> Table
         fsspec options for a remote store.
     allow_incomplete : bool
         Open a store whose job has not finished (lookups in unfinished cells still fail).
+    reuse : bool
+        Return the table kept open for this store if it is unchanged (default); False opens the store
+        afresh (and keeps that one).
 
     Raises
     ------
@@ -309,13 +330,45 @@ def open_table(path=None, storage_options=None, allow_incomplete=False) -> Table
     >>> table = open_table()
     >>> table.ds.attrs["replicates"], table.ds.attrs["command"]
     (10000000, 'tablegen run configs/paper.yaml')
+    >>> open_table() is table  # kept open
+    True
     """
     source = "bundled table" if path is None else str(path)
     url = bundled_table_path() if path is None else str(path)
-    ds = open_store(url, storage_options)
+    key = (url, json.dumps(storage_options or {}, sort_keys=True, default=repr))
+    fingerprint = _fingerprint(url, storage_options)
+    kept = _OPENED.get(key)
+    if reuse and kept is not None and fingerprint is not None and kept[0] == fingerprint \
+            and kept[1].source == source:
+        _OPENED.move_to_end(key)
+        return kept[1]
+    group, ds = open_store_group(url, storage_options)
     if not ds.attrs.get("complete") and not allow_incomplete:
         done = int(np.asarray(ds.done.values).sum())
         raise StoreError(f"{source} is incomplete ({done:,} of {ds.done.size:,} cells done); resume it with "
                          "`tablegen run CONFIG`, or pass allow_incomplete=True to look up the finished cells")
     checked = ds.attrs.get("schema_version") != 1  # version 1 stores have no checksums (read as they are)
-    return Table(ds, source, url=url if checked else None, storage_options=storage_options)
+    table = Table(ds, source, url=url if checked else None, storage_options=storage_options, group=group)
+    _OPENED.pop(key, None)
+    if ds.attrs.get("complete") and fingerprint is not None:  # an unfinished store changes as it runs: not kept
+        _OPENED[key] = (fingerprint, table)
+        while len(_OPENED) > OPEN_TABLES:
+            _OPENED.popitem(last=False)
+    return table
+
+
+def _fingerprint(url: str, storage_options: dict | None):
+    """What changes whenever a store is written: its root metadata and manifest header, bytes and times
+    (None if they cannot be read: the store is then opened afresh, and its opening names the problem)."""
+    from tablegen.store.schema import store_fs
+
+    try:
+        fs, root = store_fs(url, storage_options)
+        parts = []
+        for name in ("zarr.json", "manifest/zarr.json"):
+            path = f"{root}/{name}"
+            info = fs.info(path)
+            parts.append((fs.cat_file(path), info.get("mtime"), info.get("LastModified"), info.get("ETag")))
+        return repr(parts)
+    except Exception:  # noqa: BLE001 - any failure: no fingerprint, no reuse
+        return None

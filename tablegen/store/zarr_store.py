@@ -45,8 +45,8 @@ from tablegen.errors import StoreError, StoreIntegrityError
 
 __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VARIABLES", "StoreError",
            "StoreIntegrityError", "StoreLock", "check_integrity", "clear_regions", "create_store", "done_mask",
-           "mark_complete", "migrate_store", "open_store", "store_exists", "store_report", "store_state",
-           "verify_report", "write_chunk"]
+           "mark_complete", "migrate_store", "open_store", "open_store_group", "store_exists", "store_report",
+           "store_state", "verify_report", "write_chunk"]
 
 logger = logging.getLogger(__name__)
 
@@ -330,16 +330,31 @@ def open_store(url: str, storage_options: dict | None = None) -> xr.Dataset:
     >>> open_store(bundled_table_path()).attrs["complete"]
     True
     """
-    if store_state(url, storage_options) == "unfinished":
-        raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); "
-                         "the next `tablegen run` of its config writes it again")
-    group = open_group(url, storage_options, "r")
-    check_schema(group.attrs.asdict(), url, write=False)
-    if group.attrs.get("schema_version") != SCHEMA_VERSION:
-        logger.warning("store %s has schema version %s: no checksums or manifest, so damage cannot be detected; "
-                       "migrate it with tablegen.store.migrate_store", url, group.attrs.get("schema_version"))
+    return open_store_group(url, storage_options)[1]
+
+
+def open_store_group(url: str, storage_options: dict | None = None) -> tuple:
+    """(Zarr group, xarray Dataset) of a tablegen store, opened once: the Dataset reads through the group's
+    store, so the store's filesystem and root metadata are opened a single time.  Refuses as :func:`open_store`.
+    """
     try:
-        return xr.open_zarr(url, consolidated=False, storage_options=storage_options or None)
+        group = open_group(url, storage_options, "r")
+    except StoreIntegrityError:
+        raise
+    except StoreError:  # no group: an interrupted creation leaves only its marker
+        if store_state(url, storage_options) == "unfinished":
+            raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); "
+                             "the next `tablegen run` of its config writes it again") from None
+        raise
+    attrs = group.attrs.asdict()
+    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") == SCHEMA_VERSION:
+        _check_finished(group, url)
+    check_schema(attrs, url, write=False)
+    if attrs.get("schema_version") != SCHEMA_VERSION:
+        logger.warning("store %s has schema version %s: no checksums or manifest, so damage cannot be detected; "
+                       "migrate it with tablegen.store.migrate_store", url, attrs.get("schema_version"))
+    try:
+        return group, xr.open_zarr(group.store, consolidated=False, zarr_format=3)
     except Exception as error:  # noqa: BLE001 - an array's zarr.json damaged: name it, no traceback
         raise StoreIntegrityError(f"store {url!r}: its metadata cannot be read ({type(error).__name__}: {error}); "
                                   "run `tablegen verify` on it to see what is damaged") from None
