@@ -14,7 +14,7 @@ from jobtools import small_config
 from tablegen import TablegenInputError, critical_value, open_table, p_value, significance_test
 from tablegen.compute.mc import RNG_NAME
 from tablegen.batch.config import load_config
-from tablegen.compute.exact import exact_critical_value, exact_p_value
+from tablegen.compute.metrics import exact_critical_value, exact_p_value
 from tablegen.batch.job import run
 from tablegen.compute.stats import exceedance_bounds, tail_rank
 from tablegen.store.zarr_store import create_store

@@ -19,7 +19,7 @@ from nbclient import NotebookClient
 
 import tablegen
 from tablegen.batch.config import config_from_mapping
-from tablegen.compute.exact import exact_critical_value
+from tablegen.compute.metrics import exact_critical_value
 from tablegen.batch.job import run
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
