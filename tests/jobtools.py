@@ -11,7 +11,7 @@ import zarr
 from tablegen.batch.config import config_from_mapping
 
 #: Attributes that legitimately differ between two runs of the same job.
-RUN_ATTRIBUTES = {"created", "completed", "command"}
+RUN_ATTRIBUTES = {"created", "completed", "command", "history"}
 
 
 def small_config(store, **changes):

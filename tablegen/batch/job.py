@@ -33,6 +33,7 @@ from tablegen.batch.plan import Chunk, Plan, make_plan
 from tablegen.store.zarr_store import (
     DATA_VARIABLES,
     StoreLock,
+    append_history,
     check_resumable,
     clear_regions,
     create_store,
@@ -252,10 +253,13 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
     inspection = inspect_store(config)
     if inspection.state != "ready":
         create_store(config, command=command, state=inspection.state)
-    elif inspection.damaged_regions:
+    elif inspection.plan.remaining:  # a resume with work to do: in the store's history
+        append_history(config, f"{command or 'tablegen.run'}: resumed, {inspection.plan.cells_remaining:,} of "
+                               f"{inspection.plan.cells:,} cells to compute")
         for problem in inspection.problems:
             logger.warning("store %s: %s; recomputing its cells", config.store_url, problem)
-        clear_regions(config.store_url, config.storage_options, list(inspection.damaged_regions))
+        if inspection.damaged_regions:
+            clear_regions(config.store_url, config.storage_options, list(inspection.damaged_regions))
     return inspection.plan
 
 

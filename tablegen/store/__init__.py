@@ -1,8 +1,8 @@
 """The Zarr store (DESIGN §4): schema, region writes, done flags, integrity, lock, migration.
 
 Below the batch job and the lookups; provenance is passed in by the caller.  The public entry point
-:func:`open_store` and the maintenance routines :func:`migrate_store` and :func:`check_integrity`
-resolve on first use, so importing a submodule (the lock, say) does not load zarr.
+:func:`open_store` and the maintenance routines :func:`migrate_store`, :func:`add_conventions` and
+:func:`check_integrity` resolve on first use, so importing a submodule (the lock, say) does not load zarr.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ _LAZY = {
     "store_state": "tablegen.store.zarr_store",
     "check_integrity": "tablegen.store.integrity",
     "migrate_store": "tablegen.store.migrate",
+    "add_conventions": "tablegen.store.migrate",
 }
 
 __all__ = sorted(_LAZY)

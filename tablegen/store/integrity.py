@@ -38,7 +38,7 @@ MANIFEST = "manifest"
 DIGESTS = "sha256"
 #: Root attributes a run changes after creation, or that say when and how a store was made rather than what
 #: it holds (two stores of one job differ in them); left out of the metadata record.
-VOLATILE_ATTRIBUTES = ("complete", "completed", "created", "command")
+VOLATILE_ATTRIBUTES = ("complete", "completed", "created", "command", "history")
 #: Fields of the ``config`` attribute that say where a job ran, not what it computed.
 _WHERE_FIELDS = ("store_url", "cluster", "name")
 COORDINATES = ("metric", "alpha", "C", "P", "N", "tail_probability")

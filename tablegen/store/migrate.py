@@ -1,4 +1,5 @@
-"""Migrate a store of schema version 1 (no checksums, no manifest) to version 2, values unchanged.
+"""Migrate a store of schema version 1 (no checksums, no manifest) to version 2, values unchanged; add the
+CF/ACDD attributes to a store written before stores carried them (:func:`add_conventions`, metadata only).
 
 Every array is copied value for value (raw Zarr reads and writes, no xarray decoding, so NaN payloads
 and integer fills stay as they are) into a new store beside the old one, re-encoded with the crc32c
@@ -9,14 +10,18 @@ a migration killed half-way starts again from the old store.
 
 from __future__ import annotations
 
+import datetime
 import logging
 
 import numpy as np
 
-from tablegen.store.integrity import consolidate, region_digests, start_manifest, write_region_entry
-from tablegen.store.schema import (DATA_VARIABLES, SCHEMA_NAME, SCHEMA_VERSION, WRITE_CONFIG, chunk_codecs,
-                                   chunk_regions, open_group, store_fs)
-from tablegen.errors import StoreError
+from tablegen._version import __version__
+from tablegen.store.integrity import (MANIFEST, check_integrity, consolidate, metadata_record, region_digests,
+                                      start_manifest, write_region_entry)
+from tablegen.store.schema import (CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES, DATA_VARIABLES, SCHEMA_NAME,
+                                   SCHEMA_VERSION, WRITE_CONFIG, chunk_codecs, chunk_regions, history_line, open_group,
+                                   source_attribute, store_fs)
+from tablegen.errors import StoreError, StoreIntegrityError
 
 logger = logging.getLogger(__name__)
 
@@ -96,3 +101,58 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
 def _url_for(url: str, path: str) -> str:
     """``path`` (a filesystem path) as a URL of the same protocol as ``url``."""
     return f"{url.split('://', 1)[0]}://{path.lstrip('/')}" if "://" in url else path
+
+
+def add_conventions(url: str, storage_options: dict | None = None) -> bool:
+    """Add the CF-1.10/ACDD-1.3 attributes to a store written without them; metadata only, values untouched.
+
+    The coordinates get ``long_name`` (and ``units``), the root ``Conventions``, ``title``, ``summary``,
+    ``references``, ``source`` (the tablegen that wrote the values) and ``history`` (its creation, then this
+    update); the manifest's record of the metadata is written again so that ``tablegen verify`` still
+    checks it.  Only an intact store is updated (its integrity is checked first and after).  Hold no lock
+    on it elsewhere while this runs.
+
+    Returns
+    -------
+    bool
+        True if attributes were added, False if the store already had them all.
+
+    Raises
+    ------
+    StoreIntegrityError
+        If the store fails its integrity check (repair it first: ``tablegen run`` on its config).
+
+    Examples
+    --------
+    >>> from tablegen.store.schema import bundled_table_path
+    >>> add_conventions(bundled_table_path())  # the bundled table has them
+    False
+    """
+    before = check_integrity(url, storage_options)
+    if before.unchecked or not before.ok:
+        raise StoreIntegrityError(f"store {url!r} cannot take new attributes: "
+                                  + (before.unchecked or "; ".join(str(p) for p in before.problems[:5])))
+    group = open_group(url, storage_options, "r+")
+    attrs = group.attrs.asdict()
+    missing_coordinates = {name: wanted for name, wanted in COORDINATE_ATTRIBUTES.items()
+                           if any(group[name].attrs.get(k) != v for k, v in wanted.items())}
+    root = {**CONVENTION_ATTRIBUTES, "source": source_attribute(attrs.get("tablegen_version", "unknown"))}
+    missing_root = {k: v for k, v in root.items() if k not in attrs}
+    if not missing_coordinates and not missing_root and "history" in attrs:
+        return False
+    for name, wanted in missing_coordinates.items():
+        group[name].update_attributes(wanted)
+    history = attrs.get("history") or history_line(attrs.get("created", "unknown time"),
+                                                    f"{attrs.get('command') or 'tablegen.run'}: created",
+                                                    attrs.get("tablegen_version", "unknown"))
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    history += "\n" + history_line(now, "CF/ACDD attributes added (tablegen.store.add_conventions), values "
+                                         "untouched", __version__)
+    group.attrs.update({**missing_root, "history": history})
+    group[MANIFEST].attrs.update({"created": metadata_record(group)})
+    after = check_integrity(url, storage_options)
+    if not after.ok:  # cannot happen unless the store changed meanwhile: say so
+        raise StoreIntegrityError(f"store {url!r} fails its integrity check after the update: "
+                                  + "; ".join(str(p) for p in after.problems[:5]))
+    logger.info("added CF/ACDD attributes to %s", url)
+    return True

@@ -42,6 +42,49 @@ VARIABLES = {
     "done": (("P", "N"), "bool", False, "True once every variable of the cell is written"),
 }
 DATA_VARIABLES = tuple(name for name in VARIABLES if name != "done")
+#: CF ``long_name`` and ``units`` of each coordinate (units "1": a count or a probability; metric names have none).
+COORDINATE_ATTRIBUTES = {
+    "metric": {"long_name": "performance metric of the ranking"},
+    "alpha": {"long_name": "significance level", "units": "1"},
+    "C": {"long_name": "number of competing classifiers (the winner is the best of C)", "units": "1"},
+    "P": {"long_name": "positives in the test set", "units": "1"},
+    "N": {"long_name": "negatives in the test set", "units": "1"},
+    "tail_probability": {"long_name": "upper-tail probability t of the stored quantile", "units": "1"},
+}
+#: CF-1.10 / ACDD-1.3 global attributes of every store (``source`` and ``history`` are added per store).
+CONVENTION_ATTRIBUTES = {
+    "Conventions": "CF-1.10, ACDD-1.3",
+    "title": "Critical values of classifier performance metrics for the best of C random classifiers",
+    "summary": "For each metric, number of positives P and negatives N, number of competing classifiers C and "
+               "significance level alpha: the critical value that the best of C random rankings exceeds with "
+               "probability alpha (Monte Carlo, with its 95% order-statistic interval, and exact where an exact "
+               "routine exists), and the upper-tail quantiles of one random ranking's score.",
+    "references": "G. Forman and I. Cohen, Beware the null hypothesis: critical value tables for evaluating "
+                  "classifiers, ECML 2005, LNCS 3720, https://doi.org/10.1007/11564096_17; tablegen (this "
+                  "package, its README and DESIGN.md)",
+}
+
+
+def source_attribute(version: str) -> str:
+    """The ACDD ``source`` of a store written by tablegen ``version``.
+
+    Examples
+    --------
+    >>> source_attribute("0.1.0")
+    'tablegen 0.1.0: Monte Carlo simulation of random rankings, and exact distributions where available'
+    """
+    return f"tablegen {version}: Monte Carlo simulation of random rankings, and exact distributions where available"
+
+
+def history_line(timestamp: str, what: str, version: str) -> str:
+    """One line of the CF ``history`` attribute: ISO timestamp, what was done, by which tablegen.
+
+    Examples
+    --------
+    >>> history_line("2026-11-21T12:56:31+00:00", "tablegen run configs/paper.yaml", "0.1.0")
+    '2026-11-21T12:56:31+00:00: tablegen run configs/paper.yaml (tablegen 0.1.0)'
+    """
+    return f"{timestamp}: {what} (tablegen {version})"
 #: Every variable chunked over (P, N), in the manifest's order.
 CHUNKED_VARIABLES = tuple(VARIABLES)
 

@@ -39,14 +39,15 @@ from tablegen.store.integrity import (check_integrity, clear_regions, consolidat
                                       template_finished, write_region_entry)
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
-from tablegen.store.schema import (DATA_VARIABLES, SCHEMA_NAME, SCHEMA_VERSION, VARIABLES, WRITE_CONFIG, chunk_codecs,
-                                   open_group, store_fs)
+from tablegen.store.schema import (CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES, DATA_VARIABLES, SCHEMA_NAME,
+                                   SCHEMA_VERSION, VARIABLES, WRITE_CONFIG, chunk_codecs, history_line, open_group,
+                                   source_attribute, store_fs)
 from tablegen.errors import StoreError, StoreIntegrityError
 
 __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VARIABLES", "StoreError",
-           "StoreIntegrityError", "StoreLock", "check_integrity", "clear_regions", "create_store", "done_mask",
-           "mark_complete", "migrate_store", "open_store", "open_store_group", "store_exists", "store_report",
-           "store_state", "verify_report", "write_chunk"]
+           "StoreIntegrityError", "StoreLock", "append_history", "check_integrity", "clear_regions", "create_store",
+           "done_mask", "mark_complete", "migrate_store", "open_store", "open_store_group", "store_exists",
+           "store_report", "store_state", "verify_report", "write_chunk"]
 
 logger = logging.getLogger(__name__)
 
@@ -112,9 +113,10 @@ def template(config) -> xr.Dataset:
         chunks = tuple(chunk_of.get(d, sizes[d]) for d in dims)
         variables[name] = xr.Variable(dims, da.full(shape, fill, dtype=dtype, chunks=chunks),
                                       attrs={"description": description})
-    coords = {"metric": np.array(config.metrics, dtype=object), "alpha": list(config.alphas),
+    values = {"metric": np.array(config.metrics, dtype=object), "alpha": list(config.alphas),
               "C": list(config.Cs), "P": list(config.P), "N": list(config.N),
               "tail_probability": list(config.tail_probabilities)}
+    coords = {name: xr.Variable(name, value, attrs=COORDINATE_ATTRIBUTES[name]) for name, value in values.items()}
     return xr.Dataset(variables, coords=coords)
 
 
@@ -158,14 +160,19 @@ def create_store(config, command: str = "", state: str | None = None) -> None:
     logger.info("created store %s (%d cells, chunks %s)", config.store_url, config.cells, config.chunks)
 
 
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 def _write_template(config, command: str) -> None:
     ds = template(config)
+    created = _now()
     ds.attrs.update(
         schema=SCHEMA_NAME, schema_version=SCHEMA_VERSION, tablegen_version=__version__,
         config=_config_record(config), config_hash=config.result_hash, root_seed=config.seed,
-        rng=RNG_NAME, replicates=config.replicates, ci_level=CI_LEVEL,
-        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        command=command, complete=False,
+        rng=RNG_NAME, replicates=config.replicates, ci_level=CI_LEVEL, created=created,
+        command=command, complete=False, **CONVENTION_ATTRIBUTES, source=source_attribute(__version__),
+        history=history_line(created, f"{command or 'tablegen.run'}: created", __version__),
     )
     ds.to_zarr(config.store_url, mode="w-", compute=False, zarr_format=3, consolidated=False,
                storage_options=config.storage_options or None,
@@ -193,6 +200,14 @@ def _check_finished(group, url: str) -> None:
     if not template_finished(group):
         raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); "
                          "the next `tablegen run` of its config writes it again")
+
+
+def append_history(config, what: str) -> None:
+    """Append a line (now, ``what``, this tablegen's version) to the store's ``history`` attribute; hold the lock."""
+    group = open_group(config.store_url, config.storage_options, "r+")
+    earlier = group.attrs.get("history")
+    line = history_line(_now(), what, __version__)
+    group.attrs.update({"history": f"{earlier}\n{line}" if earlier else line})
 
 
 def check_resumable(config) -> None:
@@ -310,8 +325,7 @@ def mark_complete(config) -> bool:
     if group.attrs.get("complete") is True and "chunks" in group["manifest"].attrs:
         return False
     consolidate(group)
-    group.attrs.update({"complete": True,
-                        "completed": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
+    group.attrs.update({"complete": True, "completed": _now()})
     return True
 
 
