@@ -1,12 +1,14 @@
 """Old import paths of the flat layout (before the DESIGN §3 tree), kept working as aliases.
 
 ``import tablegen.plot`` (say) still works, and gives the very module ``tablegen.lookup.plot``, not a
-copy: monkeypatching either name patches both.  Each old path warns once with a
-:class:`DeprecationWarning` naming the new one.  Submodules of a moved package follow their package
-(``tablegen.exact.auc_fft`` is ``tablegen.compute.exact.auc_fft``).  ``tablegen.store`` and
-``tablegen.cli`` are packages now, under the same names: ``tablegen.store.open_store`` and
-``tablegen.cli.main`` still resolve, from their packages.  New code imports the new paths;
-``tests/test_layers.py`` checks that the package itself never uses these aliases.
+copy: monkeypatching either name patches both.  The one exception is ``tablegen.exact``, whose
+name-keyed functions (:data:`MOVED_NAMES`) moved to the metric registry: it is a thin module that
+answers from ``tablegen.compute.exact`` and, for those names, ``tablegen.compute.metrics``.
+Each old path warns once with a :class:`DeprecationWarning` naming the new one.  Submodules of a
+moved package follow their package (``tablegen.exact.auc_fft`` is ``tablegen.compute.exact.auc_fft``).
+``tablegen.store`` and ``tablegen.cli`` are packages now, under the same names:
+``tablegen.store.open_store`` and ``tablegen.cli.main`` still resolve, from their packages.  New code
+imports the new paths; ``tests/test_layers.py`` checks that the package itself never uses these aliases.
 
 The finder answers only the old names (a prefix test on each other import, nothing more).
 """
@@ -17,6 +19,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 import warnings
 
 #: Old module path -> new module path (README §14 lists them).
@@ -59,6 +62,16 @@ MOVED = {
 }
 
 
+#: Names an old module had that now live elsewhere: old module -> (their new module, the names).  The
+#: name-keyed exact API moved from ``tablegen.exact`` to the metric registry (the registry owns its
+#: metric's exact routine, and ``compute.exact`` no longer imports the registry).
+MOVED_NAMES = {
+    "tablegen.exact": ("tablegen.compute.metrics", frozenset({
+        "has_exact", "null_distribution", "tabulated_null", "exact_cost", "exact_critical_value",
+        "exact_tail_ge", "exact_p_value"})),
+}
+
+
 def new_name(old: str) -> str | None:
     """The new module path for an old one, or None if ``old`` was not moved.
 
@@ -80,10 +93,29 @@ class _AliasLoader(importlib.abc.Loader):
         self.target = target
 
     def create_module(self, spec):
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        if spec.name in MOVED_NAMES:
+            return _ForwardingModule(spec.name, module, *MOVED_NAMES[spec.name])
+        return module
 
     def exec_module(self, module):
         pass  # already executed under its new name
+
+
+class _ForwardingModule(types.ModuleType):
+    """An old module some of whose names moved to another module: it answers both (the only alias
+    that is not the new module itself)."""
+
+    def __init__(self, name: str, module: types.ModuleType, elsewhere: str, names: frozenset):
+        super().__init__(name, module.__doc__)
+        self.__path__ = list(getattr(module, "__path__", []))
+        self._tablegen_targets = (module, elsewhere, names)
+
+    def __getattr__(self, attribute: str):
+        module, elsewhere, names = self.__dict__["_tablegen_targets"]
+        if attribute in names:
+            return getattr(importlib.import_module(elsewhere), attribute)
+        return getattr(module, attribute)
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):

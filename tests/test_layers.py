@@ -168,5 +168,11 @@ def test_old_paths_still_import_as_the_same_modules():
         plot = importlib.import_module("tablegen.plot")
     new = importlib.import_module("tablegen.compute.exact.auc_fft")
     assert old is new and plot is importlib.import_module("tablegen.lookup.plot")
+    from tablegen.compute.exact import null_tail_ge
+    from tablegen.compute.metrics import exact_critical_value
+    from tablegen.exact import exact_critical_value as old_exact_critical_value  # moved to the registry
+    from tablegen.exact import null_tail_ge as old_null_tail_ge
+
+    assert old_exact_critical_value is exact_critical_value and old_null_tail_ge is null_tail_ge
     assert any("tablegen.exact.auc_fft has moved to tablegen.compute.exact.auc_fft" in str(w.message)
                for w in caught)
