@@ -171,12 +171,14 @@ def test_workers_get_the_allocator_thresholds_in_their_environment():
     assert f"export MALLOC_TRIM_THRESHOLD_={256 * 2**20}" in prologue
     assert f"export MALLOC_MMAP_THRESHOLD_={32 * 2**20}" in prologue
     import dask
+    import distributed  # noqa: F401  (its config defaults, dask's 65536 among them)
 
     with job.allocator_environment():
         spawn = dask.config.get("distributed.nanny.pre-spawn-environ")
         assert spawn["MALLOC_TRIM_THRESHOLD_"] == str(256 * 2**20)  # dask's 65536 overridden
         assert spawn["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)
         assert spawn["OMP_NUM_THREADS"] == 1  # dask's own entries kept
+        assert os.environ["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)  # an earlier nanny's values overridden
     assert dask.config.get("distributed.nanny.pre-spawn-environ")["MALLOC_TRIM_THRESHOLD_"] == 65536
 
 
@@ -186,9 +188,8 @@ def test_local_cluster_workers_start_with_the_allocator_thresholds(tmp_path, mon
     not os.environ, which the nanny updates after the start) must hold them (~5 s)."""
     if not os.path.exists("/proc/self/environ"):
         pytest.skip("needs /proc")
-    for name in job.ALLOCATOR_ENVIRONMENT:  # unset here; the nanny writes them into this process's environment,
-        monkeypatch.setenv(name, "0")         # and monkeypatch removes them again afterwards
-        monkeypatch.delenv(name)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")  # as an earlier dask cluster in this process leaves it
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "0")  # (monkeypatch restores both afterwards)
     config = small_config(tmp_path / "s.zarr", cluster={"workers": 1})
 
     def initial_environment():
@@ -199,3 +200,4 @@ def test_local_cluster_workers_start_with_the_allocator_thresholds(tmp_path, mon
         (environ,) = client.run(initial_environment).values()
     assert environ[b"MALLOC_TRIM_THRESHOLD_"] == str(256 * 2**20).encode()
     assert environ[b"MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20).encode()
+    assert os.environ["MALLOC_TRIM_THRESHOLD_"] == "65536"  # this process's environment restored

@@ -94,17 +94,25 @@ def worker_environment() -> dict[str, str]:
 
 @contextlib.contextmanager
 def allocator_environment():
-    """Dask config under which nannies started here spawn workers with :data:`ALLOCATOR_ENVIRONMENT`.
-
-    A nanny's ``env`` reaches the worker only after it has started, too late for glibc; the
-    ``distributed.nanny.pre-spawn-environ`` variables are in the environment the worker process
-    starts with (a variable already set in this process's environment wins, as dask documents).
+    """Dask config (and environment) under which nannies started here spawn workers with
+    :data:`ALLOCATOR_ENVIRONMENT`: a nanny's ``env`` reaches the worker after its start, too late for
+    glibc, but ``distributed.nanny.pre-spawn-environ`` is in the environment it starts with.  Dask lets
+    a variable in this process's environment win over that config, and each nanny writes its values
+    there (so an earlier cluster's 65536 would win): inside this block they are set here too, then restored.
     """
     import dask
 
-    spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **ALLOCATOR_ENVIRONMENT}
-    with dask.config.set({"distributed.nanny.pre-spawn-environ": spawn}):
-        yield
+    saved = {name: os.environ.get(name) for name in ALLOCATOR_ENVIRONMENT}
+    os.environ.update(ALLOCATOR_ENVIRONMENT)
+    try:
+        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in ALLOCATOR_ENVIRONMENT.items()}):
+            yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
