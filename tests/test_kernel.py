@@ -8,13 +8,14 @@ import pytest
 from scipy import stats
 
 from tablegen.compute.kernels.lanes import simulate_rows
-from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
 from tablegen.compute.metrics import get_metric
 
 METRICS = (*BASE_COLUMNS, "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
-#: Metrics whose kernel value is one correctly rounded integer division, hence bit-equal to the reference.
-BIT_EXACT = ("auc", "best_accuracy", "best_f1", "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
+#: Metrics whose kernel value is one correctly rounded integer division (best MCC: a maximum of the same
+#: correctly rounded products), hence bit-equal to the reference.
+BIT_EXACT = ("auc", "best_accuracy", "best_f1", "best_mcc", "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
 
 
 def sample_with_labels(P, N, R, seed=7):
@@ -84,7 +85,7 @@ def test_lane_kernel_equals_scalar_kernel(P, N, cutoffs):
     ks = np.array(sorted({min(k, P + N) for k in cutoffs}), dtype=np.int64)
     key0, key1 = cell_key(99, P, N)
     rows = 1000 + 3  # not a multiple of the lane count
-    scalar, lanes = np.empty((rows, 5 + ks.size)), np.empty((rows, 5 + ks.size))
+    scalar, lanes = np.empty((rows, TP_COLUMN + ks.size)), np.empty((rows, TP_COLUMN + ks.size))
     simulate_block(P, N, key0, key1, 4321, ks, scalar, np.empty((0, 0), np.uint8))
     simulate_rows(P, N, key0, key1, 4321, ks, lanes)
     np.testing.assert_array_equal(lanes, scalar)
@@ -96,7 +97,7 @@ def test_rows_flagged_for_rejection_are_recomputed_exactly():
     P, N, rows = 1000, 1000, 4000
     ks = np.array([10], dtype=np.int64)
     key0, key1 = cell_key(1, P, N)
-    scalar, lanes = np.empty((rows, 6)), np.empty((rows, 6))
+    scalar, lanes = np.empty((rows, TP_COLUMN + 1)), np.empty((rows, TP_COLUMN + 1))
     simulate_block(P, N, key0, key1, 0, ks, scalar, np.empty((0, 0), np.uint8))
     assert simulate_rows(P, N, key0, key1, 0, ks, lanes) > 0
     np.testing.assert_array_equal(lanes, scalar)

@@ -26,6 +26,8 @@ so LLVM can prove the slots do not overlap; doubles live in ``F``.  Per lane:
 ``2 TP`` (so that the positive test is one compare ``x * total < p_rem << 32``), the sum of 2 TP_k
 over k (U = sum_k TP_k - P(P+1)/2), max(2 TP - k), TP N - FP P and its maximum, average precision
 (float(2 TP) * (1/k)/2 == float(TP) * (1/k) exactly, so the additions match the scalar kernel), and
+best MCC as the largest G_k w_k (the weights of :func:`~tablegen.compute.kernels.ranking.mcc_weights`,
+the same products as the scalar kernel's), and
 best F1 as the float 2 TP / (P + k) with the first k attaining its maximum; the exact fraction
 2 TP / (P + k) is rebuilt from that k at the end (distinct candidate fractions differ by at least
 1/(P+k)**2, far more than the float error, and equal fractions give the same final float).
@@ -44,7 +46,7 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.ranking import simulate_block
+from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights, simulate_block
 from tablegen.compute.kernels.rng import replicate_state
 
 LANES = 128
@@ -54,8 +56,8 @@ M32 = 0xFFFFFFFF
 S0, S1, S2, S3, TP2, U2, BEST_D, BEST_G, G, FLAG, STASH, PREM, BEST_K = range(13)
 SNAPSHOT = 13
 N_INT_SLOTS = SNAPSHOT + STEPS
-AP, F1 = 0, 1  # float64 slots of F
-N_FLOAT_SLOTS = 2
+AP, F1, MCC = 0, 1, 2  # float64 slots of F
+N_FLOAT_SLOTS = 3
 _NO_LABELS = np.empty((0, 0), np.uint8)
 logger = logging.getLogger(__name__)
 
@@ -80,8 +82,8 @@ def _draw(x0, x1, x2, x3):
 
 
 @nb.njit(inline="always")
-def _step(x32, total, k1, g_pos, g_neg, half_inverse, f1_inverse,
-          tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k):
+def _step(x32, total, k1, g_pos, g_neg, half_inverse, f1_inverse, mcc_weight,
+          tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k, mcc):
     """One position of one lane; k1 = k + 1 is the prefix length after the step."""
     m = x32 * total
     low_min = min(low_min, m & M32)
@@ -92,12 +94,13 @@ def _step(x32, total, k1, g_pos, g_neg, half_inverse, f1_inverse,
     best_d = max(best_d, tp2 - k1)
     g += g_pos if positive else g_neg
     best_g = max(best_g, g)
+    mcc = max(mcc, float(g) * mcc_weight)
     tp2_real = float(tp2)
     ap = ap + tp2_real * half_inverse if positive else ap
     ratio = tp2_real * f1_inverse
     best_k = k1 if ratio > f1 else best_k
     f1 = max(f1, ratio)
-    return tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k
+    return tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k, mcc
 
 
 _LOAD = """
@@ -105,20 +108,20 @@ _LOAD = """
         tp2 = W[TP2 * LANES + l]; u2 = W[U2 * LANES + l]; best_d = W[BEST_D * LANES + l]
         g = W[G * LANES + l]; best_g = W[BEST_G * LANES + l]; flag = W[FLAG * LANES + l]
         p_rem = W[PREM * LANES + l]; best_k = W[BEST_K * LANES + l]
-        ap = F[AP * LANES + l]; f1 = F[F1 * LANES + l]; low_min = M32"""
+        ap = F[AP * LANES + l]; f1 = F[F1 * LANES + l]; mcc = F[MCC * LANES + l]; low_min = M32"""
 _STORE = """
         W[S0 * LANES + l] = x0; W[S1 * LANES + l] = x1; W[S2 * LANES + l] = x2; W[S3 * LANES + l] = x3
         W[TP2 * LANES + l] = tp2; W[U2 * LANES + l] = u2; W[BEST_D * LANES + l] = best_d
         W[G * LANES + l] = g; W[BEST_G * LANES + l] = best_g; W[FLAG * LANES + l] = flag | (low_min - total0)
         W[PREM * LANES + l] = p_rem; W[BEST_K * LANES + l] = best_k
-        F[AP * LANES + l] = ap; F[F1 * LANES + l] = f1"""
-_STATE = "tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k"
+        F[AP * LANES + l] = ap; F[F1 * LANES + l] = f1; F[MCC * LANES + l] = mcc"""
+_STATE = "tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k, mcc"
 
 
 def _lane_function_source(name, constants, body):
     """Source of a function that loads every lane, runs ``body`` on it and stores it back."""
     return (
-        f"def {name}(W, F, k, n, n_pos, half_inverse, f1_inverse):\n"
+        f"def {name}(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w):\n"
         "    g_pos = n - n_pos\n    g_neg = -n_pos\n    total0 = (n - k) & M32\n"
         + "\n".join(constants)
         + "\n    for l in range(LANES):" + _LOAD + "\n" + "\n".join(body) + _STORE + "\n"
@@ -130,12 +133,12 @@ def _fused_source(snapshot):
     constants, body = [], []
     for s in range(STEPS):
         constants.append(f"    total{s} = (n - k - {s}) & M32; half{s} = half_inverse[k + {s + 1}]; "
-                         f"f1inv{s} = f1_inverse[k + {s + 1}]")
+                         f"f1inv{s} = f1_inverse[k + {s + 1}]; mccw{s} = mcc_w[k + {s + 1}]")
         if s % 2 == 0:
             body.append("        r, x0, x1, x2, x3 = _draw(x0, x1, x2, x3)")
         x32 = "(r >> 32) & M32" if s % 2 == 0 else "r & M32"
         body.append(f"        {_STATE} = _step({x32}, total{s}, k + {s + 1}, g_pos, g_neg, half{s}, "
-                    f"f1inv{s}, {_STATE})")
+                    f"f1inv{s}, mccw{s}, {_STATE})")
         if snapshot:
             body.append(f"        W[(SNAPSHOT + {s}) * LANES + l] = tp2")
     return _lane_function_source("fused", constants, body)
@@ -146,7 +149,8 @@ def _single_source():
 
     An even step draws and keeps the output in STASH; the odd step after it uses the low half.
     """
-    constants = ["    even = (k & 1) == 0; half0 = half_inverse[k + 1]; f1inv0 = f1_inverse[k + 1]"]
+    constants = ["    even = (k & 1) == 0; half0 = half_inverse[k + 1]; f1inv0 = f1_inverse[k + 1]; "
+                 "mccw0 = mcc_w[k + 1]"]
     body = [
         "        if even:",
         "            r, x0, x1, x2, x3 = _draw(x0, x1, x2, x3)",
@@ -154,7 +158,7 @@ def _single_source():
         "            x32 = (r >> 32) & M32",
         "        else:",
         "            x32 = W[STASH * LANES + l] & M32",
-        f"        {_STATE} = _step(x32, total0, k + 1, g_pos, g_neg, half0, f1inv0, {_STATE})",
+        f"        {_STATE} = _step(x32, total0, k + 1, g_pos, g_neg, half0, f1inv0, mccw0, {_STATE})",
     ]
     return _lane_function_source("single", constants, body)
 
@@ -181,6 +185,7 @@ def _seed_lanes(W, F, key0, key1, first, used, n_pos):
         W[PREM * LANES + l] = n_pos << 32
         F[AP * LANES + l] = 0.0
         F[F1 * LANES + l] = 0.0
+        F[MCC * LANES + l] = 0.0
 
 
 @nb.njit(nogil=True, error_model="numpy")
@@ -196,8 +201,9 @@ def _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results):
         results[2 * LANES + l] = 2 * np.int64(np.round(F[F1 * LANES + l] * denominator * 0.5)) / denominator
         results[3 * LANES + l] = (W[BEST_G * LANES + l] + n_pos * n_neg) / twice_pairs
         results[4 * LANES + l] = F[AP * LANES + l] / n_pos
+        results[5 * LANES + l] = min(F[MCC * LANES + l], 1.0)
     for l in range(used):
-        for column in range(5):
+        for column in range(TP_COLUMN):
             out[row0 + l, column] = results[column * LANES + l]
 
 
@@ -211,9 +217,10 @@ def _lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged):
         half_inverse[i] = (1.0 / i) * 0.5
     for i in range(n + STEPS + 1):
         f1_inverse[i] = 1.0 / (n_pos + i)
+    mcc_w = mcc_weights(n_pos, n_neg, n + STEPS + 1)
     W = np.zeros(N_INT_SLOTS * LANES, dtype=np.int64)
     F = np.zeros(N_FLOAT_SLOTS * LANES)
-    results = np.zeros(5 * LANES)
+    results = np.zeros(TP_COLUMN * LANES)
     n_ks = ks.shape[0]
     n_flagged = 0
     for row0 in range(0, out.shape[0], LANES):
@@ -225,21 +232,21 @@ def _lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged):
         while k < n:
             if k + STEPS <= n and (k & 1) == 0:
                 if next_k > k + STEPS:
-                    _fused(W, F, k, n, n_pos, half_inverse, f1_inverse)
+                    _fused(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
                 else:
-                    _fused_with_snapshots(W, F, k, n, n_pos, half_inverse, f1_inverse)
+                    _fused_with_snapshots(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
                     while next_k <= k + STEPS:
                         for l in range(used):
-                            out[row0 + l, 5 + segment] = W[(SNAPSHOT + next_k - k - 1) * LANES + l] >> 1
+                            out[row0 + l, TP_COLUMN + segment] = W[(SNAPSHOT + next_k - k - 1) * LANES + l] >> 1
                         segment += 1
                         next_k = ks[segment] if segment < n_ks else n + 1
                 k += STEPS
             else:
-                _single(W, F, k, n, n_pos, half_inverse, f1_inverse)
+                _single(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
                 k += 1
                 if next_k == k:
                     for l in range(used):
-                        out[row0 + l, 5 + segment] = W[TP2 * LANES + l] >> 1
+                        out[row0 + l, TP_COLUMN + segment] = W[TP2 * LANES + l] >> 1
                     segment += 1
                     next_k = ks[segment] if segment < n_ks else n + 1
         _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results)

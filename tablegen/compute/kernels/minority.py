@@ -36,6 +36,11 @@ just before each negative q_j (TP = q_j - j) and at k = n when negatives are.
                         with c = j - 1 negatives above adds sum (k - c) / k = L - c (H_{a+L} - H_a),
                         harmonic numbers H tabulated by compensated summation (relative error of
                         AP about 1e-13 at n = 10**4, against the direct sum)
+``best_mcc``            the largest G_k w_k (:func:`~tablegen.compute.kernels.ranking.mcc_weights`) at the
+                        same run ends: within a run of positives MCC = G_k w_k rises whenever it is
+                        >= 0, within a run of negatives it falls (by at least a relative 1/(P + N) a
+                        step, far above rounding, so the floats order like the exact values), and the
+                        maximum is >= 0 (k = 0): the same float as every kernel's maximum over all k
 ``tp_at_k``             positives at positions <= k, by a merge of the sorted cut-offs
 Every reported value except average precision is the same correctly rounded division of exact
 integers as in the other kernels.
@@ -46,6 +51,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablegen.compute.kernels.jit import jit_cached
+from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: A cell uses this kernel when MINORITY_FIXED + MINORITY_PER_POSITION * min(P, N) <= P + N, in units
@@ -131,15 +137,17 @@ def harmonic_numbers(n):
 
 
 @nb.njit(nogil=True)
-def _score_positive_positions(positions, n_pos, n_neg, inverse, ks, out, row):
+def _score_positive_positions(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row):
     """Every metric of the ranking whose positives sit at ``positions`` (sorted, 1-based)."""
-    u_pairs, best_d, best_g, f1_num, f1_den, ap_sum = 0, 0, 0, 0, 1, 0.0
+    u_pairs, best_d, best_g, f1_num, f1_den, ap_sum, best_m = 0, 0, 0, 0, 1, 0.0, 0.0
     n = n_pos + n_neg
     for index in range(n_pos):
         tp, k = index + 1, positions[index]
         u_pairs += n_neg - k + tp
         best_d = max(best_d, 2 * tp - k)
-        best_g = max(best_g, tp * n - k * n_pos)
+        g = tp * n - k * n_pos
+        best_g = max(best_g, g)
+        best_m = max(best_m, g * mcc_w[k])
         if 2 * tp * f1_den > f1_num * (n_pos + k):
             f1_num, f1_den = 2 * tp, n_pos + k
         ap_sum += tp * inverse[k]
@@ -147,14 +155,14 @@ def _score_positive_positions(positions, n_pos, n_neg, inverse, ks, out, row):
     for segment in range(ks.shape[0]):
         while index < n_pos and positions[index] <= ks[segment]:
             index += 1
-        out[row, 5 + segment] = index
-    _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum)
+        out[row, TP_COLUMN + segment] = index
+    _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
 
 
 @nb.njit(nogil=True)
-def _score_negative_positions(positions, n_pos, n_neg, harmonic, ks, out, row):
+def _score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row):
     """Every metric of the ranking whose negatives sit at ``positions`` (sorted, 1-based)."""
-    u_pairs, best_d, best_g, f1_num, f1_den, ap_sum = 0, 0, 0, 0, 1, 0.0
+    u_pairs, best_d, best_g, f1_num, f1_den, ap_sum, best_m = 0, 0, 0, 0, 1, 0.0, 0.0
     n = n_pos + n_neg
     previous = 0
     for index in range(n_neg + 1):
@@ -166,7 +174,9 @@ def _score_negative_positions(positions, n_pos, n_neg, harmonic, ks, out, row):
             u_pairs += tp
         if run > 0:
             best_d = max(best_d, 2 * tp - end)
-            best_g = max(best_g, tp * n_neg - above * n_pos)
+            g = tp * n_neg - above * n_pos
+            best_g = max(best_g, g)
+            best_m = max(best_m, g * mcc_w[end])
             if 2 * tp * f1_den > f1_num * (n_pos + end):
                 f1_num, f1_den = 2 * tp, n_pos + end
             ap_sum += run - above * (harmonic[end] - harmonic[previous])
@@ -175,17 +185,18 @@ def _score_negative_positions(positions, n_pos, n_neg, harmonic, ks, out, row):
     for segment in range(ks.shape[0]):
         while index < n_neg and positions[index] <= ks[segment]:
             index += 1
-        out[row, 5 + segment] = ks[segment] - index
-    _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum)
+        out[row, TP_COLUMN + segment] = ks[segment] - index
+    _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
 
 
 @nb.njit(inline="always", nogil=True)
-def _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum):
+def _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m):
     out[row, 0] = u_pairs / (n_pos * n_neg)
     out[row, 1] = (best_d + n_neg) / (n_pos + n_neg)
     out[row, 2] = f1_num / f1_den
     out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
     out[row, 4] = ap_sum / n_pos
+    out[row, 5] = min(best_m, 1.0)
 
 
 @jit_cached(nogil=True)
@@ -205,14 +216,15 @@ def simulate_minority_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, 
     for i in range(1, n + 1):
         inverse[i] = 1.0 / i
     harmonic = harmonic_numbers(n)
+    mcc_w = mcc_weights(n_pos, n_neg, n + 1)
     record = labels_out.shape[0] > 0
     for row in range(out.shape[0]):
         s0, s1, s2, s3 = replicate_state(key0, key1, first_replicate + row)
         sample_positions(n, m, s0, s1, s2, s3, bitmap, positions)
         if positives_are_minority:
-            _score_positive_positions(positions, n_pos, n_neg, inverse, ks, out, row)
+            _score_positive_positions(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row)
         else:
-            _score_negative_positions(positions, n_pos, n_neg, harmonic, ks, out, row)
+            _score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row)
         if record:
             labels_out[row, :] = 0 if positives_are_minority else 1
             for index in range(m):

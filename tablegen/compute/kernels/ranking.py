@@ -18,16 +18,22 @@ Scoring, per prefix k (integers only, except average precision):
 ``best_f1``                  max of 2 TP_k / (P + k), kept as a fraction, compared by cross-multiplication
 ``best_balanced_accuracy``   max of G_k = TP_k N - FP_k P, reported as (G + P N) / (2 P N)
 ``average_precision``        sum over positives of TP_k / k (reciprocals tabulated), divided by P
+``best_mcc``                 max of G_k * w_k, w_k = 1 / sqrt(P N k (P+N-k)) tabulated (:func:`mcc_weights`;
+                             0 at k = 0 and k = P+N, where MCC is undefined), capped at 1
 ``tp_at_k``                  TP at each requested k (the loop runs in segments ending at each k)
 The maxima start at k = 0 (D = G = F1 = 0) and include k = P + N.  Updates are branch-free, so the
-loop does not mispredict on the random labels.  Every reported value except average precision is a
-single correctly rounded division of two exact integers, so equal rationals give equal floats and
-ties in the sampled distribution are exact.  Integer widths: int64 counters (P, N <= 10**6 keep
+loop does not mispredict on the random labels.  Every reported value except average precision and
+best MCC is a single correctly rounded division of two exact integers, so equal rationals give equal
+floats and ties in the sampled distribution are exact.  Best MCC is the largest of the floats
+G_k * w_k, each the same correctly rounded operations in every kernel and on every device (a maximum
+of the same floats does not depend on the order it is taken in).  Integer widths: int64 counters (P, N <= 10**6 keep
 every product below 2**63); the RNG is uint64.
 
 Checked against the slow numpy reference scorers of :mod:`tablegen.compute.metrics` in
 ``tests/test_kernel.py`` (every metric, on rankings the kernel itself records in ``labels_out``).
 """
+
+import math
 
 import numba as nb
 import numpy as np
@@ -35,7 +41,9 @@ import numpy as np
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: Columns of the kernel's output before the tp_at_k columns.
-BASE_COLUMNS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "average_precision")
+BASE_COLUMNS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "average_precision", "best_mcc")
+#: Column of TP at the first cut-off.
+TP_COLUMN = len(BASE_COLUMNS)
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
@@ -55,6 +63,23 @@ def _bounded(x32, total, s0, s1, s2, s3):
 
 
 @nb.njit(nogil=True)
+def mcc_weights(n_pos, n_neg, size):
+    """w_k = 1 / sqrt(P N k (P + N - k)) for k = 1 .. P+N-1, and 0 at k = 0, k >= P + N (``size`` entries).
+
+    MCC at prefix k is G_k w_k with G_k = TP_k N - FP_k P = (P+N) TP_k - k P.  Each weight is one
+    product of two exact integers' floats (P N and k (P+N-k), both below 2**53), one square root and
+    one division, all correctly rounded: the same float wherever it is computed (the CUDA kernels get
+    this very table from the host).
+    """
+    n = n_pos + n_neg
+    weights = np.zeros(size)
+    pairs = np.float64(n_pos * n_neg)
+    for k in range(1, min(n, size)):
+        weights[k] = 1.0 / math.sqrt(pairs * np.float64(k * (n - k)))
+    return weights
+
+
+@nb.njit(nogil=True)
 def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out):
     """Sample ``out.shape[0]`` rankings and write every metric of each into ``out``.
 
@@ -68,7 +93,7 @@ def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_ou
         Replicate index of row 0; row i is replicate ``first_replicate + i``.
     ks : int64 array
         Strictly increasing cut-offs for ``tp_at_k`` (each in 1..P+N).
-    out : float64 array, shape (n_replicates, 5 + len(ks))
+    out : float64 array, shape (n_replicates, TP_COLUMN + len(ks))
         Filled with the columns :data:`BASE_COLUMNS` followed by TP at each k.
     labels_out : uint8 array, shape (n_replicates, P+N) or (0, 0)
         If not empty, the sampled rankings (1 = positive, top first), for tests.
@@ -79,6 +104,7 @@ def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_ou
     inverse[0] = 0.0
     for i in range(1, n + 1):
         inverse[i] = 1.0 / i
+    mcc_w = mcc_weights(n_pos, n_neg, n + 1)
     n_ks = ks.shape[0]
     for row in range(out.shape[0]):
         s0, s1, s2, s3 = replicate_state(key0, key1, first_replicate + row)
@@ -91,6 +117,7 @@ def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_ou
         f1_num = 0
         f1_den = 1
         ap_sum = 0.0
+        best_m = 0.0
         buffer = np.uint64(0)
         have_half = False
         for segment in range(n_ks + 1):
@@ -112,15 +139,18 @@ def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_ou
                 p_rem -= is_pos
                 u_pairs += (1 - is_pos) * tp
                 best_d = max(best_d, 2 * tp - k)
-                best_g = max(best_g, tp * n - k * n_pos)
+                g = tp * n - k * n_pos
+                best_g = max(best_g, g)
+                best_m = max(best_m, g * mcc_w[k])
                 better = 2 * tp * f1_den > f1_num * (n_pos + k)
                 f1_num = 2 * tp if better else f1_num
                 f1_den = n_pos + k if better else f1_den
                 ap_sum += is_pos * tp * inverse[k]
             if segment < n_ks:
-                out[row, 5 + segment] = tp
+                out[row, TP_COLUMN + segment] = tp
         out[row, 0] = u_pairs / (n_pos * n_neg)
         out[row, 1] = (best_d + n_neg) / n
         out[row, 2] = f1_num / f1_den
         out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
         out[row, 4] = ap_sum / n_pos
+        out[row, 5] = min(best_m, 1.0)

@@ -26,6 +26,7 @@ from numba import cuda
 from tablegen.compute.kernels.cuda.minority import minority_kernel
 from tablegen.compute.kernels.cuda.ranking import sequential_kernel
 from tablegen.compute.kernels.minority import harmonic_numbers, uses_minority_sampling
+from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights
 
 #: Replicates per launch on a GPU (bounds device memory: about 8 bytes x (2 x columns) per replicate).
 DEVICE_BLOCK_SIZE = 1 << 21
@@ -33,7 +34,7 @@ DEVICE_BLOCK_SIZE = 1 << 21
 THREADS_PER_BLOCK = 128
 #: Device memory for the minority kernel's bitmaps; it caps that kernel's threads per launch.
 MINORITY_SCRATCH_BYTES = 1 << 28
-N_BASE_COLUMNS = 5
+N_BASE_COLUMNS = TP_COLUMN
 
 
 @cuda.jit
@@ -81,7 +82,7 @@ class CudaCell:
     >>> from tablegen.compute.mc import cell_key
     >>> cell = CudaCell(3, 4, cell_key(1, 3, 4), np.array([2], np.int64), block_size=4)  # doctest: +SKIP
     >>> cell.scores(0, 4).shape  # doctest: +SKIP
-    (4, 6)
+    (4, 7)
     """
 
     def __init__(self, P: int, N: int, key, ks: np.ndarray, block_size: int):
@@ -92,6 +93,7 @@ class CudaCell:
         self.minority = uses_minority_sampling(self.P, self.N)
         self.ks = cuda.to_device(np.ascontiguousarray(ks, dtype=np.int64))
         self.inverse = cuda.to_device(_inverse(n))
+        self.mcc_w = cuda.to_device(mcc_weights(self.P, self.N, n + 1))
         self.d_scores = cuda.device_array((self.n_columns, self.block_size), dtype=np.float64)
         self.d_candidates = None
         if self.minority:
@@ -110,14 +112,14 @@ class CudaCell:
             threads = self.bitmap.shape[1]
             minority_kernel[threads // THREADS_PER_BLOCK, THREADS_PER_BLOCK](
                 self.P, self.N, self.key0, self.key1, first, self.ks, self.inverse, self.harmonic,
-                self.bitmap, scores)
+                self.mcc_w, self.bitmap, scores)
         else:
             sequential_kernel[_grid(count), THREADS_PER_BLOCK](
-                self.P, self.N, self.key0, self.key1, first, self.ks, self.inverse, scores)
+                self.P, self.N, self.key0, self.key1, first, self.ks, self.inverse, self.mcc_w, scores)
         return scores
 
     def scores(self, first: int, count: int) -> np.ndarray:
-        """Every metric of replicates ``first .. first + count - 1``: (count, 5 + len(ks)), as on the CPU."""
+        """Every metric of replicates ``first .. first + count - 1``: (count, TP_COLUMN + len(ks)), as on the CPU."""
         self.launch(first, count)
         return self.d_scores.copy_to_host()[:, :count].T.copy()
 

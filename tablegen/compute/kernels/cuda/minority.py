@@ -12,7 +12,8 @@ lists them, then walks the list; the arithmetic and its order are the same):
 positives the minority: after the i-th positive at position k, U += N - k + i, the maxima of
 D, G and the F1 fraction at (TP = i, k), and AP += i * (1/k) (``inverse`` tabulated on the host);
 negatives the minority: for each run of positives ending just before a negative (and at k = n),
-the same maxima, U += TP at each negative and AP += run - above * (H[end] - H[previous]) with the
+the same maxima (best MCC: G w_k with the host's MCC weights, one separately rounded multiply),
+U += TP at each negative and AP += run - above * (H[end] - H[previous]) with the
 host's compensated harmonic numbers H.  TP at each cut-off comes from merging the cut-offs with the
 positions as they stream past.  Every float operation is separately rounded (``mul_rn``/``add_rn``).
 Checked bit for bit against the CPU kernel under the simulator by ``tests/test_cuda_sim.py``.
@@ -22,6 +23,7 @@ import numpy as np
 from numba import cuda
 
 from tablegen.compute.kernels.cuda.ranking import write_base
+from tablegen.compute.kernels.ranking import TP_COLUMN
 from tablegen.compute.kernels.cuda.rng import (LOW32, ONE, S32, TWO32, ZERO, add_rn, mul_rn, replicate_state,
                                        trailing_zeros, xoshiro_next)
 
@@ -62,12 +64,13 @@ def floyd_marks(n, m, s0, s1, s2, s3, bitmap, thread):
 
 
 @cuda.jit(device=True, inline=True)
-def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, scores, i):
+def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, scores, i):
     """Scores from the positives' positions, read (and cleared) from the bitmap in increasing order."""
     n = n_pos + n_neg
     n_ks = ks.shape[0]
     u_pairs, best_d, best_g, f1_num, f1_den, tp, segment = 0, 0, 0, 0, 1, 0, 0
     ap_sum = np.float64(0.0)
+    best_m = np.float64(0.0)
     for word in range((n + 63) >> 6):
         bits = bitmap[word, thread]
         bitmap[word, thread] = np.uint64(0)
@@ -75,29 +78,32 @@ def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, scores, i
             k = word * 64 + np.int64(trailing_zeros(bits)) + 1
             bits &= bits - ONE
             while segment < n_ks and ks[segment] < k:
-                scores[5 + segment, i] = tp
+                scores[TP_COLUMN + segment, i] = tp
                 segment += 1
             tp += 1
             u_pairs += n_neg - k + tp
             best_d = max(best_d, 2 * tp - k)
-            best_g = max(best_g, tp * n - k * n_pos)
+            g = tp * n - k * n_pos
+            best_g = max(best_g, g)
+            best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
             if 2 * tp * f1_den > f1_num * (n_pos + k):
                 f1_num = 2 * tp
                 f1_den = n_pos + k
             ap_sum = add_rn(ap_sum, mul_rn(np.float64(tp), inverse[k]))
     while segment < n_ks:
-        scores[5 + segment, i] = tp
+        scores[TP_COLUMN + segment, i] = tp
         segment += 1
-    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum)
+    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
 
 
 @cuda.jit(device=True, inline=True)
-def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, scores, i):
+def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, scores, i):
     """Scores from the negatives' positions: one update per run of positives (see the CPU kernel)."""
     n = n_pos + n_neg
     n_ks = ks.shape[0]
     u_pairs, best_d, best_g, f1_num, f1_den, segment = 0, 0, 0, 0, 1, 0
     ap_sum = np.float64(0.0)
+    best_m = np.float64(0.0)
     above = 0  # negatives seen so far
     previous = 0  # first position of the current run of positives
     words = (n + 63) >> 6
@@ -114,7 +120,7 @@ def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, scores, 
                 bits &= bits - ONE
                 end = q - 1
                 while segment < n_ks and ks[segment] < q:
-                    scores[5 + segment, i] = ks[segment] - above
+                    scores[TP_COLUMN + segment, i] = ks[segment] - above
                     segment += 1
             run = end - previous
             tp = end - above
@@ -122,7 +128,9 @@ def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, scores, 
                 u_pairs += tp
             if run > 0:
                 best_d = max(best_d, 2 * tp - end)
-                best_g = max(best_g, tp * n_neg - above * n_pos)
+                g = tp * n_neg - above * n_pos
+                best_g = max(best_g, g)
+                best_m = max(best_m, mul_rn(np.float64(g), mcc_w[end]))
                 if 2 * tp * f1_den > f1_num * (n_pos + end):
                     f1_num = 2 * tp
                     f1_den = n_pos + end
@@ -132,13 +140,13 @@ def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, scores, 
             above += 1
             last = False
     while segment < n_ks:
-        scores[5 + segment, i] = ks[segment] - n_neg
+        scores[TP_COLUMN + segment, i] = ks[segment] - n_neg
         segment += 1
-    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum)
+    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
 
 
 @cuda.jit
-def minority_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, harmonic, bitmap, scores):
+def minority_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, harmonic, mcc_w, bitmap, scores):
     """Fill ``scores[:, i]`` for replicates ``first + i``, grid-stride; ``bitmap`` (uint64, zero) is
     ``(ceil(n / 64), threads in the grid)`` scratch, left zero."""
     thread = cuda.grid(1)
@@ -151,6 +159,6 @@ def minority_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, harmonic, bitm
         s0, s1, s2, s3 = replicate_state(key0, key1, np.int64(first) + np.int64(i))
         floyd_marks(n, m, s0, s1, s2, s3, bitmap, thread)
         if positives_are_minority:
-            score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, scores, i)
+            score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, scores, i)
         else:
-            score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, scores, i)
+            score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, scores, i)

@@ -9,7 +9,9 @@ j < p_rem.
 
 Scores, one pass, integer state kept as integers (int64): U as the sum of TP at every negative,
 D = max(2 TP - k), G = max(TP N - k P), best F1 as the fraction (f1_num, f1_den) compared by
-cross-multiplication (the first k attaining the maximum wins, as on the CPU), TP at each requested k,
+cross-multiplication (the first k attaining the maximum wins, as on the CPU), best MCC as the largest
+G_k w_k (``mcc_w``: the CPU's :func:`~tablegen.compute.kernels.ranking.mcc_weights`, computed on the host;
+one separately rounded multiply per k), TP at each requested k,
 and the average-precision sum in float64, adding TP * (1/k) at each positive in the CPU kernel's
 order with separately rounded multiply and add (:func:`~tablegen.compute.kernels.cuda.rng.mul_rn`).  The
 reported values are the same single divisions of exact integers as on the CPU (IEEE division is
@@ -20,6 +22,7 @@ Checked bit for bit against the CPU kernels under the simulator by ``tests/test_
 import numpy as np
 from numba import cuda
 
+from tablegen.compute.kernels.ranking import TP_COLUMN
 from tablegen.compute.kernels.cuda.rng import LOW32, S32, TWO32, add_rn, mul_rn, replicate_state, xoshiro_next
 
 
@@ -36,20 +39,22 @@ def bounded_fresh(x32, total, s0, s1, s2, s3):
 
 
 @cuda.jit(device=True, inline=True)
-def write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum):
-    """The five base columns, each one division as in the CPU kernels."""
+def write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m):
+    """The base columns, each one division as in the CPU kernels (best MCC: its maximum, capped at 1)."""
     scores[0, i] = u_pairs / (n_pos * n_neg)
     scores[1, i] = (best_d + n_neg) / (n_pos + n_neg)
     scores[2, i] = f1_num / f1_den
     scores[3, i] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
     scores[4, i] = ap_sum / n_pos
+    scores[5, i] = min(best_m, 1.0)
 
 
 @cuda.jit
-def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, scores):
-    """Fill ``scores[:, i]`` (5 + len(ks) columns) for replicate ``first + i``, i < scores.shape[1].
+def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, mcc_w, scores):
+    """Fill ``scores[:, i]`` (TP_COLUMN + len(ks) columns) for replicate ``first + i``, i < scores.shape[1].
 
-    ``inverse[k]`` must hold 1.0 / k (computed on the host, as the CPU kernel tabulates it).
+    ``inverse[k]`` must hold 1.0 / k (computed on the host, as the CPU kernel tabulates it) and
+    ``mcc_w`` the CPU kernels' MCC weights (:func:`~tablegen.compute.kernels.ranking.mcc_weights`).
     """
     i = cuda.grid(1)
     if i >= scores.shape[1]:
@@ -59,6 +64,7 @@ def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, scores):
     s0, s1, s2, s3 = replicate_state(key0, key1, np.int64(first) + np.int64(i))
     k, tp, p_rem, u_pairs, best_d, best_g, f1_num, f1_den = 0, 0, n_pos, 0, 0, 0, 0, 1
     ap_sum = np.float64(0.0)
+    best_m = np.float64(0.0)
     buffer = np.uint64(0)
     have_half = False
     segment = 0
@@ -78,14 +84,16 @@ def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, scores):
         p_rem -= is_pos
         u_pairs += (1 - is_pos) * tp
         best_d = max(best_d, 2 * tp - k)
-        best_g = max(best_g, tp * n - k * n_pos)
+        g = tp * n - k * n_pos
+        best_g = max(best_g, g)
+        best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
         if 2 * tp * f1_den > f1_num * (n_pos + k):
             f1_num = 2 * tp
             f1_den = n_pos + k
         if is_pos:
             ap_sum = add_rn(ap_sum, mul_rn(np.float64(tp), inverse[k]))
         if k == next_k:
-            scores[5 + segment, i] = tp
+            scores[TP_COLUMN + segment, i] = tp
             segment += 1
             next_k = ks[segment] if segment < n_ks else n + 1
-    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum)
+    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
