@@ -26,12 +26,9 @@ REGISTRY = PACKAGE / "compute" / "metrics.py"
 COLUMN_TABLES = {PACKAGE / "compute" / "kernels" / "ranking.py": "BASE_COLUMNS"}
 #: Known branches outside the registry, each with who owns it; the test also fails if one is gone
 #: (then delete its line), so this list only shrinks.
-KNOWN = {
-    # scoring real classifier scores (not random rankings) keeps its own table of scorers, and a tie
-    # note specific to AUC; to move into the registry entries (a ``from_scores`` field)
-    "tablegen/compute/metrics_from_scores.py",
-    "tablegen/compare/from_scores.py",
-}
+#: (Empty: scoring real classifier scores and its tie note moved into the entries, ``from_scores`` and
+#: ``ties_conservative``.)
+KNOWN: set[str] = set()
 _NAMED = re.compile(r"^(tp|precision)_at_[1-9][0-9]*$")
 
 
@@ -113,6 +110,8 @@ def test_every_named_routine_resolves_below_the_registry(name):
         assert module.startswith("tablegen.compute.exact"), path
         assert callable(getattr(importlib.import_module(module), attribute)), path
     assert (spec.kernel_column is None) == (spec.k is not None)
+    for scorer in (spec.reference, spec.from_scores):  # the scorers too live below the registry
+        assert scorer.__module__ == "tablegen.compute.metric_scorers", (name, scorer)
     assert spec.exact_work in ("none", "negligible", "per_cell", "shared")
 
 

@@ -1,27 +1,28 @@
 """From labels and each model's scores to a verdict per metric (DESIGN §1, §5, §7).
 
 Every metric is computed from the scores in DESIGN §1's conventions
-(:mod:`tablegen.compute.metrics_from_scores`: tied scores form one threshold group; AUC counts a tied pair
-as ½).  Per metric, the winner is the model with the best value (the first one listed, on a tie),
-and its value is tested against the best of C classifiers that learned nothing, through
-:func:`tablegen.lookup.api.significance_test` (the answer policy of DESIGN §7: exact, else the table, else a
-simulation).  **C must count every model tried, discarded ones too**: picking the best of 20 models
-and passing only the 3 you kept overstates significance.  C defaults to the number of models given.
+(:mod:`tablegen.compute.metrics_from_scores`, each metric's registry scorer: tied scores form one
+threshold group; AUC counts a tied pair as ½).  Per metric, the winner is the model with the best value
+(the first one listed, on a tie), and its value is tested against the best of C classifiers that learned
+nothing, through :func:`tablegen.lookup.api.significance_test` (the answer policy of DESIGN §7: exact,
+else the table, else a simulation).  **C must count every model tried, discarded ones too**: picking the
+best of 20 models and passing only the 3 you kept overstates significance.  C defaults to the number of
+models given.
 
-Scores with ties are tested against the **no-ties null** (a random ranking with every score
-distinct).  For the ``best_*`` metrics this is conservative, by construction: breaking the ties at
-random gives a uniformly random strict ranking whose metric (a maximum over more cut-offs) is at
-least the tied one, so a tied scorer that learned nothing exceeds the no-ties critical value at most
-as often as alpha.  ``tp_at_k`` and ``precision_at_k`` are exact (a tie straddling k is refused, and
-otherwise every tie-breaking has the same TP_k).  For ``average_precision`` it was conservative in
-every case measured.  For ``auc`` it is conservative when ties are heavy; when they
-are light the level is **about alpha, no longer below it**: the half-credit AUC falls between the
-no-ties values and fills the gap the discrete no-ties test leaves below alpha.  Measured with random
-scorers giving 100 distinct values to 60 items (P = N = 30, C = 1, 2,000,000 trials): 0.0502 (95% CI
-[0.0499, 0.0505]) at alpha = 0.05 against 0.0496 without ties, and 0.0101 [0.0099, 0.0102] at
-alpha = 0.01 (``benchmarks/bench_tied_null.py --auc-only --trials 200000 --levels 30 100 --seed 99``;
-without ``--auc-only`` it measures every metric).  The verdict carries a note whenever the winner's
-scores tie.
+Scores with ties are tested against the **no-ties null** (a random ranking with every score distinct).
+For the ``best_*`` metrics (``best_mcc`` too) this is conservative, by construction: breaking the ties
+at random gives a uniformly random strict ranking whose metric (a maximum over more cut-offs) is at
+least the tied one, so a tied scorer that learned nothing exceeds the no-ties critical value at most as
+often as alpha.  ``tp_at_k`` and ``precision_at_k`` are exact (a tie straddling k is refused, and
+otherwise every tie-breaking has the same TP_k).  For ``average_precision`` it was conservative in every
+case measured.  For ``auc`` it is conservative when ties are heavy; when they are light the level is
+**about alpha, no longer below it**: the half-credit AUC falls between the no-ties values and fills the
+gap the discrete no-ties test leaves below alpha.  Measured with random scorers giving 100 distinct
+values to 60 items (P = N = 30, C = 1, 2,000,000 trials): 0.0502 (95% CI [0.0499, 0.0505]) at alpha =
+0.05 against 0.0496 without ties, and 0.0101 [0.0099, 0.0102] at alpha = 0.01
+(``benchmarks/bench_tied_null.py --auc-only --trials 200000 --levels 30 100 --seed 99``; without
+``--auc-only`` it measures every metric).  The verdict carries a note whenever the winner's scores tie;
+which note is registry data (:attr:`tablegen.compute.metrics.Metric.ties_conservative`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tablegen.compute.metrics import get_metric
 from tablegen.compute.metrics_from_scores import (BASE_SCORE_METRICS, check_binary_labels, check_score_metric,
                                           metric_from_groups, threshold_groups)
 from tablegen.compute.validation import check_alpha, check_integer
@@ -48,13 +50,20 @@ logger = logging.getLogger(__name__)
 
 TIES_NOTE = ("the winner's scores have ties; they are tested against the no-ties null, which is conservative "
              "for this metric")
-AUC_TIES_NOTE = ("the winner's scores have ties; they are tested against the no-ties null: with many ties that is "
+#: For a metric not conservative under every tie pattern (``ties_conservative`` false: AUC's half credit).
+FEW_TIES_NOTE = ("the winner's scores have ties; they are tested against the no-ties null: with many ties that is "
                  "conservative, with few the level is about alpha (see significance_test_from_scores)")
 
 
 def ties_note(metric: str) -> str:
-    """What testing a tied winner's ``metric`` against the no-ties null means (module docstring)."""
-    return AUC_TIES_NOTE if metric == "auc" else TIES_NOTE
+    """What testing a tied winner's ``metric`` against the no-ties null means (module docstring).
+
+    Examples
+    --------
+    >>> ties_note("best_mcc") == TIES_NOTE
+    True
+    """
+    return TIES_NOTE if get_metric(metric).ties_conservative else FEW_TIES_NOTE
 
 
 @dataclass(frozen=True)
@@ -210,8 +219,9 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
         DataFrame) model name -> score vector.  Higher scores mean "more likely positive".
     metrics : sequence of str, optional
         Default ``auc``, ``best_accuracy``, ``best_f1``, ``best_balanced_accuracy``,
-        ``average_precision``; also ``tp_at_<k>`` and ``precision_at_<k>`` (refused when tied scores
-        straddle the cut-off k, DESIGN §1).
+        ``average_precision``; also ``best_mcc`` (no exact null: the table or a simulation),
+        ``tp_at_<k>`` and ``precision_at_<k>`` (refused when tied scores straddle the cut-off k,
+        DESIGN §1).
     C : int, optional
         Competitors the winner was picked from.  **Count every model tried, discarded ones too.**
         Default: the number of models given.

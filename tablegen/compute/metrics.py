@@ -1,6 +1,7 @@
 """Metric registry: everything about each metric lives in its one entry here.
 
-An entry (:class:`Metric`) holds the metric's definition, range, slow numpy reference scorer, the
+An entry (:class:`Metric`) holds the metric's definition, range, slow numpy reference scorer, its
+scorer of real classifier scores (labels and scores, ties kept together), the
 kernel output column that scores it, its exact routine and cost (dotted paths into
 :mod:`tablegen.compute.exact`, imported only when asked, so ``import tablegen.compute.metrics`` stays
 cheap and a closed-form lookup loads no numba), and, for AUC, the whole-grid routine that serves many
@@ -10,9 +11,9 @@ registry sits above the routines it names (``tests/test_layers.py``): they never
 
 Definitions follow DESIGN §1 (normative).  A ranking is a 0/1 label vector read from the top;
 prefix k holds TP_k positives and FP_k = k - TP_k negatives, k = 0 .. P+N.  All metrics are
-"higher is better".  The reference scorers here are deliberately plain numpy over whole prefix
-arrays: they are the independent check of the numba kernel (``tests/test_kernel.py``), not the
-production path.
+"higher is better".  The scorers the entries hold live in :mod:`tablegen.compute.metric_scorers`
+(the reference scorers are plain numpy: the independent check of the numba kernels, not the
+production path).
 """
 
 from __future__ import annotations
@@ -25,75 +26,9 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+import tablegen.compute.metric_scorers as _scorers
+
 _AT_K = re.compile(r"^(tp|precision)_at_([1-9][0-9]*)$")
-
-
-def _prefix_counts(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """TP_k, FP_k and k for k = 0..n of each row of a (R, n) 0/1 label matrix."""
-    labels = np.asarray(labels, dtype=np.int64)
-    tp = np.concatenate([np.zeros((labels.shape[0], 1), np.int64), np.cumsum(labels, axis=1)], axis=1)
-    k = np.arange(labels.shape[1] + 1)
-    return tp, k - tp, k
-
-
-def _reference_auc(labels, P, N):
-    tp, _, _ = _prefix_counts(labels)
-    negatives = 1 - np.asarray(labels, dtype=np.int64)
-    return (negatives * tp[:, :-1]).sum(axis=1) / (P * N)
-
-
-def _reference_best_accuracy(labels, P, N):
-    tp, fp, _ = _prefix_counts(labels)
-    return ((tp + N - fp) / (P + N)).max(axis=1)
-
-
-def _reference_best_f1(labels, P, N):
-    tp, _, k = _prefix_counts(labels)
-    f1 = 2 * tp / (P + k)  # k = 0 gives 0 / P = 0, as defined
-    return f1.max(axis=1)
-
-
-def _reference_best_balanced_accuracy(labels, P, N):
-    tp, fp, _ = _prefix_counts(labels)
-    return (0.5 * (tp / P + 1 - fp / N)).max(axis=1)
-
-
-def _reference_average_precision(labels, P, N):
-    tp, _, k = _prefix_counts(labels)
-    labels = np.asarray(labels, dtype=np.int64)
-    precision_at_rank = tp[:, 1:] / k[1:]
-    return (labels * precision_at_rank).sum(axis=1) / P
-
-
-def _reference_best_mcc(labels, P, N):
-    """max_k of (TP_k N - FP_k P) w_k, w_k = 1 / sqrt(P N k (P+N-k)) (0 at k = 0, P+N), capped at 1.
-
-    The weights and products are the kernels' operations (:func:`~tablegen.compute.kernels.ranking.mcc_weights`),
-    in numpy: correctly rounded, so the same floats.
-    """
-    tp, fp, k = _prefix_counts(labels)
-    n = P + N
-    inner = k[1:n]
-    weights = np.zeros(n + 1)
-    weights[1:n] = 1.0 / np.sqrt(np.float64(P * N) * (inner * (n - inner)).astype(np.float64))
-    return np.minimum(((tp * N - fp * P) * weights).max(axis=1), 1.0)
-
-
-def _reference_tp_at(k_cut):
-    def score(labels, P, N):
-        tp, _, _ = _prefix_counts(labels)
-        return tp[:, min(k_cut, P + N)].astype(np.float64)
-
-    return score
-
-
-def _reference_precision_at(k_cut):
-    count = _reference_tp_at(k_cut)
-
-    def score(labels, P, N):
-        return count(labels, P, N) / min(k_cut, P + N)
-
-    return score
 
 
 def _tp_at_range(k, P, N):
@@ -145,6 +80,17 @@ class Metric:
         Registry name, e.g. ``"auc"`` or ``"tp_at_10"``.
     definition : str
         The definition of DESIGN §1, in words.
+    reference : callable
+        ``reference(labels, P, N)``: the definition on each row of a (R, P+N) ranking matrix.
+    from_scores : callable
+        ``from_scores(groups)``: the value on one classifier's labels and real scores, grouped by
+        :func:`tablegen.compute.metric_scorers.threshold_groups` (tied scores form one threshold
+        group, DESIGN §1); equals ``reference`` without ties.
+    ties_conservative : bool
+        Whether tied scores tested against the no-ties null are conservative whatever the ties: true
+        by construction for a maximum over cut-offs (breaking ties adds cut-offs) and for TP_k (a tie
+        straddling k is refused), in every case measured for average precision; not for AUC, whose
+        half-credit values bring the level to about alpha when ties are few.
     k : int or None
         The cut-off of a ``tp_at_k`` or ``precision_at_k`` metric, else None.
     count_of : str or None
@@ -173,6 +119,7 @@ class Metric:
     name: str
     definition: str
     reference: Callable[[np.ndarray, int, int], np.ndarray]
+    from_scores: Callable[[_scorers.ThresholdGroups], float]
     value_range: Callable[[int, int], tuple[float, float]]
     k: int | None = None
     count_of: str | None = None
@@ -183,6 +130,7 @@ class Metric:
     cells_routine: str | None = None
     cells_cost_routine: str | None = None
     tabulated_routine: str | None = None
+    ties_conservative: bool = True
 
     @property
     def has_exact(self) -> bool:
@@ -207,6 +155,22 @@ class Metric:
     def reference_scores(self, labels: np.ndarray, P: int, N: int) -> np.ndarray:
         """Score each row of a (R, P+N) 0/1 label matrix (top first) by the definition."""
         return self.reference(np.atleast_2d(labels), P, N)
+
+    def score_groups(self, groups: _scorers.ThresholdGroups) -> float:
+        """The value on one classifier's scores, grouped by ``threshold_groups(labels, scores)``.
+
+        Raises
+        ------
+        TablegenInputError
+            For ``tp_at_k`` / ``precision_at_k`` when tied scores straddle the cut-off k.
+
+        Examples
+        --------
+        >>> from tablegen.compute.metric_scorers import threshold_groups
+        >>> get_metric("auc").score_groups(threshold_groups([1, 0, 1, 0], [0.9, 0.5, 0.5, 0.1]))
+        0.875
+        """
+        return self.from_scores(groups)
 
     def range(self, P: int, N: int) -> tuple[float, float]:
         """Smallest and largest value the metric can take on a ranking of P positives, N negatives."""
@@ -281,7 +245,8 @@ _BASE = {
     "auc": Metric(
         "auc",
         "U/(P*N), U = number of (positive, negative) pairs with the positive ranked above",
-        _reference_auc,
+        _scorers.reference_auc,
+        _scorers.auc_from_groups,
         lambda P, N: (0.0, 1.0),
         kernel_column="auc",
         exact_routine=f"{_EXACT}.auc:auc_null",
@@ -289,11 +254,13 @@ _BASE = {
         cells_routine=f"{_EXACT}.auc:auc_nulls_for_cells",
         cells_cost_routine=f"{_EXACT}.auc:auc_sweep_seconds",
         tabulated_routine=f"{_EXACT}.auc:auc_tabulated_null",
+        ties_conservative=False,
     ),
     "best_accuracy": Metric(
         "best_accuracy",
         "max over the P+N+1 thresholds of (TP_k + N - FP_k)/(P+N)",
-        _reference_best_accuracy,
+        _scorers.reference_best_accuracy,
+        _scorers.best_accuracy_from_groups,
         lambda P, N: (max(P, N) / (P + N), 1.0),
         kernel_column="best_accuracy",
         exact_routine=f"{_EXACT}.closed_form:best_accuracy_null",
@@ -301,7 +268,8 @@ _BASE = {
     "best_f1": Metric(
         "best_f1",
         "max over thresholds of 2*TP_k/(P+k) (0 at k = 0)",
-        _reference_best_f1,
+        _scorers.reference_best_f1,
+        _scorers.best_f1_from_groups,
         lambda P, N: (2 * P / (2 * P + N), 1.0),
         kernel_column="best_f1",
         exact_routine=f"{_EXACT}.lattice:best_f1_null",
@@ -310,7 +278,8 @@ _BASE = {
     "best_balanced_accuracy": Metric(
         "best_balanced_accuracy",
         "max over thresholds of (TP_k/P + 1 - FP_k/N)/2",
-        _reference_best_balanced_accuracy,
+        _scorers.reference_best_balanced_accuracy,
+        _scorers.best_balanced_accuracy_from_groups,
         lambda P, N: (0.5, 1.0),
         kernel_column="best_balanced_accuracy",
         exact_routine=f"{_EXACT}.lattice:best_balanced_accuracy_null",
@@ -319,7 +288,8 @@ _BASE = {
     "average_precision": Metric(
         "average_precision",
         "mean over the positives of the precision TP_k/k at that positive's rank k",
-        _reference_average_precision,
+        _scorers.reference_average_precision,
+        _scorers.average_precision_from_groups,
         lambda P, N: (_min_average_precision(P, N), 1.0),
         kernel_column="average_precision",
     ),
@@ -327,7 +297,8 @@ _BASE = {
         "best_mcc",
         "max over thresholds of the Matthews correlation ((P+N)*TP_k - k*P)/sqrt(P*N*k*(P+N-k)) "
         "(0 at k = 0 and k = P+N, where it is undefined)",
-        _reference_best_mcc,
+        _scorers.reference_best_mcc,
+        _scorers.best_mcc_from_groups,
         lambda P, N: (0.0, 1.0),
         kernel_column="best_mcc",
     ),
@@ -363,7 +334,8 @@ def get_metric(name: str) -> Metric:
         return Metric(
             name,
             f"TP_{k}: the count of positives among the top {k} (all P when {k} >= P+N)",
-            _reference_tp_at(k),
+            _scorers.reference_tp_at(k),
+            _scorers.tp_at_from_groups(k),
             lambda P, N, k=k: _tp_at_range(k, P, N),
             k=k,
             integer_valued=True,
@@ -372,7 +344,8 @@ def get_metric(name: str) -> Metric:
     return Metric(
         name,
         f"TP_{k} / min({k}, P+N): the fraction of positives among the top {k}",
-        _reference_precision_at(k),
+        _scorers.reference_precision_at(k),
+        _scorers.precision_at_from_groups(k),
         lambda P, N, k=k: tuple(v / min(k, P + N) for v in _tp_at_range(k, P, N)),
         k=k,
         count_of=f"tp_at_{k}",
