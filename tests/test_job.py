@@ -233,3 +233,23 @@ def test_bad_config_fails_naming_the_field_and_writes_nothing(tmp_path, capsys):
     assert main(["run", str(CONFIGS / "smoke.yaml"), "--store", str(tmp_path / "w.zarr"), "--workers", "0"]) == 2
     assert "workers must be an integer >= 1, got 0" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+@pytest.mark.slow
+def test_two_runs_of_one_config_on_one_client_share_no_task(reference, client, tmp_path, monkeypatch):
+    """Two stores of one config on one client: each run's chunk tasks have their own keys, so dask never
+    hands the second run the first one's finished futures (which left the second store unwritten)."""
+    keys = []
+    submit = client.submit
+
+    def recording_submit(*args, **kwargs):
+        keys.append(kwargs["key"])
+        return submit(*args, **kwargs)
+
+    monkeypatch.setattr(client, "submit", recording_submit)
+    first, second = small_config(tmp_path / "first.zarr"), small_config(tmp_path / "second.zarr")
+    run(first, executor="dask", client=client)
+    first_keys = set(keys)
+    run(second, executor="dask", client=client)
+    assert len(first_keys) == 4 and len(keys) == 8 and first_keys.isdisjoint(keys[4:])
+    assert_stores_bit_identical(second.store_url, reference.store_url)

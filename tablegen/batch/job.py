@@ -18,6 +18,7 @@ import logging
 import os
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator
 
@@ -386,8 +387,13 @@ def _dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, gra
     with _connected_client(config, client) as connected:
         if on_client is not None:
             on_client(connected)
+        # Keys unique to this run: two runs of one config (two stores, or a rerun) on one client must
+        # not share tasks — dask would hand the second run the first one's finished futures, and the
+        # second store would never be written.
+        run_token = uuid.uuid4().hex[:8]
         futures = {connected.submit(run_chunk, config, chunk, key=f"tablegen-chunk-{config.result_hash[:8]}-"
-                                    f"{chunk.p_start}-{chunk.n_start}", pure=False, retries=TASK_RETRIES): chunk
+                                    f"{run_token}-{chunk.p_start}-{chunk.n_start}", pure=False,
+                                    retries=TASK_RETRIES): chunk
                    for chunk in chunks}
         idle_since, poll = None, min(max(grace / 4, 0.05), 5.0)
         while futures:
