@@ -31,7 +31,17 @@ from __future__ import annotations
 
 
 class TablegenInputError(ValueError):
-    """A bad argument to a tablegen entry point; the message names the argument (exit code 2)."""
+    """A bad argument to a tablegen entry point; the message names the argument (exit code 2).
+
+    Examples
+    --------
+    >>> from tablegen import critical_value
+    >>> try:
+    ...     critical_value("auc", 100, 300, C=0)
+    ... except TablegenInputError as error:
+    ...     print(error, error.exit_code)
+    C must be an integer >= 1, got 0 2
+    """
 
     exit_code = 2
 

@@ -39,6 +39,14 @@ class Answer:
         ``""`` for a value, ``"<"`` for an upper bound, ``">"`` for a lower bound.
     source : str
         Where a table answer came from (the store's path, or ``"bundled table"``).
+
+    Examples
+    --------
+    >>> answer = Answer(0.00283, 0.00283, 0.00283, "exact")
+    >>> float(answer), answer.formatted(2), answer.upper_bound
+    (0.00283, '0.0028', False)
+    >>> Answer(1e-7, 0.0, 1e-7, "simulate", replicates=10_000_000, seed=2005, bound="<").formatted()
+    '< 1e-07'
     """
 
     value: float
@@ -84,6 +92,13 @@ class SignificanceResult:
         False where the verdict rests on a Monte Carlo estimate whose 95% interval contains the
         score: a larger R or an exact method could turn it.
     critical_value, p_value : Answer
+
+    Examples
+    --------
+    >>> from tablegen import significance_test
+    >>> result = significance_test("auc", 0.70, 100, 300, C=1000)
+    >>> bool(result.significant), bool(result.settled), result.critical_value.method
+    (True, True, 'exact')
     """
 
     metric: str

@@ -28,6 +28,8 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import os
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
@@ -40,6 +42,9 @@ from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.errors import TablegenInputError
 from tablegen.compute.validation import LookupArgs, check_alpha, check_integer, validate_lookup_args
+
+if TYPE_CHECKING:
+    from tablegen.lookup.table import Table
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +68,6 @@ _bundled = None
 
 def _check_table(table):
     """``table`` if it is a Table, a store path or None (the bundled table); else an input error."""
-    import os
-
     if table is None or isinstance(table, (str, os.PathLike)):
         return table
     from tablegen.lookup.table import Table
@@ -251,8 +254,9 @@ def _resolve(source, exact, a: LookupArgs) -> Answer | None:
 
 
 # -- public ------------------------------------------------------------------------------------------
-def critical_value(metric, P, N, C=None, alpha=0.01, method="auto", R=None, seed=None, table=None,
-                   progress=None) -> Answer:
+def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, method: str = "auto",
+                   R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> Answer:
     """Critical value m* of ``metric`` for the best of C random classifiers at level alpha.
 
     A winner's score m is significant at level alpha iff m > m*.
@@ -298,7 +302,9 @@ def critical_value(metric, P, N, C=None, alpha=0.01, method="auto", R=None, seed
     return answer if answer is not None else _simulate(a, True, False, progress)[0]
 
 
-def p_value(metric, score, P, N, C=None, method="auto", R=None, seed=None, table=None, progress=None) -> Answer:
+def p_value(metric: str, score: float, P: int, N: int, C: int | None = None, method: str = "auto",
+            R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
+            progress: Callable[[int, int], None] | None = None) -> Answer:
     """p-value 1 - F(score-)**C of a winner's score against the best of C random classifiers.
 
     Parameters are as for :func:`critical_value`; ``score`` must be a value the metric can take at
@@ -318,8 +324,10 @@ def p_value(metric, score, P, N, C=None, method="auto", R=None, seed=None, table
     return answer if answer is not None else _simulate(a, False, True, progress)[1]
 
 
-def significance_test(metric, score, P, N, C=None, alpha=0.01, method="auto", R=None, seed=None, table=None,
-                      progress=None) -> SignificanceResult:
+def significance_test(metric: str, score: float, P: int, N: int, C: int | None = None, alpha: float = 0.01,
+                      method: str = "auto", R: int | None = None, seed: int | None = None,
+                      table: Table | str | os.PathLike | None = None,
+                      progress: Callable[[int, int], None] | None = None) -> SignificanceResult:
     """Is a winner's ``score`` significant against the best of C classifiers that learned nothing?
 
     The verdict is score > critical value (DESIGN §1); the result also carries the p-value, both
