@@ -55,16 +55,10 @@ DEFAULT_CONNECT_TIMEOUT = 30.0
 #: A chunk task that fails (a transient write error, a lost worker) is run again this many times.
 TASK_RETRIES = 2
 
-
-
-
-#: glibc allocator thresholds for worker processes (read by glibc when a process starts: README §11).
-#: Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also pins glibc's mmap
-#: threshold: every multi-megabyte block buffer is then mapped, page-faulted and unmapped afresh, and
-#: a task ran 1.38x slower in a worker than in a plain process (2.75 s against 3.79 s for the same
-#: chunk, measured with the former ``mallopt`` calls that set these values).  A 256 MiB trim threshold
-#: and a 32 MiB mmap threshold give plain-process speed (2.58 s); the cost is that up to 256 MiB of
-#: freed heap stays with the worker instead of returning to the system.
+#: glibc allocator thresholds for worker processes (read when a process starts; README §12).  With dask's
+#: ``MALLOC_TRIM_THRESHOLD_=65536`` (which also pins the mmap threshold) every block buffer is mapped and
+#: unmapped afresh: a chunk took 3.79 s in a worker, 2.75 s in a plain process, 2.58 s with these values
+#: (measured with the former ``mallopt`` calls); up to 256 MiB of freed heap then stays with the worker.
 ALLOCATOR_ENVIRONMENT = {"MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
 
 
