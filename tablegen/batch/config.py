@@ -32,7 +32,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -40,6 +40,9 @@ from tablegen.compute.metrics import DEFAULT_METRICS
 from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
 from tablegen.compute.validation import (check_alpha, check_integer, check_metric, check_replicates, check_unique_list)
 from tablegen.errors import TablegenInputError
+
+if TYPE_CHECKING:
+    import os
 
 _TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "store",
               "cluster", "device"}
@@ -56,7 +59,24 @@ EXECUTORS = ("dask", "serial")
 
 @dataclass(frozen=True)
 class JobConfig:
-    """A validated job configuration (see the module docstring for the YAML schema)."""
+    """A validated job configuration (see the module docstring for the YAML schema).
+
+    Made by :func:`load_config` (from a YAML file) or :func:`config_from_mapping`, and frozen.
+    :attr:`result_hash` covers what determines the stored values, not where they are stored or
+    computed: a store can be resumed by a config whose hash matches its own.
+
+    Examples
+    --------
+    >>> config = load_config("configs/smoke.yaml")  # from the repository root
+    >>> config.P, config.N, config.replicates, config.chunks
+    ((5, 10, 20), (10, 20, 30), 40000, (2, 2))
+    >>> from dataclasses import replace
+    >>> moved = replace(config, store_url="elsewhere.zarr", device="cuda")
+    >>> moved.result_hash == config.result_hash
+    True
+    >>> replace(config, seed=1).result_hash == config.result_hash
+    False
+    """
 
     name: str
     P: tuple[int, ...]
@@ -225,7 +245,7 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
     )
 
 
-def load_config(path) -> JobConfig:
+def load_config(path: str | os.PathLike[str]) -> JobConfig:
     """Read and validate a YAML job config.
 
     Examples
