@@ -32,7 +32,6 @@ GAPS = {
     ("tablegen.compare", "F1Comparison"): "an Examples section (compare/f1_results.py)",
     ("tablegen.compare", "F1Posterior"): "an Examples section (compare/f1_results.py)",
     ("tablegen.compare", "FrequentistTests"): "an Examples section (compare/f1_frequentist.py)",
-    ("tablegen.compare", "FromScoresResult"): "an Examples section (compare/from_scores.py)",
 }
 
 

@@ -118,6 +118,19 @@ class FromScoresResult:
     models : tuple of str
     verdicts : dict
         Metric name -> :class:`MetricVerdict`, in the order asked.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.ones(20), np.zeros(20)]
+    >>> models = {"noise": rng.normal(size=40), "signal": y + rng.normal(size=40)}
+    >>> result = significance_test_from_scores(y, models, metrics=["auc", "best_accuracy"])
+    >>> result.P, result.N, result.C, result.models
+    (20, 20, 2, ('noise', 'signal'))
+    >>> [(v.metric, v.winner, v.score, v.significant) for v in result]
+    [('auc', 'signal', 0.7575, True), ('best_accuracy', 'signal', 0.7, False)]
+    >>> result["auc"].scores
+    {'noise': 0.4325, 'signal': 0.7575}
     """
 
     P: int
