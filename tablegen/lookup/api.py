@@ -172,14 +172,10 @@ def _forced(a: LookupArgs, table, what: str):
 def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
     metric, P, N, C, alpha, score, divisor = _count_question(a)
-    table = _table(table)
-    need_c_alpha = what == "critical value"
-    if not required and not table.contains(metric, P, N, C if need_c_alpha else None,
-                                           alpha if need_c_alpha else None):
-        return None
-    if need_c_alpha:
-        return _divided(table.critical_value(metric, P, N, C, alpha), divisor)
-    return table.p_value(metric, score, P, N, C)
+    if what == "critical value":
+        answer = _table(table).answer_checked(metric, P, N, C, alpha=alpha, required=required)
+        return None if answer is None else _divided(answer, divisor)
+    return _table(table).answer_checked(metric, P, N, C, score=score, required=required)
 
 
 def _count_question(a: LookupArgs):

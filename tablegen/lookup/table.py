@@ -75,7 +75,7 @@ class Table:
     def contains(self, metric, P, N, C=None, alpha=None) -> bool:
         """Whether every (P, N) [and C, alpha] given is a finished cell of this table (no error)."""
         try:
-            self._indices(metric, P, N, C, alpha, purpose="")
+            self._indices(metric, P, N, C, alpha)
         except TablegenInputError:
             return False
         return True
@@ -101,17 +101,26 @@ class Table:
             )
         return matches.argmax(axis=-1)
 
-    def _indices(self, metric, P, N, C, alpha, purpose):
+    def _indices(self, metric, P, N, C, alpha, what: str = ""):
+        """Check a question's arguments, then :meth:`_locate` it (``what``: the answer, for messages)."""
         k = self._metric_index(metric)
         P, N = check_integer_array("P", P), check_integer_array("N", N)
-        arrays = [P, N]
         if C is not None:
-            arrays.append(check_integer_array("C", C))
+            C = check_integer_array("C", C)
         if alpha is not None:
             alpha = np.asarray(alpha)
             for a in np.atleast_1d(alpha).ravel():
                 check_alpha("alpha", a.item() if isinstance(a, np.generic) else a)
-            arrays.append(alpha.astype(float))
+        return self._locate(k, P, N, C, alpha, self._instead(self._metrics[k], what) if what else "")
+
+    def _locate(self, k: int, P, N, C, alpha, purpose: str):
+        """(k, index per dimension, broadcast arrays) of checked arguments; an error where the table
+        lacks a value or a cell is unfinished."""
+        arrays = [np.asarray(P), np.asarray(N)]
+        if C is not None:
+            arrays.append(np.asarray(C))
+        if alpha is not None:
+            arrays.append(np.asarray(alpha).astype(float))
         try:
             arrays = np.broadcast_arrays(*arrays)
         except ValueError:
@@ -169,7 +178,9 @@ class Table:
         """
         if C is None or alpha is None:
             raise TablegenInputError(f"{'C' if C is None else 'alpha'} must be given for a critical value")
-        k, index, _ = self._indices(metric, P, N, C, alpha, purpose=self._instead(metric, "critical value"))
+        return self._critical_answer(*self._indices(metric, P, N, C, alpha, "critical value")[:2])
+
+    def _critical_answer(self, k: int, index: dict) -> Answer:
         exact = self._gather("exact_critical_value", k, index)
         estimate, low, high = (self._gather(v, k, index) for v in ("critical_value", "ci_low", "ci_high"))
         has_exact = np.isfinite(exact)
@@ -198,7 +209,7 @@ class Table:
         >>> answer.formatted(2), answer.method
         ('< 0.0066', 'table')
         """
-        k, index, (P_, N_) = self._indices(metric, P, N, None, None, purpose=self._instead(metric, "p-value"))
+        k, index, (P_, N_) = self._indices(metric, P, N, None, None, "p-value")
         score, C_ = check_real_array("score", score), check_integer_array("C", C)
         try:
             score, C_, P_, N_ = np.broadcast_arrays(score, C_, P_, N_)
@@ -206,6 +217,9 @@ class Table:
             raise TablegenInputError("P, N, C and score must broadcast to one shape") from None
         index = {dim: np.broadcast_to(i, score.shape) for dim, i in index.items()}
         check_scores_in_range(self._metrics[k], score, P_, N_)
+        return self._p_answer(k, index, score, C_)
+
+    def _p_answer(self, k: int, index: dict, score, C_) -> Answer:
         quantiles = self._gather("tail_quantile", k, index)  # (..., tail_probability)
         R = self._replicates[index["P"], index["N"]]
         low_hits, high_hits = exceedance_bounds(quantiles, self._tail_probabilities, R, score,
@@ -241,6 +255,38 @@ class Table:
         pv = self.p_value(metric, score, P, N, C)
         return verdict(metric, score, P, N, C, alpha, cv, pv)
 
+    def answer_checked(self, metric: str, P: int, N: int, C: int, *, alpha: float | None = None,
+                       score: float | None = None, required: bool = False) -> Answer | None:
+        """One scalar question whose arguments are already checked (:class:`~tablegen.compute.validation.LookupArgs`):
+        the critical value if ``alpha`` is given, else the p-value of ``score``.
+
+        Nothing is checked again.  Where the table does not hold the metric, cell (or C and alpha):
+        None, or with ``required`` the error naming what is missing.  :func:`tablegen.critical_value`
+        and friends read tables through this.
+
+        Examples
+        --------
+        >>> table = open_table()
+        >>> float(table.answer_checked("best_accuracy", 20, 20, 10, alpha=0.01))
+        0.775
+        >>> table.answer_checked("best_accuracy", 21, 20, 10, alpha=0.01) is None
+        True
+        """
+        what = "critical value" if alpha is not None else "p-value"
+        if metric not in self._metrics:
+            return self._metric_index(metric) if required else None  # raises: not in this table
+        k = self._metrics.index(metric)
+        try:
+            k, index, _ = self._locate(k, P, N, C if alpha is not None else None, alpha,
+                                       self._instead(metric, what))
+        except TablegenInputError:
+            if required:
+                raise
+            return None
+        if alpha is not None:
+            return self._critical_answer(k, index)
+        return self._p_answer(k, index, np.asarray(score, dtype=float), np.asarray(C))
+
     def _answer(self, **fields) -> Answer:
         scalar = np.ndim(fields["value"]) == 0
         def unwrap(v):
@@ -251,7 +297,7 @@ class Table:
         return Answer(**{k: unwrap(v) for k, v in fields.items()}, replicates=replicates, source=self.source)
 
     def _instead(self, metric: str, what: str) -> str:
-        spec = get_metric(check_metric("metric", metric))
+        spec = get_metric(metric)
         options = "method='exact' or method='simulate'" if spec.has_exact else "method='simulate'"
         return f"; for a {what} off this grid use {options}"
 
