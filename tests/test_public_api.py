@@ -29,9 +29,6 @@ GAPS = {
     ("tablegen", "TopKTest"): "an Examples section (lookup/topk.py)",
     ("tablegen", "topk_test"): "an Examples section (lookup/topk.py)",
     ("tablegen.compare", "AcrossDatasetsResult"): "an Examples section (compare/datasets.py)",
-    ("tablegen.compare", "F1Comparison"): "an Examples section (compare/f1_results.py)",
-    ("tablegen.compare", "F1Posterior"): "an Examples section (compare/f1_results.py)",
-    ("tablegen.compare", "FrequentistTests"): "an Examples section (compare/f1_frequentist.py)",
 }
 
 

@@ -133,7 +133,18 @@ def _paired_t_test(f1_a: np.ndarray, f1_b: np.ndarray) -> FrequentistTest:
 
 @dataclass(frozen=True)
 class FrequentistTests:
-    """The four tests of :func:`f1_frequentist_tests`, in the paper's order."""
+    """The four tests of :func:`f1_frequentist_tests`, in the paper's order, and each classifier's per-class F1.
+
+    Examples
+    --------
+    >>> tests = f1_frequentist_tests([[45, 3, 2], [4, 40, 6], [1, 2, 47]], [[40, 6, 4], [8, 33, 9], [3, 5, 42]])
+    >>> tests.f1_a.round(3).tolist(), tests.f1_b.round(3).tolist()
+    ([0.9, 0.842, 0.895], [0.792, 0.702, 0.8])
+    >>> print(tests.table().splitlines()[-1])
+    macro paired t-test (T-test)            8.592       3         0.0133  >
+    >>> tests.tests[0].note  # the micro sign test
+    'needs per-item predictions (y_true, y_pred_a, y_pred_b)'
+    """
 
     tests: tuple[FrequentistTest, ...]
     f1_a: np.ndarray
