@@ -28,7 +28,6 @@ GAPS = {
     ("tablegen", "TopKBounds"): "an Examples section (lookup/topk.py)",
     ("tablegen", "TopKTest"): "an Examples section (lookup/topk.py)",
     ("tablegen", "topk_test"): "an Examples section (lookup/topk.py)",
-    ("tablegen.compare", "AcrossDatasetsResult"): "an Examples section (compare/datasets.py)",
 }
 
 

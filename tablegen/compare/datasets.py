@@ -201,6 +201,18 @@ class AcrossDatasetsResult:
         Every pair, in column order.
     mean_ranks_posthoc : tuple of MeanRanksComparison or None
         Only with ``mean_ranks_posthoc=True``.
+
+    Examples
+    --------
+    >>> X = [[0.90, 0.80, 0.78], [0.85, 0.80, 0.82], [0.95, 0.70, 0.72], [0.80, 0.78, 0.60], [0.91, 0.81, 0.79],
+    ...      [0.88, 0.86, 0.87], [0.93, 0.75, 0.74], [0.87, 0.83, 0.85], [0.92, 0.79, 0.80], [0.89, 0.84, 0.81]]
+    >>> result = across_datasets(X)
+    >>> result.n, result.m, result.mean_ranks, result.ranking()
+    (10, 3, {'1': 1.0, '2': 2.5, '3': 2.5}, ['1', '2', '3'])
+    >>> [(c.a, c.b, c.better, c.wins, c.losses, round(c.adjusted_p_value, 4)) for c in result.pairwise]
+    [('1', '2', '1', 10, 0, 0.0059), ('1', '3', '1', 10, 0, 0.0059), ('2', '3', '2', 5, 5, 0.5352)]
+    >>> [(c.a, c.b) for c in result.significant_pairs()]
+    [('1', '2'), ('1', '3')]
     """
 
     algorithms: tuple
