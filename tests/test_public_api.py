@@ -25,9 +25,6 @@ GAPS = {
     ("tablegen", "run"): "an Examples section, client's annotation (batch/job.py)",
     ("tablegen", "open_table"): "parameter annotations (lookup/table.py)",
     ("tablegen", "Table"): "an Examples section, method annotations (lookup/table.py)",
-    ("tablegen", "TopKBounds"): "an Examples section (lookup/topk.py)",
-    ("tablegen", "TopKTest"): "an Examples section (lookup/topk.py)",
-    ("tablegen", "topk_test"): "an Examples section (lookup/topk.py)",
 }
 
 

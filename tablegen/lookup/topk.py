@@ -45,6 +45,16 @@ class TopKBounds:
     lower : float array (K,)
         The interpolated lower bound of one random ranking at alpha (its count falls below it with
         probability about alpha): the bottom of the band the plot shades.
+
+    Examples
+    --------
+    >>> b = topk_bounds(10, 90, K=10, alpha=0.05)  # 10 positives among 100 items
+    >>> b.tail_probability, b.k.tolist(), b.expected[:3].tolist()
+    (0.05, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], [0.1, 0.2, 0.3])
+    >>> b.bound("discrete").tolist()
+    [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.0]
+    >>> b.interpolated.round(3).tolist()
+    [0.5, 0.775, 0.902, 0.996, 1.382, 1.612, 1.763, 1.876, 1.969, 2.193]
     """
 
     P: int
@@ -80,6 +90,16 @@ class TopKTest:
         ``discrete``, < alpha for ``interpolated``).
     crossover : int or None
         The first k where the curve beats the bound at CROSSOVER_RUN consecutive k, or None.
+
+    Examples
+    --------
+    >>> test = topk_test([1, 1, 2, 3, 3, 4, 4, 4, 5, 5], 10, 90, C=10, alpha=0.05)
+    >>> test.bounds.bound(test.variant).tolist()  # the best of 10 random rankings
+    [1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 3.0, 4.0, 4.0]
+    >>> test.significant.tolist(), test.crossover
+    ([False, False, False, True, False, True, True, True, True, True], 6)
+    >>> test.to_dict()["crossover_run"]
+    2
     """
 
     bounds: TopKBounds
@@ -214,6 +234,12 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
     Returns
     -------
     TopKTest
+
+    Examples
+    --------
+    >>> test = topk_test([1, 1, 2, 3, 3, 4, 4, 4, 5, 5], 10, 90, alpha=0.05)  # 10 positives among 100
+    >>> test.crossover, test.p_discrete[:4].round(4).tolist()
+    (3, [0.1, 0.1909, 0.0258, 0.0028])
     """
     variant = _check_variant(variant)
     curve = np.asarray(observed, dtype=float) if np.asarray(observed).dtype.kind in "iuf" else None
