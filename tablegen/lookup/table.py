@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import numpy as np
 import xarray as xr
@@ -31,6 +32,12 @@ from tablegen.compute.validation import (check_alpha, check_integer_array, check
                                          check_scores_in_range)
 from tablegen.errors import TablegenInputError
 from tablegen.store.schema import BUNDLED_TABLE_NAME, bundled_table_path  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:
+    import os
+
+    import zarr
+    from numpy.typing import ArrayLike
 
 logger = logging.getLogger(__name__)
 
@@ -52,10 +59,21 @@ class Table:
         The store as a Dataset (lazy; variables as in DESIGN §4).
     source : str
         The store's path or URL (``"bundled table"`` for the package's own).
+
+    Examples
+    --------
+    >>> table = open_table()
+    >>> table.contains("auc", 20, 20, C=10, alpha=0.01), table.contains("auc", 25, 20)  # N = 25: off the grid
+    (True, False)
+    >>> answer = table.critical_value("average_precision", [20, 30, 40], 20, C=10)  # arrays broadcast
+    >>> answer.value.round(4).tolist(), answer.method.tolist(), answer.replicates.tolist()
+    ([0.8035, 0.8358, 0.8601], ['table', 'table', 'table'], [10000000, 10000000, 10000000])
+    >>> table.significance_test("best_f1", [0.7, 0.8], 50, 50, C=100).significant.tolist()
+    [False, True]
     """
 
     def __init__(self, ds: xr.Dataset, source: str, url: str | None = None, storage_options: dict | None = None,
-                 group=None):
+                 group: zarr.Group | None = None):
         self.ds, self.source = ds, source
         self._reader = None if url is None else _ChunkReader(url, storage_options, source, group)
         self._P, self._N = ds.P.values, ds.N.values
@@ -72,7 +90,8 @@ class Table:
                 f"R = {self.ds.attrs.get('replicates', '?'):,}>")
 
     # -- what the table holds -------------------------------------------------------------------
-    def contains(self, metric, P, N, C=None, alpha=None) -> bool:
+    def contains(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike | None = None,
+                 alpha: ArrayLike | None = None) -> bool:
         """Whether every (P, N) [and C, alpha] given is a finished cell of this table (no error)."""
         try:
             self._indices(metric, P, N, C, alpha)
@@ -163,7 +182,7 @@ class Table:
         return self._loaded[name]
 
     # -- lookups --------------------------------------------------------------------------------
-    def critical_value(self, metric, P, N, C, alpha=0.01) -> Answer:
+    def critical_value(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike, alpha: ArrayLike = 0.01) -> Answer:
         """Critical value m* for the best of C random classifiers at level alpha, from the table.
 
         The stored exact value where there is one (``method="exact"``), else the Monte Carlo
@@ -193,7 +212,7 @@ class Table:
                             method=np.where(has_exact, "exact", "table"),
                             replicates=np.where(has_exact, 0, replicates), bound=np.full(exact.shape, ""))
 
-    def p_value(self, metric, score, P, N, C) -> Answer:
+    def p_value(self, metric: str, score: ArrayLike, P: ArrayLike, N: ArrayLike, C: ArrayLike) -> Answer:
         """p-value 1 - F(score-)**C of a winner's score, from the stored tail quantiles (any C >= 1).
 
         The count of the cell's R rankings that reached the score is bounded by the two stored
@@ -232,7 +251,8 @@ class Table:
                             method=np.full(ci_low.shape, "table"), replicates=R,
                             bound=np.where(certain, "", np.where(unresolved_low, ">", "<")))
 
-    def significance_test(self, metric, score, P, N, C, alpha=0.01) -> SignificanceResult:
+    def significance_test(self, metric: str, score: ArrayLike, P: ArrayLike, N: ArrayLike, C: ArrayLike,
+                          alpha: ArrayLike = 0.01) -> SignificanceResult:
         """Is a winner's score significant against the best of C random classifiers? From the table.
 
         The verdict is score > critical value (:meth:`critical_value`); the p-value is
@@ -305,7 +325,7 @@ class Table:
 class _ChunkReader:
     """Reads a store's variables for lookups and remembers which chunks are missing or undecodable."""
 
-    def __init__(self, url: str, storage_options: dict | None, source: str, group=None):
+    def __init__(self, url: str, storage_options: dict | None, source: str, group: zarr.Group | None = None):
         from tablegen.store.schema import open_group, store_fs
 
         self.group = open_group(url, storage_options, "r") if group is None else group
@@ -341,7 +361,8 @@ _OPENED: OrderedDict = OrderedDict()
 OPEN_TABLES = 8
 
 
-def open_table(path=None, storage_options=None, allow_incomplete=False, reuse=True) -> Table:
+def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict | None = None,
+               allow_incomplete: bool = False, reuse: bool = True) -> Table:
     """Open a tablegen store for lookups; ``None`` opens the table bundled with the package.
 
     A finished store is opened once and kept (up to :data:`OPEN_TABLES` of them, keyed by URL and
