@@ -20,7 +20,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 
@@ -45,6 +45,9 @@ from tablegen.store.zarr_store import (
 )
 from tablegen.errors import TablegenInputError
 from tablegen.errors import RunStoppedError  # noqa: F401  (re-exported)
+
+if TYPE_CHECKING:
+    from distributed import Client
 
 logger = logging.getLogger(__name__)
 
@@ -283,17 +286,16 @@ def dry_run_plan(config: JobConfig) -> Plan:
 ProgressCallback = Callable[[int, int, Chunk], None]
 
 
-def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client=None, command: str = "",
-        break_lock: bool = False, progress: ProgressCallback | None = None,
+def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client: Client | None = None,
+        command: str = "", break_lock: bool = False, progress: ProgressCallback | None = None,
         on_client: Callable[[object], None] | None = None, worker_grace: float | None = None,
         on_plan: Callable[[Plan], None] | None = None) -> RunSummary:
-    """Run (or resume) a job to completion.
+    """Run (or resume) a job to completion; returns what it did.
 
     Parameters
     ----------
     config : JobConfig or path
-        The validated job, or the path of its YAML file (see :func:`tablegen.batch.config.load_config`);
-        its ``cluster`` field says where the dask executor runs unless ``client`` is given.
+        The job, or its YAML file (:func:`load_config`); dask runs on its ``cluster`` unless ``client`` is given.
     executor : {"dask", "serial"}
         ``"serial"`` runs every task in this process; ``"dask"`` on the cluster.
     client : distributed.Client, optional
@@ -303,22 +305,14 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     break_lock : bool
         Remove another run's lock first (only when that run is known to be dead).
     progress : callable, optional
-        Called as ``progress(cells_done, cells_total, chunk)`` after each chunk is written, and once
-        as ``progress(cells_done, cells_total, None)`` before the first task.
+        ``progress(cells_done, cells_total, chunk)`` after each chunk is written (chunk None before the first).
     on_client : callable, optional
-        Called with the dask client once it is connected, only when the lock is held and work
-        remains (the CLI prints the dashboard link; the cluster launchers submit their jobs here).
+        Called with the dask client once it is connected, only when the lock is held and work remains
+        (the CLI prints the dashboard link; the cluster launchers submit their jobs here).
     worker_grace : float, optional
-        Seconds without any dask worker before the run stops (default: the config's
-        ``cluster.worker_grace``, else 300).
+        Seconds without any dask worker before the run stops (default ``cluster.worker_grace``, else 300).
     on_plan : callable, optional
-        Called with the plan once the lock is held and the store inspected (:func:`inspect_store`:
-        its existence and integrity checked once, the plan made once), before any task starts; the
-        command line prints it and sizes its progress line from it.
-
-    Returns
-    -------
-    RunSummary
+        Called with the plan (:func:`inspect_store`) once the lock is held, before any task (the CLI prints it).
 
     Raises
     ------
@@ -327,6 +321,12 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     RunStoppedError
         If the scheduler cannot be reached (checked before the store is created or locked), or the
         run had no worker for ``worker_grace`` seconds (the lock is then released; rerun to resume).
+
+    Examples
+    --------
+    >>> config = replace(load_config("configs/smoke.yaml"), P=(5,), N=(10,), store_url="memory://run-example.zarr")
+    >>> [run(config, executor="serial").cells_computed for _ in "12"]  # the second run resumes: nothing left
+    [1, 0]
     """
     if not isinstance(config, JobConfig):
         config = resolve_config(load_config(config))
