@@ -342,12 +342,13 @@ def lane_kernel_vectorisation() -> str:
     """
     import numba as nb
 
-    from tablegen.compute.kernels.lanes import _lanes_block
+    from tablegen.compute.kernels.lanes import _LANES_BLOCK
+    from tablegen.compute.kernels.ranking import TP_COLUMN
 
-    uncached = nb.njit(nogil=True, error_model="numpy")(_lanes_block.py_func)
+    uncached = nb.njit(nogil=True, error_model="numpy")(_LANES_BLOCK[False].py_func)  # the variant without MCC
     P, N = 5, 7
     key = cell_key(SEED, P, N)
-    uncached(P, N, key[0], key[1], 0, np.array([10], np.int64), np.empty((3, 6)), np.empty(3, np.int64))
+    uncached(P, N, key[0], key[1], 0, np.array([10], np.int64), np.empty((3, TP_COLUMN + 1)), np.empty(3, np.int64))
     assembly = "\n".join(uncached.inspect_asm().values())
     instructions = [line.split()[0] for line in assembly.splitlines()
                     if line.startswith("\t") and line.split() and not line.split()[0].startswith(".")]

@@ -105,8 +105,8 @@ def test_every_cpu_kernel_scores_it_like_the_reference(P, N):
     np.testing.assert_array_equal(out[:, layout.columns["best_mcc"]], MCC.reference_scores(labels, P, N))
     key0, key1 = cell_key(3, P, N)
     scalar, lanes = np.empty((300, TP_COLUMN + 1)), np.empty((300, TP_COLUMN + 1))
-    simulate_block(P, N, key0, key1, 0, layout.ks, scalar, np.empty((0, 0), np.uint8))
-    simulate_rows(P, N, key0, key1, 0, layout.ks, lanes)
+    simulate_block(P, N, key0, key1, 0, layout.ks, scalar, np.empty((0, 0), np.uint8), with_mcc=True)
+    simulate_rows(P, N, key0, key1, 0, layout.ks, lanes, with_mcc=True)
     assert lanes.tobytes() == scalar.tobytes()
 
 

@@ -65,12 +65,13 @@ def _child(mode: str, path: str) -> None:
     results = {"resolved": np.array([resolve_device("cuda"), resolve_device("auto")])}
     if mode == "fast":
         for P, N, first, count in SCORE_CASES:
-            cell = CudaCell(P, N, cell_key(SEED, P, N), _ks(P, N), block_size=count)
-            results[f"scores_{P}_{N}"] = cell.scores(first, count)
+            for with_mcc in (True, False):
+                cell = CudaCell(P, N, cell_key(SEED, P, N), _ks(P, N), block_size=count, with_mcc=with_mcc)
+                results[f"scores_{P}_{N}_{with_mcc}"] = cell.scores(first, count)
         for P, N, replicate in REJECTING:
-            cell = CudaCell(P, N, cell_key(SEED, P, N), _ks(P, N), block_size=2)
+            cell = CudaCell(P, N, cell_key(SEED, P, N), _ks(P, N), block_size=2, with_mcc=True)
             results[f"reject_{P}_{N}"] = cell.scores(replicate, 2)
-        cell = CudaCell(30, 40, cell_key(SEED, 30, 40), _ks(30, 40), block_size=64)
+        cell = CudaCell(30, 40, cell_key(SEED, 30, 40), _ks(30, 40), block_size=64, with_mcc=True)
         kept, counts = cell.candidates(0, 64, [0, 2, 5], [-np.inf, 0.6, 0.0], [0.55, np.inf, 2.0])
         results.update({f"kept_{c}": values for c, values in enumerate(kept)}, counts=np.array(counts))
     elif mode == "store":
@@ -101,8 +102,10 @@ def _compile_ptx(path: str) -> None:
     i64, u64, f64 = types.int64, types.uint64, types.float64
     ints, floats = types.Array(i64, 1, "C"), types.Array(f64, 1, "C")
     scores, bitmap = types.Array(f64, 2, "A"), types.Array(u64, 2, "C")
-    kernels = {"sequential": (sequential_kernel, (i64, i64, u64, u64, i64, ints, floats, floats, scores)),
-               "minority": (minority_kernel, (i64, i64, u64, u64, i64, ints, floats, floats, floats, bitmap, scores)),
+    flag = types.boolean  # with_mcc
+    kernels = {"sequential": (sequential_kernel, (i64, i64, u64, u64, i64, ints, floats, floats, flag, scores)),
+               "minority": (minority_kernel,
+                            (i64, i64, u64, u64, i64, ints, floats, floats, floats, flag, bitmap, scores)),
                "filter": (filter_kernel, (scores, ints, floats, floats, types.Array(f64, 2, "C"), ints, ints))}
     counts = {}
     for name, (kernel, signature) in kernels.items():
@@ -129,7 +132,7 @@ def sim(tmp_path_factory):
     return _run_child("fast", tmp_path_factory)
 
 
-def _cpu_scores(P, N, first, count):
+def _cpu_scores(P, N, first, count, with_mcc=True):
     from tablegen.compute.kernels.minority import simulate_minority_block, uses_minority_sampling
     from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
     from tablegen.compute.mc import cell_key
@@ -137,7 +140,7 @@ def _cpu_scores(P, N, first, count):
     ks, (key0, key1) = _ks(P, N), cell_key(SEED, P, N)
     out = np.empty((count, len(BASE_COLUMNS) + ks.size))
     kernel = simulate_minority_block if uses_minority_sampling(P, N) else simulate_block
-    kernel(P, N, key0, key1, first, ks, out, np.empty((0, 0), np.uint8))
+    kernel(P, N, key0, key1, first, ks, out, np.empty((0, 0), np.uint8), with_mcc)
     return out
 
 
@@ -147,11 +150,13 @@ def test_simulator_counts_as_cuda_for_cuda_and_not_for_auto(sim):
     assert list(sim["resolved"]) == ["cuda", "cpu"]
 
 
+@pytest.mark.parametrize("with_mcc", [True, False])  # False: best MCC skipped, its column NaN on both
 @pytest.mark.parametrize("P,N,first,count", SCORE_CASES)
-def test_every_ranking_scores_like_the_cpu_kernel(sim, P, N, first, count):
-    cpu = _cpu_scores(P, N, first, count)
-    np.testing.assert_array_equal(sim[f"scores_{P}_{N}"], cpu, strict=True)
-    assert sim[f"scores_{P}_{N}"].tobytes() == cpu.tobytes()  # bit for bit (signed zeros too)
+def test_every_ranking_scores_like_the_cpu_kernel(sim, P, N, first, count, with_mcc):
+    cpu = _cpu_scores(P, N, first, count, with_mcc)
+    assert np.isnan(cpu).any() == (not with_mcc)
+    np.testing.assert_array_equal(sim[f"scores_{P}_{N}_{with_mcc}"], cpu, strict=True)
+    assert sim[f"scores_{P}_{N}_{with_mcc}"].tobytes() == cpu.tobytes()  # bit for bit (signed zeros too)
 
 
 def test_forced_replicates_really_reject():

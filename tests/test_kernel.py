@@ -8,9 +8,12 @@ import pytest
 from scipy import stats
 
 from tablegen.compute.kernels.lanes import simulate_rows
-from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN, simulate_block
+from tablegen.compute.kernels.minority import simulate_minority_block, uses_minority_sampling
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric
+
+NO_LABELS = np.empty((0, 0), np.uint8)
 
 METRICS = (*BASE_COLUMNS, "tp_at_1", "tp_at_5", "tp_at_10", "tp_at_5000")
 #: Metrics whose kernel value is one correctly rounded integer division (best MCC: a maximum of the same
@@ -86,8 +89,8 @@ def test_lane_kernel_equals_scalar_kernel(P, N, cutoffs):
     key0, key1 = cell_key(99, P, N)
     rows = 1000 + 3  # not a multiple of the lane count
     scalar, lanes = np.empty((rows, TP_COLUMN + ks.size)), np.empty((rows, TP_COLUMN + ks.size))
-    simulate_block(P, N, key0, key1, 4321, ks, scalar, np.empty((0, 0), np.uint8))
-    simulate_rows(P, N, key0, key1, 4321, ks, lanes)
+    simulate_block(P, N, key0, key1, 4321, ks, scalar, np.empty((0, 0), np.uint8), with_mcc=True)
+    simulate_rows(P, N, key0, key1, 4321, ks, lanes, with_mcc=True)
     np.testing.assert_array_equal(lanes, scalar)
 
 
@@ -98,6 +101,55 @@ def test_rows_flagged_for_rejection_are_recomputed_exactly():
     ks = np.array([10], dtype=np.int64)
     key0, key1 = cell_key(1, P, N)
     scalar, lanes = np.empty((rows, TP_COLUMN + 1)), np.empty((rows, TP_COLUMN + 1))
-    simulate_block(P, N, key0, key1, 0, ks, scalar, np.empty((0, 0), np.uint8))
-    assert simulate_rows(P, N, key0, key1, 0, ks, lanes) > 0
+    simulate_block(P, N, key0, key1, 0, ks, scalar, np.empty((0, 0), np.uint8), with_mcc=True)
+    assert simulate_rows(P, N, key0, key1, 0, ks, lanes, with_mcc=True) > 0
     np.testing.assert_array_equal(lanes, scalar)
+
+
+# --- without best MCC: the variants compiled without its work ------------------------------------
+
+
+def _both_variants(kernel, P, N, rows, ks, labels=None):
+    """``kernel``'s output with and without best MCC (same cell, replicates and cut-offs)."""
+    key0, key1 = cell_key(5, P, N)
+    outputs = []
+    for with_mcc in (True, False):
+        out = np.empty((rows, TP_COLUMN + ks.size))
+        extra = () if labels is None else (labels,)
+        outputs.append((out, kernel(P, N, key0, key1, 77, ks, out, *extra, with_mcc=with_mcc)))
+    return outputs
+
+
+VARIANT_CELLS = [(1, 1), (7, 3), (2, 300), (300, 5), (50, 50), (20, 1000), (1000, 1000)]
+
+
+@pytest.mark.parametrize("kernel,P,N", [(kernel, P, N) for kernel in ("scalar", "lanes", "minority")
+                                        for P, N in VARIANT_CELLS
+                                        if kernel != "minority" or uses_minority_sampling(P, N)])
+def test_the_variant_without_mcc_leaves_every_other_column_unchanged(kernel, P, N):
+    ks = np.array(sorted({1, min(10, P + N), P + N}), dtype=np.int64)
+    rows = 4000 if kernel == "lanes" and P == N == 1000 else 300  # 4,000: some rows flagged (asserted)
+    function, labels = {"scalar": (simulate_block, NO_LABELS), "lanes": (simulate_rows, None),
+                        "minority": (simulate_minority_block, NO_LABELS)}[kernel]
+    (with_mcc, flagged), (without, flagged_again) = _both_variants(function, P, N, rows, ks, labels)
+    if rows == 4000:
+        assert flagged == flagged_again > 0  # the scalar fallback ran, in its variant without MCC too
+    assert np.isnan(without[:, MCC_COLUMN]).all() and not np.isnan(with_mcc).any()
+    shared = [c for c in range(TP_COLUMN + ks.size) if c != MCC_COLUMN]
+    assert without[:, shared].tobytes() == with_mcc[:, shared].tobytes()
+
+
+@pytest.mark.parametrize("P,N", [(40, 60), (20, 1000), (1000, 20)])  # lanes, minority (both classes)
+def test_the_engine_skips_mcc_unless_a_requested_metric_reads_it(P, N):
+    key = cell_key(8, P, N)
+    default = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
+    asked = KernelLayout.for_metrics([*DEFAULT_METRICS, "best_mcc"], P, N)
+    assert not default.with_mcc and asked.with_mcc
+    assert default.columns.items() <= asked.columns.items() and default.ks.tolist() == asked.ks.tolist()
+    plain, full = score_replicates(P, N, key, 0, 500, default), score_replicates(P, N, key, 0, 500, asked)
+    assert np.isnan(plain[:, MCC_COLUMN]).all()
+    for metric, column in default.columns.items():
+        assert plain[:, column].tobytes() == full[:, column].tobytes(), metric
+    labels = np.zeros((500, P + N), np.uint8)  # the scalar kernel (or the minority one) with labels
+    recorded = score_replicates(P, N, key, 0, 500, default, labels_out=labels)
+    assert recorded[:, list(default.columns.values())].tobytes() == plain[:, list(default.columns.values())].tobytes()

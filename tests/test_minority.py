@@ -65,7 +65,7 @@ def run_kernel(P, N, R, seed=7, first=0, metrics=METRICS):
     key0, key1 = cell_key(seed, P, N)
     out = np.empty((R, len(BASE_COLUMNS) + layout.ks.size))
     labels = np.zeros((R, P + N), np.uint8)
-    simulate_minority_block(P, N, key0, key1, first, layout.ks, out, labels)
+    simulate_minority_block(P, N, key0, key1, first, layout.ks, out, labels, layout.with_mcc)
     return layout, labels, out
 
 
@@ -133,5 +133,5 @@ def test_engine_uses_this_kernel_for_skewed_cells(P, N):
     layout = KernelLayout.for_metrics(METRICS, P, N)
     key = cell_key(3, P, N)
     direct = np.empty((50, len(BASE_COLUMNS) + layout.ks.size))
-    simulate_minority_block(P, N, key[0], key[1], 0, layout.ks, direct, NO_LABELS)
+    simulate_minority_block(P, N, key[0], key[1], 0, layout.ks, direct, NO_LABELS, layout.with_mcc)
     np.testing.assert_array_equal(score_replicates(P, N, key, 0, 50, layout), direct)

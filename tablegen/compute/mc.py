@@ -20,7 +20,7 @@ from tablegen.compute.kernels.lanes import simulate_rows
 from tablegen.compute.limits import check_memory, tails_memory
 from tablegen.compute.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
                                       uses_minority_sampling)
-from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, simulate_block
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import tail_rank, upper_ranks
 
@@ -42,15 +42,33 @@ def cell_key(seed: int, P: int, N: int) -> tuple[np.uint64, np.uint64]:
 
 @dataclass(frozen=True)
 class KernelLayout:
-    """Where each requested metric sits in the kernel's output columns."""
+    """Where each requested metric sits in the kernel's output columns, and which kernel variant runs."""
 
     ks: np.ndarray
     columns: dict[str, int]
 
+    @property
+    def with_mcc(self) -> bool:
+        """Whether a requested metric reads the best-MCC column (:data:`~tablegen.compute.kernels.ranking.MCC_COLUMN`).
+
+        If not, the kernels run their variant without that work and leave the column NaN (every
+        other column is the same, bit for bit).
+        """
+        return MCC_COLUMN in self.columns.values()
+
     @classmethod
     def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> "KernelLayout":
         """Layout for ``metrics`` at (P, N): each metric's kernel column (its registry entry's
-        ``kernel_column``), then the distinct tp_at_k cut-offs, clipped to P + N, ascending."""
+        ``kernel_column``), then the distinct tp_at_k cut-offs, clipped to P + N, ascending.
+
+        Examples
+        --------
+        >>> layout = KernelLayout.for_metrics(["auc", "tp_at_10"], 20, 30)
+        >>> layout.columns, layout.ks.tolist(), layout.with_mcc
+        ({'auc': 0, 'tp_at_10': 6}, [10], False)
+        >>> KernelLayout.for_metrics(["best_mcc"], 20, 30).with_mcc
+        True
+        """
         specs = {m: get_metric(m) for m in metrics}
         cutoffs = sorted({min(spec.k, P + N) for spec in specs.values() if spec.k is not None})
         columns = {}
@@ -67,16 +85,17 @@ def score_replicates(P: int, N: int, key, first: int, count: int, layout: Kernel
     Skewed cells (:func:`~tablegen.compute.kernels.minority.uses_minority_sampling`) are sampled by the
     minority-class kernel, which records the rankings in ``labels_out`` (tests) if given.  Other
     cells go to the lane-parallel kernel, or with ``labels_out`` to the scalar kernel, which records
-    the rankings; those two give the same values, bit for bit.
+    the rankings; those two give the same values, bit for bit.  The best-MCC column is NaN unless
+    ``layout.with_mcc``.
     """
     out = np.empty((count, len(BASE_COLUMNS) + layout.ks.size))
     if uses_minority_sampling(P, N):
         labels = np.empty((0, 0), np.uint8) if labels_out is None else labels_out
-        simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels)
+        simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels, layout.with_mcc)
     elif labels_out is None:
-        simulate_rows(P, N, key[0], key[1], first, layout.ks, out)
+        simulate_rows(P, N, key[0], key[1], first, layout.ks, out, layout.with_mcc)
     else:
-        simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out)
+        simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out, layout.with_mcc)
     return out
 
 
@@ -164,7 +183,7 @@ def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block
     from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
 
     block_size = min(max(block_size, DEVICE_BLOCK_SIZE), R)
-    cell = CudaCell(P, N, key, layout.ks, block_size)
+    cell = CudaCell(P, N, key, layout.ks, block_size, layout.with_mcc)
     columns = [layout.columns[m] for m in metrics]
     limits = [float(thresholds.get(m, np.inf)) for m in metrics]
 

@@ -34,3 +34,25 @@ def jit_cached(**options):
             return nb.njit(**options)(function)
 
     return decorate
+
+
+def variant_name(function, name: str):
+    """``function`` renamed ``name`` (``__name__`` and ``__qualname__``), for a kernel variant made by a factory.
+
+    Numba names a compiled function's symbol after its qualified name plus a per-process counter, and
+    its cache files after the qualified name: two variants of one closure (say with and without an
+    optional metric) compiled in different processes can get the same symbol, and when both are
+    loaded from the cache into one process, calls to one reach the other.  A name of its own per
+    variant keeps their symbols and cache files apart.
+
+    Examples
+    --------
+    >>> def make(flag):
+    ...     def kernel(x):
+    ...         return x + 1 if flag else x
+    ...     return variant_name(kernel, f"kernel_{int(flag)}")
+    >>> make(True).__qualname__
+    'kernel_1'
+    """
+    function.__name__ = function.__qualname__ = name
+    return function

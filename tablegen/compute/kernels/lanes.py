@@ -37,7 +37,10 @@ Code generation
 ---------------
 The fused group of STEPS = 8 steps is written out step by step by :func:`_fused_source` (and the
 single step by :func:`_single_source`, from the same load/store text) and compiled at import; numba
-has no macros, and an inner loop over steps kept LLVM from vectorising.
+has no macros, and an inner loop over steps kept LLVM from vectorising.  The ``mcc`` flag of the
+generators adds best MCC's lines (its lane value and one update after each step); the kernel is
+compiled with and without them (``simulate_rows(..., with_mcc=)``), so a run that does not ask for
+best MCC does not pay for it.
 """
 
 import logging
@@ -45,8 +48,8 @@ import logging
 import numba as nb
 import numpy as np
 
-from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights, simulate_block
+from tablegen.compute.kernels.jit import jit_cached, variant_name
+from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN, VARIANT_SUFFIXES, mcc_weights, simulate_block
 from tablegen.compute.kernels.rng import replicate_state
 
 LANES = 128
@@ -82,8 +85,8 @@ def _draw(x0, x1, x2, x3):
 
 
 @nb.njit(inline="always")
-def _step(x32, total, k1, g_pos, g_neg, half_inverse, f1_inverse, mcc_weight,
-          tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k, mcc):
+def _step(x32, total, k1, g_pos, g_neg, half_inverse, f1_inverse,
+          tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k):
     """One position of one lane; k1 = k + 1 is the prefix length after the step."""
     m = x32 * total
     low_min = min(low_min, m & M32)
@@ -94,13 +97,12 @@ def _step(x32, total, k1, g_pos, g_neg, half_inverse, f1_inverse, mcc_weight,
     best_d = max(best_d, tp2 - k1)
     g += g_pos if positive else g_neg
     best_g = max(best_g, g)
-    mcc = max(mcc, float(g) * mcc_weight)
     tp2_real = float(tp2)
     ap = ap + tp2_real * half_inverse if positive else ap
     ratio = tp2_real * f1_inverse
     best_k = k1 if ratio > f1 else best_k
     f1 = max(f1, ratio)
-    return tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k, mcc
+    return tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k
 
 
 _LOAD = """
@@ -108,49 +110,57 @@ _LOAD = """
         tp2 = W[TP2 * LANES + l]; u2 = W[U2 * LANES + l]; best_d = W[BEST_D * LANES + l]
         g = W[G * LANES + l]; best_g = W[BEST_G * LANES + l]; flag = W[FLAG * LANES + l]
         p_rem = W[PREM * LANES + l]; best_k = W[BEST_K * LANES + l]
-        ap = F[AP * LANES + l]; f1 = F[F1 * LANES + l]; mcc = F[MCC * LANES + l]; low_min = M32"""
+        ap = F[AP * LANES + l]; f1 = F[F1 * LANES + l]; low_min = M32"""
 _STORE = """
         W[S0 * LANES + l] = x0; W[S1 * LANES + l] = x1; W[S2 * LANES + l] = x2; W[S3 * LANES + l] = x3
         W[TP2 * LANES + l] = tp2; W[U2 * LANES + l] = u2; W[BEST_D * LANES + l] = best_d
         W[G * LANES + l] = g; W[BEST_G * LANES + l] = best_g; W[FLAG * LANES + l] = flag | (low_min - total0)
         W[PREM * LANES + l] = p_rem; W[BEST_K * LANES + l] = best_k
-        F[AP * LANES + l] = ap; F[F1 * LANES + l] = f1; F[MCC * LANES + l] = mcc"""
-_STATE = "tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k, mcc"
+        F[AP * LANES + l] = ap; F[F1 * LANES + l] = f1"""
+_STATE = "tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k"
+#: Best MCC's lines, added only to the variants that score it: its lane value, and its update after step s
+_MCC_LOAD = "\n        mcc = F[MCC * LANES + l]"
+_MCC_STORE = "\n        F[MCC * LANES + l] = mcc"
+_MCC_STEP = "        mcc = max(mcc, float(g) * mccw{s})"
 
 
-def _lane_function_source(name, constants, body):
+def _lane_function_source(name, constants, body, mcc):
     """Source of a function that loads every lane, runs ``body`` on it and stores it back."""
     return (
         f"def {name}(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w):\n"
         "    g_pos = n - n_pos\n    g_neg = -n_pos\n    total0 = (n - k) & M32\n"
         + "\n".join(constants)
-        + "\n    for l in range(LANES):" + _LOAD + "\n" + "\n".join(body) + _STORE + "\n"
+        + "\n    for l in range(LANES):" + _LOAD + (_MCC_LOAD if mcc else "") + "\n" + "\n".join(body)
+        + _STORE + (_MCC_STORE if mcc else "") + "\n"
     )
 
 
-def _fused_source(snapshot):
-    """Advance every lane by STEPS positions from an even k (one fresh draw per two steps)."""
+def _fused_source(snapshot, mcc):
+    """Advance every lane by STEPS positions from an even k (one fresh draw per two steps); with
+    ``mcc``, best MCC too (its weights ``mcc_w`` are read only then)."""
     constants, body = [], []
     for s in range(STEPS):
         constants.append(f"    total{s} = (n - k - {s}) & M32; half{s} = half_inverse[k + {s + 1}]; "
-                         f"f1inv{s} = f1_inverse[k + {s + 1}]; mccw{s} = mcc_w[k + {s + 1}]")
+                         f"f1inv{s} = f1_inverse[k + {s + 1}]" + (f"; mccw{s} = mcc_w[k + {s + 1}]" if mcc else ""))
         if s % 2 == 0:
             body.append("        r, x0, x1, x2, x3 = _draw(x0, x1, x2, x3)")
         x32 = "(r >> 32) & M32" if s % 2 == 0 else "r & M32"
         body.append(f"        {_STATE} = _step({x32}, total{s}, k + {s + 1}, g_pos, g_neg, half{s}, "
-                    f"f1inv{s}, mccw{s}, {_STATE})")
+                    f"f1inv{s}, {_STATE})")
+        if mcc:
+            body.append(_MCC_STEP.format(s=s))
         if snapshot:
             body.append(f"        W[(SNAPSHOT + {s}) * LANES + l] = tp2")
-    return _lane_function_source("fused", constants, body)
+    return _lane_function_source("fused", constants, body, mcc)
 
 
-def _single_source():
+def _single_source(mcc):
     """Advance every lane by one position (the steps that do not fill a fused group).
 
     An even step draws and keeps the output in STASH; the odd step after it uses the low half.
     """
-    constants = ["    even = (k & 1) == 0; half0 = half_inverse[k + 1]; f1inv0 = f1_inverse[k + 1]; "
-                 "mccw0 = mcc_w[k + 1]"]
+    constants = ["    even = (k & 1) == 0; half0 = half_inverse[k + 1]; f1inv0 = f1_inverse[k + 1]"
+                 + ("; mccw0 = mcc_w[k + 1]" if mcc else "")]
     body = [
         "        if even:",
         "            r, x0, x1, x2, x3 = _draw(x0, x1, x2, x3)",
@@ -158,9 +168,11 @@ def _single_source():
         "            x32 = (r >> 32) & M32",
         "        else:",
         "            x32 = W[STASH * LANES + l] & M32",
-        f"        {_STATE} = _step(x32, total0, k + 1, g_pos, g_neg, half0, f1inv0, mccw0, {_STATE})",
+        f"        {_STATE} = _step(x32, total0, k + 1, g_pos, g_neg, half0, f1inv0, {_STATE})",
     ]
-    return _lane_function_source("single", constants, body)
+    if mcc:
+        body.append(_MCC_STEP.format(s=0))
+    return _lane_function_source("single", constants, body, mcc)
 
 
 def _compile(source, name):
@@ -169,9 +181,12 @@ def _compile(source, name):
     return nb.njit(nogil=True, error_model="numpy", inline="always")(namespace[name])
 
 
-_fused = _compile(_fused_source(snapshot=False), "fused")
-_fused_with_snapshots = _compile(_fused_source(snapshot=True), "fused")
-_single = _compile(_single_source(), "single")
+_fused = _compile(_fused_source(snapshot=False, mcc=False), "fused")
+_fused_with_snapshots = _compile(_fused_source(snapshot=True, mcc=False), "fused")
+_single = _compile(_single_source(mcc=False), "single")
+_fused_mcc = _compile(_fused_source(snapshot=False, mcc=True), "fused")
+_fused_with_snapshots_mcc = _compile(_fused_source(snapshot=True, mcc=True), "fused")
+_single_mcc = _compile(_single_source(mcc=True), "single")
 
 
 @nb.njit(nogil=True)
@@ -189,8 +204,9 @@ def _seed_lanes(W, F, key0, key1, first, used, n_pos):
 
 
 @nb.njit(nogil=True, error_model="numpy")
-def _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results):
-    """Metric values of the group's lanes into ``out`` rows row0.. (vectorised divisions first)."""
+def _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results, with_mcc):
+    """Metric values of the group's lanes into ``out`` rows row0.. (vectorised divisions first;
+    best MCC NaN unless ``with_mcc``)."""
     n = n_pos + n_neg
     triangle = n_pos * (n_pos + 1) // 2
     pairs, total, twice_pairs = np.float64(n_pos * n_neg), np.float64(n), np.float64(2 * n_pos * n_neg)
@@ -201,70 +217,104 @@ def _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results):
         results[2 * LANES + l] = 2 * np.int64(np.round(F[F1 * LANES + l] * denominator * 0.5)) / denominator
         results[3 * LANES + l] = (W[BEST_G * LANES + l] + n_pos * n_neg) / twice_pairs
         results[4 * LANES + l] = F[AP * LANES + l] / n_pos
-        results[5 * LANES + l] = min(F[MCC * LANES + l], 1.0)
+        results[MCC_COLUMN * LANES + l] = min(F[MCC * LANES + l], 1.0) if with_mcc else np.nan
     for l in range(used):
         for column in range(TP_COLUMN):
             out[row0 + l, column] = results[column * LANES + l]
 
 
-@jit_cached(nogil=True, error_model="numpy")
-def _lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged):
-    """Fill ``out`` like ``simulate_block``; return how many rows were flagged (listed in ``flagged``)."""
-    n = n_pos + n_neg
-    half_inverse = np.zeros(n + STEPS + 1)
-    f1_inverse = np.zeros(n + STEPS + 1)
-    for i in range(1, n + STEPS + 1):
-        half_inverse[i] = (1.0 / i) * 0.5
-    for i in range(n + STEPS + 1):
-        f1_inverse[i] = 1.0 / (n_pos + i)
-    mcc_w = mcc_weights(n_pos, n_neg, n + STEPS + 1)
-    W = np.zeros(N_INT_SLOTS * LANES, dtype=np.int64)
-    F = np.zeros(N_FLOAT_SLOTS * LANES)
-    results = np.zeros(TP_COLUMN * LANES)
-    n_ks = ks.shape[0]
-    n_flagged = 0
-    for row0 in range(0, out.shape[0], LANES):
-        used = min(LANES, out.shape[0] - row0)
-        _seed_lanes(W, F, key0, key1, first_replicate + row0, used, n_pos)
-        segment = 0
-        next_k = ks[0] if n_ks > 0 else n + 1
-        k = 0
-        while k < n:
-            if k + STEPS <= n and (k & 1) == 0:
-                if next_k > k + STEPS:
-                    _fused(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+def _lanes_kernel(with_mcc):
+    """The lane kernel, with or without the best MCC work (``with_mcc``, a compile-time constant,
+    picks the generated functions that score it or not)."""
+
+    def lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged):
+        """Fill ``out`` like ``simulate_block``; return how many rows were flagged (listed in ``flagged``)."""
+        n = n_pos + n_neg
+        half_inverse = np.zeros(n + STEPS + 1)
+        f1_inverse = np.zeros(n + STEPS + 1)
+        for i in range(1, n + STEPS + 1):
+            half_inverse[i] = (1.0 / i) * 0.5
+        for i in range(n + STEPS + 1):
+            f1_inverse[i] = 1.0 / (n_pos + i)
+        mcc_w = mcc_weights(n_pos, n_neg, n + STEPS + 1 if with_mcc else 0)
+        W = np.zeros(N_INT_SLOTS * LANES, dtype=np.int64)
+        F = np.zeros(N_FLOAT_SLOTS * LANES)
+        results = np.zeros(TP_COLUMN * LANES)
+        n_ks = ks.shape[0]
+        n_flagged = 0
+        for row0 in range(0, out.shape[0], LANES):
+            used = min(LANES, out.shape[0] - row0)
+            _seed_lanes(W, F, key0, key1, first_replicate + row0, used, n_pos)
+            segment = 0
+            next_k = ks[0] if n_ks > 0 else n + 1
+            k = 0
+            while k < n:
+                if k + STEPS <= n and (k & 1) == 0:
+                    if next_k > k + STEPS:
+                        if with_mcc:
+                            _fused_mcc(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+                        else:
+                            _fused(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+                    else:
+                        if with_mcc:
+                            _fused_with_snapshots_mcc(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+                        else:
+                            _fused_with_snapshots(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+                        while next_k <= k + STEPS:
+                            for l in range(used):
+                                out[row0 + l, TP_COLUMN + segment] = W[(SNAPSHOT + next_k - k - 1) * LANES + l] >> 1
+                            segment += 1
+                            next_k = ks[segment] if segment < n_ks else n + 1
+                    k += STEPS
                 else:
-                    _fused_with_snapshots(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
-                    while next_k <= k + STEPS:
+                    if with_mcc:
+                        _single_mcc(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+                    else:
+                        _single(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
+                    k += 1
+                    if next_k == k:
                         for l in range(used):
-                            out[row0 + l, TP_COLUMN + segment] = W[(SNAPSHOT + next_k - k - 1) * LANES + l] >> 1
+                            out[row0 + l, TP_COLUMN + segment] = W[TP2 * LANES + l] >> 1
                         segment += 1
                         next_k = ks[segment] if segment < n_ks else n + 1
-                k += STEPS
-            else:
-                _single(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
-                k += 1
-                if next_k == k:
-                    for l in range(used):
-                        out[row0 + l, TP_COLUMN + segment] = W[TP2 * LANES + l] >> 1
-                    segment += 1
-                    next_k = ks[segment] if segment < n_ks else n + 1
-        _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results)
-        for l in range(used):
-            if W[FLAG * LANES + l] < 0:
-                flagged[n_flagged] = row0 + l
-                n_flagged += 1
-    return n_flagged
+            _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results, with_mcc)
+            for l in range(used):
+                if W[FLAG * LANES + l] < 0:
+                    flagged[n_flagged] = row0 + l
+                    n_flagged += 1
+        return n_flagged
+
+    name = f"_lanes_block_{VARIANT_SUFFIXES[with_mcc]}"
+    return jit_cached(nogil=True, error_model="numpy")(variant_name(lanes_block, name))
 
 
-def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out):
+#: The compiled lane kernel without and with best MCC (indexed by ``with_mcc``).
+_LANES_BLOCK = (_lanes_kernel(False), _lanes_kernel(True))
+
+
+def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out, with_mcc=False):
     """Fill ``out`` exactly as ``simulate_block`` would (same arguments, no labels); return rows recomputed.
 
     The lane kernel fills every row; rows it flagged as possibly needing a rejection redraw are then
-    recomputed by the scalar kernel.
+    recomputed by the scalar kernel.  Without ``with_mcc`` (the default) the variant generated without
+    best MCC's work runs (its column is NaN, every other column the same, bit for bit).
+
+    Examples
+    --------
+    >>> from tablegen.compute.kernels.ranking import TP_COLUMN
+    >>> out = np.empty((3, TP_COLUMN + 1))
+    >>> simulate_rows(3, 4, np.uint64(1), np.uint64(2), 0, np.array([2]), out)
+    0
+    >>> bool(np.isnan(out[:, MCC_COLUMN]).all())
+    True
+    >>> simulate_rows(3, 4, np.uint64(1), np.uint64(2), 0, np.array([2]), out, with_mcc=True)
+    0
+    >>> bool(((0.0 <= out) & (out <= 2)).all())
+    True
     """
     flagged = np.empty(out.shape[0], dtype=np.int64)
-    n_flagged = _lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged)
+    n_flagged = _LANES_BLOCK[bool(with_mcc)](n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged)
     for row in flagged[:n_flagged]:
-        simulate_block(n_pos, n_neg, key0, key1, first_replicate + int(row), ks, out[row:row + 1], _NO_LABELS)
+        simulate_block(n_pos, n_neg, key0, key1, first_replicate + int(row), ks, out[row:row + 1], _NO_LABELS,
+                       with_mcc)
     return n_flagged

@@ -43,15 +43,16 @@ just before each negative q_j (TP = q_j - j) and at k = n when negatives are.
                         maximum is >= 0 (k = 0): the same float as every kernel's maximum over all k
 ``tp_at_k``             positives at positions <= k, by a merge of the sorted cut-offs
 Every reported value except average precision is the same correctly rounded division of exact
-integers as in the other kernels.
+integers as in the other kernels.  As there, best MCC is scored only by the variant compiled with it
+(``with_mcc``).
 """
 
 import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights
+from tablegen.compute.kernels.jit import jit_cached, variant_name
+from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN, VARIANT_SUFFIXES, mcc_weights
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: A cell uses this kernel when MINORITY_FIXED + MINORITY_PER_POSITION * min(P, N) <= P + N, in units
@@ -136,96 +137,134 @@ def harmonic_numbers(n):
     return harmonic
 
 
-@nb.njit(nogil=True)
-def _score_positive_positions(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row):
-    """Every metric of the ranking whose positives sit at ``positions`` (sorted, 1-based)."""
-    u_pairs, best_d, best_g, f1_num, f1_den, ap_sum, best_m = 0, 0, 0, 0, 1, 0.0, 0.0
-    n = n_pos + n_neg
-    for index in range(n_pos):
-        tp, k = index + 1, positions[index]
-        u_pairs += n_neg - k + tp
-        best_d = max(best_d, 2 * tp - k)
-        g = tp * n - k * n_pos
-        best_g = max(best_g, g)
-        best_m = max(best_m, g * mcc_w[k])
-        if 2 * tp * f1_den > f1_num * (n_pos + k):
-            f1_num, f1_den = 2 * tp, n_pos + k
-        ap_sum += tp * inverse[k]
-    index = 0
-    for segment in range(ks.shape[0]):
-        while index < n_pos and positions[index] <= ks[segment]:
-            index += 1
-        out[row, TP_COLUMN + segment] = index
-    _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
+def _scorers(with_mcc):
+    """The two scoring functions, with or without the best MCC work (``with_mcc``: a compile-time constant)."""
 
-
-@nb.njit(nogil=True)
-def _score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row):
-    """Every metric of the ranking whose negatives sit at ``positions`` (sorted, 1-based)."""
-    u_pairs, best_d, best_g, f1_num, f1_den, ap_sum, best_m = 0, 0, 0, 0, 1, 0.0, 0.0
-    n = n_pos + n_neg
-    previous = 0
-    for index in range(n_neg + 1):
-        above = index  # negatives above the run of positives that ends here
-        end = positions[index] - 1 if index < n_neg else n  # last position of the run
-        run = end - previous
-        tp = end - above
-        if index < n_neg:
-            u_pairs += tp
-        if run > 0:
-            best_d = max(best_d, 2 * tp - end)
-            g = tp * n_neg - above * n_pos
+    def score_positive_positions(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row):
+        """Every metric of the ranking whose positives sit at ``positions`` (sorted, 1-based)."""
+        u_pairs, best_d, best_g, f1_num, f1_den, ap_sum, best_m = 0, 0, 0, 0, 1, 0.0, 0.0
+        n = n_pos + n_neg
+        for index in range(n_pos):
+            tp, k = index + 1, positions[index]
+            u_pairs += n_neg - k + tp
+            best_d = max(best_d, 2 * tp - k)
+            g = tp * n - k * n_pos
             best_g = max(best_g, g)
-            best_m = max(best_m, g * mcc_w[end])
-            if 2 * tp * f1_den > f1_num * (n_pos + end):
-                f1_num, f1_den = 2 * tp, n_pos + end
-            ap_sum += run - above * (harmonic[end] - harmonic[previous])
-        previous = end + 1
-    index = 0
-    for segment in range(ks.shape[0]):
-        while index < n_neg and positions[index] <= ks[segment]:
-            index += 1
-        out[row, TP_COLUMN + segment] = ks[segment] - index
-    _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
+            if with_mcc:
+                best_m = max(best_m, g * mcc_w[k])
+            if 2 * tp * f1_den > f1_num * (n_pos + k):
+                f1_num, f1_den = 2 * tp, n_pos + k
+            ap_sum += tp * inverse[k]
+        index = 0
+        for segment in range(ks.shape[0]):
+            while index < n_pos and positions[index] <= ks[segment]:
+                index += 1
+            out[row, TP_COLUMN + segment] = index
+        _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
+
+    def score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row):
+        """Every metric of the ranking whose negatives sit at ``positions`` (sorted, 1-based)."""
+        u_pairs, best_d, best_g, f1_num, f1_den, ap_sum, best_m = 0, 0, 0, 0, 1, 0.0, 0.0
+        n = n_pos + n_neg
+        previous = 0
+        for index in range(n_neg + 1):
+            above = index  # negatives above the run of positives that ends here
+            end = positions[index] - 1 if index < n_neg else n  # last position of the run
+            run = end - previous
+            tp = end - above
+            if index < n_neg:
+                u_pairs += tp
+            if run > 0:
+                best_d = max(best_d, 2 * tp - end)
+                g = tp * n_neg - above * n_pos
+                best_g = max(best_g, g)
+                if with_mcc:
+                    best_m = max(best_m, g * mcc_w[end])
+                if 2 * tp * f1_den > f1_num * (n_pos + end):
+                    f1_num, f1_den = 2 * tp, n_pos + end
+                ap_sum += run - above * (harmonic[end] - harmonic[previous])
+            previous = end + 1
+        index = 0
+        for segment in range(ks.shape[0]):
+            while index < n_neg and positions[index] <= ks[segment]:
+                index += 1
+            out[row, TP_COLUMN + segment] = ks[segment] - index
+        _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
+
+    suffix = VARIANT_SUFFIXES[with_mcc]
+    return (nb.njit(nogil=True)(variant_name(score_positive_positions, f"_score_positive_positions_{suffix}")),
+            nb.njit(nogil=True)(variant_name(score_negative_positions, f"_score_negative_positions_{suffix}")))
+
+
+_score_positive_positions, _score_negative_positions = _scorers(False)
+_score_positive_positions_mcc, _score_negative_positions_mcc = _scorers(True)
 
 
 @nb.njit(inline="always", nogil=True)
-def _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m):
+def _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc):
     out[row, 0] = u_pairs / (n_pos * n_neg)
     out[row, 1] = (best_d + n_neg) / (n_pos + n_neg)
     out[row, 2] = f1_num / f1_den
     out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
     out[row, 4] = ap_sum / n_pos
-    out[row, 5] = min(best_m, 1.0)
+    out[row, MCC_COLUMN] = min(best_m, 1.0) if with_mcc else np.nan
 
 
-@jit_cached(nogil=True)
-def simulate_minority_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out):
+def _minority_kernel(with_mcc):
+    """The minority-class kernel, with or without the best MCC work (``with_mcc``: a compile-time constant)."""
+
+    def minority_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out):
+        n = n_pos + n_neg
+        positives_are_minority = n_pos <= n_neg
+        m = n_pos if positives_are_minority else n_neg
+        bitmap = np.zeros((n + 63) >> 6, dtype=np.int64)
+        positions = np.empty(m, dtype=np.int64)
+        inverse = np.empty(n + 1)
+        inverse[0] = 0.0
+        for i in range(1, n + 1):
+            inverse[i] = 1.0 / i
+        harmonic = harmonic_numbers(n)
+        mcc_w = mcc_weights(n_pos, n_neg, n + 1 if with_mcc else 0)
+        record = labels_out.shape[0] > 0
+        for row in range(out.shape[0]):
+            s0, s1, s2, s3 = replicate_state(key0, key1, first_replicate + row)
+            sample_positions(n, m, s0, s1, s2, s3, bitmap, positions)
+            if positives_are_minority:
+                if with_mcc:
+                    _score_positive_positions_mcc(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row)
+                else:
+                    _score_positive_positions(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row)
+            elif with_mcc:
+                _score_negative_positions_mcc(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row)
+            else:
+                _score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row)
+            if record:
+                labels_out[row, :] = 0 if positives_are_minority else 1
+                for index in range(m):
+                    labels_out[row, positions[index] - 1] = 1 if positives_are_minority else 0
+
+    return jit_cached(nogil=True)(variant_name(minority_block, f"_minority_block_{VARIANT_SUFFIXES[with_mcc]}"))
+
+
+#: The compiled minority-class kernel without and with best MCC (indexed by ``with_mcc``).
+_MINORITY_BLOCK = (_minority_kernel(False), _minority_kernel(True))
+
+
+def simulate_minority_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out, with_mcc=False):
     """Fill ``out`` like :func:`tablegen.compute.kernels.ranking.simulate_block`, sampling minority positions.
 
     Same arguments and output columns as ``simulate_block`` (``labels_out``: the sampled rankings,
-    1 = positive, top first, when not empty); a different, equally uniform, random stream.
+    1 = positive, top first, when not empty; without ``with_mcc``, the default, the variant compiled
+    without best MCC's work runs: that column NaN, every other one the same, bit for bit); a
+    different, equally uniform, random stream.
+
+    Examples
+    --------
+    >>> from tablegen.compute.kernels.ranking import TP_COLUMN
+    >>> out = np.empty((2, TP_COLUMN + 1))
+    >>> labels = np.empty((0, 0), np.uint8)
+    >>> simulate_minority_block(2, 300, np.uint64(1), np.uint64(2), 0, np.array([10]), out, labels, with_mcc=True)
+    >>> bool(((0.0 <= out) & (out <= 2)).all())
+    True
     """
-    n = n_pos + n_neg
-    positives_are_minority = n_pos <= n_neg
-    m = n_pos if positives_are_minority else n_neg
-    bitmap = np.zeros((n + 63) >> 6, dtype=np.int64)
-    positions = np.empty(m, dtype=np.int64)
-    inverse = np.empty(n + 1)
-    inverse[0] = 0.0
-    for i in range(1, n + 1):
-        inverse[i] = 1.0 / i
-    harmonic = harmonic_numbers(n)
-    mcc_w = mcc_weights(n_pos, n_neg, n + 1)
-    record = labels_out.shape[0] > 0
-    for row in range(out.shape[0]):
-        s0, s1, s2, s3 = replicate_state(key0, key1, first_replicate + row)
-        sample_positions(n, m, s0, s1, s2, s3, bitmap, positions)
-        if positives_are_minority:
-            _score_positive_positions(positions, n_pos, n_neg, inverse, mcc_w, ks, out, row)
-        else:
-            _score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row)
-        if record:
-            labels_out[row, :] = 0 if positives_are_minority else 1
-            for index in range(m):
-                labels_out[row, positions[index] - 1] = 1 if positives_are_minority else 0
+    _MINORITY_BLOCK[bool(with_mcc)](n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out)

@@ -26,7 +26,11 @@ loop does not mispredict on the random labels.  Every reported value except aver
 best MCC is a single correctly rounded division of two exact integers, so equal rationals give equal
 floats and ties in the sampled distribution are exact.  Best MCC is the largest of the floats
 G_k * w_k, each the same correctly rounded operations in every kernel and on every device (a maximum
-of the same floats does not depend on the order it is taken in).  Integer widths: int64 counters (P, N <= 10**6 keep
+of the same floats does not depend on the order it is taken in).  Best MCC costs a conversion, a
+multiply and a maximum per step, so each kernel is compiled in two variants, with and without that
+work (``with_mcc``, a compile-time constant: :data:`MCC_COLUMN` is NaN without it); the engine runs
+the one without unless a requested metric reads that column (:class:`tablegen.compute.mc.KernelLayout`),
+and every other column is the same, bit for bit.  Integer widths: int64 counters (P, N <= 10**6 keep
 every product below 2**63); the RNG is uint64.
 
 Checked against the slow numpy reference scorers of :mod:`tablegen.compute.metrics` in
@@ -38,12 +42,17 @@ import math
 import numba as nb
 import numpy as np
 
+from tablegen.compute.kernels.jit import variant_name
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: Columns of the kernel's output before the tp_at_k columns.
 BASE_COLUMNS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "average_precision", "best_mcc")
 #: Column of TP at the first cut-off.
 TP_COLUMN = len(BASE_COLUMNS)
+#: The one column whose work a kernel skips unless asked (``with_mcc``); NaN when skipped.
+MCC_COLUMN = BASE_COLUMNS.index("best_mcc")
+#: Name suffixes of the kernel variants compiled without / with best MCC (:func:`.jit.variant_name`).
+VARIANT_SUFFIXES = ("plain", "mcc")
 
 _LOW32 = np.uint64(0xFFFFFFFF)
 _TWO32 = np.uint64(1 << 32)
@@ -79,8 +88,77 @@ def mcc_weights(n_pos, n_neg, size):
     return weights
 
 
-@nb.njit(nogil=True)
-def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out):
+def _scalar_kernel(with_mcc):
+    """The scalar kernel, with or without the best MCC work (``with_mcc`` is a compile-time constant)."""
+
+    def scalar_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out):
+        n = n_pos + n_neg
+        record = labels_out.shape[0] > 0
+        inverse = np.empty(n + 1)
+        inverse[0] = 0.0
+        for i in range(1, n + 1):
+            inverse[i] = 1.0 / i
+        mcc_w = mcc_weights(n_pos, n_neg, n + 1 if with_mcc else 0)
+        n_ks = ks.shape[0]
+        for row in range(out.shape[0]):
+            s0, s1, s2, s3 = replicate_state(key0, key1, first_replicate + row)
+            k = 0
+            tp = 0
+            p_rem = n_pos
+            u_pairs = 0
+            best_d = 0
+            best_g = 0
+            f1_num = 0
+            f1_den = 1
+            ap_sum = 0.0
+            best_m = 0.0
+            buffer = np.uint64(0)
+            have_half = False
+            for segment in range(n_ks + 1):
+                end = ks[segment] if segment < n_ks else n
+                while k < end:
+                    if have_half:
+                        x32 = buffer & _LOW32
+                        have_half = False
+                    else:
+                        buffer, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+                        x32 = buffer >> _S32
+                        have_half = True
+                    j, s0, s1, s2, s3 = _bounded(x32, np.uint64(n - k), s0, s1, s2, s3)
+                    is_pos = np.int64(j < np.uint64(p_rem))
+                    if record:
+                        labels_out[row, k] = is_pos
+                    k += 1
+                    tp += is_pos
+                    p_rem -= is_pos
+                    u_pairs += (1 - is_pos) * tp
+                    best_d = max(best_d, 2 * tp - k)
+                    g = tp * n - k * n_pos
+                    best_g = max(best_g, g)
+                    if with_mcc:
+                        best_m = max(best_m, g * mcc_w[k])
+                    better = 2 * tp * f1_den > f1_num * (n_pos + k)
+                    f1_num = 2 * tp if better else f1_num
+                    f1_den = n_pos + k if better else f1_den
+                    ap_sum += is_pos * tp * inverse[k]
+                if segment < n_ks:
+                    out[row, TP_COLUMN + segment] = tp
+            out[row, 0] = u_pairs / (n_pos * n_neg)
+            out[row, 1] = (best_d + n_neg) / n
+            out[row, 2] = f1_num / f1_den
+            out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
+            out[row, 4] = ap_sum / n_pos
+            out[row, MCC_COLUMN] = min(best_m, 1.0) if with_mcc else np.nan
+
+    return nb.njit(nogil=True)(variant_name(scalar_block, f"_simulate_block_{VARIANT_SUFFIXES[with_mcc]}"))
+
+
+#: The compiled scalar kernel without and with best MCC (indexed by ``with_mcc``); numba compiles each
+#: on first use.
+_SCALAR = (_scalar_kernel(False), _scalar_kernel(True))
+
+
+def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out, with_mcc=False):
     """Sample ``out.shape[0]`` rankings and write every metric of each into ``out``.
 
     Parameters
@@ -97,60 +175,19 @@ def simulate_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_ou
         Filled with the columns :data:`BASE_COLUMNS` followed by TP at each k.
     labels_out : uint8 array, shape (n_replicates, P+N) or (0, 0)
         If not empty, the sampled rankings (1 = positive, top first), for tests.
+    with_mcc : bool
+        Whether to score best MCC (column :data:`MCC_COLUMN`); if False (the default, as in a run
+        that does not ask for it) that column is NaN and the variant compiled without its work runs
+        (every other column is the same, bit for bit).
+
+    Examples
+    --------
+    >>> out = np.empty((2, TP_COLUMN + 1))
+    >>> simulate_block(3, 4, np.uint64(1), np.uint64(2), 0, np.array([2]), out, np.empty((0, 0), np.uint8))
+    >>> bool(np.isnan(out[:, MCC_COLUMN]).all())
+    True
+    >>> simulate_block(3, 4, np.uint64(1), np.uint64(2), 0, np.array([2]), out, np.empty((0, 0), np.uint8), True)
+    >>> bool(((0.0 <= out) & (out <= 2)).all())
+    True
     """
-    n = n_pos + n_neg
-    record = labels_out.shape[0] > 0
-    inverse = np.empty(n + 1)
-    inverse[0] = 0.0
-    for i in range(1, n + 1):
-        inverse[i] = 1.0 / i
-    mcc_w = mcc_weights(n_pos, n_neg, n + 1)
-    n_ks = ks.shape[0]
-    for row in range(out.shape[0]):
-        s0, s1, s2, s3 = replicate_state(key0, key1, first_replicate + row)
-        k = 0
-        tp = 0
-        p_rem = n_pos
-        u_pairs = 0
-        best_d = 0
-        best_g = 0
-        f1_num = 0
-        f1_den = 1
-        ap_sum = 0.0
-        best_m = 0.0
-        buffer = np.uint64(0)
-        have_half = False
-        for segment in range(n_ks + 1):
-            end = ks[segment] if segment < n_ks else n
-            while k < end:
-                if have_half:
-                    x32 = buffer & _LOW32
-                    have_half = False
-                else:
-                    buffer, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-                    x32 = buffer >> _S32
-                    have_half = True
-                j, s0, s1, s2, s3 = _bounded(x32, np.uint64(n - k), s0, s1, s2, s3)
-                is_pos = np.int64(j < np.uint64(p_rem))
-                if record:
-                    labels_out[row, k] = is_pos
-                k += 1
-                tp += is_pos
-                p_rem -= is_pos
-                u_pairs += (1 - is_pos) * tp
-                best_d = max(best_d, 2 * tp - k)
-                g = tp * n - k * n_pos
-                best_g = max(best_g, g)
-                best_m = max(best_m, g * mcc_w[k])
-                better = 2 * tp * f1_den > f1_num * (n_pos + k)
-                f1_num = 2 * tp if better else f1_num
-                f1_den = n_pos + k if better else f1_den
-                ap_sum += is_pos * tp * inverse[k]
-            if segment < n_ks:
-                out[row, TP_COLUMN + segment] = tp
-        out[row, 0] = u_pairs / (n_pos * n_neg)
-        out[row, 1] = (best_d + n_neg) / n
-        out[row, 2] = f1_num / f1_den
-        out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
-        out[row, 4] = ap_sum / n_pos
-        out[row, 5] = min(best_m, 1.0)
+    _SCALAR[bool(with_mcc)](n_pos, n_neg, key0, key1, first_replicate, ks, out, labels_out)

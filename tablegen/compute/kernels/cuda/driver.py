@@ -76,6 +76,8 @@ class CudaCell:
         Strictly increasing cut-offs (as in :class:`tablegen.compute.mc.KernelLayout`).
     block_size : int
         The largest number of replicates one call will be asked for.
+    with_mcc : bool
+        Whether to score best MCC (as the CPU kernels' ``with_mcc``; its column is NaN otherwise).
 
     Examples
     --------
@@ -85,7 +87,7 @@ class CudaCell:
     (4, 7)
     """
 
-    def __init__(self, P: int, N: int, key, ks: np.ndarray, block_size: int):
+    def __init__(self, P: int, N: int, key, ks: np.ndarray, block_size: int, with_mcc: bool = False):
         self.P, self.N, self.key0, self.key1 = int(P), int(N), np.uint64(key[0]), np.uint64(key[1])
         self.block_size = int(block_size)
         self.n_columns = N_BASE_COLUMNS + ks.size
@@ -93,7 +95,8 @@ class CudaCell:
         self.minority = uses_minority_sampling(self.P, self.N)
         self.ks = cuda.to_device(np.ascontiguousarray(ks, dtype=np.int64))
         self.inverse = cuda.to_device(_inverse(n))
-        self.mcc_w = cuda.to_device(mcc_weights(self.P, self.N, n + 1))
+        self.with_mcc = bool(with_mcc)
+        self.mcc_w = cuda.to_device(mcc_weights(self.P, self.N, n + 1 if self.with_mcc else 1))
         self.d_scores = cuda.device_array((self.n_columns, self.block_size), dtype=np.float64)
         self.d_candidates = None
         if self.minority:
@@ -112,10 +115,10 @@ class CudaCell:
             threads = self.bitmap.shape[1]
             minority_kernel[threads // THREADS_PER_BLOCK, THREADS_PER_BLOCK](
                 self.P, self.N, self.key0, self.key1, first, self.ks, self.inverse, self.harmonic,
-                self.mcc_w, self.bitmap, scores)
+                self.mcc_w, self.with_mcc, self.bitmap, scores)
         else:
             sequential_kernel[_grid(count), THREADS_PER_BLOCK](
-                self.P, self.N, self.key0, self.key1, first, self.ks, self.inverse, self.mcc_w, scores)
+                self.P, self.N, self.key0, self.key1, first, self.ks, self.inverse, self.mcc_w, self.with_mcc, scores)
         return scores
 
     def scores(self, first: int, count: int) -> np.ndarray:

@@ -64,7 +64,7 @@ def floyd_marks(n, m, s0, s1, s2, s3, bitmap, thread):
 
 
 @cuda.jit(device=True, inline=True)
-def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, scores, i):
+def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, with_mcc, scores, i):
     """Scores from the positives' positions, read (and cleared) from the bitmap in increasing order."""
     n = n_pos + n_neg
     n_ks = ks.shape[0]
@@ -85,7 +85,8 @@ def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, sc
             best_d = max(best_d, 2 * tp - k)
             g = tp * n - k * n_pos
             best_g = max(best_g, g)
-            best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
+            if with_mcc:
+                best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
             if 2 * tp * f1_den > f1_num * (n_pos + k):
                 f1_num = 2 * tp
                 f1_den = n_pos + k
@@ -93,11 +94,11 @@ def score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, sc
     while segment < n_ks:
         scores[TP_COLUMN + segment, i] = tp
         segment += 1
-    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
+    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
 
 
 @cuda.jit(device=True, inline=True)
-def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, scores, i):
+def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, with_mcc, scores, i):
     """Scores from the negatives' positions: one update per run of positives (see the CPU kernel)."""
     n = n_pos + n_neg
     n_ks = ks.shape[0]
@@ -130,7 +131,8 @@ def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, s
                 best_d = max(best_d, 2 * tp - end)
                 g = tp * n_neg - above * n_pos
                 best_g = max(best_g, g)
-                best_m = max(best_m, mul_rn(np.float64(g), mcc_w[end]))
+                if with_mcc:
+                    best_m = max(best_m, mul_rn(np.float64(g), mcc_w[end]))
                 if 2 * tp * f1_den > f1_num * (n_pos + end):
                     f1_num = 2 * tp
                     f1_den = n_pos + end
@@ -142,11 +144,11 @@ def score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, s
     while segment < n_ks:
         scores[TP_COLUMN + segment, i] = ks[segment] - n_neg
         segment += 1
-    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
+    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
 
 
 @cuda.jit
-def minority_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, harmonic, mcc_w, bitmap, scores):
+def minority_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, harmonic, mcc_w, with_mcc, bitmap, scores):
     """Fill ``scores[:, i]`` for replicates ``first + i``, grid-stride; ``bitmap`` (uint64, zero) is
     ``(ceil(n / 64), threads in the grid)`` scratch, left zero."""
     thread = cuda.grid(1)
@@ -159,6 +161,6 @@ def minority_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, harmonic, mcc_
         s0, s1, s2, s3 = replicate_state(key0, key1, np.int64(first) + np.int64(i))
         floyd_marks(n, m, s0, s1, s2, s3, bitmap, thread)
         if positives_are_minority:
-            score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, scores, i)
+            score_positive_minority(n_pos, n_neg, bitmap, thread, ks, inverse, mcc_w, with_mcc, scores, i)
         else:
-            score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, scores, i)
+            score_negative_minority(n_pos, n_neg, bitmap, thread, ks, harmonic, mcc_w, with_mcc, scores, i)

@@ -19,10 +19,12 @@ correctly rounded on both), written column by column into ``scores[column, i]`` 
 Checked bit for bit against the CPU kernels under the simulator by ``tests/test_cuda_sim.py``.
 """
 
+import math
+
 import numpy as np
 from numba import cuda
 
-from tablegen.compute.kernels.ranking import TP_COLUMN
+from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN
 from tablegen.compute.kernels.cuda.rng import LOW32, S32, TWO32, add_rn, mul_rn, replicate_state, xoshiro_next
 
 
@@ -39,22 +41,24 @@ def bounded_fresh(x32, total, s0, s1, s2, s3):
 
 
 @cuda.jit(device=True, inline=True)
-def write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m):
-    """The base columns, each one division as in the CPU kernels (best MCC: its maximum, capped at 1)."""
+def write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc):
+    """The base columns, each one division as in the CPU kernels (best MCC: its maximum, capped at 1;
+    NaN unless ``with_mcc``)."""
     scores[0, i] = u_pairs / (n_pos * n_neg)
     scores[1, i] = (best_d + n_neg) / (n_pos + n_neg)
     scores[2, i] = f1_num / f1_den
     scores[3, i] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
     scores[4, i] = ap_sum / n_pos
-    scores[5, i] = min(best_m, 1.0)
+    scores[MCC_COLUMN, i] = min(best_m, 1.0) if with_mcc else math.nan
 
 
 @cuda.jit
-def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, mcc_w, scores):
+def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, mcc_w, with_mcc, scores):
     """Fill ``scores[:, i]`` (TP_COLUMN + len(ks) columns) for replicate ``first + i``, i < scores.shape[1].
 
     ``inverse[k]`` must hold 1.0 / k (computed on the host, as the CPU kernel tabulates it) and
-    ``mcc_w`` the CPU kernels' MCC weights (:func:`~tablegen.compute.kernels.ranking.mcc_weights`).
+    ``mcc_w`` the CPU kernels' MCC weights (:func:`~tablegen.compute.kernels.ranking.mcc_weights`), read
+    only if ``with_mcc`` (a run-time flag here: the same for every thread, so it costs no divergence).
     """
     i = cuda.grid(1)
     if i >= scores.shape[1]:
@@ -86,7 +90,8 @@ def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, mcc_w, score
         best_d = max(best_d, 2 * tp - k)
         g = tp * n - k * n_pos
         best_g = max(best_g, g)
-        best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
+        if with_mcc:
+            best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
         if 2 * tp * f1_den > f1_num * (n_pos + k):
             f1_num = 2 * tp
             f1_den = n_pos + k
@@ -96,4 +101,4 @@ def sequential_kernel(n_pos, n_neg, key0, key1, first, ks, inverse, mcc_w, score
             scores[TP_COLUMN + segment, i] = tp
             segment += 1
             next_k = ks[segment] if segment < n_ks else n + 1
-    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m)
+    write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
