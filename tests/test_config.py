@@ -65,6 +65,15 @@ def test_bad_fields_are_named(change, message):
         config_from_mapping(smoke_mapping(**change))
 
 
+@pytest.mark.parametrize(("text", "named"), [("?", "None"), ("? 1\n", "1"), ("null: 1\ngrid: 2\n", "None")])
+def test_keys_that_are_not_strings_are_named_not_a_crash(tmp_path, text, named):
+    """Found by the fuzz test: YAML ``?`` is a mapping whose one key is null (it raised TypeError)."""
+    path = tmp_path / "odd_keys.yaml"
+    path.write_text(text)
+    with pytest.raises(TablegenInputError, match=f"config field {named}: unknown field"):
+        load_config(path)
+
+
 def test_missing_fields_and_files_are_reported(tmp_path):
     data = smoke_mapping()
     del data["seed"]

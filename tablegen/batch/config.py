@@ -198,6 +198,11 @@ def _device(value) -> str:
     return value
 
 
+def _field_name(key: object) -> str:
+    """A YAML key as a message names it: a string as it is, anything else (``? 1``, ``? null``) by repr."""
+    return key if isinstance(key, str) else repr(key)
+
+
 def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
     """Validate a parsed YAML mapping into a :class:`JobConfig`.
 
@@ -210,7 +215,8 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
         raise TablegenInputError(f"{source}: a job config must be a YAML mapping, got {type(data).__name__}")
     unknown, missing = set(data) - _TOP_LEVEL, _REQUIRED - set(data)
     if unknown:
-        _fail(", ".join(sorted(unknown)), f"unknown field(s); known fields: {', '.join(sorted(_TOP_LEVEL))}")
+        known = ", ".join(sorted(_TOP_LEVEL))
+        _fail(", ".join(sorted(map(_field_name, unknown))), f"unknown field(s); known fields: {known}")
     if missing:
         _fail(", ".join(sorted(missing)), "missing")
     grid = data["grid"]
