@@ -266,6 +266,92 @@ def test_a_grid_beyond_the_limit_is_refused_before_anything_is_written(tmp_path,
     assert not store.exists()
 
 
+def test_a_grid_range_beyond_the_limit_is_refused_before_it_is_built(tmp_path, capsys, monkeypatch):
+    """A {start, stop} range is sized before its values are made (a billion of them once took 40 GB)."""
+    monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "1MB")
+    store, config = tmp_path / "long.zarr", tmp_path / "long.yaml"
+    config.write_text("grid: {P: {start: 1, stop: 1000000}, N: [10]}\nreplicates: 1000\nseed: 1\nCs: [10]\n"
+                      f"alphas: [0.05]\nchunks: {{P: 1, N: 1}}\nstore: {{url: {store}}}\n")
+    assert main(["run", str(config), "--dry-run"]) == 5
+    assert "config field grid.P: a range of 1,000,000 values would need about 40 MB" in capsys.readouterr().err
+    assert not store.exists()
+
+
+def test_a_grid_whose_largest_cell_needs_too_much_memory_is_refused_before_anything_is_written(tmp_path, capsys):
+    store, config = tmp_path / "wide.zarr", tmp_path / "wide.yaml"
+    config.write_text("grid: {P: [20], N: [10, 1000000000000]}\nreplicates: 100000\nseed: 1\nmetrics: [auc]\n"
+                      f"Cs: [10]\nalphas: [0.05]\nchunks: {{P: 1, N: 1}}\nstore: {{url: {store}}}\n")
+    assert main(["run", str(config)]) == 5
+    err = capsys.readouterr().err
+    assert "simulating the grid's largest cell (20, 1,000,000,000,000) would need about 16.1 TB" in err
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("call", [
+    lambda P, N: __import__("tablegen").critical_value("auc", P, N, C=10, alpha=0.05),
+    lambda P, N: __import__("tablegen").p_value("best_f1", 0.5, P, N, C=10),
+    lambda P, N: __import__("tablegen.lookup.api", fromlist=["simulation_replicates"]).simulation_replicates(
+        P, N, C=10),
+    lambda P, N: __import__("tablegen.lookup.topk", fromlist=["topk_bounds"]).topk_bounds(P, N, K=10),
+])
+def test_a_class_beyond_2_to_the_52_is_refused_by_name(call):
+    from tablegen import TablegenInputError
+
+    with pytest.raises(TablegenInputError, match=r"^N must be at most 2\*\*52 = 4,503,599,627,370,496 examples"):
+        call(20, 2**52 + 1)
+    with pytest.raises(TablegenInputError, match=r"^P must be at most 2\*\*52"):
+        call(2**63, 20)  # beyond int64: refused, never an OverflowError from numpy (found by the fuzz test)
+
+
+def test_a_table_lookup_refuses_sizes_beyond_int64_instead_of_wrapping():
+    from tablegen import TablegenInputError, open_table
+
+    with pytest.raises(TablegenInputError, match="P must be at most 9223372036854775807, got 9223372036854775813"):
+        open_table().critical_value("auc", np.uint64(2**63 + 5), 100, 10, 0.01)
+
+
+@pytest.mark.parametrize(("metric", "P", "N", "method", "what"), [
+    ("best_f1", 20, 10**12, "auto", r"a Monte Carlo pass at P = 20, N = 1,000,000,000,000, .*tables over "
+                                    r"1,000,000,000,020 ranks\) would need about 16.1 TB"),
+    ("auc", 2**50, 2**50, "exact", r"method='exact': exact auc at P = 1125899906842624, N = 1125899906842624 "
+                                   r"would need about"),
+])
+def test_work_whose_tables_exceed_the_limit_is_refused_not_a_memory_error(metric, P, N, method, what):
+    """The ranking kernels' per-rank tables and the tilted inversion's per-factor arrays count in the estimates."""
+    from tablegen import critical_value
+    from tablegen.errors import ResourceLimitError
+
+    with pytest.raises(ResourceLimitError, match=what):
+        critical_value(metric, P, N, C=10, alpha=0.05, method=method)
+
+
+_RSS_PROBE = """
+import resource, sys
+from tablegen.compute.mc import simulate_tails
+def run(N):
+    simulate_tails(20, N, R=64, seed=1, metrics=["best_f1", "best_mcc"], capacity=10, block_size=64)
+run(1000)  # loads (or compiles) the kernels
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+run(int(sys.argv[1]))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before)
+"""
+
+
+@pytest.mark.slow
+def test_ranking_memory_bounds_the_kernels_measured_tables():
+    """numba's allocations escape tracemalloc: the growth of peak RSS over a pass at (20, 10**7), once the
+    kernels are loaded, is at most the estimate and not far below it (within 1.25x)."""
+    import subprocess
+    import sys
+
+    from tablegen.compute.limits import ranking_memory
+
+    out = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(10**7)], capture_output=True, text=True, check=True)
+    tables = int(out.stdout.split()[-1])
+    estimate = ranking_memory(20, 10**7, with_mcc=True)
+    assert tables <= estimate <= 1.25 * tables, (tables, estimate)
+
+
 @pytest.mark.parametrize("routine", [pytest.param("simulate", marks=pytest.mark.slow), "topk"])
 def test_memory_estimates_bound_the_measured_peak(routine):
     """The estimate is an upper bound of tracemalloc's peak, and not wildly above it (within 3x)."""

@@ -38,7 +38,9 @@ import yaml
 
 from tablegen.compute.metrics import DEFAULT_METRICS
 from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
-from tablegen.compute.validation import (check_alpha, check_integer, check_metric, check_replicates, check_unique_list)
+from tablegen.compute.validation import (check_alpha, check_class_size, check_integer, check_metric, check_replicates,
+                                         check_unique_list)
+from tablegen.compute.limits import axis_memory, check_memory
 from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:
@@ -134,11 +136,15 @@ def _axis(name: str, value) -> tuple[int, ...]:
                         f"{sorted(value)}")
         start = _checked(f"{name}.start", check_integer, "start", value["start"], 1)
         stop = _checked(f"{name}.stop", check_integer, "stop", value["stop"], start)
+        _checked(f"{name}.stop", check_class_size, "stop", stop)
         step = _checked(f"{name}.step", check_integer, "step", value.get("step", 1), 1)
-        return tuple(range(start, stop + 1, step))
+        values = range(start, stop + 1, step)
+        check_memory(axis_memory(len(values)), f"config field {name}: a range of {len(values):,} values",
+                     "use a larger step, or split the grid into several jobs")
+        return tuple(values)
     if not isinstance(value, list) or not value:
         _fail(name, f"must be a non-empty list of integers or a {{start, stop, step}} range, got {value!r}")
-    values = tuple(_checked(f"{name}[{i}]", check_integer, "value", v, 1) for i, v in enumerate(value))
+    values = tuple(_checked(f"{name}[{i}]", check_class_size, "value", v) for i, v in enumerate(value))
     if list(values) != sorted(set(values)):
         _fail(name, f"must be strictly increasing, got {list(values)}")
     return values

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 import numpy as np
 
 from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell_values
-from tablegen.compute.mc import DEFAULT_BLOCK_SIZE
+from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, kernel_tables_memory
 from tablegen.compute.validation import SimulateCellArgs
 from tablegen.batch.config import EXECUTORS, JobConfig, load_config
 from tablegen.compute.kernels.cuda.device import DEVICES, resolve_device
@@ -270,10 +270,13 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
 
 
 def check_grid_memory(config: JobConfig) -> None:
-    """Refuse a grid whose flags, plan and tasks would not fit in the client's memory limit."""
+    """Refuse a grid whose flags, plan and tasks on the client, or largest cell's kernel tables, exceed the limit."""
     chunks = -(-len(config.P) // config.chunks[0]) * -(-len(config.N) // config.chunks[1])
     check_memory(grid_memory(config.cells, chunks), f"a grid of {config.cells:,} cells in {chunks:,} chunks",
                  "split it into several jobs (configs with part of P or N), or use larger chunks")
+    P, N = max(config.P), max(config.N)
+    check_memory(kernel_tables_memory(config.metrics, P, N), f"simulating the grid's largest cell ({P:,}, {N:,})",
+                 "leave the largest P or N out of the grid, or raise TABLEGEN_MEMORY_LIMIT on larger machines")
 
 
 def dry_run_plan(config: JobConfig) -> Plan:

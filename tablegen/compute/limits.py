@@ -89,10 +89,30 @@ def tails_memory(metrics: int, capacity: int, block_size: int) -> float:
     return 40.0 * metrics * capacity + 8.0 * block_size * (metrics + 8)
 
 
+def ranking_memory(P: int, N: int, with_mcc: bool = False) -> float:
+    """Bytes of a ranking kernel's tables, an upper bound: two float64s per rank 0..P+N (inverses and
+    harmonic numbers, or the lane kernel's two inverse tables), a third with best MCC's weights, the
+    minority kernel's bitmap (a bit per rank) and positions (min(P, N) int64s), 1 MB besides (buffers).
+
+    Examples
+    --------
+    >>> format_bytes(ranking_memory(20, 10**9))
+    '16.1 GB'
+    """
+    ranks = P + N + 9  # the lane kernel's tables reach P + N + STEPS
+    return (24.0 if with_mcc else 16.0) * ranks + ranks / 8.0 + 8.0 * min(P, N) + 1e6
+
+
 def grid_memory(cells: int, chunks: int) -> float:
     """Peak bytes on the client of planning and running a grid: about 16 bytes per cell (done flags and
     masks) and 4 kB per chunk (its plan entry, dask task and future)."""
     return 16.0 * cells + 4096.0 * chunks
+
+
+def axis_memory(values: int) -> float:
+    """Bytes of a config's grid axis held as a tuple of ``values`` Python ints: about 40 each (an 8-byte
+    reference and a 32-byte int)."""
+    return 40.0 * values
 
 
 def topk_memory(P: int, K: int, levels: int = 1) -> float:

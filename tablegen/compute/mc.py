@@ -17,7 +17,7 @@ import numpy as np
 
 from tablegen.compute.accumulator import Tail, tail_add, tail_candidates, tail_empty, tail_merge
 from tablegen.compute.kernels.lanes import simulate_rows
-from tablegen.compute.limits import check_memory, tails_memory
+from tablegen.compute.limits import check_memory, ranking_memory, tails_memory
 from tablegen.compute.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
                                       uses_minority_sampling)
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, simulate_block
@@ -125,6 +125,11 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], ca
     return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress, device)[0]
 
 
+def kernel_tables_memory(metrics: Sequence[str], P: int, N: int) -> float:
+    """Bytes of the kernel tables for ``metrics`` at (P, N) (:func:`tablegen.compute.limits.ranking_memory`)."""
+    return ranking_memory(P, N, KernelLayout.for_metrics(metrics, P, N).with_mcc)
+
+
 def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
                               thresholds: Mapping[str, float], block_size: int = DEFAULT_BLOCK_SIZE,
                               progress: Callable[[int, int], None] | None = None, device: str = "cpu"
@@ -136,11 +141,12 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
     rankings are scored; on "cuda" only the samples above each tail's floor come back from the GPU
     (:mod:`tablegen.compute.kernels.cuda.driver`), and the tails are the same, bit for bit.
     """
-    check_memory(tails_memory(len(metrics), capacity, block_size),
-                 f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric)",
+    layout = KernelLayout.for_metrics(metrics, P, N)
+    check_memory(tails_memory(len(metrics), capacity, block_size) + kernel_tables_memory(metrics, P, N),
+                 f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric; "
+                 f"tables over {P + N:,} ranks)",
                  "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")
     key = cell_key(seed, P, N)
-    layout = KernelLayout.for_metrics(metrics, P, N)
     tails = {m: tail_empty(capacity) for m in metrics}
     counts = {m: 0 for m in thresholds}
     pending: dict[str, list[np.ndarray]] = {m: [] for m in metrics}

@@ -25,6 +25,9 @@ MAX_C = 10**300
 #: Scores within this distance of the metric's range count as inside it (they snap to the attainable
 #: end value, as everywhere else).
 SCORE_TOLERANCE = SNAP_TOLERANCE
+#: The largest P or N taken: P + N stays an exact float (2**53), as the metrics' ranges and exact
+#: routines need; far beyond any test set.
+MAX_CLASS_SIZE = 2**52
 
 
 
@@ -36,6 +39,21 @@ def check_integer(name: str, value, minimum: int) -> int:
     if value < minimum:
         raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value}")
     return int(value)
+
+
+def check_class_size(name: str, value) -> int:
+    """``value`` (P or N) as an int, if it is an integer in [1, :data:`MAX_CLASS_SIZE`].
+
+    Examples
+    --------
+    >>> check_class_size("N", 300)
+    300
+    """
+    value = check_integer(name, value, 1)
+    if value > MAX_CLASS_SIZE:
+        raise TablegenInputError(f"{name} must be at most 2**52 = {MAX_CLASS_SIZE:,} examples "
+                                 f"(P + N must be an exact float), got {value:,}")
+    return value
 
 
 def check_alpha(name: str, value) -> float:
@@ -87,6 +105,9 @@ def check_integer_array(name: str, values, minimum: int = 1) -> np.ndarray:
             raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {bad!r}")
     if np.any(array < minimum):
         raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {array[array < minimum].flat[0].item()}")
+    if np.any(array > np.iinfo(np.int64).max):  # uint64 or float beyond int64: refused, never wrapped
+        raise TablegenInputError(f"{name} must be at most {np.iinfo(np.int64).max}, "
+                                 f"got {array[array > np.iinfo(np.int64).max].flat[0].item()}")
     return array.astype(np.int64)
 
 
@@ -202,7 +223,7 @@ def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, tail_probabi
     >>> validate_simulate_cell_args(20, 30, 1000, 1, ["auc"], [10], [0.01], [0.01], 4096).metrics
     ('auc',)
     """
-    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    P, N = check_class_size("P", P), check_class_size("N", N)
     Cs = tuple(check_unique_list("Cs", Cs, lambda n, v: check_integer(n, v, 1)))
     alphas = tuple(check_unique_list("alphas", alphas, check_alpha))
     return SimulateCellArgs(
@@ -249,7 +270,7 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
     LookupArgs(metric='auc', P=100, N=300, C=10, method='auto', alpha=0.01, score=None, R=None, seed=None)
     """
     metric, method = check_metric("metric", metric), _method(method)
-    P, N = check_integer("P", P, 1), check_integer("N", N, 1)
+    P, N = check_class_size("P", P), check_class_size("N", N)
     if C is None:
         raise TablegenInputError(
             "C is required: the number of classifiers compared on this test set, counting every model tried "

@@ -41,7 +41,8 @@ from tablegen.compute.metrics import exact_cost, get_metric, null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.errors import TablegenInputError
-from tablegen.compute.validation import LookupArgs, check_alpha, check_integer, validate_lookup_args
+from tablegen.compute.validation import (LookupArgs, check_alpha, check_class_size, check_integer,
+                                         validate_lookup_args)
 
 if TYPE_CHECKING:
     from tablegen.lookup.table import Table
@@ -111,7 +112,7 @@ def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) ->
     """
     from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
-    P, N, C = check_integer("P", P, 1), check_integer("N", N, 1), check_integer("C", C, 1)
+    P, N, C = check_class_size("P", P), check_class_size("N", N), check_integer("C", C, 1)
     alpha = check_alpha("alpha", alpha) if alpha is not None else None
     budget = SIMULATION_SECONDS / (sampling_seconds(P, N) + SECONDS_PER_REPLICATE)
     floor = max(MIN_SIMULATION_REPLICATES, 4 * minimum_replicates(C, alpha) if alpha is not None else 0)

@@ -19,7 +19,7 @@ import numpy as np
 
 from tablegen.compute.limits import check_memory, topk_memory
 from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
-from tablegen.compute.validation import check_alpha, check_integer
+from tablegen.compute.validation import check_alpha, check_class_size, check_integer
 from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:
@@ -146,8 +146,8 @@ def _check_variant(variant) -> str:
 
 
 def _check_question(P, N, K, C, alpha) -> tuple[int, int, int, int, float]:
-    P = check_integer("P", P, 1)
-    N = check_integer("N", N, 1)
+    P = check_class_size("P", P)
+    N = check_class_size("N", N)
     K = P + N if K is None else check_integer("K", K, 1)
     if K > P + N:
         raise TablegenInputError(f"K must be at most P + N = {P + N}, got {K}")

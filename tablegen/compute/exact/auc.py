@@ -119,7 +119,8 @@ def tilted_auc_cost(P: int, N: int) -> tuple[float, float]:
     band = 130.0 if small >= 30 else min(12.0 * math.sqrt(P * N * (P + N + 1) / 12.0), (P * N + 1) / 2.0)
     seconds = 0.01 + 1.25e-7 * small * (band + 750) + 2.5e-6 * band
     block = min(float(BLOCK_ELEMENTS), 2.0 * small * (band + 750))  # factor evaluations in one numpy block
-    return seconds, BYTES_PER_FREQUENCY * band + 8.0 * 6 * block  # ~6 float64 temporaries per element
+    factors = 64.0 * small  # i, j and ~6 temporaries of min(P, N) float64s in each cumulant evaluation
+    return seconds, BYTES_PER_FREQUENCY * band + 8.0 * 6 * block + factors  # ~6 float64 temporaries per element
 
 
 def tilted_auc_seconds(P: int, N: int) -> float:
