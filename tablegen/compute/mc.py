@@ -142,7 +142,7 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
     (:mod:`tablegen.compute.kernels.cuda.driver`), and the tails are the same, bit for bit.
     """
     layout = KernelLayout.for_metrics(metrics, P, N)
-    check_memory(tails_memory(len(metrics), capacity, block_size) + kernel_tables_memory(metrics, P, N),
+    check_memory(tails_memory(len(metrics), capacity, block_size) + ranking_memory(P, N, layout.with_mcc),
                  f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric; "
                  f"tables over {P + N:,} ranks)",
                  "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")
