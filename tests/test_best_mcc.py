@@ -157,3 +157,21 @@ def test_lookups_simulate_it():
     with pytest.raises(TablegenInputError, match="best_mcc"):
         tablegen.critical_value("best_mcc", 30, 50, C=10, method="exact")
     assert not MCC.has_exact and MCC.exact_cost(30, 50) == (math.inf, math.inf)
+
+
+@pytest.mark.parametrize(("P", "N", "kernel"), [(1000, 1000, "lanes"), (20, 2000, "minority")])
+def test_the_cost_model_charges_its_kernel_work_only_when_it_is_requested(P, N, kernel):
+    """bench_mcc.py measured x1.18-1.19 (lanes) and x1.05-1.07 (minority) with best MCC's work: plans and the
+    lookups' time guard charge it where best_mcc is asked for, and nowhere else."""
+    from tablegen.batch import cost
+    from tablegen.compute.kernels.minority import uses_minority_sampling
+
+    assert uses_minority_sampling(P, N) == (kernel == "minority")
+    factor = cost.MCC_MINORITY_FACTOR if kernel == "minority" else cost.MCC_LANE_FACTOR
+    plain = cost.sampling_seconds(P, N, ["auc", "tp_at_10"])
+    assert plain == cost.sampling_seconds(P, N)
+    assert cost.sampling_seconds(P, N, ["auc", "best_mcc"]) == pytest.approx(factor * plain, rel=1e-12)
+    R = 10**6
+    extra = (cost.cell_seconds(P, N, R, ["auc", "best_mcc"], exact=False, critical_pairs=0)
+             - cost.cell_seconds(P, N, R, ["auc"], exact=False, critical_pairs=0))
+    assert extra == pytest.approx(R * (factor - 1) * plain, rel=1e-9)

@@ -10,16 +10,22 @@ costs what is the metric registry's to say (:mod:`tablegen.compute.metrics`).
 
 sampling(P, N) is PER_ELEMENT_STEP * (P + N) for the lane kernel and PER_MINORITY_RANKING +
 PER_MINORITY_POSITION * min(P, N) for cells the minority-class kernel samples
-(:func:`tablegen.compute.kernels.minority.uses_minority_sampling`).  ``pairs`` is the number of (C, alpha)
-combinations.  The coefficients come from
-``benchmarks/bench_cost.py`` (one core of a 2-core AVX-512 cloud VM, 2026-11-21); rerun it on other
-hardware and the dry-run estimate scales with them.  The per-replicate term is the tail bookkeeping
+(:func:`tablegen.compute.kernels.minority.uses_minority_sampling`), times MCC_LANE_FACTOR or
+MCC_MINORITY_FACTOR where a requested metric needs the kernels' best-MCC work
+(:attr:`tablegen.compute.mc.KernelLayout.with_mcc`; ``benchmarks/bench_mcc.py``: x1.18-1.19 lanes at
+(1000, 1000), x1.05-1.07 minority at (20, 2000), the upper ends taken).  ``pairs`` is the number of
+(C, alpha) combinations.  The other coefficients come from ``benchmarks/bench_cost.py`` (one core of a
+2-core AVX-512 cloud VM, 2026-11-21); rerun it on other hardware and the dry-run estimate scales with
+them.  The per-replicate term is the tail bookkeeping
 (floor filter, sort and merge of the retained upper tail) and the per-cell scoring set-up.
 """
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from tablegen.compute.kernels.minority import uses_minority_sampling
+from tablegen.compute.mc import KernelLayout
 from tablegen.compute.metrics import get_metric
 
 SETUP_SECONDS = 4.6e-3
@@ -27,6 +33,8 @@ SECONDS_PER_ELEMENT_STEP = 6.4e-10
 SECONDS_PER_MINORITY_RANKING = 1.7e-7
 SECONDS_PER_MINORITY_POSITION = 6.9e-9
 SECONDS_PER_REPLICATE = 1.42e-7
+MCC_LANE_FACTOR = 1.19
+MCC_MINORITY_FACTOR = 1.07
 
 
 def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: int) -> float:
@@ -34,7 +42,7 @@ def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: i
 
     Exact work shared by the cells of a task (AUC's recursion sweep) is :func:`shared_exact_seconds`.
     """
-    seconds = SETUP_SECONDS + R * sampling_seconds(P, N) + SECONDS_PER_REPLICATE * R
+    seconds = SETUP_SECONDS + R * sampling_seconds(P, N, metrics) + SECONDS_PER_REPLICATE * R
     if exact:
         specs = [get_metric(metric) for metric in metrics]
         seconds += critical_pairs * sum(spec.exact_cost(P, N)[0] for spec in specs if spec.exact_work == "per_cell")
@@ -47,8 +55,17 @@ def shared_exact_seconds(cells, metrics, critical_pairs: int = 1) -> float:
     return sum(spec.cells_exact_seconds(cells, critical_pairs) for spec in specs if spec.exact_work == "shared")
 
 
-def sampling_seconds(P: int, N: int) -> float:
-    """Estimated single-core seconds to sample and score one ranking of (P, N), by the kernel it uses."""
+def sampling_seconds(P: int, N: int, metrics: Sequence[str] = ()) -> float:
+    """Estimated single-core seconds to sample and score one ranking of (P, N) for ``metrics``, by the
+    kernel it uses (with no metrics named: the kernel's variant without best MCC's work).
+
+    Examples
+    --------
+    >>> round(sampling_seconds(1000, 1000, ["best_mcc"]) / sampling_seconds(1000, 1000, ["auc"]), 2)
+    1.19
+    """
+    with_mcc = bool(metrics) and KernelLayout.for_metrics(metrics, P, N).with_mcc
     if uses_minority_sampling(P, N):
-        return SECONDS_PER_MINORITY_RANKING + SECONDS_PER_MINORITY_POSITION * min(P, N)
-    return SECONDS_PER_ELEMENT_STEP * (P + N)
+        seconds = SECONDS_PER_MINORITY_RANKING + SECONDS_PER_MINORITY_POSITION * min(P, N)
+        return seconds * (MCC_MINORITY_FACTOR if with_mcc else 1.0)
+    return SECONDS_PER_ELEMENT_STEP * (P + N) * (MCC_LANE_FACTOR if with_mcc else 1.0)

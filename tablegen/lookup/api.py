@@ -135,7 +135,7 @@ def _exact_fits(a: LookupArgs) -> tuple[bool, float]:
 def _simulation_seconds(a: LookupArgs) -> float:
     from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
-    return _replicates(a) * (sampling_seconds(a.P, a.N) + SECONDS_PER_REPLICATE)
+    return _replicates(a) * (sampling_seconds(a.P, a.N, (a.metric,)) + SECONDS_PER_REPLICATE)
 
 
 def _source(a: LookupArgs, table, what: str):
