@@ -29,6 +29,8 @@ import shlex
 import sys
 import time
 
+from machine import vector_width
+
 CELLS = ((100, 100), (20, 1000), (1000, 1000), (10, 10_000))
 SIMULATOR_CELLS = ((6, 9), (2, 300))
 
@@ -52,15 +54,6 @@ def parse_args(argv):
     cells = SIMULATOR_CELLS if args.simulator and args.cells is None else CELLS if args.cells is None else [
         tuple(int(v) for v in cell.lower().split("x")) for cell in args.cells]
     return args, cells
-
-
-def cpu_vector_width():
-    """AVX-512 or AVX2 (what the CPU lane kernel's speed depends on), from /proc/cpuinfo where present."""
-    try:
-        flags = open("/proc/cpuinfo").read()
-    except OSError:
-        return "unknown vector width"
-    return "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
 
 
 def best_seconds(function, repeats):
@@ -133,7 +126,7 @@ def main(argv=None):
     name = "numba-cuda simulator" if args.simulator else cuda.get_current_device().name
     device_name = name.decode() if isinstance(name, bytes) else name
     print(f"# CUDA kernels: {device_name}; CPU {platform.processor() or platform.machine()} "
-          f"({cpu_vector_width()}, one core)\n")
+          f"({vector_width()}, one core)\n")
     print(f"command: `{shlex.join(['python', 'benchmarks/bench_cuda.py', *sys.argv[1:]])}`\n")
     print("| P | N | GPU ps / element-step | CPU ns / element-step | end to end s (R = "
           f"{args.replicates:,}) | bit-identical (R = {args.check_replicates:,}) |")

@@ -30,6 +30,7 @@ from tablegen.compute.exact import null_critical_value, null_tail_ge  # noqa: E4
 from tablegen.compute.metrics import exact_cost, null_distribution  # noqa: E402
 from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
 from tablegen.compute.stats import upper_tail_probability  # noqa: E402
+from machine import vector_width  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "20x1000000"]
 METRICS = ["auc", "best_f1", "best_balanced_accuracy", "best_accuracy", "tp_at_10", "precision_at_10"]
@@ -65,14 +66,6 @@ def peak_megabytes(function) -> float:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 1e6
-
-
-def vector_width() -> str:
-    try:
-        flags = open("/proc/cpuinfo").read()
-    except OSError:
-        return "unknown"
-    return "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
 
 
 def main(argv=None) -> None:

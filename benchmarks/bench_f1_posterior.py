@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 
+from machine import cpu_model, vector_width
+
 
 def matrices(m: int = 20, items: int = 7532, accuracies=(0.82, 0.80), confusers: int = 5, seed: int = 20):
     """Two confusion matrices on one test set (same row sums), each class confused with ``confusers`` others."""
@@ -46,18 +48,8 @@ def matrices(m: int = 20, items: int = 7532, accuracies=(0.82, 0.80), confusers:
 
 
 def cpu() -> str:
-    model, flags = platform.processor() or "unknown CPU", ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name") and model == (platform.processor() or "unknown CPU"):
-                    model = line.split(":", 1)[1].strip()
-                if line.startswith("flags"):
-                    flags = line
-                    break
-    except OSError:
-        pass
-    return f"{model}, {'AVX-512' if 'avx512f' in flags else 'AVX2' if 'avx2' in flags else 'no AVX2'}"
+    """The CPU model and its vector width, for the header."""
+    return f"{cpu_model()}, {vector_width()}"
 
 
 def best_cpu_seconds(function, repeats: int) -> tuple[float, float]:

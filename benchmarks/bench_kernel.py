@@ -47,6 +47,7 @@ from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E4
 from tablegen.compute.kernels.ranking import BASE_COLUMNS  # noqa: E402
 from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
+from machine import cpu_model, vector_width  # noqa: E402
 
 #: Cells timed when ``--cells`` is not given.
 DEFAULT_CELLS = ((100, 100), (1000, 1000), (20, 1000), (70, 1000), (20, 400), (10, 10000))
@@ -317,18 +318,6 @@ def time_cells(cells: Sequence[tuple[int, int]], replicates: dict[str, int], rep
     return {cell: {name: min(runs) for name, runs in by_name.items()} for cell, by_name in timings.items()}
 
 
-def cpu_model() -> str:
-    """The CPU model name from /proc/cpuinfo (or :func:`platform.processor` elsewhere)."""
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 #: AVX-512 instructions whose presence shows the lane loop was vectorised (multiply-shift sampling,
 #: xoshiro rotations, running maxima).
 VECTOR_MARKERS = ("vpmuludq", "vprolq", "vpmaxsq")
@@ -360,7 +349,7 @@ def lane_kernel_vectorisation() -> str:
 def format_report(best: dict, replicates: dict[str, int], repeats: int, command: str) -> str:
     """The markdown report: environment, command line and the table of ns per element-step."""
     lines = [
-        f"- CPU: {cpu_model()} (one thread; {os.cpu_count()} logical CPUs on the machine)",
+        f"- CPU: {cpu_model()}, {vector_width()} (one thread; {os.cpu_count()} logical CPUs on the machine)",
         f"- python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}",
         f"- metrics: {', '.join(DEFAULT_METRICS)}",
         f"- {replicates['numba']} rankings per cell per run ({replicates['numpy_loop']} for the per-ranking "

@@ -32,6 +32,7 @@ from tablegen.compute.exact.lattice import (BalancedAccuracyKeys, BestF1Keys, be
                                            best_f1_null, lattice_cost)
 from tablegen.compute.exact.nulls import critical_index, score_index  # noqa: E402
 from tablegen.compute.stats import upper_tail_probability  # noqa: E402
+from machine import vector_width  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "100x1000000", "20x1000000", "1000000x100"]
 SETTINGS = [(10, 0.01), (1000, 0.05)]
@@ -147,19 +148,13 @@ def _old_critical(metric, P, N, tail):
     return null, float(null.values[critical_index(null, tail)])
 
 
-def cpu_vector_width() -> str:
-    with open("/proc/cpuinfo") as handle:
-        flags = handle.read()
-    return "AVX-512" if "avx512f" in flags else ("AVX2" if "avx2" in flags else "no AVX2")
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", nargs="+", default=CELLS, help="cells as PxN (default: issue 14's)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure, best kept (default 3)")
     parser.add_argument("--old-limit", type=float, default=1e7, help="largest P (N+1) the old routine runs at")
     args = parser.parse_args(argv)
-    print(f"CPU: {cpu_vector_width()}, numba target {nb.config.CPU_NAME or 'host'}, load average "
+    print(f"CPU: {vector_width()}, numba target {nb.config.CPU_NAME or 'host'}, load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; best of {args.repeat} runs, one core")
     NEW["best_f1"](5, 5).critical_value(0.01)  # compile / load the cached kernels
     old_programme(3, 3, 1, 1, 1)

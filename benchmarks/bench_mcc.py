@@ -29,18 +29,11 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
+from machine import vector_width  # noqa: E402
+
 #: (P, N, rankings per timed run): the lane kernel's cell, the minority-class kernel's cell.
 CELLS = ((1000, 1000, 20_000), (20, 2000, 100_000))
 SEED = 20050707
-
-
-def vector_width() -> str:
-    """AVX-512 or AVX2, from /proc/cpuinfo (what the lane kernel can be compiled for)."""
-    try:
-        flags = open("/proc/cpuinfo").read()
-    except OSError:
-        return "unknown vector width"
-    return "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
 
 
 def worker(with_mcc: bool) -> None:
