@@ -13,8 +13,8 @@ from scipy import stats
 
 from tablegen.cli.main import main
 from tablegen.compute.stats import upper_tail_probability
-from tablegen.lookup.topk import (CROSSOVER_RUN, binomial_bound, crossover_point, curve_from_scores, topk_bounds,
-                                  topk_test)
+from tablegen.lookup.topk import (CROSSOVER_RUN, TAIL_FLOOR, binomial_bound, crossover_point, curve_from_scores,
+                                  topk_bounds, topk_test)
 from tablegen.errors import TablegenInputError
 
 
@@ -47,8 +47,9 @@ def test_bounds_equal_brute_force(P, N, alpha, C):
         assert bounds.discrete[k - 1] == c, (k, c)
         at_c = pmf[k].get(c, Fraction(0))
         at_least_c = exceed(pmf[k], c - 1)
-        expected = c - 1 + min(Fraction(1), (at_least_c - Fraction(p)) / at_c)
+        expected = c + min(Fraction(1), (at_least_c - Fraction(p)) / at_c)
         assert bounds.interpolated[k - 1] == pytest.approx(float(expected), abs=1e-12), k
+        assert c < bounds.interpolated[k - 1] <= c + 1  # an integer count reaches it iff it exceeds c
 
 
 @pytest.mark.parametrize("P,N", [(3, 4), (4, 4), (2, 8), (6, 4)])
@@ -67,15 +68,86 @@ def test_p_values_equal_brute_force_and_invert_the_bounds(P, N):
             at_least = exceed(pmf[i + 1], math.ceil(x) - 1)
             assert result.p_discrete[i] == pytest.approx(float(at_least), abs=1e-12)
             whole, fraction = math.floor(x), Fraction(x) - math.floor(x)
-            interpolated = (1 - fraction) * exceed(pmf[i + 1], whole) + fraction * exceed(pmf[i + 1], whole + 1)
+            at_least_whole, at_least_next = exceed(pmf[i + 1], whole - 1), exceed(pmf[i + 1], whole)
+            interpolated = (1 - fraction) * at_least_whole + fraction * at_least_next  # Pr(X >= x), linear between
             assert result.p_interpolated[i] == pytest.approx(float(interpolated), abs=1e-12)
-        # x exceeds the discrete bound iff its discrete p-value <= p; the interpolated likewise with <
+            if fraction == 0:
+                assert result.p_interpolated[i] == result.p_discrete[i]
+        # a count reaches the interpolated bound iff its interpolated p-value <= p (the significance rule);
+        # beyond the discrete bound iff its discrete p-value <= p
         bounds = result.bounds
         above_discrete = curve > bounds.discrete + 1e-9
         np.testing.assert_array_equal(above_discrete, result.p_discrete <= 0.2 + 1e-12)
-        above_interpolated = curve > bounds.interpolated + 1e-9
+        reaches = curve >= bounds.interpolated - 1e-9
         clear = np.abs(result.p_interpolated - 0.2) > 1e-9
-        np.testing.assert_array_equal(above_interpolated[clear], (result.p_interpolated < 0.2)[clear])
+        np.testing.assert_array_equal(reaches[clear], (result.p_interpolated <= 0.2)[clear])
+        interpolated = topk_test(curve, P, N, alpha=0.2, variant="interpolated")
+        np.testing.assert_array_equal(interpolated.significant[clear], reaches[clear])
+
+
+def _exact_rejection_probability(P, N, K, C, alpha, variant):
+    """Pr(the test rejects at k) under a random ranking, k = 1..K: the exact hypergeometric pmf summed over the
+    integer counts the test calls significant (every count of every k, one curve per count)."""
+    k = np.arange(1, K + 1)
+    low, high = np.maximum(0, k - N), np.minimum(k, P)
+    rejected = np.zeros(K)
+    for x in range(0, min(K, P) + 1):
+        at = (x >= low) & (x <= high)
+        curve = np.where(at, x, np.clip(x, low, high)).astype(float)
+        result = topk_test(curve, P, N, C=C, alpha=alpha, variant=variant)
+        rejected += np.where(at & result.significant, stats.hypergeom.pmf(x, P + N, P, k), 0.0)
+    return rejected
+
+
+_SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("P,N,K,levels", [
+    (990, 10, 40, "some"), (10, 990, 1000, "some"), (50, 50, 60, "some"), (1, 1, 2, "all"), (7, 3, 10, "all"),
+    pytest.param(95, 5, 100, "all", marks=_SLOW), pytest.param(5, 95, 100, "all", marks=_SLOW),
+    pytest.param(30, 270, 300, "all", marks=_SLOW), pytest.param(990, 10, 100, "all", marks=_SLOW),
+    pytest.param(10, 990, 1000, "all", marks=_SLOW)])
+@pytest.mark.parametrize("variant", ["discrete", "interpolated"])
+def test_every_test_variant_holds_its_level_exactly_at_every_k(P, N, K, levels, variant):
+    pairs = ([(1, 0.05), (10, 0.01), (1000, 0.5)] if levels == "some"
+             else [(C, alpha) for C in (1, 10, 1000) for alpha in (0.01, 0.05, 0.5)])
+    for C, alpha in pairs:
+        t = float(upper_tail_probability(C, alpha))
+        rejected = _exact_rejection_probability(P, N, K, C, alpha, variant)
+        assert np.all(rejected <= t * (1 + 1e-9)), (C, alpha, rejected.max() / t)
+
+
+def test_the_issue_cases_no_longer_reject_a_random_ranking():
+    # a random ranking of 990 positives and 10 negatives puts a positive first 99% of the time
+    result = topk_test([1, 2, 3, 4], 990, 10, alpha=0.01, variant="interpolated")
+    assert result.crossover is None and not result.significant.any()
+    np.testing.assert_allclose(result.p_interpolated, stats.hypergeom.sf([0, 1, 2, 3], 1000, 990, [1, 2, 3, 4]))
+    # P = N = 50, alpha = 0.05: the interpolated bound at k = 1 used to reject with probability 0.5
+    assert _exact_rejection_probability(50, 50, 1, 1, 0.05, "interpolated")[0] == 0.0
+    assert topk_bounds(50, 50, K=1, alpha=0.05).interpolated[0] > 1
+
+
+def test_binomial_is_not_a_test_because_it_can_exceed_its_level():
+    # the infinite-data bound rejects a random ranking of a finite test set more often than p here
+    P, N, k, alpha = 6, 225, 4, 0.1
+    bound = binomial_bound(P, N, np.array([k]), alpha)[0]
+    rejected = stats.hypergeom.sf(math.ceil(bound) - 1, P + N, P, k)
+    assert rejected > alpha * 1.005
+    with pytest.raises(TablegenInputError, match="infinite-data"):
+        topk_test([1, 1, 1, 1], P, N, alpha=alpha, variant="binomial")
+
+
+def test_p_values_are_never_zero_below_the_floor_they_are_bounds():
+    # every one of the top 2000 of (2000, 2000) positive: Pr = 1 / C(4000, 2000) ~ 1e-1203, far below a double
+    curve = np.arange(1, 2001, dtype=float)
+    result = topk_test(curve, 2000, 2000, alpha=0.01)
+    assert np.all(result.p_discrete > 0) and np.all(result.p_interpolated > 0)
+    assert result.p_bounded["discrete"][-1] and not result.p_bounded["discrete"][0]
+    assert result.formatted_p("discrete", 1999).startswith("< ")
+    exact = stats.hypergeom.logsf(curve - 1, 4000, 2000, np.arange(1, 2001))
+    shown = ~result.p_bounded["discrete"]
+    np.testing.assert_allclose(np.log(result.p_discrete[shown]), exact[shown], rtol=1e-9)
+    assert np.all(exact[~shown] < np.log(TAIL_FLOOR))
 
 
 @pytest.mark.parametrize("P,N,C,alpha", [(10, 90, 1, 0.05), (50, 500, 100, 0.01), (300, 2000, 1000, 0.01),
@@ -96,8 +168,10 @@ def test_discrete_bounds_and_p_values_agree_with_scipy(P, N, C, alpha):
     single = stats.hypergeom.sf(curve[at] - 1, P + N, P, k[at])
     with np.errstate(divide="ignore"):  # log1p(-1) = -inf where a count is certain: p = 1
         expected = -np.expm1(C * np.log1p(-single))  # 1 - (1 - s)**C without cancellation
-    keep = expected > 1e-300
+    keep = ~result.p_bounded["discrete"][at]  # tails below TAIL_FLOOR are bounds: "<" a value above the truth
+    assert keep.sum() > 0.5 * keep.size
     np.testing.assert_allclose(result.p_discrete[at][keep], expected[keep], rtol=1e-9, atol=0)
+    assert np.all(result.p_discrete[at][~keep] >= expected[~keep])
 
 
 def test_far_tails_keep_their_digits():
@@ -125,7 +199,12 @@ def test_binomial_bound_matches_scipy_at_the_integers():
     p = 0.001
     interpolated = binomial_bound(30, 270, k, p)
     discrete = stats.binom.isf(p, k, 0.1)
-    assert np.all((interpolated > discrete - 1 - 1e-12) & (interpolated <= discrete + 1e-12))
+    assert np.all((interpolated >= discrete) & (interpolated <= discrete + 1 + 1e-12))  # = c only when Pr(X >= c) = p
+    result = topk_test(np.maximum(np.minimum(k, 30) * 0.7, k - 270), 30, 270, alpha=p)
+    curve = result.observed
+    whole, fraction = np.floor(curve), curve - np.floor(curve)
+    expected = (1 - fraction) * stats.binom.sf(whole - 1, k, 0.1) + fraction * stats.binom.sf(whole, k, 0.1)
+    np.testing.assert_allclose(result.p_binomial, expected, rtol=1e-12)
 
 
 def test_best_of_C_bound_is_the_bound_at_the_per_competitor_tail():
@@ -137,13 +216,14 @@ def test_best_of_C_bound_is_the_bound_at_the_per_competitor_tail():
 
 
 def test_crossover_needs_consecutive_k():
-    bound = np.array([1, 1, 1, 2, 2, 2, 3, 3], dtype=float)
-    assert crossover_point([2, 1, 2, 3, 3, 2, 4, 4], bound) == 3  # above at k = 1, 3, 4, 5, 7, 8
-    assert crossover_point([2, 1, 2, 2, 3, 2, 3, 4], bound) is None
-    assert crossover_point([2, 2, 0, 0, 0, 0, 0, 0], bound) == 1
+    above = np.array([1, 0, 1, 1, 1, 0, 1, 1], dtype=bool)
+    assert crossover_point(above) == 3
+    assert crossover_point(np.array([1, 0, 1, 0, 1, 0, 1, 1], dtype=bool)) == 7
+    assert crossover_point(np.array([1, 0, 1, 0, 1, 0, 1, 0], dtype=bool)) is None
+    assert crossover_point(np.array([1, 1, 0, 0], dtype=bool)) == 1
     assert CROSSOVER_RUN == 2
     result = topk_test([1, 2, 3, 3, 4, 4, 5, 5], 10, 90, alpha=0.05)
-    assert result.crossover == crossover_point(result.observed, result.bounds.discrete)
+    assert result.crossover == crossover_point(result.observed > result.bounds.discrete)
     assert "From k = " in result.sentence()
 
 
@@ -172,6 +252,7 @@ def test_bad_input_names_the_argument():
         (lambda: topk_test([], 10, 90), "observed"),
         (lambda: topk_test(["a"], 10, 90), "observed"),
         (lambda: topk_test([1], 10, 90, variant="mid"), "variant"),
+        (lambda: topk_test([1], 10, 90, variant="binomial"), "not offered as a test"),
         (lambda: curve_from_scores([1, 2], [1, 2]), "labels must be 0 or 1"),
         (lambda: curve_from_scores([1, 2], [1, 1]), "both classes"),
         (lambda: curve_from_scores([1, np.nan], [1, 0]), "scores"),

@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from tablegen.lookup.topk import VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
+from tablegen.lookup.topk import TEST_VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
 from tablegen.errors import TablegenInputError
 
 
@@ -31,8 +31,10 @@ def add_topk_parser(sub) -> None:
     curve.add_argument("--scores-file", default=None,
                        help="a CSV of score,label rows (label 1 = positive; a header line is skipped); "
                             "tied scores count as randomly ordered")
-    p.add_argument("--variant", choices=VARIANTS, default="discrete",
-                   help="bound for the verdict (default %(default)s)")
+    p.add_argument("--variant", choices=TEST_VARIANTS, default="discrete",
+                   help="bound for the verdict (default %(default)s; both hold alpha exactly at integer counts, "
+                        "interpolated is the more conservative between integers; the binomial bound is listed, "
+                        "not a test)")
     p.add_argument("--plot", default=None, metavar="FILE", help="draw the band and the curve to this image file")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
@@ -117,13 +119,15 @@ def run_topk(args) -> int:
         payload = result.to_dict()
         bound = result.bounds.bound(args.variant)
         lines = [result.sentence(),
-                 f"{'k':>6} {'observed':>9} {'bound':>9} {'p (discr.)':>11} {'p (interp.)':>11}"]
-        lines += [f"{k:>6} {x:>9.3f} {b:>9.3f} {pd:>11.3g} {pi:>11.3g}{'  *' if s else ''}" for k, x, b, pd, pi, s in
-                  zip(result.bounds.k, result.observed, bound, result.p_discrete, result.p_interpolated,
-                      result.significant)]
-        lines.append(f"* above the {args.variant} bound.  p-values are for the best of C = {args.C}: discrete "
-                     "Pr(X >= ceil(x)); interpolated Pr(X > x) interpolated between integers, the inverse of "
-                     "the interpolated bound.")
+                 f"{'k':>6} {'observed':>9} {'bound':>9} {'p (discr.)':>11} {'p (interp.)':>11} {'p (binom.)':>11}"]
+        lines += [f"{k:>6} {x:>9.3f} {b:>9.3f} {result.formatted_p('discrete', i):>11} "
+                  f"{result.formatted_p('interpolated', i):>11} {result.formatted_p('binomial', i):>11}"
+                  f"{'  *' if s else ''}"
+                  for i, (k, x, b, s) in enumerate(zip(result.bounds.k, result.observed, bound, result.significant))]
+        lines.append(f"* at or above the {args.variant} bound (its p-value <= alpha).  p-values are for the best of "
+                     f"C = {args.C}: discrete Pr(X >= ceil(x)); interpolated Pr(X >= x), equal to it at whole counts "
+                     "and linear between them; binomial the same under the infinite-data limit Binomial(k, P/(P+N)) "
+                     "(for comparison, not a test).")
     if args.plot is not None:
         from tablegen.cli.images import image_errors
         from tablegen.lookup.plot import plot_topk  # matplotlib is optional

@@ -8,6 +8,16 @@ approximation), for one ranking or as the best of C (p = 1 - (1 - alpha)**(1/C),
 the critical-value tables); :func:`topk_test` adds the p-values of an observed curve of counts and
 the crossover point where it first beats the bound at two consecutive k.  Conventions:
 :mod:`tablegen.compute.kernels.hypergeometric`.
+
+Levels.  The discrete and interpolated variants hold their level exactly: at an integer count both
+reject x at k iff Pr(X_k >= x) <= p, so under a random ranking Pr(reject at k) <= p at every k
+(``tests/test_topk.py`` sums the exact hypergeometric pmf over the rejected counts).  The binomial
+bound is the infinite-data limit (items drawn with replacement); against a finite test set it can
+reject a random ranking slightly more often than p (e.g. 1.0055 p at P = 6, N = 225, k = 4,
+alpha = 0.1), so it is drawn and listed but not offered as a test.
+
+p-values are never 0: a single-ranking tail below :data:`TAIL_FLOOR` (where the recursion's
+underflow could matter) is reported as the bound "< p-value at TAIL_FLOOR".
 """
 
 from __future__ import annotations
@@ -26,6 +36,12 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 VARIANTS = ("discrete", "interpolated", "binomial")
+#: The variants a test may use: those whose level holds exactly against a random ranking.
+TEST_VARIANTS = ("discrete", "interpolated")
+#: Single-ranking tails below this are reported as a bound (module docstring): every pmf entry the
+#: recursion flushes to zero or keeps as a denormal is off by < 5e-324, so over at most 1e12 steps the
+#: tails above it keep a relative error below 1e-11.
+TAIL_FLOOR = 1e-300
 #: Consecutive k at which the curve must beat the bound for a crossover.
 CROSSOVER_RUN = 2
 
@@ -39,8 +55,9 @@ class TopKBounds:
     P, N, C, alpha : the question; ``tail_probability`` is p = 1 - (1 - alpha)**(1/C).
     k : int array (K,), 1..K.
     discrete, interpolated, binomial : float arrays (K,)
-        The smallest count whose CDF reaches 1 - p; that count interpolated between the two discrete
-        counts that straddle 1 - p; the interpolated bound of Binomial(k, P / (P + N)).
+        The smallest count c whose CDF reaches 1 - p; the interpolated bound c + (Pr(X_k >= c) - p) /
+        Pr(X_k = c), in (c, c + 1], which an integer count reaches iff it exceeds c; the same rule for
+        Binomial(k, P / (P + N)) (the infinite-data limit, not a test).
     expected : float array (K,), k P / (P + N).
     lower : float array (K,)
         The interpolated lower bound of one random ranking at alpha (its count falls below it with
@@ -54,7 +71,7 @@ class TopKBounds:
     >>> b.bound("discrete").tolist()
     [1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 3.0]
     >>> b.interpolated.round(3).tolist()
-    [0.5, 0.775, 0.902, 0.996, 1.382, 1.612, 1.763, 1.876, 1.969, 2.193]
+    [1.5, 1.775, 1.902, 1.996, 2.382, 2.612, 2.763, 2.876, 2.969, 3.193]
     """
 
     P: int
@@ -82,12 +99,18 @@ class TopKTest:
     ----------
     bounds : TopKBounds
     observed : float array (K,), the curve (NaN where not given).
-    p_discrete, p_interpolated : float arrays (K,)
-        Best-of-C p-values 1 - (1 - s)**C of the count at each k, with s = Pr(X_k >= ceil(x)) or the
-        interpolated Pr(X_k > x) (see :mod:`tablegen.compute.kernels.hypergeometric`).
-    variant : str, the bound the crossover and ``significant`` use.
-    significant : bool array (K,), observed > bound at that k (equivalently its p-value <= alpha for
-        ``discrete``, < alpha for ``interpolated``).
+    p_discrete, p_interpolated, p_binomial : float arrays (K,)
+        Best-of-C p-values 1 - (1 - s)**C of the count at each k, with s = Pr(X_k >= ceil(x)), the
+        interpolated Pr(X_k >= x) (equal at integer x; linear in x between integers), and the same
+        interpolated tail under Binomial(k, P / (P + N)) (see :mod:`tablegen.compute.kernels.hypergeometric`).
+        Never 0: where ``p_bounded`` is true the value is only an upper bound.
+    p_bounded : dict of bool arrays (K,)
+        Per variant, where s fell below :data:`TAIL_FLOOR` and the p-value is reported as the bound
+        "< value".
+    variant : str, the bound the crossover and ``significant`` use (``"discrete"`` or ``"interpolated"``).
+    significant : bool array (K,)
+        The count reaches the bound at that k: its single-ranking tail s <= p (so at most the level,
+        exactly, at every k).
     crossover : int or None
         The first k where the curve beats the bound at CROSSOVER_RUN consecutive k, or None.
 
@@ -106,9 +129,22 @@ class TopKTest:
     observed: np.ndarray
     p_discrete: np.ndarray
     p_interpolated: np.ndarray
+    p_binomial: np.ndarray
+    p_bounded: dict
     variant: str
     significant: np.ndarray
     crossover: int | None
+
+    def p_values(self, variant: str) -> np.ndarray:
+        """The best-of-C p-values of one variant (``"discrete"``, ``"interpolated"`` or ``"binomial"``)."""
+        return getattr(self, f"p_{_check_variant(variant)}")
+
+    def formatted_p(self, variant: str, index: int, digits: int = 3) -> str:
+        """One p-value as text, ``"< 1e-297"`` where it is only a bound, ``"-"`` where no count was given."""
+        value = self.p_values(variant)[index]
+        if np.isnan(value):
+            return "-"
+        return f"{'< ' if self.p_bounded[variant][index] else ''}{value:.{digits}g}"
 
     def sentence(self) -> str:
         """One plain sentence with the verdict."""
@@ -131,6 +167,8 @@ class TopKTest:
             "discrete": _listed(b.discrete), "interpolated": _listed(b.interpolated),
             "binomial": _listed(b.binomial), "expected": _listed(b.expected),
             "p_discrete": _listed(self.p_discrete), "p_interpolated": _listed(self.p_interpolated),
+            "p_binomial": _listed(self.p_binomial),
+            "p_bound": {name: ["<" if b else "" for b in bounded] for name, bounded in self.p_bounded.items()},
             "significant": self.significant.tolist(),
         }
 
@@ -142,6 +180,17 @@ def _listed(values: np.ndarray) -> list:
 def _check_variant(variant) -> str:
     if variant not in VARIANTS:
         raise TablegenInputError(f"variant must be one of {', '.join(VARIANTS)}; got {variant!r}")
+    return variant
+
+
+def _check_test_variant(variant) -> str:
+    if variant == "binomial":
+        raise TablegenInputError(
+            "variant 'binomial' is the infinite-data approximation: against a finite test set it can reject a "
+            "random ranking more often than alpha, so it is not offered as a test; use 'discrete' or "
+            "'interpolated' (both hold alpha exactly)")
+    if variant not in TEST_VARIANTS:
+        raise TablegenInputError(f"variant must be one of {', '.join(TEST_VARIANTS)}; got {variant!r}")
     return variant
 
 
@@ -168,18 +217,36 @@ def _sweep(P, N, K, levels, observed, lower_level=0.5):
 def binomial_bound(P: int, N: int, k: np.ndarray, p: float) -> np.ndarray:
     """Interpolated bound of Binomial(k, P / (P + N)) at tail probability p (the infinite-data limit).
 
-    The same interpolation between the two discrete counts that straddle 1 - p as for the
-    hypergeometric bound, from scipy's binomial survival function.
+    The rule of the hypergeometric bound: c + (Pr(X >= c) - p) / Pr(X = c) with c the smallest count
+    with Pr(X > c) <= p, from scipy's binomial survival function.
+
+    Examples
+    --------
+    >>> binomial_bound(10, 90, np.array([1, 10]), 0.05).round(3).tolist()
+    [1.5, 3.352]
     """
     share = P / (P + N)
     from scipy import stats as scipy_stats  # ~1 s to import: only for the binomial variant
 
     count = scipy_stats.binom.isf(p, k, share)  # smallest c with Pr(X > c) <= p
-    above_before = scipy_stats.binom.sf(count - 1, k, share)  # Pr(X >= c)
+    at_least = scipy_stats.binom.sf(count - 1, k, share)  # Pr(X >= c) > p
     mass = scipy_stats.binom.pmf(count, k, share)
     with np.errstate(invalid="ignore", divide="ignore"):
-        step = np.where(mass > 0, np.minimum(1.0, (above_before - p) / mass), 1.0)
-    return count - 1 + step
+        step = np.where(mass > 0, np.minimum(1.0, (at_least - p) / mass), 1.0)
+    return count + step
+
+
+def binomial_tail(P: int, N: int, curve: np.ndarray) -> np.ndarray:
+    """Interpolated Pr(X_k >= x_k) under Binomial(k, P / (P + N)), k = 1..K (NaN where x_k is NaN)."""
+    from scipy import stats as scipy_stats
+
+    k = np.arange(1, curve.size + 1)
+    whole = np.floor(np.nan_to_num(curve))
+    fraction = np.nan_to_num(curve) - whole
+    share = P / (P + N)
+    at_whole, at_next = (scipy_stats.binom.sf(whole + shift - 1, k, share) for shift in (0, 1))
+    return np.where(np.isnan(curve), np.nan, np.where(fraction == 0, at_whole,
+                                                      (1 - fraction) * at_whole + fraction * at_next))
 
 
 def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: float = 0.01) -> TopKBounds:
@@ -204,7 +271,7 @@ def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: floa
     --------
     >>> b = topk_bounds(10, 90, K=20, alpha=0.05)
     >>> int(b.discrete[9]), round(float(b.interpolated[9]), 3)   # top 10 of 100 with 10 positives
-    (3, 2.193)
+    (3, 3.193)
     """
     P, N, K, C, alpha = _check_question(P, N, K, C, alpha)
     check_memory(topk_memory(P, K), f"top-k bounds at P = {P:,}, N = {N:,}, K = {K:,}",
@@ -228,8 +295,9 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
         NaN skips a k).  Each within [max(0, k - N), min(k, P)].
     P, N, C, alpha
         As :func:`topk_bounds`.
-    variant : {"discrete", "interpolated", "binomial"}
-        The bound used for ``significant`` and the crossover.
+    variant : {"discrete", "interpolated"}
+        The bound used for ``significant`` and the crossover; both hold alpha exactly at integer
+        counts ("binomial", the infinite-data approximation, is refused as a test: module docstring).
 
     Returns
     -------
@@ -241,7 +309,7 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
     >>> test.crossover, test.p_discrete[:4].round(4).tolist()
     (3, [0.1, 0.1909, 0.0258, 0.0028])
     """
-    variant = _check_variant(variant)
+    variant = _check_test_variant(variant)
     curve = np.asarray(observed, dtype=float) if np.asarray(observed).dtype.kind in "iuf" else None
     if curve is None or curve.ndim != 1 or curve.size == 0 or np.isinf(curve).any():
         raise TablegenInputError(f"observed must be a non-empty 1-d array of counts, got {observed!r}")
@@ -254,12 +322,16 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
         raise TablegenInputError(f"observed[{i}] (k = {i + 1}) must be within [{low[i]}, {high[i]}] "
                                  f"positives in the top {i + 1} of P = {bounds.P}, N = {bounds.N}; got {curve[i]}")
     curve = np.where(np.isnan(curve), np.nan, np.clip(curve, low, high))
+    curve = np.where(np.abs(curve - np.round(curve)) <= 1e-9, np.round(curve), curve)  # counts typed as 2.9999999999
     _, _, single_discrete, single_interpolated, _ = _sweep(bounds.P, bounds.N, curve.size, [0.5], curve)
-    bound = bounds.bound(variant)
+    tails = {"discrete": single_discrete, "interpolated": single_interpolated,
+             "binomial": binomial_tail(bounds.P, bounds.N, curve)}
     with np.errstate(invalid="ignore"):
-        significant = curve > bound + 1e-9
-    return TopKTest(bounds, curve, p_value_from_tail(single_discrete, C), p_value_from_tail(single_interpolated, C),
-                    variant, significant, crossover_point(curve, bound))
+        significant = tails[variant] <= bounds.tail_probability
+        bounded = {name: tail < TAIL_FLOOR for name, tail in tails.items()}
+    p = {name: p_value_from_tail(np.where(bounded[name], TAIL_FLOOR, tail), C) for name, tail in tails.items()}
+    return TopKTest(bounds, curve, p["discrete"], p["interpolated"], p["binomial"], bounded, variant, significant,
+                    crossover_point(significant))
 
 
 def check_curve_rises(curve) -> None:
@@ -284,12 +356,16 @@ def check_curve_rises(curve) -> None:
             "positives in the top k never fall as k grows and rise by at most one per k")
 
 
-def crossover_point(curve, bound, run: int = CROSSOVER_RUN) -> int | None:
-    """The first k (1-based) from which ``curve`` > ``bound`` at ``run`` consecutive k, else None."""
-    with np.errstate(invalid="ignore"):
-        above = np.asarray(curve, dtype=float) > np.asarray(bound, dtype=float) + 1e-9
+def crossover_point(significant, run: int = CROSSOVER_RUN) -> int | None:
+    """The first k (1-based) from which the curve is significant at ``run`` consecutive k, else None.
+
+    Examples
+    --------
+    >>> crossover_point([True, False, True, True, False])
+    3
+    """
     streak = 0
-    for index, is_above in enumerate(above):
+    for index, is_above in enumerate(np.asarray(significant, dtype=bool)):
         streak = streak + 1 if is_above else 0
         if streak == run:
             return index - run + 2

@@ -13,15 +13,20 @@ non-negative numbers, so the probabilities keep their relative accuracy far into
 upper tails S_k(c) = Pr(X_k >= c) are summed from the top for each k; bounds and p-values are read
 from them, never from 1 - CDF, so a tail of 1e-12 keeps its digits.
 
-Conventions (exact inverses of each other; ``tests/test_topk.py`` checks them by brute force):
+Conventions (exact inverses of each other; ``tests/test_topk.py`` checks them by brute force, and that
+each holds its level: Pr(reject at k) <= p under a random ranking, summed over the exact pmf):
 
 discrete bound       the smallest c with Pr(X_k <= c) >= 1 - p, i.e. Pr(X_k > c) <= p; a count
                      x exceeds it iff the discrete p-value Pr(X_k >= ceil(x)) <= p
-interpolated bound   between the two discrete counts that straddle 1 - p:
-                     c - 1 + (S_k(c) - p) / Pr(X_k = c), which runs from c down to c - 1 as p
-                     rises from Pr(X_k > c) to Pr(X_k >= c); its inverse, the interpolated p-value
-                     of a count x, is Pr(X_k > x) interpolated linearly between integers, and x
-                     exceeds the interpolated bound iff that p-value is < p
+interpolated bound   c + (S_k(c) - p) / Pr(X_k = c) with c the discrete bound: it runs from c + 1
+                     down towards c as p rises from Pr(X_k > c) to Pr(X_k >= c), so it lies in
+                     (c, c + 1].  Its inverse, the interpolated p-value of a count x, is S_k(x) at an
+                     integer x (the discrete p-value) and interpolates S_k linearly between
+                     integers, (1 - f) S_k(floor x) + f S_k(floor x + 1) with f = x - floor x, a
+                     non-increasing function of x; x reaches the interpolated bound iff that
+                     p-value is <= p.  At integer counts the two variants reject the same counts
+                     (so the level holds exactly); between integers (averaged curves) the
+                     interpolated one is the more conservative.
 """
 
 import numpy as np
@@ -76,12 +81,13 @@ def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_di
     discrete, interpolated : float64 arrays (K, L)
         Filled with the discrete and interpolated bounds n(k, p).
     p_discrete, p_interpolated : float64 arrays (K,)
-        Filled with Pr(X_k >= ceil(x_k)) and the interpolated Pr(X_k > x_k) (NaN where x_k is NaN).
+        Filled with Pr(X_k >= ceil(x_k)) and the interpolated Pr(X_k >= x_k) (NaN where x_k is NaN):
+        single-ranking tails, equal at integer x_k.
     lower_level : float
         Tail probability of the lower bound.
     lower : float64 array (K,)
         Filled with the interpolated lower bound: the mirror image of the upper one (the upper bound
-        of the negatives in the top k, subtracted from k), c + 1 - (Pr(X_k <= c) - p) / Pr(X_k = c)
+        of the negatives in the top k, subtracted from k), c - (Pr(X_k <= c) - p) / Pr(X_k = c)
         with c the largest count with Pr(X_k < c) <= p.
     """
     pmf = np.zeros(n_pos + 2)
@@ -96,7 +102,7 @@ def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_di
         c = low
         while c < high and lower_tails[c] <= lower_level:
             c += 1
-        lower[k - 1] = c + 1 - min(1.0, (lower_tails[c] - lower_level) / pmf[c]) if pmf[c] > 0 else c
+        lower[k - 1] = c - min(1.0, (lower_tails[c] - lower_level) / pmf[c]) if pmf[c] > 0 else c - 1
         for j in range(levels.shape[0]):
             p = levels[j]
             c = high
@@ -104,7 +110,8 @@ def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_di
                 c -= 1
             discrete[k - 1, j] = c
             mass = pmf[c]
-            interpolated[k - 1, j] = c - 1 + min(1.0, (tails[c] - p) / mass) if mass > 0 else c
+            # tails[c] > p >= tails[c + 1], so 0 < tails[c] - p <= mass: the bound is in (c, c + 1]
+            interpolated[k - 1, j] = c + min(1.0, (tails[c] - p) / mass) if mass > 0 else c + 1
         x = observed[k - 1]
         if np.isnan(x):
             p_discrete[k - 1] = np.nan
@@ -114,6 +121,6 @@ def topk_sweep(n_pos, n_neg, n_k, levels, observed, discrete, interpolated, p_di
         p_discrete[k - 1] = 1.0 if at_least <= low else (0.0 if at_least > high else tails[at_least])
         whole = int(np.floor(x))
         fraction = x - whole
-        above_whole = 1.0 if whole + 1 <= low else (0.0 if whole + 1 > high else tails[whole + 1])
-        above_next = 1.0 if whole + 2 <= low else (0.0 if whole + 2 > high else tails[whole + 2])
-        p_interpolated[k - 1] = (1.0 - fraction) * above_whole + fraction * above_next
+        at_whole = 1.0 if whole <= low else (0.0 if whole > high else tails[whole])
+        at_next = 1.0 if whole + 1 <= low else (0.0 if whole + 1 > high else tails[whole + 1])
+        p_interpolated[k - 1] = at_whole if fraction == 0.0 else (1.0 - fraction) * at_whole + fraction * at_next
