@@ -9,6 +9,7 @@ recomputed by brute force.
 from __future__ import annotations
 
 import itertools
+import math
 import json
 
 import numpy as np
@@ -142,6 +143,9 @@ def test_paper_mean_ranks_flips_match_brute_force_subpools():
         verdicts = [mean_ranks_verdict(X, sorted([a, b, *S]), a, b, 0.05)
                     for r in range(6) for S in itertools.combinations(others, r)]
         assert c.subpools == len(verdicts) == 32
+        sizes = [r + 2 for r in range(6) for _ in itertools.combinations(others, r)]
+        assert c.by_pool_size == tuple((k, sum(v for v, s in zip(verdicts, sizes) if s == k), math.comb(5, k - 2))
+                                       for k in range(2, 8))
         assert c.significant == mean_ranks_verdict(X, list(range(7)), a, b, 0.05)
         assert c.flips == sum(v != c.significant for v in verdicts)
         assert c.z == pytest.approx(abs(c.mean_rank_difference) / se)
@@ -153,6 +157,9 @@ def test_paper_mean_ranks_flips_match_brute_force_subpools():
     assert by_pair[("2", "4")].example_pool == ("1", "5")
     assert not by_pair[("4", "6")].significant and by_pair[("4", "6")].flips == 20
     assert sum(1 for c in result.mean_ranks_posthoc if c.flips) == 4
+    # the verdict on each pair by pool size (the paper's Table 1 layout), reachable from the public result
+    assert by_pair[("2", "4")].by_pool_size == ((2, 1, 1), (3, 5, 5), (4, 7, 10), (5, 9, 10), (6, 3, 5), (7, 1, 1))
+    assert by_pair[("4", "6")].to_dict()["by_pool_size"][3] == {"size": 5, "significant": 5, "pools": 10}
 
 
 def test_pairwise_verdicts_do_not_depend_on_the_pool():

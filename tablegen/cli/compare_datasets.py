@@ -52,6 +52,15 @@ def _posthoc_table(result) -> list[str]:
         lines.append(f"{c.a + ' vs ' + c.b:<28}{c.z:>8.3f}{c.critical_z:>12.3f}  "
                      f"{'differ' if c.significant else 'no difference':<14}"
                      f"{f'{c.flips} of {c.subpools}':>20}  {example}")
+    sizes = [size for size, _, _ in result.mean_ranks_posthoc[0].by_pool_size] if result.mean_ranks_posthoc else []
+    lines += ["", "Significant sub-pools by pool size (of the pools of that size holding the pair):",
+              f"{'pair':<28}" + "".join(f"{f'm = {size}':>10}" for size in sizes)]
+    shown = [c for c in result.mean_ranks_posthoc if any(hits for _, hits, _ in c.by_pool_size)]
+    for c in shown:
+        cells = "".join(f"{f'{hits}/{pools}':>10}" for _, hits, pools in c.by_pool_size)
+        lines.append(f"{c.a + ' vs ' + c.b:<28}{cells}")
+    if len(shown) < len(result.mean_ranks_posthoc):
+        lines.append(f"(the other {len(result.mean_ranks_posthoc) - len(shown)} pairs: significant in no pool)")
     return lines
 
 

@@ -47,6 +47,16 @@ class MeanRanksComparison:
         Sub-pools {a, b} ∪ S (of ``subpools`` in all) whose verdict differs from the full pool's.
     example_pool : tuple of str or None
         The other algorithms of one smallest sub-pool whose verdict differs.
+    by_pool_size : tuple of (int, int, int)
+        ``(size, significant, pools)`` for each pool size 2..m: of the ``pools`` sub-pools of that size
+        holding the pair, in how many the test calls it significant (the paper's Table 1 layout: the
+        verdict on each pair by the number of algorithms compared).
+
+    Examples
+    --------
+    >>> X = np.array([[3, 2, 1, 0], [3, 1, 2, 0], [3, 2, 0, 1], [2, 3, 1, 0.]] * 5)
+    >>> mean_ranks_test(X, list("ABCD"))[0].by_pool_size   # A vs B: significant alone, in no larger pool
+    ((2, 1, 1), (3, 0, 2), (4, 0, 1))
     """
 
     a: str
@@ -60,10 +70,13 @@ class MeanRanksComparison:
     flips: int
     subpools: int
     example_pool: tuple | None
+    by_pool_size: tuple = ()
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["example_pool"] = None if self.example_pool is None else list(self.example_pool)
+        data["by_pool_size"] = [{"size": size, "significant": hits, "pools": pools}
+                                for size, hits, pools in self.by_pool_size]
         return data
 
 
@@ -94,6 +107,13 @@ def _verdicts_over_subpools(W, a, b, n, alpha):
     z = np.abs(difference) / np.sqrt(size * (size + 1) / (6.0 * n))
     cut = np.array([critical_z(k, alpha) for k in range(2, m + 1)])[size - 2]
     return z > cut, others, masks
+
+
+def _by_pool_size(verdicts: np.ndarray, masks: np.ndarray) -> tuple:
+    """((size, significant pools, pools), ...) for sizes 2..m from the verdicts of every sub-pool."""
+    size = masks.sum(axis=1) + 2
+    return tuple((int(k), int(np.count_nonzero(verdicts[size == k])), int(np.count_nonzero(size == k)))
+                 for k in range(2, int(size.max()) + 1))
 
 
 def mean_ranks_test(X: np.ndarray, names, alpha: float = 0.05, higher_is_better: bool = True):
@@ -129,5 +149,5 @@ def mean_ranks_test(X: np.ndarray, names, alpha: float = 0.05, higher_is_better:
             p = float(2 * norm.sf(z))
             out.append(MeanRanksComparison(names[a], names[b], float(mean_ranks[a] - mean_ranks[b]), float(z),
                                            critical_z(m, alpha), p, min(1.0, pairs * p), full, int(differ.size),
-                                           int(verdicts.size), example))
+                                           int(verdicts.size), example, _by_pool_size(verdicts, masks)))
     return tuple(out)
