@@ -100,8 +100,10 @@ def test_ties_follow_design_conventions():
     values = metrics_from_scores(y, s, ["auc", "best_accuracy", "tp_at_1", "tp_at_3", "tp_at_9", "precision_at_9"])
     assert values == {"auc": 0.875, "best_accuracy": 0.75, "tp_at_1": 1.0, "tp_at_3": 2.0, "tp_at_9": 2.0,
                       "precision_at_9": 0.5}
-    with pytest.raises(TablegenInputError, match=r"tp_at_2: items ranked 2 to 3 have tied scores.*here 1 or 3"):
+    with pytest.raises(TablegenInputError, match=r"precision_at_2: items ranked 2 to 3 have tied scores.*here 1 or 3"):
         metrics_from_scores(y, s, ["precision_at_2"])
+    with pytest.raises(TablegenInputError, match=r"^tp_at_2: items ranked 2 to 3"):
+        metrics_from_scores(y, s, ["tp_at_2"])
 
 
 # -- the verdicts ---------------------------------------------------------------------------------
@@ -178,6 +180,48 @@ def test_tied_winner_with_half_integer_U_is_tested_and_noted():
         result.sentence()
     direct = significance_test("auc", result["auc"].score, 21, 30, C=10, alpha=0.01)
     assert result["auc"].significant == bool(direct.significant)
+
+
+def test_a_metric_undefined_for_one_model_is_answered_for_the_others(tmp_path, capsys):
+    y, models = models_and_labels()
+    k = 10
+    tied_top = np.sort(models["tied"])[::-1]
+    assert tied_top[k - 1] == tied_top[k]  # the tied model's scores straddle the cut-off 10
+    result = significance_test_from_scores(y, models, metrics=["precision_at_10", "auc"])
+    v = result["precision_at_10"]
+    assert set(v.scores) == {"noise", "good"} and list(v.not_applicable) == ["tied"]
+    assert v.not_applicable["tied"].startswith("precision_at_10: items ranked")
+    assert v.winner in ("noise", "good") and v.result.C == 3  # C still counts the model left out
+    direct = significance_test("precision_at_10", v.score, 40, 60, C=3, alpha=0.01)
+    assert v.result.p_value.value == pytest.approx(direct.p_value.value, rel=1e-12)
+    assert "precision_at_10 is not defined for 'tied'" in v.sentence() and result["auc"].not_applicable == {}
+    assert result.to_dict()["verdicts"][0]["not_applicable"] == {"tied": v.not_applicable["tied"]}
+    nobody = significance_test_from_scores(y, {"tied": models["tied"]}, metrics=["tp_at_10"])["tp_at_10"]
+    assert nobody.result is None and nobody.winner is None and not nobody.significant
+    assert nobody.sentence().startswith("tp_at_10 is not applicable to any model.")
+    path = tmp_path / "preds.csv"
+    write_predictions(path, y, models)
+    assert main(["test", "--scores-file", str(path), "--metrics", "precision_at_10", "auc"]) == 0
+    out = capsys.readouterr().out
+    assert "* precision_at_10: precision_at_10 is not defined for 'tied'" in out
+
+
+def test_a_winner_far_below_one_half_gets_an_inverted_scores_note():
+    y, models = models_and_labels(seed=3)
+    flipped = {name: -s for name, s in models.items() if name != "noise"}  # every model ranks positives last
+    result = significance_test_from_scores(y, flipped, metrics=["auc", "best_f1"])
+    note = [n for n in result["auc"].notes if "look inverted" in n]
+    assert len(note) == 1 and "positive_label=" in note[0] and not result["auc"].significant
+    assert not any("inverted" in n for n in result["best_f1"].notes)  # only for a metric whose null is symmetric
+    # the note's probability is Pr(best of C random <= score) = F(score)**C, checked by brute force at small size
+    y_small, s_small = np.r_[np.ones(4, int), np.zeros(5, int)], np.arange(9.0)  # positives ranked last: AUC = 0
+    small = significance_test_from_scores(y_small, {"m": s_small}, metrics=["auc"], alpha=0.01)["auc"]
+    assert small.score == 0.0 and any("probability 0.0079" in n for n in small.notes)  # 1 / C(9, 4) = 1/126
+    # the positive label given the right way round: no note, and the verdict turns significant
+    text = np.where(y == 1, "yes", "no")
+    righted = significance_test_from_scores(text, flipped, metrics=["auc"], positive_label="no")["auc"]
+    assert righted.significant and not any("inverted" in n for n in righted.notes)
+    assert not any("inverted" in n for n in significance_test_from_scores(y, models, metrics=["auc"])["auc"].notes)
 
 
 def test_inputs_in_other_shapes():

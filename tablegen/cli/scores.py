@@ -77,21 +77,21 @@ def read_predictions(path, label_column: str) -> tuple[list[str], dict[str, np.n
 
 
 def format_scores_result(result) -> str:
-    """The table metrics x (winner, score, critical value, p, verdict)."""
-    from tablegen.compare.from_scores import ties_note
-
+    """The table metrics x (winner, score, critical value, p, verdict), then each verdict's notes."""
     lines = [f"P = {result.P:,}, N = {result.N:,}; {len(result.models)} model(s); winner per metric tested against "
              f"the best of C = {result.C:,} random classifiers at alpha = {result.alpha:g}",
              f"{'metric':<24}{'winner':<16}{'score':>10}{'critical value':>16}{'p':>12}  {'source':<9}verdict"]
     for v in result:
         r = v.result
+        if r is None:
+            lines.append(f"{v.metric:<24}{'-':<16}{'-':>10}{'-':>16}{'-':>12}  {'-':<9}not applicable to any model *")
+            continue
         verdict = "significant" if r.significant else "not significant"
         lines.append(f"{v.metric:<24}{v.winner[:15]:<16}{v.score:>10.6g}{r.critical_value.value:>16.6g}"
                      f"{r.p_value.formatted(3):>12}  {r.method:<9}{verdict}" + ("" if r.settled else " (not settled)")
-                     + (" *" if v.winner_has_ties else ""))
+                     + (" *" if v.notes else ""))
     for v in result:
-        if v.winner_has_ties:
-            lines.append(f"* {v.metric}: {ties_note(v.metric)}")
+        lines += [f"* {v.metric}: {note}" for note in v.notes]
     lines.append("C must count every model tried, discarded ones too (--C; default: the model columns).")
     return "\n".join(lines)
 

@@ -28,7 +28,7 @@ which note is registry data (:attr:`tablegen.compute.metrics.Metric.ties_conserv
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -72,36 +72,52 @@ class MetricVerdict:
 
     Attributes
     ----------
-    metric, winner : str
+    metric : str
+    winner : str or None
+        The best model among those the metric applies to (None if it applies to none).
     score : float
-        The winner's value of the metric.
+        The winner's value of the metric (NaN without a winner).
     scores : dict
-        Every model's value, in the order given.
-    result : tablegen.SignificanceResult
-        The answer of :func:`tablegen.lookup.api.significance_test` (critical value, p-value, method).
+        Every applicable model's value, in the order given.
+    result : tablegen.SignificanceResult or None
+        The answer of :func:`tablegen.lookup.api.significance_test` (critical value, p-value, method);
+        None without a winner.
     winner_has_ties : bool
-        Whether the winner's scores tie (tested against the no-ties null; conservative).
+        Whether the winner's scores tie.
+    not_applicable : dict
+        Model -> why the metric is not defined on its scores (e.g. tied scores straddling the cut-off
+        of ``precision_at_k``); those models are left out of the winner's choice, but still count in C.
+    notes : tuple of str
+        What the verdict's reader should know: how tied scores were tested, models left out, a winner
+        whose scores look inverted.
     """
 
     metric: str
-    winner: str
+    winner: str | None
     score: float
     scores: dict
     result: object
     winner_has_ties: bool
+    not_applicable: dict = field(default_factory=dict)
+    notes: tuple = ()
 
     @property
     def significant(self) -> bool:
-        return bool(self.result.significant)
+        return self.result is not None and bool(self.result.significant)
 
     def sentence(self) -> str:
-        """The verdict in words, naming the winner."""
-        text = f"{self.winner} wins on {self.metric}: {self.result.sentence()}"
-        return text + (f" Note: {ties_note(self.metric)}." if self.winner_has_ties else "")
+        """The verdict in words, naming the winner, then the notes."""
+        if self.result is None:
+            text = f"{self.metric} is not applicable to any model."
+        else:
+            text = f"{self.winner} wins on {self.metric}: {self.result.sentence()}"
+        return " ".join([text, *(f"Note: {note}." for note in self.notes)])
 
     def to_dict(self) -> dict:
-        return {"metric": self.metric, "winner": self.winner, "score": self.score, "scores": dict(self.scores),
-                "winner_has_ties": self.winner_has_ties, "result": self.result.to_dict()}
+        return {"metric": self.metric, "winner": self.winner,
+                "score": None if self.result is None else self.score, "scores": dict(self.scores),
+                "winner_has_ties": self.winner_has_ties, "not_applicable": dict(self.not_applicable),
+                "notes": list(self.notes), "result": None if self.result is None else self.result.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -207,14 +223,56 @@ def _checked(labels, scores, metrics, C, alpha, positive_label):
     return y, models, metrics, C, check_alpha("alpha", alpha)
 
 
-def _values(metric: str, groups: dict) -> dict[str, float]:
-    values = {}
+def _values(metric: str, groups: dict) -> tuple[dict[str, float], dict[str, str]]:
+    """Each model's value of ``metric``, and why it is not defined for the models it is not."""
+    values, not_applicable = {}, {}
     for name, g in groups.items():
         try:
             values[name] = metric_from_groups(metric, g)
         except TablegenInputError as error:
-            raise TablegenInputError(f"model {name!r}: {error}") from None
-    return values
+            not_applicable[name] = str(error)
+    return values, not_applicable
+
+
+def _not_applicable_note(metric: str, not_applicable: dict[str, str]) -> str:
+    names = ", ".join(repr(name) for name in not_applicable)
+    return (f"{metric} is not defined for {names} ({next(iter(not_applicable.values()))}); the winner is the best of "
+            "the other models, and C still counts every model")
+
+
+def _inverted_note(metric: str, score: float, P: int, N: int, C: int, alpha: float) -> str | None:
+    """A note when even the winner scores significantly below the middle of a symmetric null (e.g. AUC far below
+    1/2): Pr(the best of C random classifiers <= score) = Pr(X <= score)**C <= alpha."""
+    spec = get_metric(metric)
+    if not spec.symmetric_null:
+        return None
+    low, high = spec.range(P, N)
+    from tablegen.compute.metrics import exact_tail_ge
+
+    below = exact_tail_ge(metric, P, N, low + high - score) ** C  # Pr(X <= s) = Pr(X >= low + high - s)
+    if below > alpha:
+        return None
+    return (f"the winner's {metric} = {score:.4g} is significantly below {0.5 * (low + high):g}, the middle of a "
+            f"random classifier's (the best of {C} random ones scores this low with probability {below:.2g}): "
+            "the scores or the positive label look inverted; say which label is positive with positive_label= "
+            "(--positive-label) and check that higher scores mean 'more likely positive'")
+
+
+def _verdict(metric, groups, values, not_applicable, P, N, C, alpha, answer) -> MetricVerdict:
+    """The verdict on the best applicable model (``answer(metric, score)`` gives its SignificanceResult)."""
+    notes = [_not_applicable_note(metric, not_applicable)] if not_applicable else []
+    if not values:
+        return MetricVerdict(metric, None, float("nan"), {}, None, False, not_applicable, tuple(notes))
+    winner = max(values, key=values.get)
+    has_ties = bool(groups[winner].group_pos.size < P + N)
+    logger.info("%s: winner %s with %g of %d models (C = %d)", metric, winner, values[winner], len(groups), C)
+    result = answer(metric, values[winner])
+    if has_ties:
+        notes.insert(0, ties_note(metric))
+    inverted = _inverted_note(metric, values[winner], P, N, C, alpha)
+    if inverted:
+        notes.append(inverted)
+    return MetricVerdict(metric, winner, values[winner], values, result, has_ties, not_applicable, tuple(notes))
 
 
 def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike],
@@ -265,13 +323,10 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     y, models, metrics, C, alpha = _checked(labels, scores, metrics, C, alpha, positive_label)
     P, N = int(y.sum()), int(y.size - y.sum())
     groups = {name: threshold_groups(y, s) for name, s in models.items()}
-    verdicts = {}
-    for metric in metrics:
-        values = _values(metric, groups)
-        winner = max(values, key=values.get)
-        logger.info("%s: winner %s with %g of %d models (C = %d)", metric, winner, values[winner], len(models), C)
-        result = significance_test(metric, values[winner], P, N, C=C, alpha=alpha, method=method, R=R, seed=seed,
-                                   table=table)
-        verdicts[metric] = MetricVerdict(metric, winner, values[winner], values, result,
-                                         bool(groups[winner].group_pos.size < y.size))
+
+    def answer(metric, score):
+        return significance_test(metric, score, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
+
+    verdicts = {metric: _verdict(metric, groups, *_values(metric, groups), P, N, C, alpha, answer)
+                for metric in metrics}
     return FromScoresResult(P, N, C, alpha, tuple(models), verdicts)

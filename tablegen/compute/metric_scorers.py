@@ -195,8 +195,10 @@ def best_mcc_from_groups(g: ThresholdGroups) -> float:
     return float(min(np.max(values), 1.0))
 
 
-def tp_at_k(g: ThresholdGroups, k: int) -> int:
+def tp_at_k(g: ThresholdGroups, k: int, name: str | None = None) -> int:
     """TP_k: positives among the top k, refused when a group of tied scores straddles the cut-off k.
+
+    ``name`` is the metric asked for (``tp_at_<k>`` or ``precision_at_<k>``), which the error names.
 
     Examples
     --------
@@ -211,17 +213,18 @@ def tp_at_k(g: ThresholdGroups, k: int) -> int:
     if ends[at] != k:
         first, last = int(ends[at - 1]) + 1, int(ends[at])
         raise TablegenInputError(
-            f"tp_at_{k}: items ranked {first} to {last} have tied scores, so no cut-off keeps ties together at "
-            f"k = {k} (DESIGN §1: tied scores form one threshold group). Use a k at a group boundary "
-            f"(here {first - 1} or {last}) or break the ties in the scores")
+            f"{name or f'tp_at_{k}'}: items ranked {first} to {last} have tied scores, so no cut-off keeps ties "
+            f"together at k = {k} (tied scores form one threshold group, and a fractional count is not a value the "
+            f"metric can take). Use a k at a group boundary (here {first - 1} or {last}) or break the ties in the "
+            "scores")
     return int(g.tp[at])
 
 
 def tp_at_from_groups(k_cut: int):
     """The scores scorer of ``tp_at_<k_cut>``: :func:`tp_at_k` as a float."""
-    return lambda g: float(tp_at_k(g, k_cut))
+    return lambda g: float(tp_at_k(g, k_cut, f"tp_at_{k_cut}"))
 
 
 def precision_at_from_groups(k_cut: int):
     """The scores scorer of ``precision_at_<k_cut>``: :func:`tp_at_k` / min(k_cut, P+N)."""
-    return lambda g: tp_at_k(g, k_cut) / min(k_cut, g.P + g.N)
+    return lambda g: tp_at_k(g, k_cut, f"precision_at_{k_cut}") / min(k_cut, g.P + g.N)

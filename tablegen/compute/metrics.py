@@ -114,6 +114,9 @@ class Metric:
     tabulated_routine : str or None
         ``function(P, N)`` giving the whole null with every value listed, where :attr:`exact_routine`
         may answer without one (AUC's tilted inversion).
+    symmetric_null : bool
+        Whether X and low + high - X have the same null law (AUC: a ranking read bottom-up scores
+        1 - AUC), so a winner far below the middle is a sign of inverted scores or labels.
     """
 
     name: str
@@ -131,6 +134,7 @@ class Metric:
     cells_cost_routine: str | None = None
     tabulated_routine: str | None = None
     ties_conservative: bool = True
+    symmetric_null: bool = False
 
     @property
     def has_exact(self) -> bool:
@@ -255,6 +259,7 @@ _BASE = {
         cells_cost_routine=f"{_EXACT}.auc:auc_sweep_seconds",
         tabulated_routine=f"{_EXACT}.auc:auc_tabulated_null",
         ties_conservative=False,
+        symmetric_null=True,
     ),
     "best_accuracy": Metric(
         "best_accuracy",
