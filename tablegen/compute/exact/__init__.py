@@ -9,13 +9,16 @@ best_f1                    half-plane lattice programme, bracketed     a few O(P
 best_balanced_accuracy     half-plane lattice programme, bracketed     a few O(P N) programmes
 auc                        stable Mann–Whitney recursion (small) or    O(P^2 N^2 / 4), or
                            tilted Fourier inversion (any size)         O(min(P, N) x ~800)
+auc given tie groups       programme over groups (small n) or tilted   sum_g (m_g + 1) x states, or
+(:mod:`.auc_ties`)         2-D inversion with a proven band (any n)    ~3,000 band points x G groups
 average_precision          none known; Monte Carlo only
 =========================  ==========================================  ===============================
 
 Numerical error: the closed forms, the recursion and the lattice programmes sum or multiply
 non-negative terms, relative error of order (P + N) * 2**-53; the tilted inversion is held to
 :data:`tablegen.compute.exact.auc_fft.RELATIVE_ERROR_BOUND` (tests hold every routine to 1e-12 relative
-against exact rationals and integer counts).
+against exact rationals and integer counts); the tied inversion reports a bound with every answer and is
+held to :data:`tablegen.compute.exact.auc_ties_fft.RELATIVE_ERROR_BOUND`.
 
 Every null object answers :func:`null_critical_value` and :func:`null_tail_ge`; tabulated ones
 (closed forms, the recursion) also expose their whole support as ``values`` / ``tail_ge``.
