@@ -171,15 +171,99 @@ def test_C_counts_every_model_tried():
         significance_test_from_scores(y, models, C=2)
 
 
-def test_tied_winner_with_half_integer_U_is_tested_and_noted():
+def brute_force_tied_auc_law(s: np.ndarray, P: int) -> dict:
+    """{2U: number of label sets} over every placement of P positives on the scored items (Fractions-free:
+    2U is an integer), AUC counting a tied pair as 1/2, by direct pair counting."""
+    from itertools import combinations
+
+    law: dict[int, int] = {}
+    for positives in combinations(range(s.size), P):
+        y = np.zeros(s.size, bool)
+        y[list(positives)] = True
+        diff = s[y][:, None] - s[~y][None, :]
+        two_u = int(2 * np.sum(diff > 0) + np.sum(diff == 0))
+        law[two_u] = law.get(two_u, 0) + 1
+    return law
+
+
+@pytest.mark.parametrize("C, alpha", [(1, 0.05), (3, 0.05), (10, 0.2)])
+def test_tied_auc_winner_is_tested_given_its_ties_and_holds_its_level_exactly(C, alpha):
+    scores = np.array([0, 0, 0, 1, 1, 2, 3, 3, 3, 3, 4, 5, 5], float)  # 6 tie groups, 13 items
+    P, N = 5, 8
+    law = brute_force_tied_auc_law(scores, P)
+    total = sum(law.values())
+    t = 1 - (1 - alpha) ** (1 / C)
+    tail = {v: sum(c for w, c in law.items() if w >= v) / total for v in law}
+    verdicts = {}
+    for v in sorted(law):  # one labelling reaching each attainable 2U: the verdict there
+        y = next(y for y in _labellings(scores.size, P) if _two_u(scores, y) == v)
+        verdict = significance_test_from_scores(y, {"m": scores}, metrics=["auc"], C=C, alpha=alpha)["auc"]
+        assert verdict.tie_conditional and verdict.result.method == "exact"
+        assert "exact null given its tie groups" in verdict.sentence()
+        assert verdict.result.p_value.value == pytest.approx(1 - (1 - tail[v]) ** C, rel=1e-12)
+        verdicts[v] = verdict.significant
+        assert verdict.significant == (verdict.result.p_value.value <= alpha * (1 + 1e-12))
+    rejected = sum(law[v] for v, significant in verdicts.items() if significant) / total
+    assert rejected <= t * (1 + 1e-12)  # the exact level, from the law's counts
+    # and no smaller critical value would hold it: rejecting one more value exceeds t
+    first_kept = max(v for v, significant in verdicts.items() if not significant)
+    assert rejected + law[first_kept] / total > t
+    critical = verdict.result.critical_value.value
+    assert critical == pytest.approx(first_kept / (2 * P * N), abs=1e-12)
+
+
+def _labellings(n, P):
+    from itertools import combinations
+
+    for positives in combinations(range(n), P):
+        y = np.zeros(n, int)
+        y[list(positives)] = 1
+        yield y
+
+
+def _two_u(s, y):
+    diff = s[y == 1][:, None] - s[y == 0][None, :]
+    return int(2 * np.sum(diff > 0) + np.sum(diff == 0))
+
+
+def test_tied_winner_with_half_integer_U_and_its_fallbacks(monkeypatch):
     y = np.r_[np.ones(21, int), np.zeros(30, int)]
     s = np.r_[np.ones(15), np.zeros(6), np.ones(3), np.zeros(27)]  # U = 15 * 27 + (15 * 3 + 6 * 27) / 2 = 508.5
     result = significance_test_from_scores(y, {"coarse": s}, metrics=["auc"], C=10)
-    assert result["auc"].score * 21 * 30 == pytest.approx(508.5) and result["auc"].winner_has_ties
-    assert "no-ties null: with many ties that is conservative, with few the level is about alpha" in \
-        result.sentence()
-    direct = significance_test("auc", result["auc"].score, 21, 30, C=10, alpha=0.01)
-    assert result["auc"].significant == bool(direct.significant)
+    v = result["auc"]
+    assert v.score * 21 * 30 == pytest.approx(508.5) and v.winner_has_ties and v.tie_conditional
+    # two groups (33 scored 0, 18 scored 1): with k positives in the top group 2U = 51 k + 252, so the
+    # conditional law is the hypergeometric law of k (scipy), and the observed k = 15
+    from scipy.stats import hypergeom
+
+    assert 51 * 15 + 252 == 2 * 508.5
+    tail = hypergeom(51, 18, 21).sf(15 - 1)
+    assert v.result.p_value.value == pytest.approx(1 - (1 - tail) ** 10, rel=1e-10)
+    assert result.to_dict()["verdicts"][0]["tie_conditional"] is True
+    # the table or a simulation asked for: the no-ties null, said so
+    simulated = significance_test_from_scores(y, {"coarse": s}, metrics=["auc"], C=10, method="simulate",
+                                              R=100_000, seed=4)["auc"]
+    assert not simulated.tie_conditional and "no-ties null" in simulated.notes[0]
+    assert "method='simulate'" in simulated.notes[0]
+    direct = significance_test("auc", v.score, 21, 30, C=10, alpha=0.01, method="simulate", R=100_000, seed=4)
+    assert simulated.result.critical_value == direct.critical_value
+    # over the time limit: auto falls back with a note, exact refuses
+    from tablegen.errors import ResourceLimitError
+
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1e-9")
+    slow = significance_test_from_scores(y, {"coarse": s}, metrics=["auc"], C=10)["auc"]
+    assert not slow.tie_conditional and "would take about" in slow.notes[0]
+    with pytest.raises(ResourceLimitError, match="exact null of auc given the winner's 2 tie groups"):
+        significance_test_from_scores(y, {"coarse": s}, metrics=["auc"], C=10, method="exact")
+
+
+def test_untied_scores_get_the_no_ties_answer_bit_for_bit():
+    y, models = models_and_labels()
+    untied = {name: s for name, s in models.items() if name != "tied"}
+    v = significance_test_from_scores(y, untied, metrics=["auc"], C=4)["auc"]
+    direct = significance_test("auc", v.score, 40, 60, C=4, alpha=0.01)
+    assert not v.winner_has_ties and not v.tie_conditional and v.notes == ()
+    assert v.result.critical_value == direct.critical_value and v.result.p_value == direct.p_value
 
 
 def test_a_metric_undefined_for_one_model_is_answered_for_the_others(tmp_path, capsys):

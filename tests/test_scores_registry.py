@@ -96,6 +96,8 @@ def test_tie_notes_are_registry_data():
     for name in [*BASE_METRICS, "tp_at_10", "precision_at_3"]:
         assert ties_note(name) == (TIES_NOTE if get_metric(name).ties_conservative else FEW_TIES_NOTE)
     assert "about alpha" in ties_note("auc") and "conservative for this metric" in ties_note("best_mcc")
+    # the one metric not conservative under ties is the one tested given its ties
+    assert [m for m in BASE_METRICS if get_metric(m).tied_null_routine] == ["auc"]
 
 
 def test_scores_metrics_are_checked_by_the_registry():

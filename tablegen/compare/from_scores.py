@@ -9,20 +9,25 @@ else the table, else a simulation).  **C must count every model tried, discarded
 best of 20 models and passing only the 3 you kept overstates significance.  C defaults to the number of
 models given.
 
-Scores with ties are tested against the **no-ties null** (a random ranking with every score distinct).
-For the ``best_*`` metrics (``best_mcc`` too) this is conservative, by construction: breaking the ties
-at random gives a uniformly random strict ranking whose metric (a maximum over more cut-offs) is at
-least the tied one, so a tied scorer that learned nothing exceeds the no-ties critical value at most as
-often as alpha.  ``tp_at_k`` and ``precision_at_k`` are exact (a tie straddling k is refused, and
-otherwise every tie-breaking has the same TP_k).  For ``average_precision`` it was conservative in every
-case measured.  For ``auc`` it is conservative when ties are heavy; when they are light the level is
-**about alpha, no longer below it**: the half-credit AUC falls between the no-ties values and fills the
-gap the discrete no-ties test leaves below alpha.  Measured with random scorers giving 100 distinct
-values to 60 items (P = N = 30, C = 1, 2,000,000 trials): 0.0502 (95% CI [0.0499, 0.0505]) at alpha =
-0.05 against 0.0496 without ties, and 0.0101 [0.0099, 0.0102] at alpha = 0.01
-(``benchmarks/bench_tied_null.py --auc-only --trials 200000 --levels 30 100 --seed 99``; without
-``--auc-only`` it measures every metric).  The verdict carries a note whenever the winner's scores tie;
-which note is registry data (:attr:`tablegen.compute.metrics.Metric.ties_conservative`).
+A winner whose scores tie is tested, where the metric's registry entry has one, against the **exact
+null given its tie groups**: the labels permuted uniformly over the items, the groups of tied scores
+kept, i.e. against random classifiers with the same ties (the conditional null of StatXact and R's
+coin; :mod:`tablegen.compute.exact.auc_ties` for ``auc``, exact up to a relative error bound stated
+there).  Its p-value for the best of C is 1 - (1 - p)^C and its critical value is taken in that null.
+Untied scores get the no-ties null, exactly as :func:`tablegen.lookup.api.significance_test` answers.
+
+The other metrics are tested against the **no-ties null** (a random ranking with every score distinct),
+which for them is conservative: for the ``best_*`` metrics (``best_mcc`` too) by construction, since
+breaking the ties at random gives a uniformly random strict ranking whose metric (a maximum over more
+cut-offs) is at least the tied one; ``tp_at_k`` and ``precision_at_k`` are exact (a tie straddling k
+makes the metric undefined for that model, and otherwise every tie-breaking has the same TP_k); for
+``average_precision`` in every case measured.  AUC against the no-ties null would not be: its half
+credit fills the gap the discrete no-ties test leaves below alpha (with 100 distinct scores for 60 items,
+P = N = 30, C = 1: level 0.0502, 95% CI [0.0499, 0.0505] at alpha = 0.05, measured by
+``benchmarks/bench_tied_null.py --auc-only --trials 200000 --levels 30 100 --seed 99``), which is why it
+is tested given its ties.  It still falls back to the no-ties null, with a note, when the table or a
+simulation is asked for (``method="table"`` / ``"simulate"``) or the conditional null would exceed the
+time limit under ``method="auto"``.  Every tied verdict carries a note saying which null tested it.
 """
 
 from __future__ import annotations
@@ -53,6 +58,9 @@ TIES_NOTE = ("the winner's scores have ties; they are tested against the no-ties
 #: For a metric not conservative under every tie pattern (``ties_conservative`` false: AUC's half credit).
 FEW_TIES_NOTE = ("the winner's scores have ties; they are tested against the no-ties null: with many ties that is "
                  "conservative, with few the level is about alpha (see significance_test_from_scores)")
+#: A tied winner tested against the exact null given its tie groups (the registry's ``tied_null_routine``).
+TIED_EXACT_NOTE = ("the winner's scores have ties; it is tested against the exact null given its tie groups "
+                   "(labels permuted, tied scores kept together: random classifiers with the same ties)")
 
 
 def ties_note(metric: str) -> str:
@@ -90,6 +98,8 @@ class MetricVerdict:
     notes : tuple of str
         What the verdict's reader should know: how tied scores were tested, models left out, a winner
         whose scores look inverted.
+    tie_conditional : bool
+        Whether the winner was tested against the exact null given its tie groups (not the no-ties null).
     """
 
     metric: str
@@ -100,6 +110,7 @@ class MetricVerdict:
     winner_has_ties: bool
     not_applicable: dict = field(default_factory=dict)
     notes: tuple = ()
+    tie_conditional: bool = False
 
     @property
     def significant(self) -> bool:
@@ -116,7 +127,8 @@ class MetricVerdict:
     def to_dict(self) -> dict:
         return {"metric": self.metric, "winner": self.winner,
                 "score": None if self.result is None else self.score, "scores": dict(self.scores),
-                "winner_has_ties": self.winner_has_ties, "not_applicable": dict(self.not_applicable),
+                "winner_has_ties": self.winner_has_ties, "tie_conditional": self.tie_conditional,
+                "not_applicable": dict(self.not_applicable),
                 "notes": list(self.notes), "result": None if self.result is None else self.result.to_dict()}
 
 
@@ -240,16 +252,17 @@ def _not_applicable_note(metric: str, not_applicable: dict[str, str]) -> str:
             "the other models, and C still counts every model")
 
 
-def _inverted_note(metric: str, score: float, P: int, N: int, C: int, alpha: float) -> str | None:
+def _inverted_note(metric: str, score: float, P: int, N: int, C: int, alpha: float, below_tail) -> str | None:
     """A note when even the winner scores significantly below the middle of a symmetric null (e.g. AUC far below
-    1/2): Pr(the best of C random classifiers <= score) = Pr(X <= score)**C <= alpha."""
+    1/2): Pr(the best of C random classifiers <= score) = Pr(X <= score)**C <= alpha, with Pr(X <= score) =
+    ``below_tail(low + high - score)`` (the upper tail of the mirrored null)."""
     spec = get_metric(metric)
     if not spec.symmetric_null:
         return None
     low, high = spec.range(P, N)
-    from tablegen.compute.metrics import exact_tail_ge
-
-    below = exact_tail_ge(metric, P, N, low + high - score) ** C  # Pr(X <= s) = Pr(X >= low + high - s)
+    if score >= 0.5 * (low + high):
+        return None
+    below = float(below_tail(low + high - score)) ** C
     if below > alpha:
         return None
     return (f"the winner's {metric} = {score:.4g} is significantly below {0.5 * (low + high):g}, the middle of a "
@@ -258,21 +271,78 @@ def _inverted_note(metric: str, score: float, P: int, N: int, C: int, alpha: flo
             "(--positive-label) and check that higher scores mean 'more likely positive'")
 
 
-def _verdict(metric, groups, values, not_applicable, P, N, C, alpha, answer) -> MetricVerdict:
-    """The verdict on the best applicable model (``answer(metric, score)`` gives its SignificanceResult)."""
+def _tie_group_sizes(groups) -> np.ndarray:
+    """Sizes of the groups of tied scores, in ascending score order (``threshold_groups`` reads them downwards)."""
+    return (np.asarray(groups.group_pos, dtype=np.int64) + np.asarray(groups.group_neg, dtype=np.int64))[::-1]
+
+
+def _tie_conditional_route(spec, sizes: np.ndarray, P: int, method: str) -> str | None:
+    """None where the exact null given ties answers, else why the no-ties null does (for the note)."""
+    if method not in ("auto", "exact"):
+        return f"method={method!r} asks for the no-ties null's {'table' if method == 'table' else 'simulation'}"
+    from tablegen.compute.limits import check_time, time_limit_seconds
+
+    seconds = spec.tied_null_cost(sizes, P)[0]
+    if method == "exact":
+        check_time(seconds, f"the exact null of {spec.name} given the winner's {sizes.size:,} tie groups",
+                   "raise TABLEGEN_TIME_LIMIT or use method='auto' (the no-ties null, with a note)")
+    elif seconds > time_limit_seconds():
+        return (f"the exact null given its {sizes.size:,} tie groups would take about {seconds:,.0f} s, more than the "
+                "time limit (TABLEGEN_TIME_LIMIT)")
+    return None
+
+
+def _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha):
+    """The verdict against the exact null given the tie groups ``sizes`` (ascending score), and that null."""
+    from tablegen.compute.exact import null_critical_value, null_tail_ge
+    from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
+    from tablegen.lookup.answers import Answer, verdict
+
+    null = spec.tied_null(sizes, P)
+    critical = float(null_critical_value(null, float(upper_tail_probability(C, alpha))))
+    p = float(p_value_from_tail(null_tail_ge(null, score), C))
+    pv = (Answer(p, p, p, "exact") if p > 0.0 else
+          Answer(float(np.finfo(float).tiny), 0.0, float(np.finfo(float).tiny), "exact", bound="<"))
+    return verdict(spec.name, score, P, N, C, alpha, Answer(critical, critical, critical, "exact"), pv)
+
+
+def _verdict(metric, groups, values, not_applicable, P, N, C, alpha, method, answer) -> MetricVerdict:
+    """The verdict on the best applicable model (``answer(metric, score)`` gives the no-ties SignificanceResult)."""
+    from tablegen.compute.exact import null_tail_ge
+
     notes = [_not_applicable_note(metric, not_applicable)] if not_applicable else []
     if not values:
         return MetricVerdict(metric, None, float("nan"), {}, None, False, not_applicable, tuple(notes))
     winner = max(values, key=values.get)
+    score, spec = values[winner], get_metric(metric)
     has_ties = bool(groups[winner].group_pos.size < P + N)
-    logger.info("%s: winner %s with %g of %d models (C = %d)", metric, winner, values[winner], len(groups), C)
-    result = answer(metric, values[winner])
-    if has_ties:
-        notes.insert(0, ties_note(metric))
-    inverted = _inverted_note(metric, values[winner], P, N, C, alpha)
+    logger.info("%s: winner %s with %g of %d models (C = %d)", metric, winner, score, len(groups), C)
+    sizes = _tie_group_sizes(groups[winner])
+    why_not = _tie_conditional_route(spec, sizes, P, method) if has_ties and spec.tied_null_routine else "untied"
+    if why_not is None:
+        result = _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha)
+        notes.insert(0, TIED_EXACT_NOTE)
+        mirrored = spec.tied_null(sizes[::-1], P) if score < 0.5 * sum(spec.range(P, N)) else None
+        below_tail = (lambda x: null_tail_ge(mirrored, x)) if mirrored is not None else None
+    else:
+        result = answer(metric, score)
+        if has_ties:
+            notes.insert(0, ties_note(metric) + ("" if why_not == "untied" or spec.tied_null_routine is None
+                                                 else f" ({why_not})"))
+        below_tail = _no_ties_tail(metric, P, N)
+    inverted = _inverted_note(metric, score, P, N, C, alpha, below_tail) if below_tail else None
     if inverted:
         notes.append(inverted)
-    return MetricVerdict(metric, winner, values[winner], values, result, has_ties, not_applicable, tuple(notes))
+    return MetricVerdict(metric, winner, score, values, result, has_ties, not_applicable, tuple(notes),
+                         tie_conditional=why_not is None)
+
+
+def _no_ties_tail(metric: str, P: int, N: int):
+    """Pr(X >= x) under the metric's no-ties exact null, or None without one."""
+    from tablegen.compute.metrics import exact_tail_ge
+
+    spec = get_metric(metric)
+    return (lambda x: exact_tail_ge(metric, P, N, x)) if spec.has_exact else None
 
 
 def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike],
@@ -291,8 +361,8 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     metrics : sequence of str, optional
         Default ``auc``, ``best_accuracy``, ``best_f1``, ``best_balanced_accuracy``,
         ``average_precision``; also ``best_mcc`` (no exact null: the table or a simulation),
-        ``tp_at_<k>`` and ``precision_at_<k>`` (refused when tied scores straddle the cut-off k,
-        DESIGN §1).
+        ``tp_at_<k>`` and ``precision_at_<k>`` (not defined for a model whose tied scores straddle
+        the cut-off k: that model is left out of the metric's winner and named in ``not_applicable``).
     C : int, optional
         Competitors the winner was picked from.  **Count every model tried, discarded ones too.**
         Default: the number of models given.
@@ -302,6 +372,8 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
         The positive class; default 1 for {0, 1} or {-1, 1}, True for booleans.
     method, R, seed, table :
         Passed to :func:`tablegen.lookup.api.significance_test` (default: its answer policy, the bundled table).
+        A tied AUC winner is tested given its ties under ``"auto"`` and ``"exact"``; ``"table"`` and
+        ``"simulate"`` test it against the no-ties null (with a note).
 
     Returns
     -------
@@ -327,6 +399,6 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     def answer(metric, score):
         return significance_test(metric, score, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
 
-    verdicts = {metric: _verdict(metric, groups, *_values(metric, groups), P, N, C, alpha, answer)
+    verdicts = {metric: _verdict(metric, groups, *_values(metric, groups), P, N, C, alpha, method, answer)
                 for metric in metrics}
     return FromScoresResult(P, N, C, alpha, tuple(models), verdicts)

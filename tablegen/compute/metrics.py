@@ -89,8 +89,9 @@ class Metric:
     ties_conservative : bool
         Whether tied scores tested against the no-ties null are conservative whatever the ties: true
         by construction for a maximum over cut-offs (breaking ties adds cut-offs) and for TP_k (a tie
-        straddling k is refused), in every case measured for average precision; not for AUC, whose
-        half-credit values bring the level to about alpha when ties are few.
+        straddling k makes it undefined), in every case measured for average precision; not for AUC,
+        whose half-credit values bring the level to about alpha when ties are few (so AUC has a
+        :attr:`tied_null_routine`, and the no-ties null serves it only as a fallback).
     k : int or None
         The cut-off of a ``tp_at_k`` or ``precision_at_k`` metric, else None.
     count_of : str or None
@@ -117,6 +118,11 @@ class Metric:
     symmetric_null : bool
         Whether X and low + high - X have the same null law (AUC: a ranking read bottom-up scores
         1 - AUC), so a winner far below the middle is a sign of inverted scores or labels.
+    tied_null_routine, tied_cost_routine : str or None
+        ``function(group_sizes, P)``: the exact null given the tie groups of a classifier's scores
+        (group sizes in ascending score order; the labels permuted, the groups kept), used to test a
+        tied winner from scores, and its cost ``(seconds, bytes)``; None where the metric is tested
+        against the no-ties null (see :attr:`ties_conservative`).
     """
 
     name: str
@@ -135,6 +141,8 @@ class Metric:
     tabulated_routine: str | None = None
     ties_conservative: bool = True
     symmetric_null: bool = False
+    tied_null_routine: str | None = None
+    tied_cost_routine: str | None = None
 
     @property
     def has_exact(self) -> bool:
@@ -210,6 +218,30 @@ class Metric:
             return _resolve(self.tabulated_routine)(P, N)
         return self.exact_null(P, N)
 
+    def tied_null(self, group_sizes, P: int):
+        """The exact null given tie groups of ``group_sizes`` (ascending score) and P positives.
+
+        Raises
+        ------
+        ValueError
+            If the metric has no tie-conditional routine (:attr:`tied_null_routine`).
+
+        Examples
+        --------
+        >>> null = get_metric("auc").tied_null([2, 2], 2)  # k positives in the upper group: AUC = k / 2
+        >>> null.values.tolist(), round(float(null.tail_ge_score(1.0)), 12)  # 1 of C(4, 2) = 6 label sets
+        ([0.0, 0.5, 1.0], 0.166666666667)
+        """
+        if self.tied_null_routine is None:
+            raise ValueError(f"metric {self.name!r} has no exact null given ties; the no-ties null tests it")
+        return _resolve(self.tied_null_routine)(group_sizes, P)
+
+    def tied_null_cost(self, group_sizes, P: int) -> tuple[float, float]:
+        """Estimated (single-core seconds, peak bytes) of :meth:`tied_null` and one answer from it."""
+        if self.tied_cost_routine is None:
+            return math.inf, math.inf
+        return _resolve(self.tied_cost_routine)(group_sizes, P)
+
     def exact_nulls(self, cells) -> Iterator[tuple[tuple[int, int], object]]:
         """(cell, exact null) for each cell, from the whole-grid routine where there is one, else cell
         by cell as the iteration reaches it; nothing for a metric without an exact routine."""
@@ -260,6 +292,8 @@ _BASE = {
         tabulated_routine=f"{_EXACT}.auc:auc_tabulated_null",
         ties_conservative=False,
         symmetric_null=True,
+        tied_null_routine=f"{_EXACT}.auc_ties:tied_auc_null",
+        tied_cost_routine=f"{_EXACT}.auc_ties:tied_auc_cost",
     ),
     "best_accuracy": Metric(
         "best_accuracy",
