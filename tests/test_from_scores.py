@@ -306,6 +306,10 @@ def test_a_winner_far_below_one_half_gets_an_inverted_scores_note():
     righted = significance_test_from_scores(text, flipped, metrics=["auc"], positive_label="no")["auc"]
     assert righted.significant and not any("inverted" in n for n in righted.notes)
     assert not any("inverted" in n for n in significance_test_from_scores(y, models, metrics=["auc"])["auc"].notes)
+    # a middling winner among many is not "inverted", though Pr(best of 1000 <= 1/2) = F(1/2)**1000 is tiny
+    middling = significance_test_from_scores(y_small, {"m": np.r_[0, 8, 1, 7, 2, 6, 3, 5, 4.0]}, metrics=["auc"],
+                                             C=1000)["auc"]
+    assert middling.score == 0.5 and not any("inverted" in n for n in middling.notes)
 
 
 def test_inputs_in_other_shapes():
