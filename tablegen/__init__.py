@@ -10,10 +10,7 @@ Names resolve on first use (SPEC 1 lazy loading): ``import tablegen`` is cheap, 
 numpy, scipy and numba but never dask, distributed, zarr or xarray unless it reads a table.
 """
 
-from tablegen import _compat
 from tablegen._version import __version__
-
-_compat.install()  # old flat-layout import paths keep working (README §14)
 
 #: Public name -> the module that defines it.
 _PUBLIC = {

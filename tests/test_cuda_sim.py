@@ -241,7 +241,7 @@ def test_cpu_run_imports_no_cuda_code_and_cuda_without_a_gpu_is_an_input_error()
     # modules it imported, then the errors for device="cuda" and for a device that does not exist.
     out = _python("import sys\n"
                   "from tablegen.lookup.simulate import simulate_cell\n"
-                  "from tablegen.compute.validation import TablegenInputError\n"
+                  "from tablegen.errors import TablegenInputError\n"
                   "simulate_cell(4, 6, 2000, 1, Cs=[10], device='cpu')\n"
                   "print(sorted(m for m in sys.modules if m.startswith(('numba.cuda', 'numba_cuda'))))\n"
                   "for device in ('cuda', 'gpu'):\n"

@@ -3,8 +3,7 @@
 Every ``import`` in the package — at module level or inside a function, ``from x import y`` or
 ``importlib.import_module("x")`` with a literal name — is read from the source with :mod:`ast`, and
 each must go to the same layer or a lower one.  A lazy import is still an arrow: it is checked too.
-The package's ``__init__`` (the public facade, whose lazy map names every layer) and ``_compat`` (the
-old paths) are the only exemptions.
+The package's ``__init__`` (the public facade, whose lazy map names every layer) is the only exemption.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ LAYERS = (
     ("tablegen.compare",),
     ("tablegen.cli",),
 )
-EXEMPT = {"tablegen", "tablegen._compat", "tablegen.__main__"}
+EXEMPT = {"tablegen", "tablegen.__main__"}
 #: Third-party packages a layer must never import (DESIGN §3: kernels and the cell engine compute;
 #: they never touch dask, zarr or xarray; the store does not schedule).
 FORBIDDEN = {
@@ -118,17 +117,6 @@ def test_every_module_imports_down_only():
     assert not problems, "upward or unknown imports:\n" + "\n".join(problems)
 
 
-def test_the_package_never_uses_the_old_flat_paths():
-    from tablegen._compat import new_name
-
-    problems = [f"{path.relative_to(PACKAGE.parent)}:{line}: {target}"
-                for path in package_modules() if module_name(path) != "tablegen._compat"
-                for line, target in imported_names(ast.parse(path.read_text()), module_name(path),
-                                                   path.name == "__init__.py")
-                if target.startswith("tablegen.") and new_name(target) is not None]
-    assert not problems, "old import paths inside the package:\n" + "\n".join(problems)
-
-
 def test_no_module_borrows_another_modules_private_names():
     """``from tablegen.x import _name`` across modules is a hidden arrow: what is shared is public."""
     problems = []
@@ -137,7 +125,7 @@ def test_no_module_borrows_another_modules_private_names():
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tablegen"):
                 problems += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {node.module}.{alias.name}"
                              for alias in node.names
-                             if alias.name.startswith("_") and alias.name not in ("__version__", "_compat")]
+                             if alias.name.startswith("_") and alias.name != "__version__"]
     assert not problems, "private names imported from another module:\n" + "\n".join(problems)
 
 
@@ -158,22 +146,16 @@ def test_the_contract_catches_an_upward_import(tmp_path, monkeypatch, source, me
     assert problems and message in problems[0], problems
 
 
-def test_old_paths_still_import_as_the_same_modules():
-    """The compatibility aliases (README §14): an old path gives the very module at its new path."""
+def test_importing_the_package_installs_no_import_hook():
+    """``import tablegen`` leaves the import system alone: no finder of ours, and no flat old path imports."""
     import importlib
-    import warnings
+    import subprocess
+    import sys
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        old = importlib.import_module("tablegen.exact.auc_fft")
-        plot = importlib.import_module("tablegen.plot")
-    new = importlib.import_module("tablegen.compute.exact.auc_fft")
-    assert old is new and plot is importlib.import_module("tablegen.lookup.plot")
-    from tablegen.compute.exact import null_tail_ge
-    from tablegen.compute.metrics import exact_critical_value
-    from tablegen.exact import exact_critical_value as old_exact_critical_value  # moved to the registry
-    from tablegen.exact import null_tail_ge as old_null_tail_ge
-
-    assert old_exact_critical_value is exact_critical_value and old_null_tail_ge is null_tail_ge
-    assert any("tablegen.exact.auc_fft has moved to tablegen.compute.exact.auc_fft" in str(w.message)
-               for w in caught)
+    code = ("import sys; before = list(sys.meta_path); import tablegen; assert sys.meta_path == before, sys.meta_path\n"
+            "import importlib\n"
+            "try:\n    importlib.import_module('tablegen.api')\nexcept ModuleNotFoundError:\n    pass\n"
+            "else:\n    raise SystemExit('tablegen.api imported')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert importlib.util.find_spec("tablegen.lookup.api") is not None

@@ -19,7 +19,7 @@ from tablegen.batch.job import run
 from tablegen.compute.stats import exceedance_bounds, tail_rank
 from tablegen.store.zarr_store import create_store
 from tablegen.errors import StoreError
-from tablegen.lookup.table import bundled_table_path
+from tablegen.store.schema import bundled_table_path
 
 REPO = Path(__file__).resolve().parents[1]
 EXACT_METRICS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "tp_at_10")

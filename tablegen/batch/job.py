@@ -44,7 +44,7 @@ from tablegen.store.zarr_store import (
     write_chunk,
 )
 from tablegen.errors import TablegenInputError
-from tablegen.errors import RunStoppedError  # noqa: F401  (re-exported)
+from tablegen.errors import RunStoppedError
 
 if TYPE_CHECKING:
     from distributed import Client

@@ -17,7 +17,6 @@ from tablegen._version import __version__
 from tablegen.cli.compare import add_compare_parser, run_compare
 from tablegen.cli.lookup import RUNNERS as LOOKUP_RUNNERS, add_lookup_parsers
 from tablegen.cli.options import storage_options_argument, storage_options_from
-from tablegen.cli.progress import RunProgress  # noqa: F401  (re-exported: its old home)
 from tablegen.cli.run import RUNNERS as RUN_RUNNERS, add_run_parsers
 from tablegen.cli.topk import add_topk_parser, run_topk
 from tablegen.lookup.export import FORMATS, VALUE_CHOICES

@@ -210,18 +210,3 @@ def tail_capacity(R: int, Cs, alphas, tail_probabilities) -> int:
     deepest = [upper_ranks(R, C, a)[1] for C in Cs for a in alphas]
     deepest += [tail_rank(R, t) for t in tail_probabilities]
     return max(deepest)
-
-
-def count_at_least(P: int, N: int, R: int, seed: int, metric: str, threshold: float,
-                   block_size: int = DEFAULT_BLOCK_SIZE, progress: Callable[[int, int], None] | None = None) -> int:
-    """Number of R sampled rankings whose ``metric`` is >= ``threshold`` (an exceedance counter)."""
-    key = cell_key(seed, P, N)
-    layout = KernelLayout.for_metrics([metric], P, N)
-    column = layout.columns[metric]
-    count = 0
-    for first in range(0, R, block_size):
-        out = score_replicates(P, N, key, first, min(block_size, R - first), layout)
-        count += int(np.count_nonzero(out[:, column] >= threshold))
-        if progress is not None:
-            progress(min(first + block_size, R), R)
-    return count

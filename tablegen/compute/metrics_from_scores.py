@@ -30,11 +30,9 @@ from tablegen.compute.metric_scorers import ThresholdGroups, threshold_groups, t
 from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric
 from tablegen.errors import TablegenInputError
 
-__all__ = ["BASE_SCORE_METRICS", "SCORE_METRICS", "ThresholdGroups", "check_binary_labels", "check_score_metric",
+__all__ = ["BASE_SCORE_METRICS", "ThresholdGroups", "check_binary_labels", "check_score_metric",
            "metric_from_groups", "metrics_from_scores", "threshold_groups", "tp_at_k"]
 
-#: Every metric without a cut-off: each registry entry holds its scorer of labels and scores.
-SCORE_METRICS = BASE_METRICS
 #: The metrics scored when none are named: a run's defaults without a cut-off (fixed, like them).
 BASE_SCORE_METRICS = tuple(name for name in DEFAULT_METRICS if get_metric(name).k is None)
 
@@ -51,7 +49,7 @@ def check_score_metric(name: str) -> str:
         get_metric(name)
     except (KeyError, TypeError):
         raise TablegenInputError(f"metrics: unknown metric {name!r}; from scores tablegen computes "
-                                 f"{', '.join(SCORE_METRICS)}, tp_at_<k> and precision_at_<k> (k >= 1)") from None
+                                 f"{', '.join(BASE_METRICS)}, tp_at_<k> and precision_at_<k> (k >= 1)") from None
     return name
 
 
@@ -119,7 +117,7 @@ def metrics_from_scores(labels, scores, metrics=BASE_SCORE_METRICS) -> dict[str,
     scores : array_like of float
         Higher means more likely positive; ties allowed (one threshold group each).
     metrics : sequence of str
-        Any of :data:`SCORE_METRICS` (default :data:`BASE_SCORE_METRICS`), ``tp_at_<k>`` and
+        Any of :data:`tablegen.compute.metrics.BASE_METRICS` (default :data:`BASE_SCORE_METRICS`), ``tp_at_<k>`` and
         ``precision_at_<k>``.
 
     Returns

@@ -15,7 +15,7 @@ from typing import Iterable
 import numpy as np
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
-from tablegen.errors import TablegenInputError  # noqa: F401  (re-exported: tablegen.TablegenInputError)
+from tablegen.errors import TablegenInputError
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
 from tablegen.compute.stats import minimum_replicates
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import xarray as xr
 
-from tablegen.lookup.answers import Answer, SignificanceResult, verdict  # noqa: F401 (re-exported)
+from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
@@ -31,7 +31,7 @@ from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.compute.validation import (check_alpha, check_integer_array, check_metric, check_real_array,
                                          check_scores_in_range)
 from tablegen.errors import TablegenInputError
-from tablegen.store.schema import BUNDLED_TABLE_NAME, bundled_table_path  # noqa: F401  (re-exported)
+from tablegen.store.schema import bundled_table_path
 
 if TYPE_CHECKING:
     import os

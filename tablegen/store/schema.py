@@ -15,7 +15,7 @@ import numpy as np
 import zarr
 from zarr.codecs import Crc32cCodec, ZstdCodec
 
-from tablegen.errors import StoreError, StoreIntegrityError  # noqa: F401  (re-exported)
+from tablegen.errors import StoreError, StoreIntegrityError
 
 
 #: Bumped whenever a variable, dimension, codec or required attribute changes meaning.
