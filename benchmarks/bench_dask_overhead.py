@@ -26,7 +26,8 @@ from pathlib import Path
 import distributed
 
 from tablegen.batch.config import config_from_mapping
-from tablegen.batch.job import run, worker_environment
+from tablegen.batch.executors import worker_environment
+from tablegen.batch.job import run
 
 GRID = [20, 30, 40, 50, 60, 70, 80, 90, 100]
 

@@ -161,9 +161,9 @@ def test_info_and_verify_default_to_the_bundled_table(capsys):
 
 def test_export_of_an_unfinished_store_warns_and_leaves_cells_empty(capsys, tmp_path):
     from jobtools import small_config
-    from tablegen.store.zarr_store import create_store
+    from tablegen.batch.job import create_job_store
 
-    create_store(small_config(tmp_path / "partial.zarr"))
+    create_job_store(small_config(tmp_path / "partial.zarr"))
     code, out, err = run_cli(capsys, "export", str(tmp_path / "partial.zarr"), "--metric", "auc", "--C", "10")
     assert code == 2 and "no finished cell to export" in err and "is unfinished; 12 cells are left empty" in err
     code, out, err = run_cli(capsys, "lookup", "auc", "--P", "5", "--N", "8", "--C", "10", "--method", "table",

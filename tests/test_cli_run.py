@@ -13,7 +13,7 @@ import pytest
 
 from jobtools import small_config
 from tablegen import errors
-from tablegen.batch import job
+from tablegen.batch import executors, job
 from tablegen.batch.launch import job_script_prologue
 from tablegen.cli.main import main
 from tablegen.store import integrity, zarr_store
@@ -164,7 +164,7 @@ def test_exit_codes_are_those_the_readme_documents(tmp_path, capsys):
 # --- the allocator ----------------------------------------------------------------------------------
 
 def test_workers_get_the_allocator_thresholds_in_their_environment():
-    environment = job.worker_environment()
+    environment = executors.worker_environment()
     assert environment["MALLOC_TRIM_THRESHOLD_"] == str(256 * 2**20)
     assert environment["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)
     prologue = job_script_prologue()
@@ -173,7 +173,7 @@ def test_workers_get_the_allocator_thresholds_in_their_environment():
     import dask
     import distributed  # noqa: F401  (its config defaults, dask's 65536 among them)
 
-    with job.allocator_environment():
+    with executors.allocator_environment():
         spawn = dask.config.get("distributed.nanny.pre-spawn-environ")
         assert spawn["MALLOC_TRIM_THRESHOLD_"] == str(256 * 2**20)  # dask's 65536 overridden
         assert spawn["MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20)
@@ -196,7 +196,7 @@ def test_local_cluster_workers_start_with_the_allocator_thresholds(tmp_path, mon
         with open("/proc/self/environ", "rb") as handle:
             return dict(item.split(b"=", 1) for item in handle.read().split(b"\0") if b"=" in item)
 
-    with job._connected_client(config, None) as client:
+    with executors._connected_client(config, None) as client:
         (environ,) = client.run(initial_environment).values()
     assert environ[b"MALLOC_TRIM_THRESHOLD_"] == str(256 * 2**20).encode()
     assert environ[b"MALLOC_MMAP_THRESHOLD_"] == str(32 * 2**20).encode()

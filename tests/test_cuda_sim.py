@@ -260,12 +260,13 @@ def test_device_is_provenance_not_part_of_the_config_hash(tmp_path):
 
     from jobtools import small_config
 
-    from tablegen.store.zarr_store import check_resumable, create_store, open_store
+    from tablegen.batch.job import check_resumable, create_job_store
+    from tablegen.store.zarr_store import open_store
     from tablegen.errors import TablegenInputError
 
     config = small_config(tmp_path / "s.zarr", device="cuda")
     assert config.device == "cuda" and config.result_hash == replace(config, device="cpu").result_hash
-    create_store(config)
+    create_job_store(config)
     assert json.loads(open_store(config.store_url).attrs["config"])["device"] == "cuda"
     check_resumable(replace(config, device="cpu"))  # a CPU run may resume a GPU run's store
     with pytest.raises(TablegenInputError, match="config field device"):

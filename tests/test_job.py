@@ -38,7 +38,7 @@ def reference(tmp_path_factory):
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes, shared by the tests that need one."""
-    from tablegen.batch.job import worker_environment
+    from tablegen.batch.executors import worker_environment
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   env=worker_environment()) as cluster, distributed.Client(cluster) as c:

@@ -159,3 +159,19 @@ def test_importing_the_package_installs_no_import_hook():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert importlib.util.find_spec("tablegen.lookup.api") is not None
+
+
+def test_the_store_knows_templates_urls_and_regions_not_jobs():
+    """No store module takes a job's config or reads a field only a job has (its URL, seed, R, cluster, ...):
+    the batch job passes the store a template, a URL and its provenance attributes."""
+    job_only = {"store_url", "storage_options", "result_hash", "result_fields", "replicates", "seed", "cluster",
+                "device", "exact", "name"}
+    problems = []
+    for path in sorted((PACKAGE / "store").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in job_only and isinstance(node.value, ast.Name):
+                problems.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                problems += [f"{path.name}:{node.lineno}: {node.name}({arg.arg})" for arg in node.args.args
+                             if arg.arg in ("config", "job")]
+    assert not problems, "the store reads a job's config:\n" + "\n".join(problems)

@@ -17,7 +17,7 @@ from tablegen.batch.config import load_config
 from tablegen.compute.metrics import exact_critical_value, exact_p_value
 from tablegen.batch.job import run
 from tablegen.compute.stats import exceedance_bounds, tail_rank
-from tablegen.store.zarr_store import create_store
+from tablegen.batch.job import create_job_store
 from tablegen.errors import StoreError
 from tablegen.store.schema import bundled_table_path
 
@@ -226,7 +226,7 @@ def test_table_rejects_bad_input(table, call, message):
 def test_missing_incomplete_and_foreign_stores_are_refused(tmp_path, small_store):
     with pytest.raises(StoreError, match="does not exist"):
         open_table(tmp_path / "missing.zarr")
-    create_store(small_config(tmp_path / "partial.zarr"))
+    create_job_store(small_config(tmp_path / "partial.zarr"))
     with pytest.raises(StoreError, match=r"incomplete \(0 of 12 cells done\).*allow_incomplete=True"):
         open_table(tmp_path / "partial.zarr")
     partial = open_table(tmp_path / "partial.zarr", allow_incomplete=True)
@@ -315,7 +315,7 @@ def test_bundled_table_cells_are_reproduced_bit_for_bit_from_the_repo_config(tab
 
     (20, 20) and (20, 30) come from the lane kernel, (20, 1000) from the minority-class kernel.
     """
-    from tablegen.batch.job import compute_chunk
+    from tablegen.batch.tasks import compute_chunk
     from tablegen.compute.kernels.minority import uses_minority_sampling
     from tablegen.batch.plan import Chunk
     from tablegen.store.zarr_store import DATA_VARIABLES

@@ -17,7 +17,8 @@ from jobtools import assert_stores_bit_identical, small_config
 from tablegen.store import integrity as store_integrity
 from tablegen.cli.main import main
 from tablegen.batch.job import run
-from tablegen.store.zarr_store import create_store, open_store, store_state
+from tablegen.batch.job import create_job_store
+from tablegen.store.zarr_store import open_store, store_state
 from tablegen.errors import StoreError
 
 
@@ -36,7 +37,7 @@ def _interrupt_template(monkeypatch, config) -> None:
     with monkeypatch.context() as patch:
         patch.setattr("tablegen.store.zarr_store.start_manifest", killed)
         with pytest.raises(KeyboardInterrupt):
-            create_store(config)
+            create_job_store(config)
 
 
 def test_interrupted_template_is_named_and_written_again(reference, tmp_path, monkeypatch, capsys):
@@ -78,7 +79,7 @@ def test_a_version_1_store_is_not_mistaken_for_an_unfinished_template(tmp_path):
     import zarr
 
     config = small_config(tmp_path / "v1.zarr")
-    create_store(config)
+    create_job_store(config)
     zarr.open_group(config.store_url, mode="r+").attrs["schema_version"] = 1
     shutil.rmtree(Path(config.store_url) / "manifest")
     assert store_state(config.store_url) == "ready"  # never deleted: it may hold someone's data
@@ -122,17 +123,17 @@ def threads_cluster():
 
 def test_a_transient_write_failure_is_retried_and_the_store_is_bit_identical(reference, tmp_path, monkeypatch,
                                                                              threads_cluster):
-    from tablegen.batch import job
+    from tablegen.batch import tasks
 
-    real_write, failures = job.write_chunk, []
+    real_write, failures = tasks.write_chunk, []
 
-    def flaky_write(config, p_slice, n_slice, arrays):
+    def flaky_write(url, region, arrays, storage_options=None):
         if not failures:
-            failures.append((p_slice, n_slice))
+            failures.append(region)
             raise OSError("connection reset by the object store (injected, once)")
-        return real_write(config, p_slice, n_slice, arrays)
+        return real_write(url, region, arrays, storage_options)
 
-    monkeypatch.setattr(job, "write_chunk", flaky_write)
+    monkeypatch.setattr(tasks, "write_chunk", flaky_write)
     config = small_config(tmp_path / "t.zarr")
     summary = run(config, executor="dask", client=threads_cluster[1])
     assert len(failures) == 1 and summary.complete and summary.cells_computed == 12

@@ -1,4 +1,4 @@
-"""The Zarr store: schema of DESIGN §4, aligned writes, done flags after data, lock, resume refusals."""
+"""The Zarr store: its schema, aligned writes, done flags after data, lock, resume refusals."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import zarr
 
 from jobtools import assert_stores_bit_identical, small_config
 from tablegen.store import zarr_store as store
-from tablegen.batch.job import compute_chunk, run
+from tablegen.batch.job import create_job_store, run
+from tablegen.batch.tasks import compute_chunk
 from tablegen.batch.plan import Chunk
 from tablegen.store.zarr_store import StoreLock
 from tablegen.errors import StoreError
@@ -26,7 +27,7 @@ def config(tmp_path):
 
 
 def test_template_opens_with_xarray_in_the_design_schema(config):
-    store.create_store(config, command="tablegen run test.yaml")
+    create_job_store(config, command="tablegen run test.yaml")
     ds = xr.open_zarr(config.store_url, consolidated=False)
     assert dict(ds.sizes) == {"metric": 4, "alpha": 2, "C": 2, "P": 4, "N": 3, "tail_probability": 19}
     for name in ("critical_value", "ci_low", "ci_high", "exact_critical_value"):
@@ -43,7 +44,7 @@ def test_template_opens_with_xarray_in_the_design_schema(config):
     assert attrs["command"] == "tablegen run test.yaml" and attrs["tablegen_version"] and attrs["created"]
     assert json.loads(attrs["config"])["P"] == [5, 10, 15, 20]
     with pytest.raises(StoreError, match="already exists"):
-        store.create_store(config)
+        create_job_store(config)
 
 
 def test_fsspec_url_with_storage_options_and_none_recorded():
@@ -58,11 +59,11 @@ def test_fsspec_url_with_storage_options_and_none_recorded():
 
 
 def test_misaligned_region_is_refused_before_writing(config):
-    store.create_store(config)
+    create_job_store(config)
     arrays = compute_chunk(config, Chunk(0, 2, 0, 2))
     with pytest.raises(ValueError, match=r"region P\[1:3\] is not aligned with Zarr chunks of 2"):
-        store.write_chunk(config, slice(1, 3), slice(0, 2), arrays)
-    assert not store.done_mask(config).any()
+        store.write_chunk(config.store_url, (slice(1, 3), slice(0, 2)), arrays)
+    assert not store.done_mask(config.store_url).any()
     assert not os.path.exists(os.path.join(config.store_url, "critical_value", "c"))
 
 
@@ -81,7 +82,7 @@ def test_a_task_that_fails_mid_write_leaves_its_cells_not_done(config, monkeypat
     monkeypatch.setattr(zarr.Array, "__setitem__", failing_setitem)
     with pytest.raises(OSError, match="injected"):
         run(config, executor="serial")
-    done = store.done_mask(config)
+    done = store.done_mask(config.store_url)
     written = np.isfinite(zarr.open_group(config.store_url)["critical_value"][0, 0, 0])
     assert done.sum() == 4  # the first chunk (the plan runs the most expensive first) is done
     assert (written & ~done).sum() == 4  # the failed chunk's data is there, but not marked done
@@ -135,7 +136,7 @@ def test_other_schemas_and_missing_stores_are_refused(tmp_path):
     with pytest.raises(StoreError, match="is not a tablegen store"):
         store.open_store(str(tmp_path / "other.zarr"))
     config = small_config(tmp_path / "old.zarr")
-    store.create_store(config)
+    create_job_store(config)
     zarr.open_group(config.store_url, mode="r+").attrs["schema_version"] = 0
     with pytest.raises(StoreError, match="schema version 0"):
         store.open_store(config.store_url)
@@ -144,17 +145,17 @@ def test_other_schemas_and_missing_stores_are_refused(tmp_path):
 
 
 def test_complete_is_only_marked_when_every_cell_is_done(config):
-    store.create_store(config)
+    create_job_store(config)
     with pytest.raises(RuntimeError, match="12 cells are not done"):
-        store.mark_complete(config)
+        store.mark_complete(config.store_url)
 
 
 def test_info_reports_provenance_completeness_and_missing_cells(config, capsys):
     from tablegen.cli.main import main
 
-    store.create_store(config, command="tablegen run t.yaml")
+    create_job_store(config, command="tablegen run t.yaml")
     arrays = compute_chunk(config, Chunk(0, 2, 0, 2))
-    store.write_chunk(config, slice(0, 2), slice(0, 2), arrays)
+    store.write_chunk(config.store_url, (slice(0, 2), slice(0, 2)), arrays)
     assert main(["info", config.store_url]) == 0
     out = capsys.readouterr().out
     assert f"{config.store_url}: INCOMPLETE, 4 of 12 cells done" in out

@@ -15,7 +15,7 @@ import zarr
 
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
 from tablegen._version import __version__
-from tablegen.batch import job
+from tablegen.batch import tasks
 from tablegen.batch.job import run
 from tablegen.cli.main import main
 from tablegen.errors import StoreIntegrityError
@@ -58,7 +58,7 @@ def test_a_new_store_carries_cf_and_acdd_attributes(tmp_path):
 def test_a_resume_appends_to_the_history_and_a_no_op_rerun_does_not(tmp_path, monkeypatch):
     clean, resumed = tmp_path / "clean.zarr", tmp_path / "resumed.zarr"
     run(_config(clean), executor="serial")
-    original = job.write_chunk
+    original = tasks.write_chunk
     calls = []
 
     def dies_on_the_second_chunk(*args, **kwargs):
@@ -67,10 +67,10 @@ def test_a_resume_appends_to_the_history_and_a_no_op_rerun_does_not(tmp_path, mo
             raise KeyboardInterrupt("killed (injected)")
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(job, "write_chunk", dies_on_the_second_chunk)
+    monkeypatch.setattr(tasks, "write_chunk", dies_on_the_second_chunk)
     with pytest.raises(KeyboardInterrupt):
         run(_config(resumed), executor="serial", command="tablegen run a.yaml")
-    monkeypatch.setattr(job, "write_chunk", original)
+    monkeypatch.setattr(tasks, "write_chunk", original)
     assert len(_history(resumed)) == 1
     run(_config(resumed), executor="serial", command="tablegen run b.yaml")
     first, second = _history(resumed)

@@ -55,7 +55,7 @@ def gpu_cluster(env: dict[str, str], gpus: list[str] | None = None):
     Parameters
     ----------
     env : dict
-        Environment for the worker processes (:func:`tablegen.batch.job.worker_environment`).
+        Environment for the worker processes (:func:`tablegen.batch.executors.worker_environment`).
     gpus : list of str, optional
         GPU ids (default: :func:`visible_gpus`).
 

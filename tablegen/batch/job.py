@@ -1,152 +1,112 @@
-"""The batch job: template -> store set-up -> one task per chunk -> region writes -> done flags -> finalize.
+"""The batch job: plan -> store set-up -> one task per chunk -> region writes -> done flags -> finalize.
 
-``run(config)`` is what ``tablegen run CONFIG`` calls.  Each task (:func:`run_chunk`) computes the
-Monte Carlo and exact values of its chunk's cells and writes them straight into the store from the
-worker, data first and done flags last; the client only plans, submits, shows progress and
-finalizes.  Running the same config again resumes: chunks whose cells are all done are skipped.
+``run(config)`` is what ``tablegen run CONFIG`` calls.  Each task (:func:`tablegen.batch.tasks.run_chunk`)
+computes the Monte Carlo and exact values of its chunk's cells and writes them straight into the store
+from the worker, data first and done flags last; the client only plans, submits, shows progress and
+finalizes.  Running the same config again resumes: chunks whose cells are all done are skipped, and a
+store written by another config, schema or random stream is refused.
 
-Two executors run the same tasks: ``"serial"`` (in this process, one after another) and ``"dask"``
-(a LocalCluster of single-threaded worker processes by default, or any running scheduler given by
-address or scheduler file).  Because seeds are keyed on the cell and replicate, both produce
-bit-identical stores, whatever the chunking, the number of workers, retries or resumes.
+The store itself knows templates, URLs and regions; this module gives it the job's template
+(:func:`store_template`) and provenance (:func:`store_attributes`), and decides what a resume may reuse
+(:func:`check_resumable`).  The executors (:mod:`tablegen.batch.executors`) run the tasks in this process
+or on a dask cluster; because seeds are keyed on the cell and replicate, both produce bit-identical
+stores, whatever the chunking, the number of workers, retries or resumes.
 """
 
 from __future__ import annotations
 
-import contextlib
+import json
 import logging
 import os
-import tempfile
 import time
-import uuid
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Callable, Iterator
+from dataclasses import asdict, dataclass, replace
+from typing import TYPE_CHECKING, Callable
 
-import numpy as np
-
-from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell_values
-from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, kernel_tables_memory
-from tablegen.compute.validation import SimulateCellArgs
+from tablegen._version import __version__
 from tablegen.batch.config import EXECUTORS, JobConfig, load_config
+from tablegen.batch.executors import DEFAULT_WORKER_GRACE, check_scheduler, dask_results, serial_results
+from tablegen.batch.plan import Chunk, Plan, make_plan
 from tablegen.compute.kernels.cuda.device import DEVICES, resolve_device
 from tablegen.compute.limits import check_memory, grid_memory
-from tablegen.batch.plan import Chunk, Plan, make_plan
+from tablegen.compute.mc import RNG_NAME, kernel_tables_memory
+from tablegen.compute.stats import CI_LEVEL
+from tablegen.errors import StoreError, TablegenInputError
 from tablegen.store.zarr_store import (
-    DATA_VARIABLES,
     StoreLock,
+    StoreTemplate,
     append_history,
-    check_resumable,
     clear_regions,
     create_store,
     mark_complete,
+    read_writable_attributes,
     repair_plan_mask,
     store_state,
-    write_chunk,
 )
-from tablegen.errors import TablegenInputError
-from tablegen.errors import RunStoppedError
 
 if TYPE_CHECKING:
     from distributed import Client
 
 logger = logging.getLogger(__name__)
 
-#: Seconds a dask run may go without a single worker before it stops (config ``cluster.worker_grace``).
-DEFAULT_WORKER_GRACE = 300.0
-#: Seconds to reach a scheduler given by address or file (config ``cluster.connect_timeout``).
-DEFAULT_CONNECT_TIMEOUT = 30.0
-#: A chunk task that fails (a transient write error, a lost worker) is run again this many times.
-TASK_RETRIES = 2
 
-#: glibc allocator thresholds for worker processes (read when a process starts; README §12).  With dask's
-#: ``MALLOC_TRIM_THRESHOLD_=65536`` (which also pins the mmap threshold) every block buffer is mapped and
-#: unmapped afresh: a chunk took 3.79 s in a worker, 2.75 s in a plain process, 2.58 s with these values
-#: (measured with the former ``mallopt`` calls); up to 256 MiB of freed heap then stays with the worker.
-ALLOCATOR_ENVIRONMENT = {"MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
+def store_template(config: JobConfig) -> StoreTemplate:
+    """The store a job writes: its grid's coordinates and chunking."""
+    return StoreTemplate(config.metrics, config.alphas, config.Cs, config.P, config.N, config.tail_probabilities,
+                         config.chunks)
 
 
-def worker_environment() -> dict[str, str]:
-    """Environment for worker processes: one numba/OpenMP/BLAS thread, glibc allocator thresholds
-    (:data:`ALLOCATOR_ENVIRONMENT`) and a node-local numba cache.
-
-    The numba cache goes to a per-user folder under the node's temporary directory unless
-    ``NUMBA_CACHE_DIR`` is already set, so that workers on many nodes never race on a shared
-    filesystem's ``__pycache__`` (and read-only installs still cache).  glibc reads the ``MALLOC_*_``
-    variables once, when a process starts, so they act only in processes started with this
-    environment: the LocalCluster's and GPU cluster's workers (given it by the nanny, after dask's own
-    ``MALLOC_TRIM_THRESHOLD_``, which it overrides), the cluster launchers' job scripts and the
-    Kubernetes manifests.  The serial executor runs in the calling process with its allocator as it
-    started; export the variables before ``tablegen run --executor serial`` to have them there too.
-
-    Examples
-    --------
-    >>> worker_environment()["MALLOC_MMAP_THRESHOLD_"]
-    '33554432'
-    """
-    cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), f"tablegen-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
-    return {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache, **ALLOCATOR_ENVIRONMENT,
-            "DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "warning")}
+def store_attributes(config: JobConfig) -> dict:
+    """The job's provenance in the store's root attributes: its config (without storage options, which may
+    hold credentials, and without any local path of this machine), the config's hash, root seed, random
+    stream, R and the confidence level of its intervals."""
+    return {"config": _config_record(config), "config_hash": config.result_hash, "root_seed": config.seed,
+            "rng": RNG_NAME, "replicates": config.replicates, "ci_level": CI_LEVEL}
 
 
-@contextlib.contextmanager
-def allocator_environment():
-    """Dask config (and environment) under which nannies started here spawn workers with
-    :data:`ALLOCATOR_ENVIRONMENT`: a nanny's ``env`` reaches the worker after its start, too late for
-    glibc, but ``distributed.nanny.pre-spawn-environ`` is in the environment it starts with.  Dask lets
-    a variable in this process's environment win over that config, and each nanny writes its values
-    there (so an earlier cluster's 65536 would win): inside this block they are set here too, then restored.
-    """
-    import dask
-
-    saved = {name: os.environ.get(name) for name in ALLOCATOR_ENVIRONMENT}
-    os.environ.update(ALLOCATOR_ENVIRONMENT)
-    try:
-        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in ALLOCATOR_ENVIRONMENT.items()}):
-            yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+def _config_record(config: JobConfig) -> str:
+    """The config as JSON, storage options left out and local paths recorded by their last component."""
+    record = asdict(config)
+    record.pop("storage_options", None)
+    record["store_url"] = _local_name(record["store_url"])
+    if "scheduler_file" in record.get("cluster", {}):
+        record["cluster"] = {**record["cluster"], "scheduler_file": _local_name(record["cluster"]["scheduler_file"])}
+    return json.dumps(record, sort_keys=True)
 
 
-def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
-    """Every data variable of the chunk's cells, shaped as in the store over the chunk's region."""
-    p_values, n_values = config.P[chunk.p_slice], config.N[chunk.n_slice]
-    cells = chunk.cells(config)
-    exact = exact_critical_values_for_cells(cells, config.metrics, config.Cs, config.alphas) if config.exact else {}
-    shape = (len(p_values), len(n_values))
-    per_cell = {name: [] for name in DATA_VARIABLES}
-    for P, N in cells:
-        args = SimulateCellArgs(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
-                                config.tail_probabilities, DEFAULT_BLOCK_SIZE)  # the config was checked on load
-        arrays = simulate_cell_values(args, exact=False, device=config.device).arrays()  # NaN exact values
-        if config.exact:
-            arrays["exact_critical_value"] = exact[P, N]
-        for name in DATA_VARIABLES:
-            per_cell[name].append(arrays[name])
-    return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
+def _local_name(location: str) -> str:
+    """A local path's last component (``/home/me/t/paper.zarr`` -> ``paper.zarr``); URLs unchanged."""
+    if "://" in location:
+        return location
+    return os.path.basename(os.path.normpath(location))
 
 
-def _stack_cells(values: list, shape: tuple[int, int]) -> np.ndarray:
-    """Stack per-cell arrays (P-major) into one array with trailing (P, N) axes."""
-    stacked = np.stack([np.asarray(v) for v in values], axis=-1)
-    return stacked.reshape(stacked.shape[:-1] + shape)
+def create_job_store(config: JobConfig, command: str = "", state: str | None = None) -> None:
+    """Create the job's store: its template and provenance (:func:`tablegen.store.zarr_store.create_store`)."""
+    create_store(store_template(config), config.store_url, config.storage_options, store_attributes(config),
+                 command=command, state=state)
 
 
-def run_chunk(config: JobConfig, chunk: Chunk) -> int:
-    """The task: compute a chunk and write it into the store (data, then done flags).
-
-    Idempotent: a retry after a lost worker rewrites the same bytes.  Returns the number of cells.
-    """
-    start = time.perf_counter()
-    arrays = compute_chunk(config, chunk)
-    write_chunk(config, chunk.p_slice, chunk.n_slice, arrays)
-    logger.info("chunk %s: %d cells in %.1f s", chunk.label(config), chunk.size, time.perf_counter() - start)
-    return chunk.size
+def check_resumable(config: JobConfig) -> None:
+    """Refuse to resume a store written by another config (result hash), schema or random stream."""
+    attrs = read_writable_attributes(config.store_url, config.storage_options)
+    if attrs.get("rng") != RNG_NAME:
+        raise StoreError(
+            f"store {config.store_url!r} was sampled with another random stream (rng = {attrs.get('rng')!r}); "
+            f"this tablegen {__version__} samples with {RNG_NAME!r}, so resuming would mix the two; "
+            "use a new store"
+        )
+    if attrs.get("config_hash") != config.result_hash:
+        try:
+            stored = json.loads(attrs.get("config", "{}"))
+        except (TypeError, json.JSONDecodeError):
+            stored = {}
+        differing = sorted(k for k, v in config.result_fields().items()
+                           if json.loads(json.dumps(v)) != stored.get(k))
+        raise StoreError(
+            f"store {config.store_url!r} was written by a different config (hash "
+            f"{str(attrs.get('config_hash'))[:12]}…, this config {config.result_hash[:12]}…; "
+            f"differing fields: {', '.join(differing) or 'unknown'}); use another store or the same config"
+        )
 
 
 @dataclass(frozen=True)
@@ -248,7 +208,7 @@ def inspect_store(config: JobConfig) -> StoreInspection:
     if state != "ready":
         return StoreInspection(state, make_plan(config))
     check_resumable(config)
-    mask, report = repair_plan_mask(config)
+    mask, report = repair_plan_mask(config.store_url, config.storage_options)
     return StoreInspection(state, make_plan(config, mask), tuple(report.regions), tuple(report.problems))
 
 
@@ -258,10 +218,10 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
     Call it holding the store's lock."""
     inspection = inspect_store(config)
     if inspection.state != "ready":
-        create_store(config, command=command, state=inspection.state)
+        create_job_store(config, command, inspection.state)
     elif inspection.plan.remaining:  # a resume with work to do: in the store's history
-        append_history(config, f"{command or 'tablegen.run'}: resumed, {inspection.plan.cells_remaining:,} of "
-                               f"{inspection.plan.cells:,} cells to compute")
+        append_history(config.store_url, f"{command or 'tablegen.run'}: resumed, {inspection.plan.cells_remaining:,} "
+                       f"of {inspection.plan.cells:,} cells to compute", config.storage_options)
         for problem in inspection.problems:
             logger.warning("store %s: %s; recomputing its cells", config.store_url, problem)
         if inspection.damaged_regions:
@@ -360,141 +320,15 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
         if not chunks:
             results = iter(())
         elif executor == "serial":
-            results = _serial_results(config, chunks)
+            results = serial_results(config, chunks)
         else:
-            results = _dask_results(config, chunks, client, on_client, grace)
+            results = dask_results(config, chunks, client, on_client, grace)
         for chunk in results:
             done += chunk.size
             if progress is not None:
                 progress(done, plan.cells, chunk)
-        mark_complete(config)
+        mark_complete(config.store_url, config.storage_options)
     return RunSummary(plan.cells, plan.cells_remaining, config.replicates, time.perf_counter() - start,
                       config.store_url, True)
 
 
-def _serial_results(config: JobConfig, chunks: list[Chunk]) -> Iterator[Chunk]:
-    for chunk in chunks:
-        run_chunk(config, chunk)
-        yield chunk
-
-
-def _dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float) -> Iterator[Chunk]:
-    from distributed import wait
-
-    with _connected_client(config, client) as connected:
-        if on_client is not None:
-            on_client(connected)
-        # Keys unique to this run: two runs of one config (two stores, or a rerun) on one client must
-        # not share tasks — dask would hand the second run the first one's finished futures, and the
-        # second store would never be written.
-        run_token = uuid.uuid4().hex[:8]
-        futures = {connected.submit(run_chunk, config, chunk, key=f"tablegen-chunk-{config.result_hash[:8]}-"
-                                    f"{run_token}-{chunk.p_start}-{chunk.n_start}", pure=False,
-                                    retries=TASK_RETRIES): chunk
-                   for chunk in chunks}
-        idle_since, poll = None, min(max(grace / 4, 0.05), 5.0)
-        while futures:
-            try:
-                finished = wait(list(futures), timeout=poll, return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                finished = ()
-            for future in finished:
-                future.result()  # re-raises a task's error here (after its retries), with its traceback
-                yield futures.pop(future)
-            idle_since = _watch_workers(connected, futures, idle_since, grace)
-
-
-def _watch_workers(connected, futures: dict, idle_since: float | None, grace: float) -> float | None:
-    """Stop the run (cancelling what is left) once the cluster has had no worker for ``grace`` seconds."""
-    if not futures:
-        return None
-    try:
-        workers = len(connected.nthreads())
-    except (OSError, TimeoutError):
-        workers = 0
-    if workers:
-        return None
-    now = time.monotonic()
-    if idle_since is None:
-        logger.warning("the dask cluster has no worker; the run stops if none joins within %.0f s", grace)
-        return now
-    if now - idle_since < grace:
-        return idle_since
-    connected.cancel(list(futures))
-    raise RunStoppedError(
-        f"no dask worker for {grace:.0f} s (cluster.worker_grace in the config, --worker-grace on the command "
-        f"line): the run stopped with {len(futures):,} chunks left. The lock is released and every finished chunk "
-        "is kept; run the same command again to resume once workers are available")
-
-
-def check_scheduler(config: JobConfig) -> None:
-    """Reach the config's scheduler (file or address) within its connect timeout, before anything is written.
-
-    Raises
-    ------
-    TablegenInputError
-        If the scheduler file does not exist or names no scheduler address.
-    RunStoppedError
-        If the scheduler cannot be reached in time.
-    """
-    spec = config.cluster or {}
-    timeout = spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
-    if "scheduler_file" in spec:
-        address = _scheduler_file_address(spec["scheduler_file"])
-    elif "scheduler_address" in spec:
-        address = spec["scheduler_address"]
-    else:
-        return
-    from distributed import Client
-
-    try:
-        Client(address, timeout=timeout).close()
-    except (OSError, TimeoutError, ValueError) as error:
-        raise RunStoppedError(f"cannot reach the dask scheduler at {address} within {timeout:g} s ({error}); "
-                              "nothing was written: start the scheduler or fix the address, then rerun") from None
-
-
-def _scheduler_file_address(path: str) -> str:
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            address = json.load(handle).get("address")
-    except FileNotFoundError:
-        raise TablegenInputError(f"--scheduler-file {path}: no such file (start the scheduler with "
-                                 "--scheduler-file first); nothing was written") from None
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as error:
-        raise TablegenInputError(f"--scheduler-file {path}: not a dask scheduler file ({error})") from None
-    if not isinstance(address, str) or not address:
-        raise TablegenInputError(f"--scheduler-file {path}: names no scheduler address")
-    return address
-
-
-@contextlib.contextmanager
-def _connected_client(config: JobConfig, client):
-    """The given client, or one connected to the config's cluster (a LocalCluster by default)."""
-    if client is not None:
-        yield client
-        return
-    from distributed import Client, LocalCluster
-
-    cluster_spec = config.cluster or {"workers": 2}
-    if "scheduler_address" in cluster_spec:
-        with Client(cluster_spec["scheduler_address"],
-                    timeout=cluster_spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)) as connected:
-            yield connected
-    elif "scheduler_file" in cluster_spec:
-        with Client(scheduler_file=cluster_spec["scheduler_file"],
-                    timeout=cluster_spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)) as connected:
-            yield connected
-    elif resolve_device(config.device) == "cuda":  # one worker per GPU (tablegen.batch.gpu_cluster)
-        from tablegen.batch.gpu_cluster import gpu_cluster
-
-        with allocator_environment(), gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
-            yield connected
-    else:
-        with allocator_environment(), \
-                LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
-                             env=worker_environment(), dashboard_address=":0") as cluster, \
-                Client(cluster) as connected:
-            yield connected

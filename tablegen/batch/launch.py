@@ -15,7 +15,8 @@ import os
 import shlex
 
 from tablegen.batch.config import JobConfig, load_config
-from tablegen.batch.job import RunSummary, resolve_config, run, worker_environment
+from tablegen.batch.executors import worker_environment
+from tablegen.batch.job import RunSummary, resolve_config, run
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ def worker_lifetime(walltime_text: str) -> list[str]:
 def job_script_prologue(venv_dir: str | None = None) -> list[str]:
     """Shell lines run in each job before the workers start.
 
-    They export :func:`tablegen.batch.job.worker_environment` (one numba/OpenMP/BLAS thread, the glibc
+    They export :func:`tablegen.batch.executors.worker_environment` (one numba/OpenMP/BLAS thread, the glibc
     allocator thresholds, the numba cache in ``$TMPDIR`` of each node, evaluated there, unless
     ``NUMBA_CACHE_DIR`` is set here) and, if ``venv_dir`` is given, activate that virtual environment.
 

@@ -26,6 +26,7 @@ from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
+from tablegen.store.reader import ChunkReader, store_fingerprint
 from tablegen.store.zarr_store import open_store_group
 from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.compute.validation import (check_alpha, check_integer_array, check_metric, check_real_array,
@@ -75,7 +76,7 @@ class Table:
     def __init__(self, ds: xr.Dataset, source: str, url: str | None = None, storage_options: dict | None = None,
                  group: zarr.Group | None = None):
         self.ds, self.source = ds, source
-        self._reader = None if url is None else _ChunkReader(url, storage_options, source, group)
+        self._reader = None if url is None else ChunkReader(url, storage_options, source, group)
         self._P, self._N = ds.P.values, ds.N.values
         self._C, self._alpha = ds.C.values, ds.alpha.values
         self._metrics = [str(m) for m in ds.metric.values]
@@ -322,39 +323,6 @@ class Table:
         return f"; for a {what} off this grid use {options}"
 
 
-class _ChunkReader:
-    """Reads a store's variables for lookups and remembers which chunks are missing or undecodable."""
-
-    def __init__(self, url: str, storage_options: dict | None, source: str, group: zarr.Group | None = None):
-        from tablegen.store.schema import open_group, store_fs
-
-        self.group = open_group(url, storage_options, "r") if group is None else group
-        self.fs, self.root = store_fs(url, storage_options)
-        self.source, self.damaged = source, {}
-        from tablegen.store.integrity import written_regions
-
-        self.written = written_regions(self.group)
-
-    def read(self, name: str) -> np.ndarray:
-        from tablegen.store.integrity import read_variable
-
-        values, self.damaged[name] = read_variable(self.group, self.fs, self.root, name, self.written)
-        self.chunks = self.group[name].chunks[-2:]
-        return values
-
-    def refuse_damaged(self, name: str, p_index, n_index) -> None:
-        """Raise :class:`StoreIntegrityError` if a (P, N) index falls in a damaged chunk of ``name``."""
-        damaged = self.damaged.get(name)
-        if not damaged:
-            return
-        regions = set(zip(np.ravel(np.asarray(p_index) // self.chunks[0]).tolist(),
-                          np.ravel(np.asarray(n_index) // self.chunks[1]).tolist()))
-        for region in sorted(regions & set(damaged)):
-            raise StoreIntegrityError(f"{self.source}: cannot answer from a damaged cell: {damaged[region]}; "
-                                      "`tablegen verify` lists every damaged chunk and `tablegen run` on its config "
-                                      "recomputes them")
-
-
 #: Tables opened by :func:`open_table`, most recent last: (URL, storage options) -> (fingerprint, Table).
 _OPENED: OrderedDict = OrderedDict()
 #: How many finished stores :func:`open_table` keeps open.
@@ -403,7 +371,7 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
     source = "bundled table" if path is None else str(path)
     url = bundled_table_path() if path is None else str(path)
     key = (url, json.dumps(storage_options or {}, sort_keys=True, default=repr))
-    fingerprint = _fingerprint(url, storage_options)
+    fingerprint = store_fingerprint(url, storage_options)
     kept = _OPENED.get(key)
     if reuse and kept is not None and fingerprint is not None and kept[0] == fingerprint \
             and kept[1].source == source:
@@ -422,20 +390,3 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
         while len(_OPENED) > OPEN_TABLES:
             _OPENED.popitem(last=False)
     return table
-
-
-def _fingerprint(url: str, storage_options: dict | None):
-    """What changes whenever a store is written: its root metadata and manifest header, bytes and times
-    (None if they cannot be read: the store is then opened afresh, and its opening names the problem)."""
-    from tablegen.store.schema import store_fs
-
-    try:
-        fs, root = store_fs(url, storage_options)
-        parts = []
-        for name in ("zarr.json", "manifest/zarr.json"):
-            path = f"{root}/{name}"
-            info = fs.info(path)
-            parts.append((fs.cat_file(path), info.get("mtime"), info.get("LastModified"), info.get("ETag")))
-        return repr(parts)
-    except Exception:  # noqa: BLE001 - any failure: no fingerprint, no reuse
-        return None

@@ -1,4 +1,4 @@
-"""The Zarr store (DESIGN §4): schema, region writes, done flags, integrity, lock, migration.
+"""The Zarr store: schema, region writes, done flags, integrity, lock, migration.
 
 Below the batch job and the lookups; provenance is passed in by the caller.  The public entry point
 :func:`open_store` and the maintenance routines :func:`migrate_store`, :func:`add_conventions` and

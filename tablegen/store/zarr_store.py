@@ -1,15 +1,17 @@
-"""The Zarr store of a job (DESIGN §4): template, chunk-aligned region writes, done flags, lock, finalize.
+"""The Zarr store of a table: template, chunk-aligned region writes, done flags, lock, finalize.
 
-Life of a store::
+The store knows templates, URLs and regions, not jobs (the batch job builds the template and the
+provenance attributes from its config, and decides what a resume may reuse).  Life of a store::
 
-    with StoreLock(url):          # one writer at a time (tablegen.store.lock)
-        create_store(config)      # schema + coordinates + attributes + manifest record, no data
-        write_chunk(...)          # every data variable of a chunk, its manifest entry, then its done flags
-        mark_complete(config)     # once every cell is done: manifest consolidated, complete = True
-    open_store(url)               # an xarray Dataset; refuses other schemas and unfinished templates
+    with StoreLock(url):                               # one writer at a time (tablegen.store.lock)
+        create_store(template, url, attrs=provenance)  # schema + coordinates + attributes + manifest record
+        write_chunk(url, (p_slice, n_slice), arrays)   # a chunk's data, its manifest entry, then its done flags
+        mark_complete(url)                             # every cell done: manifest consolidated, complete = True
+    open_store(url)                                    # an xarray Dataset; refuses other schemas and
+                                                       # unfinished templates
 
-Every variable is chunked (P, N) exactly as the job's tasks are, and every write covers whole chunks,
-so no two tasks ever touch the same Zarr chunk (Zarr 3 has no locks).  Done flags are written after
+Every variable is chunked (P, N) as the template says, and every write covers whole chunks, so no
+two writers ever touch the same Zarr chunk (Zarr 3 has no locks).  Done flags are written after
 the data of their chunk: a task killed half-way leaves its cells not done, and a resume rewrites
 them whole.  Every chunk carries a crc32c checksum and is written even when all fill, and the
 manifest holds each chunk's hash (:mod:`tablegen.store.integrity`), so damage is found and named.
@@ -23,9 +25,8 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import logging
-from dataclasses import asdict
+from dataclasses import dataclass
 
 import dask.array as da
 import numpy as np
@@ -33,8 +34,6 @@ import xarray as xr
 
 from tablegen._version import __version__
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
-from tablegen.compute.mc import RNG_NAME
-from tablegen.compute.stats import CI_LEVEL
 from tablegen.store.integrity import (check_integrity, clear_regions, consolidate, region_digests, start_manifest,
                                       template_finished, write_region_entry)
 from tablegen.store.migrate import migrate_store
@@ -45,9 +44,9 @@ from tablegen.store.schema import (CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES,
 from tablegen.errors import StoreError, StoreIntegrityError
 
 __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VARIABLES", "StoreError",
-           "StoreIntegrityError", "StoreLock", "append_history", "check_integrity", "clear_regions", "create_store",
-           "done_mask", "mark_complete", "migrate_store", "open_store", "open_store_group", "store_exists",
-           "store_report", "store_state", "verify_report", "write_chunk"]
+           "StoreIntegrityError", "StoreLock", "StoreTemplate", "append_history", "check_integrity", "clear_regions",
+           "create_store", "done_mask", "mark_complete", "migrate_store", "open_store", "open_store_group",
+           "read_writable_attributes", "store_exists", "store_report", "store_state", "verify_report", "write_chunk"]
 
 logger = logging.getLogger(__name__)
 
@@ -84,100 +83,104 @@ def store_state(url: str, storage_options: dict | None = None) -> str:
     return "ready"
 
 
-def _config_record(config) -> str:
-    """The config as JSON, without storage options (they may hold credentials) and without any local
-    path of this machine (DESIGN §4): a local store or scheduler file is recorded by its name."""
-    record = asdict(config)
-    record.pop("storage_options", None)
-    record["store_url"] = _local_name(record["store_url"])
-    if "scheduler_file" in record.get("cluster", {}):
-        record["cluster"] = {**record["cluster"], "scheduler_file": _local_name(record["cluster"]["scheduler_file"])}
-    return json.dumps(record, sort_keys=True)
+@dataclass(frozen=True)
+class StoreTemplate:
+    """What a store holds: its coordinates and its (P, N) chunking.
+
+    Examples
+    --------
+    >>> template = StoreTemplate(("auc",), (0.01,), (10,), (20, 30), (40,), (0.1,), chunks=(1, 1))
+    >>> template.cells, dict(template.dataset().sizes)["P"]
+    (2, 2)
+    """
+
+    metrics: tuple
+    alphas: tuple
+    Cs: tuple
+    P: tuple
+    N: tuple
+    tail_probabilities: tuple
+    chunks: tuple[int, int]
+
+    @property
+    def cells(self) -> int:
+        return len(self.P) * len(self.N)
+
+    def dataset(self) -> xr.Dataset:
+        """The Dataset with every variable lazily at its fill value (nothing is computed from it)."""
+        sizes = {"metric": len(self.metrics), "alpha": len(self.alphas), "C": len(self.Cs),
+                 "P": len(self.P), "N": len(self.N), "tail_probability": len(self.tail_probabilities)}
+        chunk_of = {"P": self.chunks[0], "N": self.chunks[1]}
+        variables = {}
+        for name, (dims, dtype, fill, description) in VARIABLES.items():
+            shape = tuple(sizes[d] for d in dims)
+            chunks = tuple(chunk_of.get(d, sizes[d]) for d in dims)
+            variables[name] = xr.Variable(dims, da.full(shape, fill, dtype=dtype, chunks=chunks),
+                                          attrs={"description": description})
+        values = {"metric": np.array(self.metrics, dtype=object), "alpha": list(self.alphas),
+                  "C": list(self.Cs), "P": list(self.P), "N": list(self.N),
+                  "tail_probability": list(self.tail_probabilities)}
+        coords = {name: xr.Variable(name, value, attrs=COORDINATE_ATTRIBUTES[name]) for name, value in values.items()}
+        return xr.Dataset(variables, coords=coords)
 
 
-def _local_name(location: str) -> str:
-    """A local path's last component (``/home/me/t/paper.zarr`` -> ``paper.zarr``); URLs unchanged."""
-    if "://" in location:
-        return location
-    return os.path.basename(os.path.normpath(location))
-
-
-def template(config) -> xr.Dataset:
-    """The job's Dataset with every variable lazily at its fill value (nothing is computed from it)."""
-    sizes = {"metric": len(config.metrics), "alpha": len(config.alphas), "C": len(config.Cs),
-             "P": len(config.P), "N": len(config.N), "tail_probability": len(config.tail_probabilities)}
-    chunk_of = {"P": config.chunks[0], "N": config.chunks[1]}
-    variables = {}
-    for name, (dims, dtype, fill, description) in VARIABLES.items():
-        shape = tuple(sizes[d] for d in dims)
-        chunks = tuple(chunk_of.get(d, sizes[d]) for d in dims)
-        variables[name] = xr.Variable(dims, da.full(shape, fill, dtype=dtype, chunks=chunks),
-                                      attrs={"description": description})
-    values = {"metric": np.array(config.metrics, dtype=object), "alpha": list(config.alphas),
-              "C": list(config.Cs), "P": list(config.P), "N": list(config.N),
-              "tail_probability": list(config.tail_probabilities)}
-    coords = {name: xr.Variable(name, value, attrs=COORDINATE_ATTRIBUTES[name]) for name, value in values.items()}
-    return xr.Dataset(variables, coords=coords)
-
-
-def _remove_unfinished(config) -> None:
-    fs, root = store_fs(config.store_url, config.storage_options)
-    logger.warning("store %s: its template was never finished (creation interrupted); writing it again",
-                   config.store_url)
+def _remove_unfinished(url: str, storage_options: dict | None) -> None:
+    fs, root = store_fs(url, storage_options)
+    logger.warning("store %s: its template was never finished (creation interrupted); writing it again", url)
     if fs.exists(root):
         fs.rm(root, recursive=True)
 
 
-def create_store(config, command: str = "", state: str | None = None) -> None:
-    """Write the schema, coordinates, provenance attributes and manifest record of ``config``'s store; no data.
+def create_store(template: StoreTemplate, url: str, storage_options: dict | None = None, attrs: dict | None = None,
+                 *, command: str = "", state: str | None = None) -> None:
+    """Write the schema, coordinates, attributes and manifest record of a store at ``url``; no data.
 
-    An unfinished template (creation interrupted) is removed and written again.  Call it holding the
-    store's lock.  ``state`` is the store's :func:`store_state` if the caller has just read it under
-    that lock (it is read here otherwise).
+    ``attrs`` are the writer's provenance (e.g. the job's config, its hash, root seed and R), stored
+    between the schema's attributes and the creation record.  An unfinished template (creation
+    interrupted) is removed and written again.  Call it holding the store's lock.  ``state`` is the
+    store's :func:`store_state` if the caller has just read it under that lock (it is read here otherwise).
 
     Raises
     ------
     StoreError
         If the store already exists (resume it instead) or cannot be written there.
     """
-    state = store_state(config.store_url, config.storage_options) if state is None else state
+    state = store_state(url, storage_options) if state is None else state
     if state == "ready":
-        raise StoreError(f"store {config.store_url!r} already exists")
-    fs, root = store_fs(config.store_url, config.storage_options)
+        raise StoreError(f"store {url!r} already exists")
+    fs, root = store_fs(url, storage_options)
     if fs.isfile(root):
-        raise StoreError(f"store {config.store_url!r} cannot be created there: it is a file, not a folder")
+        raise StoreError(f"store {url!r} cannot be created there: it is a file, not a folder")
     try:
         if state == "unfinished":
-            _remove_unfinished(config)
-        fs.pipe(f"{root}{CREATING_SUFFIX}", json.dumps({"config_hash": config.result_hash}).encode())
-        _write_template(config, command)
+            _remove_unfinished(url, storage_options)
+        fs.pipe(f"{root}{CREATING_SUFFIX}", json.dumps({"config_hash": (attrs or {}).get("config_hash")}).encode())
+        _write_template(template, url, storage_options, attrs or {}, command)
         fs.rm(f"{root}{CREATING_SUFFIX}")
     except OSError as error:
         if not fs.exists(root) and fs.exists(f"{root}{CREATING_SUFFIX}"):  # nothing of the store was written
             fs.rm(f"{root}{CREATING_SUFFIX}")
-        raise StoreError(f"store {config.store_url!r} cannot be created there "
+        raise StoreError(f"store {url!r} cannot be created there "
                          f"({getattr(error, 'strerror', None) or error})") from None
-    logger.info("created store %s (%d cells, chunks %s)", config.store_url, config.cells, config.chunks)
+    logger.info("created store %s (%d cells, chunks %s)", url, template.cells, template.chunks)
 
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _write_template(config, command: str) -> None:
-    ds = template(config)
+def _write_template(template: StoreTemplate, url: str, storage_options: dict | None, attrs: dict,
+                    command: str) -> None:
+    ds = template.dataset()
     created = _now()
     ds.attrs.update(
-        schema=SCHEMA_NAME, schema_version=SCHEMA_VERSION, tablegen_version=__version__,
-        config=_config_record(config), config_hash=config.result_hash, root_seed=config.seed,
-        rng=RNG_NAME, replicates=config.replicates, ci_level=CI_LEVEL, created=created,
+        schema=SCHEMA_NAME, schema_version=SCHEMA_VERSION, tablegen_version=__version__, **attrs, created=created,
         command=command, complete=False, **CONVENTION_ATTRIBUTES, source=source_attribute(__version__),
         history=history_line(created, f"{command or 'tablegen.run'}: created", __version__),
     )
-    ds.to_zarr(config.store_url, mode="w-", compute=False, zarr_format=3, consolidated=False,
-               storage_options=config.storage_options or None,
-               encoding={name: chunk_codecs() for name in VARIABLES})
-    start_manifest(open_group(config.store_url, config.storage_options, "r+"), config.chunks)
+    ds.to_zarr(url, mode="w-", compute=False, zarr_format=3, consolidated=False,
+               storage_options=storage_options or None, encoding={name: chunk_codecs() for name in VARIABLES})
+    start_manifest(open_group(url, storage_options, "r+"), template.chunks)
 
 
 #: Schema versions this tablegen reads; version 1 (no checksums, no manifest) for lookups only.
@@ -202,41 +205,36 @@ def _check_finished(group, url: str) -> None:
                          "the next `tablegen run` of its config writes it again")
 
 
-def append_history(config, what: str) -> None:
+def append_history(url: str, what: str, storage_options: dict | None = None) -> None:
     """Append a line (now, ``what``, this tablegen's version) to the store's ``history`` attribute; hold the lock."""
-    group = open_group(config.store_url, config.storage_options, "r+")
+    group = open_group(url, storage_options, "r+")
     earlier = group.attrs.get("history")
     line = history_line(_now(), what, __version__)
     group.attrs.update({"history": f"{earlier}\n{line}" if earlier else line})
 
 
-def check_resumable(config) -> None:
-    """Refuse to resume a store written by another config (result hash), schema or random stream."""
-    group = open_group(config.store_url, config.storage_options, "r")
+def read_writable_attributes(url: str, storage_options: dict | None = None) -> dict:
+    """The root attributes of a finished store of this schema version, which may be written to.
+
+    Raises
+    ------
+    StoreError
+        If it is not a tablegen store of this schema version, or an unfinished template.
+    """
+    group = open_group(url, storage_options, "r")
     attrs = group.attrs.asdict()
-    check_schema(attrs, config.store_url)
-    _check_finished(group, config.store_url)
-    if attrs.get("rng") != RNG_NAME:
-        raise StoreError(
-            f"store {config.store_url!r} was sampled with another random stream (rng = {attrs.get('rng')!r}); "
-            f"this tablegen {__version__} samples with {RNG_NAME!r}, so resuming would mix the two; "
-            "use a new store"
-        )
-    if attrs.get("config_hash") != config.result_hash:
-        try:
-            stored = json.loads(attrs.get("config", "{}"))
-        except (TypeError, json.JSONDecodeError):
-            stored = {}
-        differing = sorted(k for k, v in config.result_fields().items()
-                           if json.loads(json.dumps(v)) != stored.get(k))
-        raise StoreError(
-            f"store {config.store_url!r} was written by a different config (hash "
-            f"{str(attrs.get('config_hash'))[:12]}…, this config {config.result_hash[:12]}…; "
-            f"differing fields: {', '.join(differing) or 'unknown'}); use another store or the same config"
-        )
+    check_schema(attrs, url)
+    _check_finished(group, url)
+    return attrs
 
 
-def repair_plan_mask(config) -> tuple[np.ndarray, object]:
+def _chunking(group) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((cells along P, along N), (chunk along P, along N)) of a store, from its done flags."""
+    done = group["done"]
+    return tuple(done.shape), tuple(done.chunks)
+
+
+def repair_plan_mask(url: str, storage_options: dict | None = None) -> tuple[np.ndarray, object]:
     """Done flags with every cell of a damaged chunk counted not done, and the integrity report (no writes).
 
     Raises
@@ -244,28 +242,29 @@ def repair_plan_mask(config) -> tuple[np.ndarray, object]:
     StoreIntegrityError
         If metadata is damaged (no resume can repair that).
     """
-    report = check_integrity(config.store_url, config.storage_options)
+    report = check_integrity(url, storage_options)
     if report.fatal:
-        raise StoreIntegrityError(f"store {config.store_url!r} is damaged beyond a resume: "
+        raise StoreIntegrityError(f"store {url!r} is damaged beyond a resume: "
                                   + "; ".join(str(p) for p in report.problems[:10]) + "; re-create it")
-    mask = done_mask(config)
+    mask = done_mask(url, storage_options)
+    _, (cp, cn) = _chunking(open_group(url, storage_options, "r"))
     for (i, j) in report.regions:
-        mask[i * config.chunks[0]:(i + 1) * config.chunks[0], j * config.chunks[1]:(j + 1) * config.chunks[1]] = False
+        mask[i * cp:(i + 1) * cp, j * cn:(j + 1) * cn] = False
     return mask, report
 
 
-def repair(config) -> int:
-    """Un-do every damaged chunk's cells so that the run recomputes exactly them; returns how many chunks."""
-    _, report = repair_plan_mask(config)
+def repair(url: str, storage_options: dict | None = None) -> int:
+    """Un-do every damaged chunk's cells so that a resume recomputes exactly them; returns how many chunks."""
+    _, report = repair_plan_mask(url, storage_options)
     for problem in report.problems:
-        logger.warning("store %s: %s; recomputing its cells", config.store_url, problem)
-    clear_regions(config.store_url, config.storage_options, report.regions)
+        logger.warning("store %s: %s; recomputing its cells", url, problem)
+    clear_regions(url, storage_options, report.regions)
     return len(report.regions)
 
 
-def done_mask(config) -> np.ndarray:
+def done_mask(url: str, storage_options: dict | None = None) -> np.ndarray:
     """(len(P), len(N)) booleans: which cells are written (a done chunk that cannot be decoded counts not done)."""
-    done = open_group(config.store_url, config.storage_options, "r")["done"]
+    done = open_group(url, storage_options, "r")["done"]
     try:
         return np.asarray(done[...], dtype=bool)
     except Exception:  # noqa: BLE001 - damaged flags: read them chunk by chunk
@@ -281,47 +280,52 @@ def done_mask(config) -> np.ndarray:
         return mask
 
 
-def _check_aligned(config, p_slice: slice, n_slice: slice) -> None:
-    for axis, part, size, chunk in (("P", p_slice, len(config.P), config.chunks[0]),
-                                    ("N", n_slice, len(config.N), config.chunks[1])):
-        if part.start % chunk or (part.stop % chunk and part.stop != size):
+def _check_aligned(shape: tuple[int, int], chunks: tuple[int, int], p_slice: slice, n_slice: slice) -> None:
+    for axis, part, size, chunk in (("P", p_slice, shape[0], chunks[0]), ("N", n_slice, shape[1], chunks[1])):
+        if part.start % chunk or (part.stop % chunk and part.stop != size) or part.stop > size:
             raise ValueError(f"region {axis}[{part.start}:{part.stop}] is not aligned with Zarr chunks of {chunk}")
 
 
-def write_chunk(config, p_slice: slice, n_slice: slice, arrays: dict[str, np.ndarray]) -> None:
+def write_chunk(url: str, region: tuple[slice, slice], arrays: dict[str, np.ndarray],
+                storage_options: dict | None = None) -> None:
     """Write one chunk-aligned region: every data variable, its manifest entry, then the done flags.
 
     Parameters
     ----------
-    config : JobConfig
-    p_slice, n_slice : slice
+    url : str
+        The store.
+    region : (slice, slice)
         Index ranges along P and N, aligned with the store's chunks.
     arrays : dict
         One array per name in :data:`DATA_VARIABLES`, shaped as the variable over the region.
+    storage_options : dict, optional
+        fsspec options of ``url``.
     """
-    _check_aligned(config, p_slice, n_slice)
+    p_slice, n_slice = region
+    group = open_group(url, storage_options, "r+")
+    shape, chunks = _chunking(group)
+    _check_aligned(shape, chunks, p_slice, n_slice)
     missing = set(DATA_VARIABLES) - set(arrays)
     if missing:
         raise ValueError(f"write_chunk needs every data variable; missing {sorted(missing)}")
-    group = open_group(config.store_url, config.storage_options, "r+")
     arrays = {name: np.asarray(arrays[name], dtype=VARIABLES[name][1]) for name in DATA_VARIABLES}
     for name in DATA_VARIABLES:
         group[name].with_config(WRITE_CONFIG)[..., p_slice, n_slice] = arrays[name]
     region_shape = (p_slice.stop - p_slice.start, n_slice.stop - n_slice.start)
-    write_region_entry(group, p_slice.start // config.chunks[0], n_slice.start // config.chunks[1],
+    write_region_entry(group, p_slice.start // chunks[0], n_slice.start // chunks[1],
                        region_digests(arrays, region_shape))
     group["done"].with_config(WRITE_CONFIG)[p_slice, n_slice] = True
 
 
-def mark_complete(config) -> bool:
+def mark_complete(url: str, storage_options: dict | None = None) -> bool:
     """Consolidate the manifest and set ``complete = True`` once every cell is done (checked, not assumed).
 
     A store already complete is left as it is (a no-op rerun rewrites nothing).  Returns whether it wrote.
     """
-    mask = done_mask(config)
+    mask = done_mask(url, storage_options)
     if not mask.all():
         raise RuntimeError(f"{int((~mask).sum())} cells are not done; the store is not complete")
-    group = open_group(config.store_url, config.storage_options, "r+")
+    group = open_group(url, storage_options, "r+")
     if group.attrs.get("complete") is True and "chunks" in group["manifest"].attrs:
         return False
     consolidate(group)

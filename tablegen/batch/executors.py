@@ -1,0 +1,214 @@
+"""Executors of the batch job's tasks: ``"serial"`` (in this process) and ``"dask"`` (a LocalCluster of
+single-threaded worker processes by default, a GPU cluster, or any running scheduler given by address or
+scheduler file), and the environment their worker processes start with.
+
+Both run the same task (:func:`tablegen.batch.tasks.run_chunk`) and yield each chunk as it is written;
+seeds are keyed on the cell and replicate, so both give bit-identical stores.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+import time
+import uuid
+from typing import Iterator
+
+from tablegen.batch.config import JobConfig
+from tablegen.batch.plan import Chunk
+from tablegen.batch.tasks import run_chunk
+from tablegen.compute.kernels.cuda.device import resolve_device
+from tablegen.errors import RunStoppedError, TablegenInputError
+
+logger = logging.getLogger(__name__)
+
+#: Seconds a dask run may go without a single worker before it stops (config ``cluster.worker_grace``).
+DEFAULT_WORKER_GRACE = 300.0
+#: Seconds to reach a scheduler given by address or file (config ``cluster.connect_timeout``).
+DEFAULT_CONNECT_TIMEOUT = 30.0
+#: A chunk task that fails (a transient write error, a lost worker) is run again this many times.
+TASK_RETRIES = 2
+
+#: glibc allocator thresholds for worker processes (read when a process starts; README §12).  With dask's
+#: ``MALLOC_TRIM_THRESHOLD_=65536`` (which also pins the mmap threshold) every block buffer is mapped and
+#: unmapped afresh: a chunk took 3.79 s in a worker, 2.75 s in a plain process, 2.58 s with these values
+#: (measured with the former ``mallopt`` calls); up to 256 MiB of freed heap then stays with the worker.
+ALLOCATOR_ENVIRONMENT = {"MALLOC_TRIM_THRESHOLD_": str(256 << 20), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
+
+
+def worker_environment() -> dict[str, str]:
+    """Environment for worker processes: one numba/OpenMP/BLAS thread, glibc allocator thresholds
+    (:data:`ALLOCATOR_ENVIRONMENT`) and a node-local numba cache.
+
+    The numba cache goes to a per-user folder under the node's temporary directory unless
+    ``NUMBA_CACHE_DIR`` is already set, so that workers on many nodes never race on a shared
+    filesystem's ``__pycache__`` (and read-only installs still cache).  glibc reads the ``MALLOC_*_``
+    variables once, when a process starts, so they act only in processes started with this
+    environment: the LocalCluster's and GPU cluster's workers (given it by the nanny, after dask's own
+    ``MALLOC_TRIM_THRESHOLD_``, which it overrides), the cluster launchers' job scripts and the
+    Kubernetes manifests.  The serial executor runs in the calling process with its allocator as it
+    started; export the variables before ``tablegen run --executor serial`` to have them there too.
+
+    Examples
+    --------
+    >>> worker_environment()["MALLOC_MMAP_THRESHOLD_"]
+    '33554432'
+    """
+    cache = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"tablegen-numba-cache-{os.getuid() if hasattr(os, 'getuid') else 'user'}")
+    return {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+            "OPENBLAS_NUM_THREADS": "1", "NUMBA_CACHE_DIR": cache, **ALLOCATOR_ENVIRONMENT,
+            "DASK_LOGGING__DISTRIBUTED": os.environ.get("DASK_LOGGING__DISTRIBUTED", "warning")}
+
+
+@contextlib.contextmanager
+def allocator_environment():
+    """Dask config (and environment) under which nannies started here spawn workers with
+    :data:`ALLOCATOR_ENVIRONMENT`: a nanny's ``env`` reaches the worker after its start, too late for
+    glibc, but ``distributed.nanny.pre-spawn-environ`` is in the environment it starts with.  Dask lets
+    a variable in this process's environment win over that config, and each nanny writes its values
+    there (so an earlier cluster's 65536 would win): inside this block they are set here too, then restored.
+    """
+    import dask
+
+    saved = {name: os.environ.get(name) for name in ALLOCATOR_ENVIRONMENT}
+    os.environ.update(ALLOCATOR_ENVIRONMENT)
+    try:
+        with dask.config.set({f"distributed.nanny.pre-spawn-environ.{k}": v for k, v in ALLOCATOR_ENVIRONMENT.items()}):
+            yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def serial_results(config: JobConfig, chunks: list[Chunk]) -> Iterator[Chunk]:
+    for chunk in chunks:
+        run_chunk(config, chunk)
+        yield chunk
+
+
+def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float) -> Iterator[Chunk]:
+    from distributed import wait
+
+    with _connected_client(config, client) as connected:
+        if on_client is not None:
+            on_client(connected)
+        # Keys unique to this run: two runs of one config (two stores, or a rerun) on one client must
+        # not share tasks — dask would hand the second run the first one's finished futures, and the
+        # second store would never be written.
+        run_token = uuid.uuid4().hex[:8]
+        futures = {connected.submit(run_chunk, config, chunk, key=f"tablegen-chunk-{config.result_hash[:8]}-"
+                                    f"{run_token}-{chunk.p_start}-{chunk.n_start}", pure=False,
+                                    retries=TASK_RETRIES): chunk
+                   for chunk in chunks}
+        idle_since, poll = None, min(max(grace / 4, 0.05), 5.0)
+        while futures:
+            try:
+                finished = wait(list(futures), timeout=poll, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                finished = ()
+            for future in finished:
+                future.result()  # re-raises a task's error here (after its retries), with its traceback
+                yield futures.pop(future)
+            idle_since = _watch_workers(connected, futures, idle_since, grace)
+
+
+def _watch_workers(connected, futures: dict, idle_since: float | None, grace: float) -> float | None:
+    """Stop the run (cancelling what is left) once the cluster has had no worker for ``grace`` seconds."""
+    if not futures:
+        return None
+    try:
+        workers = len(connected.nthreads())
+    except (OSError, TimeoutError):
+        workers = 0
+    if workers:
+        return None
+    now = time.monotonic()
+    if idle_since is None:
+        logger.warning("the dask cluster has no worker; the run stops if none joins within %.0f s", grace)
+        return now
+    if now - idle_since < grace:
+        return idle_since
+    connected.cancel(list(futures))
+    raise RunStoppedError(
+        f"no dask worker for {grace:.0f} s (cluster.worker_grace in the config, --worker-grace on the command "
+        f"line): the run stopped with {len(futures):,} chunks left. The lock is released and every finished chunk "
+        "is kept; run the same command again to resume once workers are available")
+
+
+def check_scheduler(config: JobConfig) -> None:
+    """Reach the config's scheduler (file or address) within its connect timeout, before anything is written.
+
+    Raises
+    ------
+    TablegenInputError
+        If the scheduler file does not exist or names no scheduler address.
+    RunStoppedError
+        If the scheduler cannot be reached in time.
+    """
+    spec = config.cluster or {}
+    timeout = spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
+    if "scheduler_file" in spec:
+        address = _scheduler_file_address(spec["scheduler_file"])
+    elif "scheduler_address" in spec:
+        address = spec["scheduler_address"]
+    else:
+        return
+    from distributed import Client
+
+    try:
+        Client(address, timeout=timeout).close()
+    except (OSError, TimeoutError, ValueError) as error:
+        raise RunStoppedError(f"cannot reach the dask scheduler at {address} within {timeout:g} s ({error}); "
+                              "nothing was written: start the scheduler or fix the address, then rerun") from None
+
+
+def _scheduler_file_address(path: str) -> str:
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            address = json.load(handle).get("address")
+    except FileNotFoundError:
+        raise TablegenInputError(f"--scheduler-file {path}: no such file (start the scheduler with "
+                                 "--scheduler-file first); nothing was written") from None
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError) as error:
+        raise TablegenInputError(f"--scheduler-file {path}: not a dask scheduler file ({error})") from None
+    if not isinstance(address, str) or not address:
+        raise TablegenInputError(f"--scheduler-file {path}: names no scheduler address")
+    return address
+
+
+@contextlib.contextmanager
+def _connected_client(config: JobConfig, client):
+    """The given client, or one connected to the config's cluster (a LocalCluster by default)."""
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    cluster_spec = config.cluster or {"workers": 2}
+    if "scheduler_address" in cluster_spec:
+        with Client(cluster_spec["scheduler_address"],
+                    timeout=cluster_spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)) as connected:
+            yield connected
+    elif "scheduler_file" in cluster_spec:
+        with Client(scheduler_file=cluster_spec["scheduler_file"],
+                    timeout=cluster_spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)) as connected:
+            yield connected
+    elif resolve_device(config.device) == "cuda":  # one worker per GPU (tablegen.batch.gpu_cluster)
+        from tablegen.batch.gpu_cluster import gpu_cluster
+
+        with allocator_environment(), gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
+            yield connected
+    else:
+        with allocator_environment(), \
+                LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
+                             env=worker_environment(), dashboard_address=":0") as cluster, \
+                Client(cluster) as connected:
+            yield connected
