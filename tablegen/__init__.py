@@ -10,7 +10,8 @@ Names resolve on first use (SPEC 1 lazy loading): ``import tablegen`` is cheap, 
 numpy, scipy and numba but never dask, distributed, zarr or xarray unless it reads a table.
 """
 
-from tablegen._version import __version__
+from tablegen._lazy import attach
+from tablegen._version import __version__ as __version__
 
 #: Public name -> the module that defines it.
 _PUBLIC = {
@@ -34,18 +35,4 @@ _PUBLIC = {
     "TablegenInputError": "tablegen.errors",
 }
 
-__all__ = ["__version__", *sorted(_PUBLIC)]
-
-
-def __getattr__(name: str):
-    if name not in _PUBLIC:
-        raise AttributeError(f"module 'tablegen' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(_PUBLIC[name]), name)
-    globals()[name] = value  # resolved once
-    return value
-
-
-def __dir__():
-    return __all__
+__getattr__, __dir__, __all__ = attach(__name__, _PUBLIC, extra=("__version__",))

@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tablegen"
 
 #: Layers from the bottom up; a module may import from its own layer and the layers before it.
 LAYERS = (
-    ("tablegen._version", "tablegen.errors"),
+    ("tablegen._version", "tablegen._lazy", "tablegen.errors"),
     ("tablegen.compute.kernels",),
     ("tablegen.compute.stats", "tablegen.compute.limits", "tablegen.compute.accumulator"),
     ("tablegen.compute.exact",),
@@ -175,3 +175,14 @@ def test_the_store_knows_templates_urls_and_regions_not_jobs():
                 problems += [f"{path.name}:{node.lineno}: {node.name}({arg.arg})" for arg in node.args.args
                              if arg.arg in ("config", "job")]
     assert not problems, "the store reads a job's config:\n" + "\n".join(problems)
+
+
+def test_no_pytest_configuration_inside_the_package():
+    """No conftest.py ships inside tablegen/; the doctest exclusions live in pyproject.toml and name real modules."""
+    import re
+    import tomllib
+
+    assert not list(PACKAGE.rglob("conftest.py"))
+    addopts = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
+    ignored = re.findall(r"--ignore-glob=\*/(\S+)", addopts)
+    assert ignored and all(len(list(PACKAGE.rglob(pattern.split("/", 1)[1]))) == 1 for pattern in ignored), ignored

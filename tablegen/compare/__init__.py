@@ -1,4 +1,4 @@
-"""Comparing real classifiers (DESIGN §9); names resolve on first use, so importing this is cheap.
+"""Comparing real classifiers; names resolve on first use, so importing this is cheap.
 
 - :func:`across_datasets`: m algorithms on n data sets — Friedman, then every pair by the Wilcoxon
   signed-rank or sign test with Holm/Bonferroni control (Benavoli, Corani & Mangili, JMLR 2016).
@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-import importlib
+from tablegen._lazy import attach
 
 _LAZY = {
     "across_datasets": "tablegen.compare.datasets",
@@ -27,14 +27,4 @@ _LAZY = {
     "plot_f1_comparison": "tablegen.compare.f1_plot",
 }
 
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tablegen.compare' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__, __all__ = attach(__name__, _LAZY)

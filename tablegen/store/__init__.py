@@ -7,7 +7,7 @@ Below the batch job and the lookups; provenance is passed in by the caller.  The
 
 from __future__ import annotations
 
-import importlib
+from tablegen._lazy import attach
 
 _LAZY = {
     "open_store": "tablegen.store.zarr_store",
@@ -17,14 +17,4 @@ _LAZY = {
     "add_conventions": "tablegen.store.migrate",
 }
 
-__all__ = sorted(_LAZY)
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module 'tablegen.store' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__, __all__ = attach(__name__, _LAZY)
