@@ -23,7 +23,8 @@ from tablegen.compare.f1 import prior_delta_draws
 from tablegen.compare.f1_eta import eta_posterior, log_target
 from tablegen.compute.kernels.f1 import fill_gamma, sample_dirichlet
 from tablegen.compare.f1_sampler import macro_draws
-from tablegen.compare.f1_summary import decide, density_at, hdi, savage_dickey, summarize_delta
+from tablegen.compare.f1_bayes_factor import interval_bayes_factor, point_null_ratios, window_density
+from tablegen.compare.f1_summary import decide, hdi, summarize_delta
 from tablegen.errors import TablegenInputError
 
 A3 = np.array([[45, 3, 2], [4, 40, 6], [1, 2, 47]])
@@ -280,7 +281,7 @@ def test_binary_case_against_direct_monte_carlo(average):
     _agree(single.draws, psi_a)
 
 
-# -- (d) decisions, HDI, Savage–Dickey ---------------------------------------------------------------
+# -- (d) decisions, HDI -------------------------------------------------------------------------------
 @pytest.mark.parametrize("mean, sd, expected", [
     (0.0, 0.001, "≈"), (0.02, 0.003, "≫"), (-0.02, 0.003, "≪"), (0.006, 0.003, ">"), (-0.006, 0.003, "<"),
     (0.001, 0.02, ">"), (-0.001, 0.02, "<")])
@@ -309,17 +310,6 @@ def test_hdi_of_a_skewed_distribution():
     assert low < 1e-3 and high == pytest.approx(-np.log(0.05), abs=0.03)
 
 
-def test_savage_dickey_on_known_densities():
-    rng = np.random.default_rng(4)
-    posterior, prior = rng.normal(0.0, 0.01, 100_000), rng.normal(0.0, 0.1, 100_000)
-    bf = savage_dickey(posterior, prior)
-    assert bf.low < 10.0 < bf.high and bf.bf01 == pytest.approx(10.0, rel=0.05)
-    tail = density_at(rng.normal(0.0, 1.0, 100_000), 2.0)
-    assert tail.low < stats.norm.pdf(2.0) < tail.high
-    far = savage_dickey(rng.normal(1.0, 0.01, 50_000), prior)
-    assert far.upper_bound_only and far.bf01 == 0.0 and 0 < far.high < 0.02 and "BF01 <" in far.text()
-
-
 @pytest.mark.parametrize("average", ["macro", "micro"])
 def test_prior_draws_against_numpy_prior(average):
     m, draws = 3, 20_000
@@ -328,6 +318,106 @@ def test_prior_draws_against_numpy_prior(average):
     mu = rng.dirichlet(np.ones(m), draws)
     psi = [_f1_reference(mu, _dirichlet_rows(rng, _omega(rng.beta(1.0, 1.0, draws), m)), average) for _ in range(2)]
     assert stats.ks_2samp(ours, psi[0] - psi[1]).pvalue > 1e-3
+
+
+# -- (e) the ROPE Bayes factor, and why there is no point-null one ---------------------------------
+def test_interval_bayes_factor_on_known_normals():
+    """Prior N(0, 1), posterior N(0, 0.1²), ROPE ±0.1: BF01 = [Φ-mass odds] / [Φ-mass odds], from scipy."""
+    rng = np.random.default_rng(4)
+    rope = (-0.1, 0.1)
+    p, q = stats.norm.cdf(1.0) - stats.norm.cdf(-1.0), stats.norm.cdf(0.1) - stats.norm.cdf(-0.1)
+    exact = (p / (1 - p)) / (q / (1 - q))
+    bf = interval_bayes_factor(rng.normal(0, 0.1, 100_000), rng.normal(0, 1, 100_000), rope)
+    assert bf.low < exact < bf.high and abs(bf.bf01 - exact) < 4 * bf.mc_error and bf.bound is None
+    assert bf.bf10 == pytest.approx(1 / bf.bf01) and bf.prior.mc_error == pytest.approx(np.sqrt(q * (1 - q) / 1e5),
+                                                                                     rel=0.05)
+    far = interval_bayes_factor(rng.normal(1.0, 0.01, 50_000), rng.normal(0, 1, 50_000), rope)
+    assert far.bf01 is None and far.bound == "upper" and far.low == 0.0 and 0 < far.high < 2e-3
+    assert "BF01 < " in far.text() and "no posterior draw" in far.text() and far.to_dict()["bf01"] is None
+    inside = interval_bayes_factor(rng.normal(0.0, 0.001, 50_000), rng.normal(0, 1, 50_000), rope)
+    assert inside.bound == "lower" and inside.high == np.inf and inside.low > 100 and "BF01 > " in inside.text()
+    assert json.loads(json.dumps(inside.to_dict(), allow_nan=False))["high"] is None
+
+
+def _reference_eta_posterior(rng, counts, size, grid=20_001):
+    """η | C on an equispaced grid in η from scipy's Dirichlet–multinomial likelihood (uniform prior), by
+    inverting the trapezoid CDF: a second method beside the library's logit-grid quadrature."""
+    eta = np.linspace(0.0, 1.0, grid)[1:-1]
+    omega = _omega(eta, counts.shape[0])
+    log_density = sum(stats.dirichlet_multinomial.logpmf(counts[j], omega[:, j, :], counts[j].sum())
+                      for j in range(counts.shape[0]))
+    density = np.exp(log_density - log_density.max())
+    cdf = np.concatenate([[0.0], np.cumsum((density[1:] + density[:-1]) / 2)])
+    return np.interp(rng.random(size), cdf / cdf[-1], eta)
+
+
+def _reference_micro_delta(rng, a, b, size, posterior=True):
+    """δ = micro F1(A) − micro F1(B), one μ for both, written from the model: θ_jj | η, c ~ Beta(η + c_jj,
+    1 − η + n_j − c_jj) (a Dirichlet's margin); with posterior=False the counts are zero (the prior)."""
+    n = a.sum(axis=1) if posterior else np.zeros(a.shape[0])
+    mu = rng.dirichlet(1.0 + n, size)
+    psi = []
+    for counts in (a, b):
+        eta = _reference_eta_posterior(rng, counts, size) if posterior else rng.uniform(size=size)
+        diag = np.diag(counts) if posterior else np.zeros(a.shape[0])
+        theta = rng.beta(eta[:, None] + diag, (1 - eta)[:, None] + n - diag)
+        psi.append((mu * theta).sum(axis=1))
+    return psi[0] - psi[1]
+
+
+def test_interval_bayes_factor_against_an_independent_sampler():
+    """The ROPE masses and BF01 of micro F1 against prior and posterior draws from numpy/scipy (not the library's
+    samplers): each within 4.5 combined Monte Carlo errors."""
+    rng, rope = np.random.default_rng(24), (-0.02, 0.02)
+    result = f1_posterior(SMALL_A, SMALL_B, average="micro", rope=rope, samples=50_000, seed=5)
+    post = _reference_micro_delta(rng, SMALL_A, SMALL_B, 200_000)
+    prior = _reference_micro_delta(rng, SMALL_A, SMALL_B, 400_000, posterior=False)
+    reference = interval_bayes_factor(post, prior, rope)
+    ours = result.bayes_factor
+    for mine, theirs in ((ours.posterior, reference.posterior), (ours.prior, reference.prior)):
+        assert abs(mine.mass - theirs.mass) < 4.5 * np.hypot(mine.mc_error, theirs.mc_error), (mine, theirs)
+    assert abs(ours.bf01 - reference.bf01) < 4.5 * np.hypot(ours.mc_error, reference.mc_error)
+    assert ours.low < ours.bf01 < ours.high and ours.prior.draws == 200_000 and ours.posterior.draws == 50_000
+    assert 0.05 < ours.posterior.mass < 0.5  # the test means something: many draws in the ROPE
+
+
+def test_prior_density_at_zero_diverges():
+    """The window estimate of δ's prior density at 0 grows as the window shrinks, each step beyond its sampling
+    error, in the library's prior draws and in numpy's (so in the model, not in a sampler); a smooth density
+    (the posterior's) does not."""
+    windows = (0.05, 0.01, 0.002, 5e-4)
+    ours = prior_delta_draws(3, "micro", 1.0, (1.0, 1.0), "independent", 200_000)
+    rng = np.random.default_rng(3)
+    mu_a, mu_b = rng.dirichlet(np.ones(3), (2, 200_000))
+    psi = [(mu * rng.beta(eta[:, None], 1 - eta[:, None], (eta.size, 3))).sum(axis=1)
+           for mu, eta in ((mu_a, rng.uniform(size=200_000)), (mu_b, rng.uniform(size=200_000)))]
+    for draws in (ours, psi[0] - psi[1]):
+        table = point_null_ratios(draws[:1000] * 0.0 + 0.3, draws, windows)  # posterior far from 0: ratios unused
+        prior_density = [r.prior_density for r in table.rows]
+        counts = [r.prior_count for r in table.rows]
+        for k in range(len(windows) - 1):  # Clopper–Pearson 99.9% intervals of consecutive densities do not overlap
+            low = stats.binomtest(counts[k + 1], draws.size).proportion_ci(0.999).low / (2 * windows[k + 1])
+            high = stats.binomtest(counts[k], draws.size).proportion_ci(0.999).high / (2 * windows[k])
+            assert low > high, (windows[k], prior_density)
+        assert prior_density[-1] > 5 * prior_density[0]
+    smooth = f1_posterior(A3, B3, average="micro", samples=20_000, seed=3).delta  # sd 0.04: smooth at this scale
+    at = float(np.median(smooth))
+    assert window_density(smooth, 0.002, at) == pytest.approx(window_density(smooth, 0.01, at), rel=0.15)
+
+
+def test_point_null_option_shows_windows_side_by_side(tmp_path, capsys):
+    from tablegen.cli.main import main
+
+    result = f1_posterior(A3, B3, samples=2_000, seed=1, point_null=True)
+    windows = [r.half_width for r in result.point_null.rows]
+    assert windows == [0.05, 0.01, 0.002, 5e-4, 1e-4] and "NOT a Bayes factor" in result.table()
+    assert [w["half_width"] for w in result.to_dict()["point_null_ratios"]["windows"]] == windows
+    with pytest.raises(TablegenInputError, match="point_null must be True or False"):
+        f1_posterior(A3, B3, samples=2_000, point_null="yes")
+    a, b = _matrices(tmp_path)
+    assert main(["compare", "f1", a, b, "--samples", "2000", "--seed", "1", "--point-null-bf"]) == 0
+    out = capsys.readouterr().out
+    assert "NOT a Bayes factor" in out and "0.0001" in out and "ROPE Bayes factor BF01" in out
 
 
 # -- the public functions --------------------------------------------------------------------------
@@ -489,6 +579,7 @@ def test_cli_text_and_json(tmp_path, capsys):
     assert main(["compare", "f1", a, b, "--samples", "2000", "--seed", "1", "--names", "SVM", "kNN"]) == 0
     out = capsys.readouterr().out
     assert "A = SVM" in out and "decision: SVM ≫ kNN" in out and "macro sign test" in out
+    assert "ROPE Bayes factor BF01 = " in out and "Point-null" not in out
     assert main(["compare", "f1", a, b, "--samples", "2000", "--seed", "1", "--json", "--average", "micro",
                  "--rope=-0.01,0.02"]) == 0
     payload = json.loads(capsys.readouterr().out)
@@ -496,6 +587,9 @@ def test_cli_text_and_json(tmp_path, capsys):
     direct = f1_posterior(A3, B3, average="micro", rope=(-0.01, 0.02), samples=2000, seed=1)
     assert payload["bayesian"]["delta"]["mean"] == pytest.approx(direct.summary.mean)
     assert len(payload["frequentist"]["tests"]) == 4
+    bf = payload["bayesian"]["bayes_factor"]
+    assert bf["method"] == "interval (ROPE) Bayes factor" and bf["bf01"] == pytest.approx(direct.bayes_factor.bf01)
+    assert bf["rope"] == [-0.01, 0.02] and "point_null_ratios" not in payload["bayesian"]
 
 
 def test_cli_errors_name_the_file_or_option(tmp_path, capsys):

@@ -1,9 +1,11 @@
 """``tablegen compare f1 A.csv B.csv``: two classifiers' average F1 on one test set, Bayesian (DESIGN §9).
 
 A thin layer over :func:`tablegen.compare.f1_posterior` and :func:`tablegen.compare.f1_frequentist_tests`:
-reads the two confusion matrices, prints the paper's Table IV (ψ_A, ψ_B, δ; the Savage–Dickey Bayes
-factor; the decision) and its Table III (the frequentist tests); ``--json`` prints both results'
-``to_dict()``; ``--plot`` draws δ's posterior with its HDI, the ROPE and the decision.
+reads the two confusion matrices, prints the paper's Table IV (ψ_A, ψ_B, δ; the ROPE Bayes factor, where
+the paper had a point-null one; the decision) and its Table III (the frequentist tests); ``--json`` prints
+both results' ``to_dict()``; ``--plot`` draws δ's posterior with its HDI, the ROPE and the decision;
+``--point-null-bf`` adds window estimates of the point-null ratio side by side, to show that under these
+priors it depends on the window (:mod:`tablegen.compare.f1_bayes_factor`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ def add_parser(subparsers) -> None:
                    help="names of the two classifiers in the report and the plot")
     p.add_argument("--plot", default=None, metavar="OUT.png",
                    help="draw δ's posterior, its HDI, the ROPE and the decision")
+    p.add_argument("--point-null-bf", action="store_true",
+                   help="also show window estimates of the point-null (Savage-Dickey) ratio at several windows: "
+                        "the prior density of the difference at 0 is infinite under these priors, so they grow "
+                        "as the window shrinks and none is a Bayes factor (the ROPE Bayes factor is always shown)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(compare_run=run)
 
@@ -109,7 +115,7 @@ def run(args) -> int:
     try:
         a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)
         result = f1_posterior(a, b, average=args.average, rope=_rope(args.rope), samples=args.samples,
-                              seed=args.seed, mu=args.mu)
+                              seed=args.seed, mu=args.mu, point_null=args.point_null_bf)
         tests = f1_frequentist_tests(a, b)
         if args.plot is not None:
             from tablegen.cli.images import image_errors

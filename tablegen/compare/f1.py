@@ -21,11 +21,13 @@ on its own, which counts n twice and gives ψ_A and ψ_B independent μ's: noise
 data.  Here one μ ~ Dir(β + n) is drawn per posterior draw and used for both, and the matrices' row
 sums must agree.  ``mu="independent"`` reproduces the paper's choice (and allows different test sets).
 
-The Savage–Dickey Bayes factor at δ = 0 (:func:`.f1_summary.savage_dickey`) needs δ's prior density at
-0, which has no closed form: it is estimated from ``prior_samples`` draws of the same model without data
-(η ~ Beta(α), μ ~ Dir(β), θ_j ~ Dir(ω_j(η)), μ shared as for the posterior), by a window estimate.
-Those draws depend on the setting alone (M, average, priors, μ mode), so they use a fixed seed and are
-cached (:func:`prior_delta_draws`).
+The Bayes factor is the interval (ROPE) one (:mod:`.f1_bayes_factor`): the posterior odds of δ in the ROPE
+over its prior odds.  The prior mass of the ROPE has no closed form: it is the share of ``prior_samples``
+draws of the same model without data (η ~ Beta(α), μ ~ Dir(β), θ_j ~ Dir(ω_j(η)), μ shared as for the
+posterior) that fall in the ROPE.  Those draws depend on the setting alone (M, average, priors, μ mode), so
+they use a fixed seed and are cached (:func:`prior_delta_draws`).  The point-null (Savage–Dickey) ratio does
+not exist under these priors (δ's prior density at 0 is infinite); ``point_null=True`` shows its window
+estimates side by side to make that visible.
 """
 
 from __future__ import annotations
@@ -37,11 +39,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import expit
 
+from tablegen.compare.f1_bayes_factor import interval_bayes_factor, point_null_ratios
 from tablegen.compare.f1_eta import DEFAULT_GRID, EtaPosterior, eta_posterior
 from tablegen.compute.kernels.f1 import sample_dirichlet
 from tablegen.compare.f1_results import EtaInfo, F1Comparison, F1Posterior
 from tablegen.compare.f1_sampler import macro_draws, micro_draws
-from tablegen.compare.f1_summary import decide, observed_f1, savage_dickey, summarize, summarize_delta
+from tablegen.compare.f1_summary import decide, observed_f1, summarize, summarize_delta
 from tablegen.compare.f1_validation import validate_f1_posterior_args, validate_f1_score_args
 
 if TYPE_CHECKING:
@@ -100,11 +103,12 @@ def _eta_info(post: EtaPosterior) -> EtaInfo:
                    float(post.t[0]), float(post.t[-1]), post.quadrature_error)
 
 
-#: Root seed of the prior draws: δ's prior density at 0 is a property of the model (M, average, priors,
+#: Root seed of the prior draws: δ's prior mass in the ROPE is a property of the model (M, average, priors,
 #: μ mode), not of the data, so it is estimated once per setting, the same in every call.
 PRIOR_SEED = 20151114
-#: Default number of prior draws (window estimate of the density at 0: about 1.5% sampling error).
-DEFAULT_PRIOR_SAMPLES = 20_000
+#: Default number of prior draws: a prior ROPE mass of 0.02 (±0.005, M = 3) is then known to ±1.6%
+#: (Monte Carlo error); they take about 0.2 s per setting and are cached.
+DEFAULT_PRIOR_SAMPLES = 200_000
 
 
 @functools.lru_cache(maxsize=32)
@@ -132,7 +136,7 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
                  rope: float | tuple[float, float] = 0.005, samples: int = 50_000, seed: int | None = None,
                  prior: F1Prior | Mapping[str, object] | None = None, *, mu: str = "joint",
                  prior_samples: int = DEFAULT_PRIOR_SAMPLES, credible_mass: float = 0.95,
-                 eta_grid: int = DEFAULT_GRID) -> F1Comparison:
+                 eta_grid: int = DEFAULT_GRID, point_null: bool = False) -> F1Comparison:
     """Posterior of δ = ψ_A − ψ_B, the difference of two classifiers' average F1 on one test set.
 
     Parameters
@@ -154,19 +158,24 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
         One μ for both classifiers (they share the test set; the row sums must agree) or one each, as
         in the paper (module docstring).
     prior_samples : int
-        Draws of δ from the prior, for the Savage–Dickey Bayes factor (:func:`prior_delta_draws`: fixed
-        seed, cached per setting).
+        Draws of δ from the prior, for the prior mass of the ROPE in the Bayes factor
+        (:func:`prior_delta_draws`: fixed seed, cached per setting).
     credible_mass : float
         Mass of the HDI (0.95); the decision uses this HDI.
     eta_grid : int
         Points of η's posterior grid (:mod:`tablegen.compare.f1_eta`); the default is far finer than any
         report needs.
+    point_null : bool
+        Also give ``.point_null``: window estimates of the point-null (Savage–Dickey) ratio at ±0.05,
+        ±0.01, ±0.002, ±5e-4 and ±1e-4 side by side.  They are not a Bayes factor: δ's prior density at 0
+        is infinite under these priors, so each is set by its window (:mod:`.f1_bayes_factor`).
 
     Returns
     -------
     F1Comparison
         ``.summary`` (mean, sd, Monte Carlo error, HDI, shares in the ROPE and around 0),
-        ``.bayes_factor``, ``.decision`` (≈, ≪, <, >, ≫), ``.a`` and ``.b`` (each classifier's ψ),
+        ``.bayes_factor`` (the ROPE Bayes factor, :class:`.IntervalBayesFactor`), ``.decision`` (≈, ≪,
+        <, >, ≫), ``.a`` and ``.b`` (each classifier's ψ), ``.point_null`` (only with ``point_null=True``),
         ``.sentence()``, ``.table()``, ``.to_dict()``, ``.plot()``.
 
     Raises
@@ -187,7 +196,7 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
     True
     """
     args = validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples, seed, prior, mu,
-                                      prior_samples, credible_mass, eta_grid)
+                                      prior_samples, credible_mass, eta_grid, point_null)
     streams = _Streams(args.seed)
     a, b = args.confusions
     mu_a = _mu(args.prior.beta, a.sum(axis=1), args.samples, streams)
@@ -208,7 +217,8 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
     logger.info("f1_posterior: %s F1, M = %d, %d draws, seed %d: %s", args.average, a.shape[0], args.samples,
                 streams.seed, decision)
     return F1Comparison(args.average, args.rope, args.mu, streams.seed, args.prior, posteriors[0], posteriors[1],
-                        summary, savage_dickey(delta, prior_delta), decision, delta, prior_delta)
+                        summary, interval_bayes_factor(delta, prior_delta, args.rope), decision, delta, prior_delta,
+                        point_null_ratios(delta, prior_delta) if args.point_null else None)
 
 
 def f1_score_posterior(confusion: ArrayLike, average: str = "macro", samples: int = 50_000, seed: int | None = None,

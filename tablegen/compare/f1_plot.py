@@ -1,4 +1,4 @@
-"""Picture of a Bayesian F1 comparison: δ's posterior, its HDI, the ROPE and the decision.
+"""Picture of a Bayesian F1 comparison: δ's posterior, its HDI, the ROPE, the ROPE Bayes factor and the decision.
 
 Needs matplotlib (``pip install 'tablegen[plots]'``); the error says so when it is missing.
 """
@@ -24,12 +24,15 @@ def _shares_text(result) -> str:
     s = result.summary
     return (f"δ < 0          {s.below_zero:7.2%}\nδ > 0          {s.above_zero:7.2%}\n"
             f"left of ROPE   {s.left_of_rope:7.2%}\ninside ROPE    {s.in_rope:7.2%}\n"
-            f"right of ROPE  {s.right_of_rope:7.2%}\n{result.bayes_factor.text().split(' (')[0]}")
+            f"right of ROPE  {s.right_of_rope:7.2%}\n{result.bayes_factor.short_text()}")
 
 
 def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None = None,
                        labels: tuple[str, str] = ("A", "B")) -> Figure:
     """Draw δ's posterior density with its HDI, the ROPE, 0 and the decision in the title.
+
+    A box gives the shares of δ left of / inside / right of the ROPE and on each side of 0, and the ROPE
+    Bayes factor BF₀₁ (:class:`tablegen.compare.f1_bayes_factor.IntervalBayesFactor`).
 
     Parameters
     ----------

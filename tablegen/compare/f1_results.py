@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compare.f1_summary import DeltaSummary, SavageDickey, Summary, decision_text
+from tablegen.compare.f1_bayes_factor import IntervalBayesFactor, PointNullRatios
+from tablegen.compare.f1_summary import DeltaSummary, Summary, decision_text
 from tablegen.compare.f1_validation import F1Prior
 
 if TYPE_CHECKING:
@@ -87,9 +88,12 @@ class F1Posterior:
 
 @dataclass(frozen=True, eq=False)
 class F1Comparison:
-    """δ = ψ_A − ψ_B: its summary, the Savage–Dickey Bayes factor and the decision (DESIGN §9).
+    """δ = ψ_A − ψ_B: its summary, the ROPE Bayes factor and the decision.
 
     ``decision`` is one of ≈, ≫, ≪, >, < (see :mod:`tablegen.compare.f1_summary`), read "A ≫ B".
+    ``bayes_factor`` is the interval (ROPE) Bayes factor (:class:`.IntervalBayesFactor`); ``point_null``
+    holds window estimates of the point-null ratio only when asked for (``point_null=True``), since
+    under these priors it is not a property of the data (:mod:`tablegen.compare.f1_bayes_factor`).
     Made by :func:`tablegen.compare.f1_posterior`.
 
     Examples
@@ -100,13 +104,14 @@ class F1Comparison:
     >>> result = f1_posterior(a, b, rope=0.01, samples=20_000, seed=1)
     >>> result.decision, result.samples, round(result.observed_delta, 4), result.a.observed > result.b.observed
     ('≫', 20000, 0.1144, True)
-    >>> print(result.table(names=("A", "B")))
+    >>> print(result.table(names=("A", "B")))  # doctest: +NORMALIZE_WHITESPACE
             observed      mean       sd  MC error  95% HDI                in ROPE   δ < 0   δ > 0
     ψ(A)      0.8791    0.8712   0.0270   1.9e-04  [0.8162, 0.9207]
     ψ(B)      0.7647    0.7574   0.0347   2.5e-04  [0.6877, 0.8224]
     δ        +0.1144   +0.1138   0.0439   3.1e-04  [+0.0292, +0.2013]      0.0066  0.0045  0.9955
     ROPE (-0.01, +0.01); 20,000 independent draws (shares ± 6.6e-04); μ joint; seed 1
-    Savage–Dickey at δ = 0: BF01 = 0.395 (95% interval 0.317 to 0.488)
+    ROPE Bayes factor BF01 = 0.213 (95% interval 0.168 to 0.266; BF10 = 4.7)
+    from Pr(δ in ROPE) = 0.0066 ± 5.7e-04 posterior, 0.0303 ± 3.8e-04 prior
     decision: A ≫ B (A is clearly better than B)
     """
 
@@ -118,10 +123,11 @@ class F1Comparison:
     a: F1Posterior
     b: F1Posterior
     summary: DeltaSummary
-    bayes_factor: SavageDickey
+    bayes_factor: IntervalBayesFactor
     decision: str
     delta: np.ndarray = field(repr=False)
     prior_delta: np.ndarray = field(repr=False)
+    point_null: PointNullRatios | None = None
 
     @property
     def samples(self) -> int:
@@ -134,14 +140,12 @@ class F1Comparison:
 
     def to_dict(self) -> dict:
         """Everything but the draws, JSON-ready."""
-        bf = self.bayes_factor
         return {"average": self.average, "rope": list(self.rope), "mu": self.mu, "samples": self.samples,
                 "prior_samples": int(self.prior_delta.size), "seed": self.seed, "prior": asdict(self.prior),
                 "decision": self.decision, "meaning": decision_text(self.decision),
                 "observed_delta": self.observed_delta, "delta": self.summary.to_dict(),
-                "bayes_factor": {"bf01": bf.bf01, "low": bf.low, "high": bf.high,
-                                 "upper_bound_only": bf.upper_bound_only, "method": "Savage-Dickey, window estimates",
-                                 "posterior_density": asdict(bf.posterior), "prior_density": asdict(bf.prior)},
+                "bayes_factor": self.bayes_factor.to_dict(),
+                **({"point_null_ratios": self.point_null.to_dict()} if self.point_null is not None else {}),
                 "a": self.a.to_dict(), "b": self.b.to_dict(), "sentence": self.sentence()}
 
     def sentence(self, names: tuple[str, str] = ("A", "B")) -> str:
@@ -155,7 +159,10 @@ class F1Comparison:
                 f"{self.rope[1]:+g}); {side}; {self.bayes_factor.text()}. {_first_upper(decision_text(d, a, b))}.")
 
     def table(self, names: tuple[str, str] = ("A", "B")) -> str:
-        """The paper's Table IV layout: ψ of each classifier and δ, then the Bayes factor and the decision."""
+        """The paper's Table IV layout: ψ of each classifier and δ, then the ROPE Bayes factor and the decision.
+
+        With ``point_null=True`` the window estimates of the point-null ratio follow, side by side.
+        """
         n, width = self.samples, max(6, *(len(x) + 4 for x in names))
         lines = [f"{'':{width}}{'observed':>10}{'mean':>10}{'sd':>9}{'MC error':>10}  "
                  f"{f'{self.summary.hdi_mass:.0%} HDI':<21}{'in ROPE':>9}{'δ < 0':>8}{'δ > 0':>8}"]
@@ -169,8 +176,10 @@ class F1Comparison:
                      f"{s.above_zero:>8.4f}")
         lines.append(f"ROPE ({self.rope[0]:+g}, {self.rope[1]:+g}); {n:,} independent draws (shares ± "
                      f"{s.share_mc_error:.1e}); μ {self.mu}; seed {self.seed}")
-        lines.append(f"Savage–Dickey at δ = 0: {self.bayes_factor.text()}")
+        lines.append(f"{self.bayes_factor.text()} from {self.bayes_factor.masses_text()}")
         lines.append(f"decision: {names[0]} {self.decision} {names[1]} ({decision_text(self.decision, *names)})")
+        if self.point_null is not None:
+            lines.append(self.point_null.text())
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike[str] | None = None, labels: tuple[str, str] = ("A", "B")) -> Figure:

@@ -1,4 +1,4 @@
-"""Summaries of posterior draws: HDI, ROPE shares, the Savage–Dickey Bayes factor and the decision.
+"""Summaries of posterior draws: HDI, ROPE shares and the decision (the Bayes factor: :mod:`.f1_bayes_factor`).
 
 Everything here works on independent draws (the F1 sampler's are), so a mean's Monte Carlo error is
 sd/√S and a share's is √(p(1 − p)/S).
@@ -20,7 +20,6 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats
 
 #: What each decision says, in words, for classifiers named {a} and {b}.
 DECISIONS = {"≈": "{a} and {b} are practically equivalent", "≫": "{a} is clearly better than {b}",
@@ -52,89 +51,6 @@ def hdi(draws: np.ndarray, mass: float = 0.95) -> tuple[float, float]:
     widths = x[inside - 1:] - x[:x.size - inside + 1]
     i = int(np.argmin(widths))
     return float(x[i]), float(x[i + inside - 1])
-
-
-@dataclass(frozen=True)
-class DensityAtPoint:
-    """A window (histogram-bin) estimate of a density at one point, with a 95% interval.
-
-    ``value`` = k / (S · 2h): k of the S draws lie within ``half_width`` h of the point.  The interval
-    is Clopper–Pearson's for k, divided by S · 2h: it covers the sampling error, not the window's
-    smoothing bias (about h² f''/6, which grows in the far tails).
-    """
-
-    value: float
-    low: float
-    high: float
-    count: int
-    draws: int
-    half_width: float
-
-
-def density_at(draws: np.ndarray, point: float = 0.0, level: float = 0.95) -> DensityAtPoint:
-    """Window estimate of the draws' density at ``point``, with a ``level`` interval.
-
-    The half-width h = 1.843 σ S^(−1/5) is the normal-reference AMISE-optimal bandwidth of the
-    uniform kernel (Silverman's rule carried over to the box kernel), σ = min(sd, IQR/1.349).
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> d = density_at(rng.standard_normal(200_000))
-    >>> bool(abs(d.value - 1 / np.sqrt(2 * np.pi)) < 0.01), d.low < 0.3989 < d.high
-    (True, True)
-    """
-    x = np.asarray(draws, dtype=float)
-    q75, q25 = np.percentile(x, [75, 25])
-    sigma = min(float(x.std()), float(q75 - q25) / 1.349) or float(x.std())
-    h = 1.843 * sigma * x.size ** -0.2 if sigma > 0 else 1e-12
-    k = int(np.count_nonzero(np.abs(x - point) <= h))
-    ci = stats.binomtest(k, x.size).proportion_ci(level, method="exact")
-    scale = x.size * 2.0 * h
-    return DensityAtPoint(k / scale, ci.low * x.size / scale, ci.high * x.size / scale, k, int(x.size), h)
-
-
-@dataclass(frozen=True)
-class SavageDickey:
-    """BF₀₁ = p(δ = 0 | data) / p(δ = 0): evidence for δ = 0 (BF₁₀ = 1/BF₀₁ against it).
-
-    Both densities are window estimates (:func:`density_at`): the posterior's from the posterior
-    draws, the prior's from draws of the same model with no data.  ``low``/``high`` is a 95% interval:
-    the extreme ratios of the two counts' Clopper–Pearson intervals at level √0.95 each (independent
-    draws, so both hold together with probability 0.95).
-    When no posterior draw falls in the window, ``bf01`` is 0 and only ``high`` (an upper bound) means
-    anything: ``upper_bound_only`` is then true.
-    """
-
-    bf01: float
-    low: float
-    high: float
-    posterior: DensityAtPoint
-    prior: DensityAtPoint
-
-    @property
-    def upper_bound_only(self) -> bool:
-        return self.posterior.count == 0
-
-    def text(self) -> str:
-        if self.upper_bound_only:
-            return f"BF01 < {self.high:.3g} (BF10 > {1 / self.high:.3g}; no posterior draw near 0)"
-        return f"BF01 = {self.bf01:.3g} (95% interval {self.low:.3g} to {self.high:.3g})"
-
-
-def savage_dickey(posterior: np.ndarray, prior: np.ndarray) -> SavageDickey:
-    """The Savage–Dickey density ratio at δ = 0 from posterior and prior draws of δ.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(1)
-    >>> bf = savage_dickey(rng.normal(0, 0.01, 100_000), rng.normal(0, 0.1, 100_000))  # true BF01 = 10
-    >>> bool(bf.low < 10 < bf.high), bf.upper_bound_only
-    (True, False)
-    """
-    level = math.sqrt(0.95)
-    post, pri = density_at(posterior, level=level), density_at(prior, level=level)
-    return SavageDickey(post.value / pri.value, post.low / pri.high, post.high / pri.low, post, pri)
 
 
 def decide(interval: tuple[float, float], rope: tuple[float, float], below: float, above: float,

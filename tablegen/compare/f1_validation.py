@@ -138,10 +138,11 @@ class F1Args:
     rope: tuple[float, float] = (0.0, 0.0)
     mu: str = "joint"
     prior_samples: int = 0
+    point_null: bool = False
 
 
 def validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples, seed, prior, mu,
-                               prior_samples, credible_mass, eta_grid) -> F1Args:
+                               prior_samples, credible_mass, eta_grid, point_null=False) -> F1Args:
     """Check every argument of :func:`tablegen.compare.f1_posterior` before any work."""
     a, b = check_confusion("confusion_a", confusion_a), check_confusion("confusion_b", confusion_b)
     if a.shape != b.shape:
@@ -156,8 +157,11 @@ def validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples,
             f"{rows_a[j]:.0f}); on one test set they agree. Different test sets: pass mu='independent'")
     samples = _integer("samples", samples, MIN_SAMPLES)
     prior_samples = _integer("prior_samples", prior_samples, MIN_SAMPLES)
+    if not isinstance(point_null, (bool, np.bool_)):
+        raise TablegenInputError(f"point_null must be True or False, got {point_null!r}")
     return F1Args((a, b), _choice("average", average, AVERAGES), samples, _seed(seed), check_prior(prior),
-                  _mass(credible_mass), _integer("eta_grid", eta_grid, 65), check_rope(rope), mu, prior_samples)
+                  _mass(credible_mass), _integer("eta_grid", eta_grid, 65), check_rope(rope), mu, prior_samples,
+                  bool(point_null))
 
 
 def validate_f1_score_args(confusion, average, samples, seed, prior, credible_mass, eta_grid) -> F1Args:
