@@ -24,7 +24,13 @@ def _shares_text(result) -> str:
     s = result.summary
     return (f"δ < 0          {s.below_zero:7.2%}\nδ > 0          {s.above_zero:7.2%}\n"
             f"left of ROPE   {s.left_of_rope:7.2%}\ninside ROPE    {s.in_rope:7.2%}\n"
-            f"right of ROPE  {s.right_of_rope:7.2%}\n{result.bayes_factor.short_text()}")
+            f"right of ROPE  {s.right_of_rope:7.2%}\n{_bayes_factor_text(result.bayes_factor)}")
+
+
+def _bayes_factor_text(bf) -> str:
+    if bf.bound is not None:
+        return bf.short_text()
+    return f"{bf.short_text()}\n  95% {bf.low:.3g} to {bf.high:.3g}"
 
 
 def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None = None,
@@ -54,6 +60,8 @@ def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None
     >>> figure = plot_f1_comparison(result)
     >>> figure.axes[0].get_title(loc="left")[:5]
     'A ≫ B'
+    >>> figure.axes[0].texts[0].get_text().splitlines()[-2][:17]
+    'ROPE BF01 = 0.194'
     """
     plt = pyplot()
     s, rope, delta = result.summary, result.rope, result.delta
