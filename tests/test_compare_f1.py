@@ -1,7 +1,7 @@
 """Bayesian comparison of average F1 (Zhang, Wang, Zhao & Wang, ICDM 2015) against independent references.
 
 (a) a plain Metropolis–Hastings sampler written here (η by random-walk MH on scipy's Dirichlet–
-multinomial likelihood, then numpy Dirichlets, F1 from DESIGN §9's P_j, R_j); (b) η's grid density
+multinomial likelihood, then numpy Dirichlets, F1 from the paper's P_j, R_j); (b) η's grid density
 integrates to 1 under adaptive quadrature and a 16× finer grid changes nothing the report shows;
 (c) the binary case against direct Monte Carlo (η by rejection on scipy's beta-binomial, numpy Betas);
 (d) the decision rules on constructed posteriors.  Also the gamma/normal variates against scipy, the
@@ -45,7 +45,7 @@ def _matrix(rng, n, accuracy, confusers=3):
 
 
 def _f1_reference(mu, theta, average):
-    """ψ straight from DESIGN §9: micro Σ μ_j θ_jj; macro mean of 2 P R / (P + R)."""
+    """ψ straight from the model's definition: micro Σ μ_j θ_jj; macro mean of 2 P R / (P + R)."""
     diag = np.diagonal(theta, axis1=-2, axis2=-1)
     if average == "micro":
         return (mu * diag).sum(axis=-1)

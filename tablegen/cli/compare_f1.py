@@ -1,4 +1,4 @@
-"""``tablegen compare f1 A.csv B.csv``: two classifiers' average F1 on one test set, Bayesian (DESIGN §9).
+"""``tablegen compare f1 A.csv B.csv``: two classifiers' average F1 on one test set, Bayesian (Zhang et al. 2015).
 
 A thin layer over :func:`tablegen.compare.f1_posterior` and :func:`tablegen.compare.f1_frequentist_tests`:
 reads the two confusion matrices, prints the paper's Table IV (ψ_A, ψ_B, δ; the ROPE Bayes factor, where

@@ -1,6 +1,6 @@
 """Bayesian comparison of two classifiers' average F1 on one test set (Zhang, Wang, Zhao & Wang, ICDM 2015).
 
-The model (DESIGN §9), for each classifier's M × M confusion matrix C (rows = true class, n = row sums):
+The model (the paper's), for each classifier's M × M confusion matrix C (rows = true class, n = row sums):
 μ ~ Dir(β), n ~ Mult(N, μ); η ~ Beta(α₁, α₂); θ_j ~ Dir(ω_j) with ω_jj = η, ω_jk = (1 − η)/(M − 1);
 c_j ~ Mult(n_j, θ_j).  ψ = micro F1 = Σ_j μ_j θ_jj (in single-label classification, accuracy) or
 macro F1 = mean_j 2 P_j R_j / (P_j + R_j), P_j = μ_j θ_jj / Σ_u μ_u θ_uj, R_j = θ_jj; δ = ψ_A − ψ_B.

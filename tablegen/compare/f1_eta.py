@@ -1,7 +1,7 @@
 """The one-dimensional posterior of η in the F1 model, on a grid, and exact sampling from it.
 
 Given η the model is conjugate, so η's posterior is its Beta(α₁, α₂) prior times a product of
-Dirichlet–multinomial likelihoods of the confusion rows (Zhang et al., ICDM 2015; DESIGN §9)::
+Dirichlet–multinomial likelihoods of the confusion rows (Zhang et al., ICDM 2015)::
 
     p(η | C) ∝ η^(α₁−1) (1−η)^(α₂−1) ∏_j  Γ(η + c_jj)/Γ(η) · ∏_{k≠j} Γ(ω + c_jk)/Γ(ω),   ω = (1−η)/(M−1)
 

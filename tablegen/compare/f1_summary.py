@@ -3,7 +3,7 @@
 Everything here works on independent draws (the F1 sampler's are), so a mean's Monte Carlo error is
 sd/√S and a share's is √(p(1 − p)/S).
 
-Decision (DESIGN §9), for δ = ψ_A − ψ_B, its 95% HDI [l, h] and the ROPE (r₋, r₊) around 0:
+Decision, for δ = ψ_A − ψ_B, its 95% HDI [l, h] and the ROPE (r₋, r₊) around 0:
 
 ====== ==============================================================================
 ``≈``  the HDI lies inside the ROPE: r₋ ≤ l and h ≤ r₊ (practically equivalent)

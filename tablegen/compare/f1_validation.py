@@ -19,7 +19,7 @@ MIN_SAMPLES = 100
 
 @dataclass(frozen=True)
 class F1Prior:
-    """Priors of the model (DESIGN §9): μ ~ Dir(β, …, β) and η ~ Beta(α₁, α₂); the paper's are the defaults.
+    """Priors of the model: μ ~ Dir(β, …, β) and η ~ Beta(α₁, α₂); the paper's are the defaults.
 
     Examples
     --------
