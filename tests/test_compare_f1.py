@@ -337,6 +337,10 @@ def test_interval_bayes_factor_on_known_normals():
     inside = interval_bayes_factor(rng.normal(0.0, 0.001, 50_000), rng.normal(0, 1, 50_000), rope)
     assert inside.bound == "lower" and inside.high == np.inf and inside.low > 100 and "BF01 > " in inside.text()
     assert json.loads(json.dumps(inside.to_dict(), allow_nan=False))["high"] is None
+    no_prior = interval_bayes_factor(rng.normal(0.0, 0.05, 1_000), rng.normal(10, 0.1, 1_000), rope)
+    assert no_prior.bound == "lower" and "no prior draw in the ROPE" in no_prior.text()
+    neither = interval_bayes_factor(rng.normal(5.0, 0.1, 1_000), rng.normal(10, 0.1, 1_000), rope)
+    assert neither.bound == "none" and "not estimated" in neither.text() and neither.short_text().endswith("estimated")
 
 
 def _reference_eta_posterior(rng, counts, size, grid=20_001):

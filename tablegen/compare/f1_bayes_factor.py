@@ -89,7 +89,8 @@ class IntervalBayesFactor:
     """The ROPE Bayes factor BF₀₁: posterior odds of δ ∈ ROPE over its prior odds (module docstring).
 
     ``bf01`` is ``None`` where the draws give only a bound (no posterior draw in the ROPE, or all of
-    them): then ``bound`` is ``"upper"`` (BF₀₁ < ``high``) or ``"lower"`` (BF₀₁ > ``low``).
+    them, or no prior draw): then ``bound`` is ``"upper"`` (BF₀₁ < ``high``) or ``"lower"`` (BF₀₁ >
+    ``low``), or ``"none"`` where neither side is bounded.
     ``low``/``high`` is a 95% interval (``high`` infinite when there is no upper bound).
     ``mc_error`` is the delta-method Monte Carlo error of ``bf01``.
     """
@@ -111,13 +112,18 @@ class IntervalBayesFactor:
 
     @property
     def bound(self) -> str | None:
-        """``"upper"`` or ``"lower"`` when only a bound is known, else ``None``."""
+        """``"upper"`` or ``"lower"`` when only a bound is known, ``"none"`` when not even one is (no
+        draw of either set in the ROPE, say), ``None`` when BF₀₁ is estimated."""
         if self.bf01 is not None:
             return None
-        return "lower" if self.posterior.count == self.posterior.draws else "upper"
+        if self.low > 0 and math.isinf(self.high):
+            return "lower"
+        return "upper" if self.low == 0 and math.isfinite(self.high) else "none"
 
     def short_text(self) -> str:
         """BF₀₁ alone, or its bound: ``'ROPE BF01 = 0.219'``, ``'ROPE BF01 < 0.0037'``."""
+        if self.bound == "none":
+            return "ROPE BF01 not estimated"
         if self.bound == "upper":
             return f"ROPE BF01 < {self.high:.3g}"
         if self.bound == "lower":
@@ -132,10 +138,14 @@ class IntervalBayesFactor:
     def text(self) -> str:
         """One line: BF₀₁ with its 95% interval and BF₁₀, or its bound."""
         head = "ROPE Bayes factor BF01"
+        if self.bound == "none":
+            return (f"{head} not estimated: {self.posterior.count} of {self.posterior.draws:,} posterior and "
+                    f"{self.prior.count} of {self.prior.draws:,} prior draws in the ROPE (widen it or draw more)")
         if self.bound == "upper":
             return f"{head} < {self.high:.3g} (BF10 > {1 / self.high:.3g}; no posterior draw in the ROPE)"
         if self.bound == "lower":
-            return f"{head} > {self.low:.3g} (BF10 < {1 / self.low:.3g}; every posterior draw in the ROPE)"
+            why = "every posterior draw" if self.posterior.count == self.posterior.draws else "no prior draw"
+            return f"{head} > {self.low:.3g} (BF10 < {1 / self.low:.3g}; {why} in the ROPE)"
         return f"{head} = {self.bf01:.3g} (95% interval {self.low:.3g} to {self.high:.3g}; BF10 = {self.bf10:.3g})"
 
     def to_dict(self) -> dict:
