@@ -3,7 +3,8 @@
 The reference scorer against brute force over every ranking of tiny cells, its range, the premise of
 the minority-class kernel (the maximum sits at the end of a run of positives), every kernel's column
 against the reference, the sampled distribution against the enumerated one, and the public entry
-points (Monte Carlo only: no exact routine, so ``method="auto"`` simulates).
+points (an exact routine since the per-diagonal lattice programme: ``tests/test_best_mcc_exact.py``;
+``method="simulate"`` still simulates).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from tablegen.compute.kernels.lanes import simulate_rows
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
 from tablegen.compute.metrics import get_metric
-from tablegen.errors import TablegenInputError
 
 MCC = get_metric("best_mcc")
 TINY = [(P, n - P) for n in range(2, 11) for P in range(1, n)]
@@ -134,29 +134,29 @@ def test_sampled_values_follow_the_enumerated_distribution(P, N):
     assert chi.pvalue > 1e-4, chi
 
 
-def test_simulate_cell_scores_it_and_has_no_exact_value():
+def test_simulate_cell_scores_it_with_its_exact_value():
     P, N = 4, 6
     ds = tablegen.simulate_cell(P, N, R=60_000, seed=9, metrics=["best_mcc", "auc"], Cs=[10])
     cell = ds.sel(metric="best_mcc", C=10, alpha=0.01)
-    assert np.isnan(float(cell.exact_critical_value))
-    # the exact critical value from the enumeration lies in the Monte Carlo interval
+    # the exact critical value from the enumeration is the cell's exact value and lies in the Monte Carlo interval
     values = np.sort(MCC.reference_scores(all_rankings(P, N), P, N))
     q = (1 - 0.01) ** (1 / 10)
     exact = values[math.ceil(q * len(values)) - 1]
+    assert float(cell.exact_critical_value) == exact
     assert float(cell.ci_low) <= exact <= float(cell.ci_high)
     assert 0.0 <= float(cell.critical_value) <= 1.0
 
 
-def test_lookups_simulate_it():
-    answer = tablegen.critical_value("best_mcc", 30, 50, C=10, R=20_000, seed=3)
+def test_lookups_simulate_it_on_request():
+    answer = tablegen.critical_value("best_mcc", 30, 50, C=10, method="simulate", R=20_000, seed=3)
     assert answer.method == "simulate" and 0.0 < answer.value < 1.0
-    again = tablegen.critical_value("best_mcc", 30, 50, C=10, R=20_000, seed=3)
+    again = tablegen.critical_value("best_mcc", 30, 50, C=10, method="simulate", R=20_000, seed=3)
     assert again.value == answer.value
-    p = tablegen.p_value("best_mcc", answer.value, 30, 50, C=10, R=20_000, seed=3)
+    p = tablegen.p_value("best_mcc", answer.value, 30, 50, C=10, method="simulate", R=20_000, seed=3)
     assert p.method == "simulate" and 0.0 <= p.value <= 1.0
-    with pytest.raises(TablegenInputError, match="best_mcc"):
-        tablegen.critical_value("best_mcc", 30, 50, C=10, method="exact")
-    assert not MCC.has_exact and MCC.exact_cost(30, 50) == (math.inf, math.inf)
+    exact = tablegen.critical_value("best_mcc", 30, 50, C=10, method="exact")
+    assert exact.method == "exact" and answer.ci_low <= exact.value <= answer.ci_high
+    assert MCC.has_exact and max(MCC.exact_cost(30, 50)) < math.inf
 
 
 @pytest.mark.parametrize(("P", "N", "kernel"), [(1000, 1000, "lanes"), (20, 2000, "minority")])

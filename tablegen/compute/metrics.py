@@ -340,6 +340,8 @@ _BASE = {
         _scorers.best_mcc_from_groups,
         lambda P, N: (0.0, 1.0),
         kernel_column="best_mcc",
+        exact_routine=f"{_EXACT}.best_mcc:best_mcc_null",
+        cost_routine=f"{_EXACT}.best_mcc:best_mcc_cost",
     ),
 }
 

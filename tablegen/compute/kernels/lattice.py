@@ -224,3 +224,78 @@ def half_plane_hit_probability(n_pos, n_neg, a, b, c):
     0.166666666667
     """
     return half_plane_sweep(n_pos, n_neg, a, b, c, 0.0, _NO_VALUE, _NOT_KEPT, _NOT_KEPT, _NOT_KEPT_T)[0]
+
+
+@jit_cached(nogil=True, error_model="numpy", fastmath={"contract"})
+def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low):
+    """Probability that a random path from (0,0) to (P,N) reaches t >= threshold[d] on some diagonal d.
+
+    The wavefront of :func:`half_plane_sweep` with a per-diagonal boundary instead of a half-plane:
+    the absorbing set is {(t, d - t): t >= threshold[d]}, any int64 per diagonal (above min(d, P): no
+    boundary there), so it may jump or fall by any amount between diagonals; every live point at or
+    above the boundary is absorbed, its mass added to ``hit``.  Best MCC >= x is such an event
+    (:mod:`tablegen.compute.exact.best_mcc`).  Trimming (``floor``) and its bound [hit, hit + dropped]
+    are those of :func:`half_plane_sweep`.  Integer widths: int64 thresholds and indices; float64
+    masses.  Checked against brute-force enumeration and exact path counts in
+    ``tests/test_best_mcc_exact.py``.
+
+    Parameters
+    ----------
+    n_pos, n_neg : int
+        P and N (>= 0).
+    threshold : int64 array of P + N + 1
+        The boundary's lowest absorbing t on each diagonal d = t + f.
+    floor : float
+        Points at either end of a diagonal's live range with mass below ``floor`` are dropped.
+    entry_low : int64 array of P + N + 1 (or of 1: not kept)
+        Filled per diagonal with the lowest absorbed t that carried mass (-1 if none).
+
+    Returns
+    -------
+    hit, dropped : float
+        Hitting probability of the trimmed programme and the mass dropped; the exact probability
+        lies in [hit, hit + dropped].
+    """
+    n = n_pos + n_neg
+    keep = entry_low.shape[0] > n
+    if keep:
+        entry_low[:] = -1
+    if threshold[0] <= 0:
+        if keep:
+            entry_low[0] = 0
+        return 1.0, 0.0
+    current = np.zeros(n_pos + 3)
+    following = np.zeros(n_pos + 3)
+    t_of = np.arange(n_pos + 3) - 1.0
+    positives_left = n_pos + 1.0 - t_of
+    current[1] = 1.0
+    low, high = 0, 0
+    hit = 0.0
+    dropped = 0.0
+    for d in range(n):
+        scale = 1.0 / (n - d)
+        negatives_left = float(n_neg - d)
+        current[low] = 0.0
+        current[high + 2] = 0.0
+        new_low = low if low >= d + 1 - n_neg else low + 1
+        new_high = high + 1 if high < n_pos else n_pos
+        _step_diagonal(following, current, t_of, positives_left, np.uint64(new_low + 1),
+                       new_high - new_low + 1, negatives_left, scale)
+        boundary = threshold[d + 1]
+        while new_high >= new_low and new_high >= boundary:
+            mass = following[new_high + 1]
+            if keep and mass > 0.0:
+                entry_low[d + 1] = new_high
+            hit += mass
+            new_high -= 1
+        while new_low <= new_high and following[new_low + 1] < floor:
+            dropped += following[new_low + 1]
+            new_low += 1
+        while new_high >= new_low and following[new_high + 1] < floor:
+            dropped += following[new_high + 1]
+            new_high -= 1
+        if new_low > new_high:
+            break
+        current, following = following, current
+        low, high = new_low, new_high
+    return hit, dropped
