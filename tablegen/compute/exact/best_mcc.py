@@ -47,6 +47,8 @@ from tablegen.compute.kernels.lattice import column_boundary_sweep
 
 #: Relative width within which float estimates of q are compared exactly (they err by < 1e-15).
 _NEAR = 1e-9
+#: Roots sqrt(q m) within this relative distance of an integer are rounded in Python integers.
+_FLOAT_MARGIN = 1e-12
 
 
 @functools.total_ordering
@@ -80,8 +82,9 @@ class BestMccKeys:
     k = 1 .. P + N - 1; along each, M rises with t.
     """
 
-    #: Programmes per critical value, for :func:`best_mcc_cost` (measured 5-16 on the benchmark's cells).
-    programmes = 16
+    #: Programmes per critical value, for :func:`best_mcc_cost` (measured 3-12 on balanced cells, 18-36
+    #: on skewed ones, where atoms such as "the top item is positive" (Pr = P/(P+N)) hold the tail).
+    programmes = 24
     record_limit = 0
 
     def __init__(self, P: int, N: int):
@@ -118,13 +121,21 @@ class BestMccKeys:
         """Per diagonal, the smallest G with M >= key (M > key if ``strict``), exactly (see module)."""
         if key.g <= 0:
             return np.full(len(self.k), 1 if strict else -(self.n * self.P), dtype=np.int64)
+        # the root r = sqrt(q m) in floats carries a relative error < 4 * 2**-53: where it is farther
+        # than _FLOAT_MARGIN r from an integer, floor(r) + 1 (strict) or ceil(r) is exact; the other
+        # diagonals are decided in Python integers
+        root = np.sqrt(float(key.square) * self.m.astype(np.float64))
+        bounds = (np.floor(root) + 1.0 if strict else np.ceil(root)).astype(np.int64)
+        unsure = np.nonzero(np.abs(root - np.round(root)) <= _FLOAT_MARGIN * root + 1e-300)[0]
         A, B = key.square.numerator, key.square.denominator
         isqrt = math.isqrt
-        if strict:  # G^2 B > A m  <=>  G^2 >= floor(A m / B) + 1
-            bounds = [isqrt(A * m // B) + 1 for m in self.m.tolist()]
-        else:  # G^2 B >= A m  <=>  G^2 >= ceil(A m / B)
-            bounds = [isqrt(-(-A * m // B) - 1) + 1 for m in self.m.tolist()]
-        return np.array(bounds, dtype=np.int64)
+        for line in unsure.tolist():
+            m = int(self.m[line])
+            if strict:  # G^2 B > A m  <=>  G^2 >= floor(A m / B) + 1
+                bounds[line] = isqrt(A * m // B) + 1
+            else:  # G^2 B >= A m  <=>  G^2 >= ceil(A m / B)
+                bounds[line] = isqrt(-(-A * m // B) - 1) + 1
+        return bounds
 
     def _t_bounds(self, key: MccKey, strict: bool) -> np.ndarray:
         """Per diagonal, the smallest t with M(k, t) >= key (> key if ``strict``): ceil((g + k P)/(P + N))."""
@@ -256,22 +267,25 @@ def best_mcc_null(P: int, N: int) -> LatticeNull:
     return LatticeNull(BestMccKeys(P, N))
 
 
-#: Python seconds per diagonal per programme (the boundary and the candidate counts, with Python integers).
-SECONDS_PER_DIAGONAL = 2e-6
+#: CPU seconds per diagonal per programme of the numpy work between programmes (the boundary, the
+#: candidate counts and probes, one line per diagonal), on the machine of ``benchmarks/bench_best_mcc_exact.py``.
+SECONDS_PER_DIAGONAL = 4e-7
 
 
 def best_mcc_cost(P: int, N: int) -> tuple[float, float]:
     """Estimated (single-core seconds, peak bytes) of one exact best-MCC critical value.
 
     The lattice programmes' estimate (:func:`~tablegen.compute.exact.lattice.lattice_cost`, with
-    :data:`BestMccKeys.programmes` programmes) plus the Python-integer work on the P + N diagonals per
-    programme.  Fitted to ``benchmarks/bench_lattice.py`` (see ``benchmarks/README.md``).
+    :data:`BestMccKeys.programmes` programmes) plus the numpy work on the P + N diagonals per programme
+    (:data:`SECONDS_PER_DIAGONAL`); bytes: the programme's and about 256 bytes a diagonal of the
+    search's arrays.  Fitted to ``benchmarks/bench_best_mcc_exact.py`` (figures in ``benchmarks/README.md``):
+    above every measured figure there, by 1.2-8x.
 
     Examples
     --------
     >>> seconds, memory = best_mcc_cost(1000, 1000)
-    >>> seconds < 10, memory < 1e7
+    >>> seconds < 1, memory < 1e7
     (True, True)
     """
     seconds, memory = lattice_cost(P, N, BestMccKeys)
-    return seconds + BestMccKeys.programmes * SECONDS_PER_DIAGONAL * (P + N), memory + 64.0 * (P + N)
+    return seconds + BestMccKeys.programmes * SECONDS_PER_DIAGONAL * (P + N), memory + 256.0 * (P + N)
