@@ -270,6 +270,8 @@ def best_mcc_null(P: int, N: int) -> LatticeNull:
 #: CPU seconds per diagonal per programme of the numpy work between programmes (the boundary, the
 #: candidate counts and probes, one line per diagonal), on the machine of ``benchmarks/bench_best_mcc_exact.py``.
 SECONDS_PER_DIAGONAL = 4e-7
+#: CPU seconds of listing the last <= 4,096 points of a bracket as exact fractions, once per critical value.
+LISTING_SECONDS = 0.015
 
 
 def best_mcc_cost(P: int, N: int) -> tuple[float, float]:
@@ -277,9 +279,9 @@ def best_mcc_cost(P: int, N: int) -> tuple[float, float]:
 
     The lattice programmes' estimate (:func:`~tablegen.compute.exact.lattice.lattice_cost`, with
     :data:`BestMccKeys.programmes` programmes) plus the numpy work on the P + N diagonals per programme
-    (:data:`SECONDS_PER_DIAGONAL`); bytes: the programme's and about 256 bytes a diagonal of the
-    search's arrays.  Fitted to ``benchmarks/bench_best_mcc_exact.py`` (figures in ``benchmarks/README.md``):
-    above every measured figure there, by 1.2-8x.
+    (:data:`SECONDS_PER_DIAGONAL`) and the listing of the last candidates; bytes: the programme's and
+    about 256 bytes a diagonal of the search's arrays.  Fitted to ``benchmarks/bench_best_mcc_exact.py``
+    (figures in ``benchmarks/README.md``): above every measured figure there, by 1.5-16x.
 
     Examples
     --------
@@ -288,4 +290,5 @@ def best_mcc_cost(P: int, N: int) -> tuple[float, float]:
     (True, True)
     """
     seconds, memory = lattice_cost(P, N, BestMccKeys)
-    return seconds + BestMccKeys.programmes * SECONDS_PER_DIAGONAL * (P + N), memory + 256.0 * (P + N)
+    seconds += LISTING_SECONDS + BestMccKeys.programmes * SECONDS_PER_DIAGONAL * (P + N)
+    return seconds, memory + 256.0 * (P + N)
