@@ -22,7 +22,9 @@ float at a point attaining the candidate.  Each operation is correctly rounded, 
 maximum over a ranking is within that of the exact maximum, and both are within far less than the
 snap tolerance (1e-9) of each other.  Distinct candidates are not always separated by doubles (q's
 differ by >= 1 / (k (P+N-k) k' (P+N-k')) only), so floats never decide an order here: they only
-place probes.
+place probes, and a score is snapped to the exactly smallest of the candidates whose doubles are
+nearest to it (where distinct candidates share a double, the p-value is that of the smallest: never
+too small).
 
 **Search.**  No records of entry or edge masses (the atom and edge bounds of the half-plane
 programmes rest on a linear-fractional value): a probe that does not qualify moves the bracket to the
@@ -247,8 +249,11 @@ class BestMccKeys:
         if not fits.any():
             return None if above or x < 0.0 else self.min_key
         masked = np.where(fits, values, np.inf if above else -np.inf)
-        line, column = np.unravel_index(np.argmin(masked) if above else np.argmax(masked), masked.shape)
-        return self.key_of(int(self.k[line]), int(t[line, column]))
+        best = masked.min() if above else masked.max()
+        # distinct candidates may share a double: take the exactly smallest of them (its tail is the
+        # largest, so a snapped score's p-value is never too small)
+        lines, columns = np.nonzero(masked == best)
+        return min(self.key_of(int(self.k[line]), int(t[line, column])) for line, column in zip(lines, columns))
 
 
 def best_mcc_null(P: int, N: int) -> LatticeNull:
