@@ -109,6 +109,21 @@ def test_tail_function_and_critical_values_equal_enumeration_up_to_sixteen_items
         _check_cell(P, N)
 
 
+@pytest.mark.parametrize(("P", "N"), [(6, 7), (3, 10), (9, 4)])
+def test_what_a_probe_reads_off_holds_in_exact_arithmetic(P, N):
+    """flat: Pr(X >= flat) = Pr(X >= key); atom: Pr(X >= atom) > target (the search's jumps)."""
+    distribution, family = brute_distribution(P, N), BestMccKeys(P, N)
+    listed = family.all_keys()
+    for index in range(1, len(listed)):
+        key = listed.key(index)
+        hit, _, flat, record = family.sweep(key, 0.0)
+        assert hit == pytest.approx(float(_tail(distribution, key.square)), rel=1e-12)
+        assert flat is not None and _tail(distribution, flat.square) == _tail(distribution, key.square)
+        for target in (0.5 * hit, 0.1 * hit, 0.01 * hit):
+            atom = family.atom_bound(record, target, None)
+            assert atom is not None and float(_tail(distribution, atom.square)) > target
+
+
 # --- the kernel against exact path counts ---------------------------------------------------------
 
 def path_count_hit(P: int, N: int, threshold) -> Fraction:
@@ -121,6 +136,9 @@ def path_count_hit(P: int, N: int, threshold) -> Fraction:
     return 1 - Fraction(avoid[P][N], math.comb(P + N, P))
 
 
+NOT_KEPT = (np.empty(1, dtype=np.int64), np.empty(1))
+
+
 def test_column_boundary_programme_equals_path_counts_on_random_boundaries():
     """Boundaries that jump up and fall by several rows between diagonals; trimmed ones bracket the count."""
     rng = np.random.default_rng(24)
@@ -129,9 +147,9 @@ def test_column_boundary_programme_equals_path_counts_on_random_boundaries():
         threshold = rng.integers(1, P + 3, P + N + 1).astype(np.int64)
         threshold[rng.random(P + N + 1) < 0.5] = P + 1  # no boundary on about half of the diagonals
         exact = float(path_count_hit(P, N, threshold.tolist()))
-        hit, dropped = column_boundary_sweep(P, N, threshold, 0.0, np.empty(1, dtype=np.int64))
+        hit, dropped = column_boundary_sweep(P, N, threshold, 0.0, *NOT_KEPT)
         assert dropped == 0.0 and hit == pytest.approx(exact, rel=1e-12, abs=1e-300)
-        hit, dropped = column_boundary_sweep(P, N, threshold, 1e-4, np.empty(1, dtype=np.int64))
+        hit, dropped = column_boundary_sweep(P, N, threshold, 1e-4, *NOT_KEPT)
         assert hit <= exact * (1 + 1e-12) and exact <= (hit + dropped) * (1 + 1e-12)
 
 

@@ -26,9 +26,10 @@ place probes, and a score is snapped to the exactly smallest of the candidates w
 nearest to it (where distinct candidates share a double, the p-value is that of the smallest: never
 too small).
 
-**Search.**  No records of entry or edge masses (the atom and edge bounds of the half-plane
-programmes rest on a linear-fractional value): a probe that does not qualify moves the bracket to the
-lowest point where mass was absorbed (the tail is flat up to it), and the model of the maximum is the
+**Search.**  A probe that does not qualify moves the bracket to the lowest point where mass was
+absorbed (the tail is flat up to it) and to the largest *atom* its absorbed masses prove
+(:meth:`BestMccKeys.atom_bound`); no edge bound (the half-planes' rests on a linear-fractional
+value), so a probe that qualifies moves the bracket to itself only.  The model of the maximum is the
 standardised bridge's: with c = x sqrt(P + N - 1) (M_k sqrt(P + N - 1) has unit variance),
 Pr(max >= x) ~ c phi(c) log(P + N).  Each step of the search does O(P + N) Python-integer work
 (the boundary and the candidate counts, one line per diagonal).
@@ -84,9 +85,10 @@ class BestMccKeys:
     k = 1 .. P + N - 1; along each, M rises with t.
     """
 
-    #: Programmes per critical value, for :func:`best_mcc_cost` (measured 3-12 on balanced cells, 18-36
-    #: on skewed ones, where atoms such as "the top item is positive" (Pr = P/(P+N)) hold the tail).
-    programmes = 24
+    #: Programmes per critical value, for :func:`best_mcc_cost` (measured 3-16 on the cells of
+    #: ``benchmarks/bench_best_mcc_exact.py``: 2-3 on skewed ones, where atoms such as "the top item is
+    #: positive" (Pr = P/(P+N)) hold the tail and :meth:`atom_bound` finds them).
+    programmes = 16
     record_limit = 0
 
     def __init__(self, P: int, N: int):
@@ -146,19 +148,35 @@ class BestMccKeys:
 
     # -- programmes ------------------------------------------------------------------------------
     def sweep(self, key: MccKey, floor: float):
-        """(hit, dropped, flat, None) of the programme for Pr(X >= key); ``flat`` the lowest candidate
-        where mass was absorbed (Pr(X >= flat) >= hit), None if none."""
+        """(hit, dropped, flat, record) of the programme for Pr(X >= key); ``flat`` the lowest candidate
+        where mass was absorbed (Pr(X >= flat) >= hit), None if none; ``record`` the lowest absorbed
+        point of each diagonal and the mass absorbed there, for :meth:`atom_bound`."""
         if key.g <= 0:
             return 1.0, 0.0, None, None
         threshold = np.full(self.n + 1, self.P + 1, dtype=np.int64)
         threshold[1:-1] = self._t_bounds(key, strict=False)
-        entry = np.empty(self.n + 1, dtype=np.int64)
-        hit, dropped = column_boundary_sweep(self.P, self.N, threshold, floor, entry)
+        entry, mass = np.empty(self.n + 1, dtype=np.int64), np.empty(self.n + 1)
+        hit, dropped = column_boundary_sweep(self.P, self.N, threshold, floor, entry, mass)
         lines = np.nonzero(entry[1:-1] >= 0)[0]
-        return hit, dropped, self._lowest(lines, entry[1:-1][lines]), None
+        record = (lines, entry[1:-1][lines], mass[1:-1][lines])
+        return hit, dropped, self._lowest(lines, record[1]), record
 
-    def atom_bound(self, record, target, hi):
-        return None  # no records (see module)
+    def atom_bound(self, record, target: float, hi):
+        """A candidate v with Pr(X >= v) > ``target`` read off a programme's absorbed masses: every path
+        absorbed on diagonal d has a maximum >= the value at d's lowest absorbed point, so Pr(X >= v) >=
+        the mass absorbed on the diagonals whose lowest point is worth >= v.  The diagonals are taken
+        from the highest (by doubles) until their mass exceeds ``target``, and v is the exact minimum of
+        their points; None if the whole record does not exceed it."""
+        if record is None:
+            return None
+        lines, t, mass = record
+        g = self.n * t - self.k[lines] * self.P
+        order = np.argsort(-(g.astype(np.float64) ** 2 / self.m[lines]), kind="stable")
+        reached = np.nonzero(np.cumsum(mass[order]) > target)[0]
+        if len(reached) == 0:
+            return None
+        chosen = order[: reached[0] + 1]
+        return self._lowest(lines[chosen], t[chosen])
 
     def edge_bound(self, record, budget, lo, key):
         return None
@@ -274,7 +292,7 @@ def best_mcc_null(P: int, N: int) -> LatticeNull:
 
 #: CPU seconds per diagonal per programme of the numpy work between programmes (the boundary, the
 #: candidate counts and probes, one line per diagonal), on the machine of ``benchmarks/bench_best_mcc_exact.py``.
-SECONDS_PER_DIAGONAL = 4e-7
+SECONDS_PER_DIAGONAL = 2.5e-7
 #: CPU seconds of listing the last <= 4,096 points of a bracket as exact fractions, once per critical value.
 LISTING_SECONDS = 0.015
 

@@ -227,7 +227,7 @@ def half_plane_hit_probability(n_pos, n_neg, a, b, c):
 
 
 @jit_cached(nogil=True, error_model="numpy", fastmath={"contract"})
-def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low):
+def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low, entry_mass):
     """Probability that a random path from (0,0) to (P,N) reaches t >= threshold[d] on some diagonal d.
 
     The wavefront of :func:`half_plane_sweep` with a per-diagonal boundary instead of a half-plane:
@@ -247,8 +247,10 @@ def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low):
         The boundary's lowest absorbing t on each diagonal d = t + f.
     floor : float
         Points at either end of a diagonal's live range with mass below ``floor`` are dropped.
-    entry_low : int64 array of P + N + 1 (or of 1: not kept)
-        Filled per diagonal with the lowest absorbed t that carried mass (-1 if none).
+    entry_low, entry_mass : int64 and float64 arrays of P + N + 1 (or of 1: not kept)
+        Filled per diagonal with the lowest absorbed t that carried mass (-1 if none) and the mass
+        absorbed on that diagonal.  Every path absorbed on diagonal d has a maximum at least the
+        value at (entry_low[d], d - entry_low[d]) when the value rises with t along a diagonal.
 
     Returns
     -------
@@ -260,9 +262,11 @@ def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low):
     keep = entry_low.shape[0] > n
     if keep:
         entry_low[:] = -1
+        entry_mass[:] = 0.0
     if threshold[0] <= 0:
         if keep:
             entry_low[0] = 0
+            entry_mass[0] = 1.0
         return 1.0, 0.0
     current = np.zeros(n_pos + 3)
     following = np.zeros(n_pos + 3)
@@ -286,6 +290,7 @@ def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low):
             mass = following[new_high + 1]
             if keep and mass > 0.0:
                 entry_low[d + 1] = new_high
+                entry_mass[d + 1] += mass
             hit += mass
             new_high -= 1
         while new_low <= new_high and following[new_low + 1] < floor:
