@@ -304,7 +304,7 @@ def best_mcc_cost(P: int, N: int) -> tuple[float, float]:
     :data:`BestMccKeys.programmes` programmes) plus the numpy work on the P + N diagonals per programme
     (:data:`SECONDS_PER_DIAGONAL`) and the listing of the last candidates; bytes: the programme's and
     about 256 bytes a diagonal of the search's arrays.  Fitted to ``benchmarks/bench_best_mcc_exact.py``
-    (figures in ``benchmarks/README.md``): above every measured figure there, by 1.5-16x.
+    (figures in ``benchmarks/README.md``): above every measured figure there, by 1.3-17x.
 
     Examples
     --------
