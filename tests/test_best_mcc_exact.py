@@ -166,17 +166,30 @@ def _scanned_threshold(P: int, N: int, g0: int, k0: int) -> list:
     return out
 
 
-def test_mid_size_cell_critical_value_by_exact_path_counts():
-    """(200, 300), C = 10, alpha = 0.01: Pr(X >= m*) > t >= Pr(X >= next candidate) in exact integers."""
-    P, N = 200, 300
-    family, t = BestMccKeys(P, N), float(upper_tail_probability(10, 0.01))
+def _check_by_path_counts(P: int, N: int, C: int, alpha: float) -> None:
+    """Pr(X >= m*) > t >= Pr(X >= next candidate) in exact integers, and the tail to 1e-12."""
+    family, t = BestMccKeys(P, N), float(upper_tail_probability(C, alpha))
     key, _ = critical_key(family, t * (1 + 1e-12))
     above = family.successor(key)
     at_key = path_count_hit(P, N, _scanned_threshold(P, N, key.g, key.k))
     at_above = path_count_hit(P, N, _scanned_threshold(P, N, above.g, above.k))
-    assert at_key > Fraction(t) >= at_above
+    assert at_key > Fraction(t) >= at_above, (P, N, C, alpha)
     assert tail_at_key(family, key) == pytest.approx(float(at_key), rel=1e-12)
     assert best_mcc_null(P, N).critical_value(t) == family.value(key)
+
+
+def test_mid_size_cell_critical_value_by_exact_path_counts():
+    """(200, 300): at C = 10, alpha = 0.01 the two tails around t are 0.0010046 and 0.0010026
+    (t = 0.00100453): a wrong step would show."""
+    for C, alpha in [(10, 0.01), (1, 0.05), (1000, 0.05)]:
+        _check_by_path_counts(200, 300, C, alpha)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("P", "N"), [(700, 1300), (1000, 1000), (30, 3000), (3000, 20)])
+def test_larger_cells_critical_value_by_exact_path_counts(P, N):
+    for C, alpha in [(100, 0.05), (10, 0.01)]:
+        _check_by_path_counts(P, N, C, alpha)
 
 
 # --- search, candidates, Monte Carlo, lookups -------------------------------------------------------
