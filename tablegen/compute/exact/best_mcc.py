@@ -12,13 +12,16 @@ shape.  Critical values and tail probabilities come from the bracketed search of
 sqrt(q / (P N)) with the rational q = G^2 / (k (P + N - k)), so candidates are ordered exactly by q
 (Python fractions; a candidate is a :class:`MccKey`).  For a candidate x = sqrt(A / (B P N)) the
 boundary is exact in integers: M(k, t) >= x  <=>  G^2 B >= A k (P + N - k)  <=>  G >= g_k, the
-smallest integer with g_k^2 >= ceil(A k (P + N - k) / B) (``math.isqrt``), and tau_k = ceil((g_k + k P)
-/ (P + N)).  So the programme's event is exactly {best MCC >= x}.
+smallest integer with g_k^2 >= ceil(A k (P + N - k) / B), and tau_k = ceil((g_k + k P) / (P + N)).
+g_k is ceil(r) for the double r = sqrt(float(q) k (P + N - k)) (relative error < 4 * 2**-53) where r
+lies farther than 1e-12 r from an integer, else ``math.isqrt`` in Python integers.  So the
+programme's event is exactly {best MCC >= x}.
 
 **The float reported.**  The Monte Carlo kernels and the reference scorer compute M as float(G) *
 w_k, w_k = 1 / sqrt(float(P N) * float(k (P + N - k))), capped at 1; :meth:`BestMccKeys.value` is that
-float at a point attaining the candidate.  Each operation is correctly rounded, so it is within
-3 ulp (relative 4 * 2**-53) of the exact M, at any point with the same exact value too: the kernels'
+float at a point attaining the candidate.  Each of its four operations is correctly rounded, so it
+is within 4 * 2**-53 relative (3 ulp in the tests) of the exact M, at any point with the same exact
+value too: the kernels'
 maximum over a ranking is within that of the exact maximum, and both are within far less than the
 snap tolerance (1e-9) of each other.  Distinct candidates are not always separated by doubles (q's
 differ by >= 1 / (k (P+N-k) k' (P+N-k')) only), so floats never decide an order here: they only
@@ -31,8 +34,8 @@ absorbed (the tail is flat up to it) and to the largest *atom* its absorbed mass
 (:meth:`BestMccKeys.atom_bound`); no edge bound (the half-planes' rests on a linear-fractional
 value), so a probe that qualifies moves the bracket to itself only.  The model of the maximum is the
 standardised bridge's: with c = x sqrt(P + N - 1) (M_k sqrt(P + N - 1) has unit variance),
-Pr(max >= x) ~ c phi(c) log(P + N).  Each step of the search does O(P + N) Python-integer work
-(the boundary and the candidate counts, one line per diagonal).
+Pr(max >= x) ~ c phi(c) log(P + N).  Each step of the search does O(P + N) numpy work (the
+boundary and the candidate counts, one line per diagonal).
 """
 
 from __future__ import annotations
