@@ -45,7 +45,8 @@ def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: i
     seconds = SETUP_SECONDS + R * sampling_seconds(P, N, metrics) + SECONDS_PER_REPLICATE * R
     if exact:
         specs = [get_metric(metric) for metric in metrics]
-        seconds += critical_pairs * sum(spec.exact_cost(P, N)[0] for spec in specs if spec.exact_work == "per_cell")
+        seconds += critical_pairs * sum(spec.exact_cost(P, N)[0] for spec in specs
+                                        if spec.exact_work == "per_cell" and spec.exact_at(P, N))
     return seconds
 
 

@@ -123,6 +123,10 @@ class Metric:
         (group sizes in ascending score order; the labels permuted, the groups kept), used to test a
         tied winner from scores, and its cost ``(seconds, bytes)``; None where the metric is tested
         against the no-ties null (see :attr:`ties_conservative`).
+    exact_domain_routine : str or None
+        ``function(P, N) -> bool``: the cells where :attr:`exact_routine` is exact (AP: the cells
+        whose arrangements fit the enumeration budget); None: every cell.  A run stores exact
+        values only there (:meth:`exact_at`).
     """
 
     name: str
@@ -143,6 +147,7 @@ class Metric:
     symmetric_null: bool = False
     tied_null_routine: str | None = None
     tied_cost_routine: str | None = None
+    exact_domain_routine: str | None = None
 
     @property
     def has_exact(self) -> bool:
@@ -159,6 +164,18 @@ class Metric:
         if self.cells_routine is not None:
             return "shared"
         return "per_cell" if self.cost_routine is not None else "negligible"
+
+    def exact_at(self, P: int, N: int) -> bool:
+        """Whether the exact routine answers (P, N) exactly (see :attr:`exact_domain_routine`).
+
+        Examples
+        --------
+        >>> get_metric("average_precision").exact_at(3, 5), get_metric("average_precision").exact_at(20, 20)
+        (True, False)
+        """
+        if not self.has_exact:
+            return False
+        return self.exact_domain_routine is None or bool(_resolve(self.exact_domain_routine)(P, N))
 
     def count_divisor(self, P: int, N: int) -> int:
         """min(k, P + N) for ``precision_at_k`` (value = count / divisor), 1 for every other metric."""
@@ -244,7 +261,8 @@ class Metric:
 
     def exact_nulls(self, cells) -> Iterator[tuple[tuple[int, int], object]]:
         """(cell, exact null) for each cell, from the whole-grid routine where there is one, else cell
-        by cell as the iteration reaches it; nothing for a metric without an exact routine."""
+        by cell as the iteration reaches it; nothing for a metric without an exact routine, nor for a
+        cell outside its exact domain (:meth:`exact_at`)."""
         if not self.has_exact:
             return
         cells = [(int(P), int(N)) for P, N in cells]
@@ -253,7 +271,8 @@ class Metric:
             yield from ((cell, nulls[cell]) for cell in cells)
             return
         for P, N in cells:
-            yield (P, N), self.exact_null(P, N)
+            if self.exact_at(P, N):
+                yield (P, N), self.exact_null(P, N)
 
     def exact_cost(self, P: int, N: int) -> tuple[float, float]:
         """Estimated (single-core seconds, peak bytes) of one exact critical value or p-value at (P, N).
@@ -273,7 +292,7 @@ class Metric:
         if work == "shared":
             return _resolve(self.cells_cost_routine)(cells, critical_pairs)
         if work == "per_cell":
-            return critical_pairs * sum(self.exact_cost(P, N)[0] for P, N in cells)
+            return critical_pairs * sum(self.exact_cost(P, N)[0] for P, N in cells if self.exact_at(P, N))
         return 0.0
 
 
@@ -331,6 +350,9 @@ _BASE = {
         _scorers.average_precision_from_groups,
         lambda P, N: (_min_average_precision(P, N), 1.0),
         kernel_column="average_precision",
+        exact_routine=f"{_EXACT}.average_precision:average_precision_null",
+        cost_routine=f"{_EXACT}.average_precision:average_precision_cost",
+        exact_domain_routine=f"{_EXACT}.average_precision:enumerable",
     ),
     "best_mcc": Metric(
         "best_mcc",

@@ -282,7 +282,7 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
     seed = _seed("seed", seed, allow_none=True)
     alpha = check_alpha("alpha", alpha) if alpha is not None else None
     score = _score(metric, score, P, N) if score is not None or needs_score else None
-    _check_exact_available(metric, method)
+    _check_exact_available(metric, method, P, N)
     if method in ("exact", "table") and (R is not None or seed is not None):
         raise TablegenInputError(f"{'R' if R is not None else 'seed'} applies only to simulated answers "
                                  f"(method 'simulate' or 'auto'), not to method={method!r}")
@@ -291,8 +291,10 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
     return LookupArgs(metric=metric, P=P, N=N, C=C, method=method, alpha=alpha, score=score, R=R, seed=seed)
 
 
-def _check_exact_available(metric: str, method: str) -> None:
-    if method == "exact" and not get_metric(metric).has_exact:
+def _check_exact_available(metric: str, method: str, P: int, N: int) -> None:
+    spec = get_metric(metric)
+    if method == "exact" and not spec.exact_at(P, N):
+        where = f" at P = {P}, N = {N}" if spec.has_exact else ""
         raise TablegenInputError(
-            f"method='exact': metric {metric!r} has no exact null distribution; use method='simulate'"
+            f"method='exact': metric {metric!r} has no exact null distribution{where}; use method='simulate'"
         )

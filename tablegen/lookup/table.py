@@ -131,7 +131,7 @@ class Table:
             alpha = np.asarray(alpha)
             for a in np.atleast_1d(alpha).ravel():
                 check_alpha("alpha", a.item() if isinstance(a, np.generic) else a)
-        return self._locate(k, P, N, C, alpha, self._instead(self._metrics[k], what) if what else "")
+        return self._locate(k, P, N, C, alpha, self._instead(self._metrics[k], what, P, N) if what else "")
 
     def _locate(self, k: int, P, N, C, alpha, purpose: str):
         """(k, index per dimension, broadcast arrays) of checked arguments; an error where the table
@@ -299,7 +299,7 @@ class Table:
         k = self._metrics.index(metric)
         try:
             k, index, _ = self._locate(k, P, N, C if alpha is not None else None, alpha,
-                                       self._instead(metric, what))
+                                       self._instead(metric, what, P, N))
         except TablegenInputError:
             if required:
                 raise
@@ -317,9 +317,11 @@ class Table:
         replicates = (None if int(replicates) == 0 else int(replicates)) if scalar else replicates
         return Answer(**{k: unwrap(v) for k, v in fields.items()}, replicates=replicates, source=self.source)
 
-    def _instead(self, metric: str, what: str) -> str:
+    def _instead(self, metric: str, what: str, P, N) -> str:
         spec = get_metric(metric)
-        options = "method='exact' or method='simulate'" if spec.has_exact else "method='simulate'"
+        exact = spec.has_exact and all(spec.exact_at(int(p), int(n))  # every (P, N) asked, paired or not
+                                       for p in np.unique(P) for n in np.unique(N))
+        options = "method='exact' or method='simulate'" if exact else "method='simulate'"
         return f"; for a {what} off this grid use {options}"
 
 

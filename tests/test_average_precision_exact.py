@@ -1,0 +1,115 @@
+"""Average precision's exact null (enumeration) checked against exact rationals, and its use by runs and lookups.
+
+The independent reference: every arrangement scored in exact integer arithmetic, AP = K / (L P) with
+L = lcm(1 .. P + N) and K = sum_j j L / r_j, counted with a Counter (Python integers, no float).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import tablegen
+from tablegen.batch.cost import cell_seconds
+from tablegen.compute.cell import exact_critical_values_for_cells
+from tablegen.compute.exact import (null_critical_bracket, null_critical_value, null_tail_ge,
+                                    null_tail_ge_bracket)
+from tablegen.compute.exact.average_precision import (VALUE_RESOLUTION, average_precision_null, enumerable,
+                                                      grouped_support)
+from tablegen.compute.metrics import get_metric
+from tablegen.compute.stats import upper_tail_probability
+
+AP = get_metric("average_precision")
+
+
+def exact_law(P: int, N: int) -> tuple[list[Fraction], list[Fraction]]:
+    """Ascending distinct values of AP and Pr(AP >= value), as exact fractions, over every arrangement."""
+    n = P + N
+    L = math.lcm(*range(1, n + 1))
+    quotient = [L // r for r in range(1, n + 1)]
+    counts = Counter(sum((j + 1) * quotient[r] for j, r in enumerate(ranks))
+                     for ranks in itertools.combinations(range(n), P))
+    keys = sorted(counts)
+    total = math.comb(n, P)
+    above = list(itertools.accumulate(counts[k] for k in reversed(keys)))[::-1]
+    return [Fraction(k, L * P) for k in keys], [Fraction(a, total) for a in above]
+
+
+def check_against_exact(P: int, N: int) -> None:
+    values, tails = exact_law(P, N)
+    gaps = [b - a for a, b in zip(values, values[1:])]
+    assert not gaps or min(gaps) > VALUE_RESOLUTION  # each exact value is its own support point
+    null = average_precision_null(P, N)
+    assert len(null.values) == len(values), (P, N)
+    bound = (2 * P + 1) * 2.0 ** -53  # the module's float bound on AP
+    assert max(abs(Fraction(float(v)) - x) for v, x in zip(null.values, values)) <= bound, (P, N)
+    assert null.tail_ge.tolist() == [float(t) for t in tails], (P, N)  # count / total: one rounding
+
+
+def test_enumerated_null_equals_exact_rationals_for_every_cell_up_to_16_items():
+    for n in range(2, 17):
+        for P in range(1, n):
+            check_against_exact(P, n - P)
+
+
+def test_enumerated_null_at_34_items_within_the_float_bound():
+    check_against_exact(4, 30)
+
+
+def test_critical_values_and_tails_match_exact_rationals():
+    P, N = 5, 9
+    values, tails = exact_law(P, N)
+    null = average_precision_null(P, N)
+    for C, alpha in [(1, 0.05), (10, 0.01), (100, 0.001)]:
+        t = Fraction(upper_tail_probability(C, alpha))
+        # m* = smallest x with Pr(X > x) <= t: the value just below the first whose tail is <= t
+        first = next((i for i, tail in enumerate(tails) if tail <= t), len(values))
+        assert null_critical_value(null, float(t)) == pytest.approx(float(values[first - 1]), abs=1e-15)
+    for i in (0, 7, len(values) // 2, len(values) - 1):
+        score = float(values[i])
+        assert null_tail_ge(null, score) == float(tails[i])
+        assert null_tail_ge(null, score + 5e-10) == float(tails[i])  # within the snap tolerance
+        assert null_tail_ge_bracket(null, score) == (float(tails[i]), float(tails[i]))
+
+
+def test_grouping_merges_values_closer_than_the_resolution():
+    null = grouped_support(np.array([0.2, 0.2 + 0.9 * VALUE_RESOLUTION, 0.2 + 2.5 * VALUE_RESOLUTION, 0.7]))
+    assert null.values.tolist() == [0.2, 0.2 + 2.5 * VALUE_RESOLUTION, 0.7]
+    assert null.tail_ge.tolist() == [1.0, 0.5, 0.25]
+
+
+def test_budget_and_refusal():
+    assert enumerable(3, 5) and enumerable(2, 1998) and not enumerable(5, 45) and not enumerable(20, 20)
+    assert AP.exact_at(3, 5) and not AP.exact_at(20, 20)
+    assert AP.exact_cost(20, 20) == (math.inf, math.inf)
+    with pytest.raises(tablegen.TablegenInputError, match="P, N"):
+        average_precision_null(20, 20)
+
+
+def test_runs_store_exact_values_only_at_enumerable_cells_and_plans_stay_finite():
+    values = exact_critical_values_for_cells([(3, 5), (20, 20)], ["average_precision"], [10], [0.01])
+    null = average_precision_null(3, 5)
+    assert values[3, 5][0, 0, 0] == null_critical_value(null, float(upper_tail_probability(10, 0.01)))
+    assert np.isnan(values[20, 20][0, 0, 0])
+    assert math.isfinite(cell_seconds(20, 20, 1000, ["average_precision"], True, 4))
+    assert AP.cells_exact_seconds([(3, 5), (20, 20)], 1) == pytest.approx(AP.exact_cost(3, 5)[0])
+
+
+def test_lookups_answer_exactly_and_at_once_at_small_cells():
+    start = time.perf_counter()
+    answer = tablegen.critical_value("average_precision", 3, 5, C=10)
+    assert time.perf_counter() - start < 2.0
+    null = average_precision_null(3, 5)
+    expected = null_critical_value(null, float(upper_tail_probability(10, 0.01)))
+    assert answer.method == "exact" and answer.value == answer.ci_low == answer.ci_high == expected
+    assert null_critical_bracket(null, float(upper_tail_probability(10, 0.01))) == (expected, expected)
+    top = tablegen.p_value("average_precision", 1.0, 3, 5, C=10)
+    assert top.method == "exact" and top.value == pytest.approx(1 - (1 - 1 / 56) ** 10, rel=1e-14) and top.value > 0
+    result = tablegen.significance_test("average_precision", 1.0, 3, 5, C=10)
+    assert result.method == "exact" and not result.significant
