@@ -16,7 +16,7 @@ from tablegen.store import schema, zarr_store
 
 def _config(store, seed):
     return small_config(store, grid={"P": [12, 13], "N": [12]}, replicates=2000, seed=seed, metrics=["average_precision"],
-                        Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})  # AP beyond enumeration: Monte Carlo values
+                        Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})  # AP: Monte Carlo only
 
 
 @pytest.fixture
