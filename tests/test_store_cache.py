@@ -15,8 +15,8 @@ from tablegen.store import schema, zarr_store
 
 
 def _config(store, seed):
-    return small_config(store, grid={"P": [12, 13], "N": [12]}, replicates=2000, seed=seed, metrics=["average_precision"],
-                        Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})  # AP: Monte Carlo only
+    return small_config(store, grid={"P": [12, 13], "N": [12]}, replicates=2000, seed=seed,  # AP: Monte Carlo only
+                        metrics=["average_precision"], Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})
 
 
 @pytest.fixture
