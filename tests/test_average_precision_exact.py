@@ -20,8 +20,9 @@ from tablegen.batch.cost import cell_seconds
 from tablegen.compute.cell import exact_critical_values_for_cells
 from tablegen.compute.exact import (null_critical_bracket, null_critical_value, null_tail_ge,
                                     null_tail_ge_bracket)
-from tablegen.compute.exact.average_precision import (VALUE_RESOLUTION, average_precision_null, enumerable,
-                                                      grouped_support)
+from tablegen.compute.exact.average_precision import (VALUE_RESOLUTION, BracketedAveragePrecisionNull,
+                                                      average_precision_cost, average_precision_null, bracket_cost,
+                                                      enumerable, grouped_support)
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import upper_tail_probability
 
@@ -87,7 +88,7 @@ def test_grouping_merges_values_closer_than_the_resolution():
 def test_budget_and_refusal():
     assert enumerable(3, 5) and enumerable(2, 1998) and not enumerable(5, 45) and not enumerable(20, 20)
     assert AP.exact_at(3, 5) and not AP.exact_at(20, 20)
-    assert AP.exact_cost(20, 20) == (math.inf, math.inf)
+    assert average_precision_cost(20, 20) == (math.inf, math.inf) and AP.exact_cost(20, 20) == bracket_cost(20, 20)
     with pytest.raises(tablegen.TablegenInputError, match="P, N"):
         average_precision_null(20, 20)
 
@@ -113,3 +114,44 @@ def test_lookups_answer_exactly_and_at_once_at_small_cells():
     assert top.method == "exact" and top.value == pytest.approx(1 - (1 - 1 / 56) ** 10, rel=1e-14) and top.value > 0
     result = tablegen.significance_test("average_precision", 1.0, 3, 5, C=10)
     assert result.method == "exact" and not result.significant
+
+
+@pytest.mark.slow  # compiles the programme kernel: ~6 s from a cold numba cache
+@pytest.mark.parametrize("P,N", [(3, 5), (4, 7), (6, 6), (2, 12)])
+def test_bracket_holds_the_exact_law_at_every_support_point(P, N):
+    """The bracket route forced where enumeration checks it (a coarse fine grid keeps it quick)."""
+    exact = average_precision_null(P, N)
+    bracket = BracketedAveragePrecisionNull(P, N, fine_grid=1000)
+    for value, tail in zip(exact.values, exact.tail_ge):
+        low, high = bracket.tail_ge_bracket(float(value))
+        assert low <= tail <= high and high - low < 0.5, (value, low, tail, high)
+    for t in (0.3, 0.05, 0.01, 1e-3):
+        low, high = bracket.critical_bracket(t)
+        assert low <= null_critical_value(exact, t) <= high and high - low <= 2e-3, (t, low, high)
+
+
+@pytest.mark.slow  # compiles the programme kernel: ~6 s from a cold numba cache
+def test_a_bracket_answer_at_a_larger_cell_off_the_table():
+    P, N, C = 21, 100, 10
+    start = time.perf_counter()
+    answer = tablegen.critical_value("average_precision", P, N, C=C)
+    assert time.perf_counter() - start < 5
+    assert answer.method == "bracket" and answer.ci_low < answer.ci_high == answer.value
+    assert answer.ci_high - answer.ci_low < 2e-4
+    pv = tablegen.p_value("average_precision", answer.value, P, N, C=C)
+    assert pv.method == "bracket" and 0 < pv.ci_low <= pv.value == pv.ci_high <= 0.0105
+    result = tablegen.significance_test("average_precision", 0.5 * (answer.ci_low + answer.ci_high), P, N, C=C)
+    assert result.method == "bracket" and not result.settled and "bracket" in result.sentence()
+
+
+@pytest.mark.slow  # compiles the programme kernel: ~6 s from a cold numba cache
+def test_bracket_overlaps_the_bundled_tables_monte_carlo_interval():
+    """The bundled table (R = 10^7 Monte Carlo) against the bracket; and the study's bracket at (20, 100),
+    C = 10, alpha = 0.01, w = 1e-4 (the rounded-programme study behind this route): [0.40656, 0.40663]."""
+    table = tablegen.open_table()
+    for P, N, C, alpha in [(20, 100, 10, 0.01), (20, 1000, 100, 0.05), (40, 60, 1000, 0.01)]:
+        low, high = BracketedAveragePrecisionNull(P, N).critical_bracket(float(upper_tail_probability(C, alpha)))
+        mc = table.critical_value("average_precision", P, N, C, alpha=alpha)
+        assert high - low < 1.2e-4 and low <= mc.ci_high and high >= mc.ci_low, (P, N, low, high, mc)
+        if (P, N, C, alpha) == (20, 100, 10, 0.01):
+            assert low <= 0.40663 and high >= 0.40656

@@ -51,6 +51,8 @@ def _lookup_parser(sub) -> None:
 def _source_text(answer) -> str:
     if answer.method == "exact":
         return "exact"
+    if answer.method == "bracket":
+        return "exact bounds (rounded lattice programmes)"
     if answer.method == "table":
         return f"Monte Carlo, R = {answer.replicates:,}, from the {answer.source}"
     return f"Monte Carlo, R = {answer.replicates:,}, seed {answer.seed}, simulated now"
@@ -59,6 +61,8 @@ def _source_text(answer) -> str:
 def _interval_text(answer) -> str:
     if answer.method == "exact":
         return ""
+    if answer.method == "bracket":
+        return f", within [{answer.ci_low:.6g}, {answer.ci_high:.6g}]"
     return f", 95% CI [{answer.ci_low:.4g}, {answer.ci_high:.4g}]"
 
 

@@ -125,8 +125,8 @@ class Metric:
         against the no-ties null (see :attr:`ties_conservative`).
     exact_domain_routine : str or None
         ``function(P, N) -> bool``: the cells where :attr:`exact_routine` is exact (AP: the cells
-        whose arrangements fit the enumeration budget); None: every cell.  A run stores exact
-        values only there (:meth:`exact_at`).
+        whose arrangements fit the enumeration budget; elsewhere it gives a bracketed null, which
+        only lookups use); None: every cell.  A run stores exact values only there (:meth:`exact_at`).
     """
 
     name: str
@@ -350,8 +350,8 @@ _BASE = {
         _scorers.average_precision_from_groups,
         lambda P, N: (_min_average_precision(P, N), 1.0),
         kernel_column="average_precision",
-        exact_routine=f"{_EXACT}.average_precision:average_precision_null",
-        cost_routine=f"{_EXACT}.average_precision:average_precision_cost",
+        exact_routine=f"{_EXACT}.average_precision:average_precision_exact_null",
+        cost_routine=f"{_EXACT}.average_precision:average_precision_exact_cost",
         exact_domain_routine=f"{_EXACT}.average_precision:enumerable",
     ),
     "best_mcc": Metric(

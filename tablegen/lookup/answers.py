@@ -28,9 +28,11 @@ class Answer:
         The answer.  Where ``bound`` is set it is only a bound: ``"<"`` means the true value is at
         most ``value`` (e.g. a p-value below what the source can resolve), ``">"`` at least.
     ci_low, ci_high : float or ndarray
-        95% confidence interval (equal to ``value`` for exact answers).
+        95% confidence interval (equal to ``value`` for exact answers; the bracket for ``"bracket"``).
     method : str or ndarray of str
-        ``"exact"``, ``"table"`` (Monte Carlo values read from a store) or ``"simulate"``.
+        ``"exact"``, ``"bracket"`` (rigorous bounds wider than the reported precision: ``ci_low`` and
+        ``ci_high`` bound the true value, ``value`` is the conservative end), ``"table"`` (Monte Carlo
+        values read from a store) or ``"simulate"``.
     replicates : int, ndarray or None
         R behind a Monte Carlo answer (None for exact ones; 0 marks them in arrays).
     seed : int or None
@@ -136,7 +138,10 @@ class SignificanceResult:
         else:
             text = (f"{self.metric} = {self.score:g} is not significant at alpha = {self.alpha:g}: it does "
                     f"not exceed {cv.value:.6g}, the critical value for {where}.")
-        if not self.settled:
+        if not self.settled and np.all(cv.method == "bracket"):
+            text += (f" The score lies inside the bracket [{cv.ci_low:.6g}, {cv.ci_high:.6g}] known to hold the "
+                     "critical value, so this verdict is not settled: see the p-value's bracket.")
+        elif not self.settled:
             text += (f" The score lies inside that value's 95% interval [{cv.ci_low:.6g}, {cv.ci_high:.6g}], "
                      "so this verdict is not settled: use an exact method or a larger R.")
         return text

@@ -3,7 +3,7 @@
 ``method="auto"`` (the default) never refuses a valid question.  For each answer it takes the first
 source that applies:
 
-1. **exact**, where the metric has an exact null whose estimated cost
+1. **exact**, where the metric has an exact null at the cell whose estimated cost
    (:func:`tablegen.compute.exact.exact_cost`) is at most :data:`QUICK_EXACT_SECONDS` — quicker than
    opening a table;
 2. the **table's exact value**, if the table stores one for the cell, C and alpha (read, not
@@ -11,7 +11,13 @@ source that applies:
 3. **exact**, if its estimate is within :data:`LOOKUP_SECONDS` and its memory within half the machine;
 4. the **table**'s Monte Carlo values, if it holds the cell (and, for a critical value, C and alpha);
    nothing is interpolated between cells;
-5. **exact** anyway where it is estimated cheaper than simulating;
+5. **exact** anyway where it is estimated cheaper than simulating, or there a **bracket**: rigorous
+   bounds from the metric's exact routine where it has no exact value (average precision beyond
+   its enumeration budget: rounded lattice programmes, about 1e-4 wide, narrower than the 95%
+   interval of a simulation at the default R); a bracket answer's ``ci_low``/``ci_high`` are the
+   bounds, its value the conservative (high) end, its method ``"bracket"`` (``"exact"`` when the
+   bracket is within :data:`~tablegen.compute.exact.nulls.SNAP_TOLERANCE` for a value, a relative
+   :data:`P_PRECISION` for a p-value), and a verdict whose score falls inside it is not settled;
 6. **simulate** now: R rankings (:func:`simulation_replicates`, or ``R=``) from the root seed
    :data:`DEFAULT_SEED` (or ``seed=``), keyed on the cell, so the same question gets the same
    answer; progress through ``progress=``; R and the seed are reported in the answer.
@@ -35,7 +41,7 @@ import numpy as np
 
 from tablegen.compute.cell import DEFAULT_SEED as CELL_DEFAULT_SEED
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
-from tablegen.compute.exact import null_critical_value, null_tail_ge
+from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import exact_cost, get_metric, null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
@@ -57,6 +63,8 @@ DEFAULT_SEED = CELL_DEFAULT_SEED
 QUICK_EXACT_SECONDS = 0.5
 #: method="auto" computes exactly when the estimate is below this (after the table's exact values).
 LOOKUP_SECONDS = 10.0
+#: A p-value bracket narrower than this relative width is reported as exact.
+P_PRECISION = 1e-9
 #: The default R of a simulated answer aims at this many seconds on one core (cost model) ...
 SIMULATION_SECONDS = 5.0
 #: ... within these bounds (the upper one is the tables' R).
@@ -144,12 +152,13 @@ def _source(a: LookupArgs, table, what: str):
     if a.method != "auto":
         return _forced(a, table, what)
     fits, seconds = _exact_fits(a)
-    if fits and seconds <= QUICK_EXACT_SECONDS:
+    exact_here = get_metric(a.metric).exact_at(a.P, a.N)  # else the route is a bracket: only where cheaper
+    if exact_here and fits and seconds <= QUICK_EXACT_SECONDS:
         return "exact"
     stored = _from_table(a, table, what) if what == "critical value" else None  # opening a table costs ~1 s
     if stored is not None and np.all(stored.method == "exact"):
         return stored
-    if fits and seconds <= LOOKUP_SECONDS:
+    if exact_here and fits and seconds <= LOOKUP_SECONDS:
         return "exact"
     stored = stored if what == "critical value" else _from_table(a, table, what)
     if stored is not None:
@@ -205,16 +214,20 @@ def _seed(a: LookupArgs) -> int:
 
 # -- the answers from each source ------------------------------------------------------------------
 def _exact_critical(a: LookupArgs) -> Answer:
-    value = null_critical_value(_null(a.metric, a.P, a.N), float(upper_tail_probability(a.C, a.alpha)))
-    return Answer(value, value, value, "exact")
+    """The exact critical value, or a bracket's conservative (high) end with the bracket as its interval:
+    method "exact" only when the bracket is within :data:`SNAP_TOLERANCE`, where values count as equal."""
+    low, high = null_critical_bracket(_null(a.metric, a.P, a.N), float(upper_tail_probability(a.C, a.alpha)))
+    return Answer(high, low, high, "exact" if high - low <= SNAP_TOLERANCE else "bracket")
 
 
 def _exact_p(a: LookupArgs) -> Answer:
-    tail = null_tail_ge(_null(a.metric, a.P, a.N), a.score)
-    value = float(p_value_from_tail(tail, a.C))
-    if value <= 0.0:  # underflow: the tail is below 2.2e-308
-        return Answer(_SMALLEST_P, 0.0, _SMALLEST_P, "exact", bound="<")
-    return Answer(value, value, value, "exact")
+    """The exact p-value, or a bracket's high end: method "exact" only within a relative :data:`P_PRECISION`."""
+    tail_low, tail_high = null_tail_ge_bracket(_null(a.metric, a.P, a.N), a.score)
+    low, high = (float(p_value_from_tail(tail, a.C)) for tail in (tail_low, tail_high))
+    method = "exact" if high - low <= P_PRECISION * high else "bracket"
+    if high <= 0.0:  # underflow: the tail is below 2.2e-308
+        return Answer(_SMALLEST_P, 0.0, _SMALLEST_P, method, bound="<")
+    return Answer(high, low, high, method)
 
 
 def _simulate(a: LookupArgs, critical: bool, p: bool, progress) -> tuple[Answer | None, Answer | None]:
