@@ -11,8 +11,9 @@ auc                        stable Mann–Whitney recursion (small) or    O(P^2 N
                            tilted Fourier inversion (any size)         O(min(P, N) x ~800)
 auc given tie groups       programme over groups (small n) or tilted   sum_g (m_g + 1) x states, or
 (:mod:`.auc_ties`)         2-D inversion with a proven band (any n)    ~3,000 band points x G groups
-average_precision          enumeration of every arrangement, its       C(P+N, P) x ~1.5e-7 s
-                           values grouped at 1e-11 (small cells)
+average_precision          enumeration of every arrangement, its       C(P+N, P) x ~1.5e-7 s, or
+                           values grouped at 1e-11 (small cells); a    ~9e-6 (P+N) P^1.5 s
+                           bracket beyond (rounded programmes)
 =========================  ==========================================  ===============================
 
 Numerical error: the closed forms, the recursion and the lattice programmes sum or multiply
