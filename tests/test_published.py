@@ -49,8 +49,8 @@ def differences(metric, exact_values):
 
 
 def summarise(diff):
-    return dict(cells=diff.size, mean=diff.mean(), max_abs=np.abs(diff).max(),
-                equal_to_three_places=np.mean(np.abs(diff) <= PRINTED))
+    return dict(cells=int(diff.size), mean=float(diff.mean()), max_abs=float(np.abs(diff).max()),
+                equal_to_three_places=float(np.mean(np.abs(diff) <= PRINTED)))
 
 
 def test_best_f1_differences_are_unbiased_and_small(record_property):
