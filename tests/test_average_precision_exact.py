@@ -7,6 +7,7 @@ L = lcm(1 .. P + N) and K = sum_j j L / r_j, counted with a Counter (Python inte
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import time
 from collections import Counter
@@ -155,3 +156,14 @@ def test_bracket_overlaps_the_bundled_tables_monte_carlo_interval():
         assert high - low < 1.2e-4 and low <= mc.ci_high and high >= mc.ci_low, (P, N, low, high, mc)
         if (P, N, C, alpha) == (20, 100, 10, 0.01):
             assert low <= 0.40663 and high >= 0.40656
+
+
+@pytest.mark.slow  # the programme kernel (shared compile with the tests above)
+def test_cli_prints_and_serialises_a_bracket(capsys):
+    from tablegen.cli.main import main
+
+    assert main(["lookup", "average_precision", "--P", "21", "--N", "100", "--C", "10"]) == 0
+    assert "exact bounds (rounded lattice programmes), within [" in capsys.readouterr().out
+    assert main(["p-value", "average_precision", "0.4", "--P", "21", "--N", "100", "--C", "10", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)["p_value"]
+    assert answer["method"] == "bracket" and 0 < answer["ci_low"] < answer["ci_high"] == answer["value"]

@@ -34,8 +34,9 @@ exact, and Pr(B >= y) = above + (the final row's mass at bins >= y) for y in [Ya
 **Trimming** (``trim``): live-window ends whose mass is below ``trim`` are dropped and summed in
 ``lost``; every tail of the untrimmed programme lies in [computed, computed + lost].
 
-Checked against brute force over every arrangement (every rounding kind, with and without
-retirement) in ``tests/test_average_precision_exact.py``.
+The FLOOR and CEILING kinds, with retirement and trimming, are what the bracket uses and are checked
+through it against brute force over every arrangement (``test_bracket_holds_the_exact_law_at_every_support_point``
+in ``tests/test_average_precision_exact.py``); the NEAREST and error kinds are not used and not tested.
 """
 
 import numpy as np
