@@ -25,6 +25,7 @@ _LAZY = {
     "f1_frequentist_tests": "tablegen.compare.f1_frequentist",
     "FrequentistTests": "tablegen.compare.f1_frequentist",
     "plot_f1_comparison": "tablegen.compare.f1_plot",
+    "IntervalBayesFactor": "tablegen.compare.f1_bayes_factor",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _LAZY)

@@ -93,6 +93,13 @@ class IntervalBayesFactor:
     ``low``), or ``"none"`` where neither side is bounded.
     ``low``/``high`` is a 95% interval (``high`` infinite when there is no upper bound).
     ``mc_error`` is the delta-method Monte Carlo error of ``bf01``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)   # posterior N(0, 0.1), prior N(0, 1), ROPE +-0.1: BF01 = 24.8 exactly
+    >>> bf = interval_bayes_factor(rng.normal(0, 0.1, 100_000), rng.normal(0, 1, 100_000), (-0.1, 0.1))
+    >>> bool(bf.low < 24.84 < bf.high), bf.bound, round(bf.bf10, 2)
+    (True, None, 0.04)
     """
 
     bf01: float | None

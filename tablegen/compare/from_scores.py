@@ -360,7 +360,7 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
         DataFrame) model name -> score vector.  Higher scores mean "more likely positive".
     metrics : sequence of str, optional
         Default ``auc``, ``best_accuracy``, ``best_f1``, ``best_balanced_accuracy``,
-        ``average_precision``; also ``best_mcc`` (no exact null: the table or a simulation),
+        ``average_precision``; also ``best_mcc``,
         ``tp_at_<k>`` and ``precision_at_<k>`` (not defined for a model whose tied scores straddle
         the cut-off k: that model is left out of the metric's winner and named in ``not_applicable``).
     C : int, optional
