@@ -92,6 +92,11 @@ def test_budget_and_refusal():
     assert average_precision_cost(20, 20) == (math.inf, math.inf) and AP.exact_cost(20, 20) == bracket_cost(20, 20)
     with pytest.raises(tablegen.TablegenInputError, match="P, N"):
         average_precision_null(20, 20)
+    bracketed = AP.exact_null(20, 20)  # lookups only: bounds, never a silent exact-looking number
+    with pytest.raises(tablegen.TablegenInputError, match="null_critical_bracket"):
+        null_critical_value(bracketed, 0.01)
+    with pytest.raises(tablegen.TablegenInputError, match="null_tail_ge_bracket"):
+        null_tail_ge(bracketed, 0.5)
 
 
 def test_runs_store_exact_values_only_at_enumerable_cells_and_plans_stay_finite():

@@ -193,6 +193,16 @@ class BracketedAveragePrecisionNull:
             raise TablegenInputError(f"fine_grid must be a multiple of coarse_grid, got {fine_grid}, {coarse_grid}")
         self.P, self.N, self.fine_grid, self.coarse_grid = P, N, fine_grid, coarse_grid
 
+    def critical_value(self, tail: float) -> float:
+        """Refused: a bracketed null has bounds, not an exact value (:meth:`critical_bracket`)."""
+        raise TablegenInputError(f"P, N: average precision at P = {self.P}, N = {self.N} has no exact critical "
+                                 "value (beyond enumeration); null_critical_bracket gives rigorous bounds")
+
+    def tail_ge_score(self, score: float) -> float:
+        """Refused: a bracketed null has bounds, not an exact tail (:meth:`tail_ge_bracket`)."""
+        raise TablegenInputError(f"P, N: average precision at P = {self.P}, N = {self.N} has no exact tail "
+                                 "probability (beyond enumeration); null_tail_ge_bracket gives rigorous bounds")
+
     def critical_bracket(self, tail: float) -> tuple[float, float]:
         """(low, high) around m* = the smallest AP with Pr(AP > m*) <= tail."""
         from tablegen.compute.kernels.average_precision import CEILING, FLOOR
