@@ -60,7 +60,7 @@ def main() -> None:
 
     import numpy as np
 
-    from tablegen.compare.f1 import DEFAULT_PRIOR_SAMPLES, PRIOR_SEED, prior_delta_draws
+    from tablegen.compare.f1.posterior import DEFAULT_PRIOR_SAMPLES, PRIOR_SEED, prior_delta_draws
 
     print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; {cpu_model()} ({vector_width()}); "
           f"Python {platform.python_version()}")

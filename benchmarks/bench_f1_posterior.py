@@ -63,7 +63,7 @@ def best_cpu_seconds(function, repeats: int) -> tuple[float, float]:
 
 
 def ours(a, b, samples: int, repeats: int) -> list[str]:
-    from tablegen.compare.f1 import DEFAULT_PRIOR_SAMPLES, f1_posterior, prior_delta_draws
+    from tablegen.compare.f1.posterior import DEFAULT_PRIOR_SAMPLES, f1_posterior, prior_delta_draws
 
     rows = []
     f1_posterior(a, b, samples=200, seed=0)  # load the compiled kernels from numba's cache

@@ -19,7 +19,7 @@ _PUBLIC = {
     "p_value": "tablegen.lookup.api",
     "significance_test": "tablegen.lookup.api",
     "simulate_cell": "tablegen.lookup.simulate",
-    "significance_test_from_scores": "tablegen.compare.from_scores",
+    "significance_test_from_scores": "tablegen.lookup.from_scores",
     "JobConfig": "tablegen.batch.config",
     "load_config": "tablegen.batch.config",
     "run": "tablegen.batch.job",

@@ -18,7 +18,7 @@ import pytest
 
 from tablegen.lookup.api import significance_test
 from tablegen.cli.main import main
-from tablegen.compare import significance_test_from_scores
+from tablegen import significance_test_from_scores
 from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, check_binary_labels, metrics_from_scores
 from tablegen.errors import TablegenInputError
 from tests.conftest import exact_scores

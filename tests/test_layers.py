@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tablegen"
 
 #: Layers from the bottom up; a module may import from its own layer and the layers before it.
 LAYERS = (
-    ("tablegen._version", "tablegen._lazy", "tablegen.errors"),
+    ("tablegen._version", "tablegen._lazy", "tablegen.errors", "tablegen.common"),
     ("tablegen.compute.kernels",),
     ("tablegen.compute.stats", "tablegen.compute.limits", "tablegen.compute.accumulator"),
     ("tablegen.compute.exact",),
@@ -186,3 +186,51 @@ def test_no_pytest_configuration_inside_the_package():
     addopts = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["addopts"]
     ignored = re.findall(r"--ignore-glob=\*/(\S+)", addopts)
     assert ignored and all(len(list(PACKAGE.rglob(pattern.split("/", 1)[1]))) == 1 for pattern in ignored), ignored
+
+
+def test_no_import_cycles():
+    """No two modules import each other, directly or around a loop, counting lazy imports inside functions
+    (the package façades' lazy maps are not imports: they name modules as strings; nor are the imports under
+    ``if TYPE_CHECKING:``, which only annotations read)."""
+    graph: dict[str, set[str]] = {}
+    modules = {module_name(path): path for path in package_modules()}
+    for module, path in modules.items():
+        targets = {target for _, target in imported_names(_without_type_checking(ast.parse(path.read_text())),
+                                                          module, path.name == "__init__.py")}
+        # "from tablegen.x import y" names module tablegen.x.y when that is a module, else package tablegen.x
+        graph[module] = {target for target in targets if target in modules and target != module}
+    index, low, on_stack, stack, cycles, counter = {}, {}, set(), [], [], [0]
+
+    def visit(node):  # Tarjan's strongly connected components
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def _without_type_checking(tree: ast.Module) -> ast.Module:
+    """``tree`` without its top-level ``if TYPE_CHECKING:`` blocks."""
+    tree.body = [node for node in tree.body if not (isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+                                                    and node.test.id == "TYPE_CHECKING")]
+    return tree

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from tablegen.cli.main import main
-from tablegen.compare import significance_test_from_scores
-from tablegen.compare.from_scores import FEW_TIES_NOTE, TIES_NOTE, ties_note
+from tablegen import significance_test_from_scores
+from tablegen.lookup.from_scores import FEW_TIES_NOTE, TIES_NOTE, ties_note
 from tablegen.compute.metric_scorers import threshold_groups
 from tablegen.compute.metrics import BASE_METRICS, get_metric
 from tablegen.compute.metrics_from_scores import check_score_metric, metrics_from_scores

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from tablegen.compare.datasets import CORRECTIONS, TEST_NAMES, TESTS, across_datasets, format_p
+from tablegen.compare.datasets.analysis import CORRECTIONS, TESTS, across_datasets, format_p
 
 
 def add_parser(subparsers) -> None:
@@ -71,7 +71,7 @@ def format_result(result) -> str:
              "is better)",
              f"Friedman test: chi2 = {f.statistic:.4f}, df = {f.df}, p = {format_p(f.p_value)}", "",
              "Mean ranks (1 = best): " + ", ".join(f"{a} {result.mean_ranks[a]:.3f}" for a in result.ranking()), "",
-             f"Pairwise {TEST_NAMES[result.test]} tests, {result.correction.capitalize()}-adjusted, "
+             f"Pairwise {result.test_name} tests, {result.correction.capitalize()}-adjusted, "
              f"alpha = {result.alpha:g} (W/L/T: data sets on which the first wins, loses, ties)"]
     lines += _pairs_table(result)
     if result.mean_ranks_posthoc is not None:

@@ -1,11 +1,11 @@
 """``tablegen compare f1 A.csv B.csv``: two classifiers' average F1 on one test set, Bayesian (Zhang et al. 2015).
 
-A thin layer over :func:`tablegen.compare.f1_posterior` and :func:`tablegen.compare.f1_frequentist_tests`:
+A thin layer over :func:`tablegen.compare.f1_posterior` and :func:`tablegen.compare.f1.frequentist_tests`:
 reads the two confusion matrices, prints the paper's Table IV (ψ_A, ψ_B, δ; the ROPE Bayes factor, where
 the paper had a point-null one; the decision) and its Table III (the frequentist tests); ``--json`` prints
 both results' ``to_dict()``; ``--plot`` draws δ's posterior with its HDI, the ROPE and the decision;
 ``--point-null-bf`` adds window estimates of the point-null ratio side by side, to show that under these
-priors it depends on the window (:mod:`tablegen.compare.f1_bayes_factor`).
+priors it depends on the window (:mod:`tablegen.compare.f1.bayes_factor`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from tablegen.compare.f1_validation import AVERAGES, MU_MODES
+from tablegen.compare.f1.validation import AVERAGES, MU_MODES
 from tablegen.errors import TablegenInputError
 
 
@@ -109,8 +109,8 @@ def _cli_message(error: TablegenInputError, args) -> str:
 
 def run(args) -> int:
     """Run ``tablegen compare f1``; bad input raises :class:`TablegenInputError` (exit status 2 in ``main``)."""
-    from tablegen.compare.f1 import f1_posterior  # numba kernels: imported when the command runs
-    from tablegen.compare.f1_frequentist import f1_frequentist_tests
+    from tablegen.compare.f1.posterior import f1_posterior  # numba kernels: imported when the command runs
+    from tablegen.compare.f1.frequentist import f1_frequentist_tests
 
     try:
         a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)

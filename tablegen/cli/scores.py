@@ -3,7 +3,7 @@
 The file has a label column (``--label-column``, default ``label``) and one numeric column per model
 (its scores, higher = more likely positive); lines starting with ``#`` are comments.  Every metric is
 computed from the scores, the winner picked per metric, and tested against the best of C random
-classifiers by :func:`tablegen.compare.from_scores.significance_test_from_scores`.  C defaults to the
+classifiers by :func:`tablegen.lookup.from_scores.significance_test_from_scores`.  C defaults to the
 number of model columns; it must count every model tried, discarded ones too.
 
 With ``--scores-file`` the ``metric`` and ``score`` positionals and ``--P``/``--N`` are not used
@@ -59,7 +59,7 @@ def scores_file_given(args) -> bool:
 
 def read_predictions(path, label_column: str) -> tuple[list[str], dict[str, np.ndarray]]:
     """Labels (as text) and {model: scores} from a predictions CSV."""
-    from tablegen.compare.csvfile import parse_number, read_csv
+    from tablegen.common.csvfile import parse_number, read_csv
 
     header, rows = read_csv(path, "--scores-file")
     if label_column not in header:
@@ -98,7 +98,7 @@ def format_scores_result(result) -> str:
 
 def run_scores(args) -> int:
     """Run ``tablegen test --scores-file``."""
-    from tablegen.compare.from_scores import significance_test_from_scores
+    from tablegen.lookup.from_scores import significance_test_from_scores
 
     labels, scores = read_predictions(args.scores_file, args.label_column)
     table = args.table if args.storage_options is None else table_for(args)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablegen.lookup.export import appendix_grid
-from tablegen.lookup.figures import pyplot, saved
+from tablegen.common.figures import pyplot, saved
 from tablegen.lookup.table import Table
 from tablegen.errors import TablegenInputError
 

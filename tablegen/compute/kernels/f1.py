@@ -7,7 +7,7 @@ draw costs M² gamma variates per classifier: 40 million for two classifiers, M 
 numpy's ``Generator.standard_gamma`` takes about 30 ns a variate on this machine (1.2 s for those
 alone).  These kernels draw a row at a time into a length-M scratch row and reduce it to ψ on the spot
 (no S × M × M array); the powers of the zero cells' first tries are computed by numpy in between
-(:mod:`tablegen.compare.f1_sampler` explains the three phases).
+(:mod:`tablegen.compare.f1.sampler` explains the three phases).
 
 Stream
 ------

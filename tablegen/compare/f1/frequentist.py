@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
-from tablegen.compare.f1_summary import per_class_f1
-from tablegen.compare.f1_validation import check_confusion
+from tablegen.compare.f1.summary import per_class_f1
+from tablegen.compare.f1.validation import check_confusion
 from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:

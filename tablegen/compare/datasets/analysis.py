@@ -10,7 +10,7 @@ On an (n data sets × m algorithms) table of scores:
    signed-rank test (default) or the sign test, with family-wise error control over the
    m(m − 1)/2 pairs by Holm's step-down method (default) or Bonferroni;
 3. the **mean ranks**, for information; and on request the mean-ranks post-hoc test
-   (:mod:`tablegen.compare.mean_ranks`), to show how its verdicts depend on the pool.
+   (:mod:`tablegen.compare.datasets.mean_ranks`), to show how its verdicts depend on the pool.
 
 scipy options, stated: ``scipy.stats.wilcoxon(a, b, zero_method="wilcox", correction=False,
 alternative="two-sided", method="auto")`` — zero differences are dropped (Wilcoxon's convention);
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compare.results_table import results_table
+from tablegen.compare.datasets.results_table import results_table
 from tablegen.compute.validation import check_alpha
 from tablegen.errors import TablegenInputError
 
@@ -236,6 +236,11 @@ class AcrossDatasetsResult:
         """Number of algorithms."""
         return len(self.algorithms)
 
+    @property
+    def test_name(self) -> str:
+        """The pairwise test's name in words ("Wilcoxon signed-rank" or "sign")."""
+        return TEST_NAMES[self.test]
+
     def ranking(self) -> list[str]:
         """Algorithms from the best mean rank to the worst."""
         return sorted(self.algorithms, key=lambda a: (self.mean_ranks[a], self.algorithms.index(a)))
@@ -261,7 +266,7 @@ class AcrossDatasetsResult:
                    + (f", so the algorithms do not all perform alike at alpha = {self.alpha:g}."
                       if f.p_value <= self.alpha else f": no evidence at alpha = {self.alpha:g} that they differ."))
         found = self.significant_pairs()
-        pairs = (f" Pairwise {TEST_NAMES[self.test]} tests, {self.correction.capitalize()}-adjusted: "
+        pairs = (f" Pairwise {self.test_name} tests, {self.correction.capitalize()}-adjusted: "
                  f"{len(found)} of {len(self.pairwise)} pairs differ at alpha = {self.alpha:g}")
         detail = "; ".join(f"{c.better} beats {c.b if c.better == c.a else c.a} (adjusted p = {c.adjusted_p_value:.3g})"
                            for c in sorted(found, key=lambda c: c.adjusted_p_value))
@@ -284,8 +289,8 @@ class AcrossDatasetsResult:
                 else [c.to_dict() for c in self.mean_ranks_posthoc]}
 
     def plot(self, path: str | os.PathLike[str] | None = None) -> Figure:
-        """The pairwise picture (:func:`tablegen.compare.plot.plot_across_datasets`); needs matplotlib."""
-        from tablegen.compare.plot import plot_across_datasets
+        """The pairwise picture (:func:`tablegen.compare.datasets.plot.plot_across_datasets`); needs matplotlib."""
+        from tablegen.compare.datasets.plot import plot_across_datasets
 
         return plot_across_datasets(self, path)
 
@@ -347,7 +352,7 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
     mean_ranks = rank_matrix(X, higher_is_better).mean(axis=0)
     posthoc = None
     if mean_ranks_posthoc:
-        from tablegen.compare.mean_ranks import mean_ranks_test
+        from tablegen.compare.datasets.mean_ranks import mean_ranks_test
 
         posthoc = mean_ranks_test(X, algorithms, alpha, higher_is_better)
     return AcrossDatasetsResult(

@@ -39,20 +39,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy.special import expit
 
-from tablegen.compare.f1_bayes_factor import interval_bayes_factor, point_null_ratios
-from tablegen.compare.f1_eta import DEFAULT_GRID, EtaPosterior, eta_posterior
+from tablegen.compare.f1.bayes_factor import interval_bayes_factor, point_null_ratios
+from tablegen.compare.f1.eta import DEFAULT_GRID, EtaPosterior, eta_posterior
 from tablegen.compute.kernels.f1 import sample_dirichlet
-from tablegen.compare.f1_results import EtaInfo, F1Comparison, F1Posterior
-from tablegen.compare.f1_sampler import macro_draws, micro_draws
-from tablegen.compare.f1_summary import decide, observed_f1, summarize, summarize_delta
-from tablegen.compare.f1_validation import validate_f1_posterior_args, validate_f1_score_args
+from tablegen.compare.f1.results import EtaInfo, F1Comparison, F1Posterior
+from tablegen.compare.f1.sampler import macro_draws, micro_draws
+from tablegen.compare.f1.summary import decide, observed_f1, summarize, summarize_delta
+from tablegen.compare.f1.validation import validate_f1_posterior_args, validate_f1_score_args
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from numpy.typing import ArrayLike
 
-    from tablegen.compare.f1_validation import F1Prior
+    from tablegen.compare.f1.validation import F1Prior
 
 logger = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
     credible_mass : float
         Mass of the HDI (0.95); the decision uses this HDI.
     eta_grid : int
-        Points of η's posterior grid (:mod:`tablegen.compare.f1_eta`); the default is far finer than any
+        Points of η's posterior grid (:mod:`tablegen.compare.f1.eta`); the default is far finer than any
         report needs.
     point_null : bool
         Also give ``.point_null``: window estimates of the point-null (Savage–Dickey) ratio at ±0.05,

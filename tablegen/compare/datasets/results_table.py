@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from tablegen.compare.csvfile import parse_number, read_csv
+from tablegen.common.csvfile import parse_number, read_csv
 from tablegen.errors import TablegenInputError
 
 _NAME_HEADERS = {"dataset", "data set", "data_set", "datasets", "name"}

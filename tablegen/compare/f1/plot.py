@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compare.f1_summary import decision_text
-from tablegen.lookup.figures import pyplot, saved
+from tablegen.compare.f1.summary import decision_text
+from tablegen.common.figures import pyplot, saved
 
 if TYPE_CHECKING:
     import os
 
     from matplotlib.figure import Figure
 
-    from tablegen.compare.f1_results import F1Comparison
+    from tablegen.compare.f1.results import F1Comparison  # for the annotation only: no import at run time
 
 
 def _shares_text(result) -> str:
@@ -38,7 +38,7 @@ def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None
     """Draw δ's posterior density with its HDI, the ROPE, 0 and the decision in the title.
 
     A box gives the shares of δ left of / inside / right of the ROPE and on each side of 0, and the ROPE
-    Bayes factor BF₀₁ (:class:`tablegen.compare.f1_bayes_factor.IntervalBayesFactor`).
+    Bayes factor BF₀₁ (:class:`tablegen.compare.f1.bayes_factor.IntervalBayesFactor`).
 
     Parameters
     ----------

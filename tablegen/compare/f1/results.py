@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compare.f1_bayes_factor import IntervalBayesFactor, PointNullRatios
-from tablegen.compare.f1_summary import DeltaSummary, Summary, decision_text
-from tablegen.compare.f1_validation import F1Prior
+from tablegen.compare.f1.bayes_factor import IntervalBayesFactor, PointNullRatios
+from tablegen.compare.f1.summary import DeltaSummary, Summary, decision_text
+from tablegen.compare.f1.validation import F1Prior
 
 if TYPE_CHECKING:
     import os
@@ -90,10 +90,10 @@ class F1Posterior:
 class F1Comparison:
     """δ = ψ_A − ψ_B: its summary, the ROPE Bayes factor and the decision.
 
-    ``decision`` is one of ≈, ≫, ≪, >, < (see :mod:`tablegen.compare.f1_summary`), read "A ≫ B".
+    ``decision`` is one of ≈, ≫, ≪, >, < (see :mod:`tablegen.compare.f1.summary`), read "A ≫ B".
     ``bayes_factor`` is the interval (ROPE) Bayes factor (:class:`.IntervalBayesFactor`); ``point_null``
     holds window estimates of the point-null ratio only when asked for (``point_null=True``), since
-    under these priors it is not a property of the data (:mod:`tablegen.compare.f1_bayes_factor`).
+    under these priors it is not a property of the data (:mod:`tablegen.compare.f1.bayes_factor`).
     Made by :func:`tablegen.compare.f1_posterior`.
 
     Examples
@@ -183,7 +183,7 @@ class F1Comparison:
         return "\n".join(lines)
 
     def plot(self, path: str | os.PathLike[str] | None = None, labels: tuple[str, str] = ("A", "B")) -> Figure:
-        """δ's posterior, its HDI, the ROPE and the decision (:func:`tablegen.compare.f1_plot.plot_f1_comparison`)."""
-        from tablegen.compare.f1_plot import plot_f1_comparison  # matplotlib is optional
+        """δ's posterior, its HDI, the ROPE and the decision (:func:`tablegen.compare.f1.plot.plot_f1_comparison`)."""
+        from tablegen.compare.f1.plot import plot_f1_comparison  # matplotlib is optional
 
         return plot_f1_comparison(self, path=path, labels=labels)

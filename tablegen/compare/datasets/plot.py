@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablegen.compare.datasets import TEST_NAMES
-from tablegen.lookup.figures import pyplot, saved
+from tablegen.common.figures import pyplot, saved
 
 _WIN, _LOSS, _NONE = "#1b7837", "#c51b7d", "#e0e0e0"
 
@@ -41,7 +40,7 @@ def _matrix_panel(ax, result, order) -> None:
                         color="white" if p[i, j] <= result.alpha else "black")
     ax.set_xticks(range(len(order)), order, rotation=45, ha="right")
     ax.set_yticks(range(len(order)), order)
-    ax.set_title(f"{result.correction.capitalize()}-adjusted p, {TEST_NAMES[result.test]} test\n"
+    ax.set_title(f"{result.correction.capitalize()}-adjusted p, {result.test_name} test\n"
                  f"green: row beats column, red: row loses, grey: no difference at alpha = {result.alpha:g}",
                  fontsize=9)
 
