@@ -1,4 +1,4 @@
-"""Exact null distributions, critical values and p-values (DESIGN §1, "Exact values").
+"""Exact null distributions, critical values and p-values (``docs/explanation/``: one page per routine).
 
 =========================  ==========================================  ===============================
 metric                     method                                      cost per answer
@@ -7,6 +7,8 @@ best_accuracy              reflection principle, running product       O(P)
 tp_at_k, precision_at_k    hypergeometric (scipy)                      O(min(k, P))
 best_f1                    half-plane lattice programme, bracketed     a few O(P N) programmes
 best_balanced_accuracy     half-plane lattice programme, bracketed     a few O(P N) programmes
+best_mcc                   per-diagonal-boundary lattice programme,    2-16 O(P N) programmes
+                           exactly ordered candidates (:mod:`.best_mcc`)
 auc                        stable Mann–Whitney recursion (small) or    O(P^2 N^2 / 4), or
                            tilted Fourier inversion (any size)         O(min(P, N) x ~800)
 auc given tie groups       programme over groups (small n) or tilted   sum_g (m_g + 1) x states, or
