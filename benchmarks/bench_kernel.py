@@ -1,8 +1,8 @@
 """Single-core throughput of the Monte Carlo kernel against a vectorised numpy baseline.
 
 Both implementations do the same work: sample uniformly random rankings of P positives and
-N negatives and score every metric of :data:`tablegen.compute.metrics.DEFAULT_METRICS` on each (DESIGN §1,
-all P + N + 1 thresholds).  The unit reported is nanoseconds per element-step: the time for one
+N negatives and score every metric of :data:`tablegen.compute.metrics.DEFAULT_METRICS` on each (all
+P + N + 1 thresholds).  The unit reported is nanoseconds per element-step: the time for one
 position of one ranking, sampling and all metrics included, i.e. the run time divided by
 ``replicates * (P + N)``.
 

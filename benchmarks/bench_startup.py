@@ -3,7 +3,7 @@
 Each case runs ``--repeat`` times as a fresh process (the median is reported, beside the fastest),
 after one untimed run that fills numba's on-disk cache.  The lookups run the public Python API
 (imports included); the process also reports which heavy modules it imported, which must not
-include dask, distributed, zarr or xarray (DESIGN §3, STYLE 11).  Prints the load average: on a
+include dask, distributed, zarr or xarray .  Prints the load average: on a
 shared machine every figure is inflated.
 
 Usage::

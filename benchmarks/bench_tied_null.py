@@ -4,9 +4,9 @@
     .venv/bin/python benchmarks/bench_tied_null.py --trials 5000 --levels 2 5
 
 ``significance_test_from_scores`` tests a tied winner against the critical value of the no-ties null
-(DESIGN §1: a random ranking of distinct scores).  Here C random scorers that learned nothing give
+(a random ranking of distinct scores).  Here C random scorers that learned nothing give
 each of P + N items one of ``levels`` equally likely score values (few values: heavy ties; many:
-light ties), independent of the labels; their best metric, computed in DESIGN §1's conventions
+light ties), independent of the labels; their best metric, computed in tablegen's conventions
 (tied scores form one threshold group, AUC counts a tied pair as ½), is compared with the no-ties
 critical value of :func:`tablegen.lookup.api.critical_value`.  The share of trials with a "significant"
 winner is the rejection rate, reported with its 95% Clopper–Pearson interval.  Rows with

@@ -20,7 +20,7 @@ def all_rankings(P: int, N: int):
 
 
 def exact_scores(labels, P: int, N: int, ks=(1, 3, 10, 20)) -> dict[str, Fraction]:
-    """Every metric of one ranking as an exact Fraction, straight from DESIGN §1."""
+    """Every metric of one ranking as an exact Fraction, straight from their definitions."""
     tp = [0]
     for label in labels:
         tp.append(tp[-1] + label)

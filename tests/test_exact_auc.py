@@ -5,7 +5,7 @@
 - the floating-point recursion (its own tests hold it to exact rationals) on cells up to (1000, 100);
 - the bundled table's exact critical values, which the recursion computed, over the appendix grid.
 
-DESIGN §1; the tolerance is :data:`tablegen.compute.exact.auc_fft.RELATIVE_ERROR_BOUND` (1e-12).
+the tolerance is :data:`tablegen.compute.exact.auc_fft.RELATIVE_ERROR_BOUND` (1e-12).
 """
 
 from __future__ import annotations

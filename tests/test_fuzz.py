@@ -139,7 +139,7 @@ def _api_case(metric, score, P, N, C, alpha, method):
 
 
 def _assert_a_p_value(answer) -> None:
-    """A p-value lies in [0, 1] and a bound is "<" or ">" (DESIGN §1)."""
+    """A p-value lies in [0, 1] and a bound is "<" or ">"."""
     assert 0.0 <= float(answer.value) <= 1.0 and answer.bound in ("", "<", ">")
 
 

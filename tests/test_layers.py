@@ -1,4 +1,4 @@
-"""The layering contract (DESIGN §3): arrows point down only.
+"""The layering contract: arrows point down only.
 
 Every ``import`` in the package — at module level or inside a function, ``from x import y`` or
 ``importlib.import_module("x")`` with a literal name — is read from the source with :mod:`ast`, and
@@ -32,7 +32,7 @@ LAYERS = (
     ("tablegen.cli",),
 )
 EXEMPT = {"tablegen", "tablegen.__main__"}
-#: Third-party packages a layer must never import (DESIGN §3: kernels and the cell engine compute;
+#: Third-party packages a layer must never import (kernels and the cell engine compute;
 #: they never touch dask, zarr or xarray; the store does not schedule).
 FORBIDDEN = {
     "tablegen.compute": ("dask", "distributed", "zarr", "xarray", "fsspec"),

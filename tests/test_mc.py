@@ -1,4 +1,4 @@
-"""Monte Carlo engine: determinism (DESIGN §3) and agreement with the exact nulls."""
+"""Monte Carlo engine: determinism and agreement with the exact nulls."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The answer policy of DESIGN §7: exact -> the table's exact value -> exact within budget -> the table ->
+"""The answer policy: exact -> the table's exact value -> exact within budget -> the table ->
 simulate; never a refusal of a valid question; the same sources across the three lookup functions."""
 
 from __future__ import annotations

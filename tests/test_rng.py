@@ -1,4 +1,4 @@
-"""The numba generator matches a pure-Python reference bit for bit (DESIGN §6: integer widths)."""
+"""The numba generator matches a pure-Python reference bit for bit (integer widths)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The batch job (DESIGN §3, §5): config, plan, cost model, executors, run, launchers.
+"""The batch job: config, plan, cost model, executors, run, launchers.
 
 Orchestration only: it plans the (P, N) grid in chunks, sends each chunk to the cell engine
 (:mod:`tablegen.compute.cell`) on a serial, dask CPU or dask GPU executor, and writes what comes back

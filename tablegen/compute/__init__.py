@@ -1,4 +1,4 @@
-"""Pure computation, no I/O (DESIGN §3, the lowest layer).
+"""Pure computation, no I/O (the lowest layer).
 
 - :mod:`~tablegen.compute.metrics`: the metric registry — each metric's definition, range, exact
   routine, kernel column and cost live in its one entry;

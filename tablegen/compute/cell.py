@@ -1,7 +1,7 @@
 """The cell engine: one (P, N) cell's numbers as numpy — Monte Carlo critical values with their
 intervals, tail quantiles and exact values — and the one simulation pass a lookup needs.
 
-No xarray here (DESIGN §3): the store writes these arrays as they are, and
+No xarray here: the store writes these arrays as they are, and
 :func:`tablegen.simulate_cell` (:mod:`tablegen.lookup.simulate`) labels them as a Dataset.
 """
 

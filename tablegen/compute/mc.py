@@ -35,7 +35,7 @@ DEFAULT_BLOCK_SIZE = 1 << 16
 
 
 def cell_key(seed: int, P: int, N: int) -> tuple[np.uint64, np.uint64]:
-    """The 128-bit key of cell (P, N) under root ``seed`` (DESIGN §3)."""
+    """The 128-bit key of cell (P, N) under root ``seed``."""
     words = np.random.SeedSequence(seed, spawn_key=(P, N)).generate_state(2, np.uint64)
     return np.uint64(words[0]), np.uint64(words[1])
 

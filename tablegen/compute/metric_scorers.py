@@ -4,11 +4,11 @@ Two families, one per metric and both named by its registry entry (:mod:`tablege
 which sits above this module (this module never imports it):
 
 - **Reference scorers** ``reference_<metric>(labels, P, N)`` score each row of a (R, P+N) 0/1 label
-  matrix, a ranking read from the top, by the definition of DESIGN §1.  Deliberately plain numpy over
+  matrix, a ranking read from the top, by its definition.  Deliberately plain numpy over
   whole prefix arrays: they are the independent check of the numba kernels (``tests/test_kernel.py``),
   not the production path.
 - **Scores scorers** ``<metric>_from_groups(g)`` score one classifier from its labels and real-valued
-  scores, grouped by :func:`threshold_groups`.  Conventions (DESIGN §1, as in scikit-learn): items
+  scores, grouped by :func:`threshold_groups`.  Conventions (as in scikit-learn): items
   are read from the highest score down and **tied scores form one threshold group**, so the only
   cut-offs are the empty one, one after each group and the full one, and no cut-off splits a tie.
   The ``best_*`` metrics maximise over exactly these cut-offs; ``average_precision`` gives every

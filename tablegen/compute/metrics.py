@@ -9,9 +9,10 @@ cells at once.  Nothing outside this module branches on a metric's name (``tests
 callers ask the entry, e.g. ``get_metric(name).exact_null(P, N)`` or ``.exact_cost(P, N)``.  The
 registry sits above the routines it names (``tests/test_layers.py``): they never import it.
 
-Definitions follow DESIGN §1 (normative).  A ranking is a 0/1 label vector read from the top;
-prefix k holds TP_k positives and FP_k = k - TP_k negatives, k = 0 .. P+N.  All metrics are
-"higher is better".  The scorers the entries hold live in :mod:`tablegen.compute.metric_scorers`
+Definitions: ``docs/explanation/index.md`` (conventions) and each entry below.  A ranking is a 0/1
+label vector read from the top; prefix k holds TP_k positives and FP_k = k - TP_k negatives,
+k = 0 .. P+N.  All metrics are "higher is better".  The scorers the entries hold live in
+:mod:`tablegen.compute.metric_scorers`
 (the reference scorers are plain numpy: the independent check of the numba kernels, not the
 production path).
 """
@@ -79,13 +80,13 @@ class Metric:
     name : str
         Registry name, e.g. ``"auc"`` or ``"tp_at_10"``.
     definition : str
-        The definition of DESIGN §1, in words.
+        The definition, in words.
     reference : callable
         ``reference(labels, P, N)``: the definition on each row of a (R, P+N) ranking matrix.
     from_scores : callable
         ``from_scores(groups)``: the value on one classifier's labels and real scores, grouped by
         :func:`tablegen.compute.metric_scorers.threshold_groups` (tied scores form one threshold
-        group, DESIGN §1); equals ``reference`` without ties.
+        group); equals ``reference`` without ties.
     ties_conservative : bool
         Whether tied scores tested against the no-ties null are conservative whatever the ties: true
         by construction for a maximum over cut-offs (breaking ties adds cut-offs) and for TP_k (a tie

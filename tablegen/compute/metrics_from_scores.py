@@ -1,8 +1,8 @@
-"""Every metric of DESIGN §1 from binary labels and real-valued scores (compute layer, numpy only).
+"""Every metric from binary labels and real-valued scores (compute layer, numpy only).
 
 Each metric's scorer is its registry entry's (:attr:`tablegen.compute.metrics.Metric.from_scores`,
 in :mod:`tablegen.compute.metric_scorers`); this module checks the inputs, groups the scores and asks
-the entries.  Conventions (DESIGN §1, as in scikit-learn):
+the entries.  Conventions (as in scikit-learn):
 
 - Items are read from the highest score down.  **Tied scores form one threshold group**: the only
   cut-offs are the empty one, one after each group of equal scores, and the full one, so no cut-off
@@ -14,7 +14,7 @@ the entries.  Conventions (DESIGN §1, as in scikit-learn):
   pairs} (scikit-learn's ``roc_auc_score``, the trapezoid under the ROC curve).
 - ``tp_at_k`` is TP_k, a count; ``precision_at_k`` is TP_k / min(k, P+N).  If a group of tied scores
   straddles the cut-off k, TP_k is not defined by any cut-off that keeps ties together (and an
-  expected, fractional count is a score that cannot occur, DESIGN §1): this is refused with an error
+  expected, fractional count is a score that cannot occur): this is refused with an error
   that names the tie.  k >= P+N counts all P positives.
 
 Without ties every value equals the definition on the ranking itself (the entries' reference

@@ -1,4 +1,4 @@
-"""The statistical rules of DESIGN §1, in one place: tail probability, order-statistic ranks, p-values.
+"""The statistical rules of every answer, in one place: tail probability, order-statistic ranks, p-values.
 
 Everything is phrased through the upper tail t = 1 - q, q = (1 - alpha)**(1/C), which is computed as
 ``-expm1(log1p(-alpha) / C)`` and never as ``1 - q`` (for C = 1000, alpha = 0.01, t ~ 1.0e-5 and

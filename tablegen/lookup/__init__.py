@@ -1,4 +1,4 @@
-"""Lookups (DESIGN §6, §7): the :class:`~tablegen.lookup.table.Table` over a store, the answer policy
+"""Lookups: the :class:`~tablegen.lookup.table.Table` over a store, the answer policy
 (:mod:`~tablegen.lookup.api`: exact, table or simulation), top-k significance, export and plots.
 
 The public names are re-exported by :mod:`tablegen` itself (``tablegen.critical_value`` etc.).

@@ -89,7 +89,7 @@ class SignificanceResult:
     metric : str
     score, P, N, C, alpha : scalars or arrays (broadcast)
     significant : bool or ndarray
-        score > critical value (DESIGN §1: significant at level alpha iff m > m*).
+        score > critical value (significant at level alpha iff m > m*).
     settled : bool or ndarray
         False where the verdict rests on a Monte Carlo estimate whose 95% interval contains the
         score: a larger R or an exact method could turn it.

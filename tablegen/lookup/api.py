@@ -1,4 +1,4 @@
-"""One entry point for answers: critical values, p-values and significance tests (DESIGN §7).
+"""One entry point for answers: critical values, p-values and significance tests.
 
 ``method="auto"`` (the default) never refuses a valid question.  For each answer it takes the first
 source that applies:
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Root seed of simulated answers when ``seed`` is not given (the bundled table's; DESIGN §3 keys
+#: Root seed of simulated answers when ``seed`` is not given (the bundled table's; seeds are keyed
 #: each cell's stream on it, so a question asked twice gets the same answer).  One constant for every
 #: simulation a user does not seed: lookups, ``tablegen simulate``.
 DEFAULT_SEED = CELL_DEFAULT_SEED
@@ -340,7 +340,7 @@ def significance_test(metric: str, score: float, P: int, N: int, C: int | None =
                       progress: Callable[[int, int], None] | None = None) -> SignificanceResult:
     """Is a winner's ``score`` significant against the best of C classifiers that learned nothing?
 
-    The verdict is score > critical value (DESIGN §1); the result also carries the p-value, both
+    The verdict is score > critical value; the result also carries the p-value, both
     answers' intervals, their sources and R.  The critical value comes from where
     :func:`critical_value` would take it and the p-value from where :func:`p_value` would; one
     exact null, or one pass of R simulated rankings, serves both where they share the source.

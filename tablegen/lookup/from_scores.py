@@ -1,10 +1,10 @@
-"""From labels and each model's scores to a verdict per metric (DESIGN §1, §5, §7).
+"""From labels and each model's scores to a verdict per metric.
 
-Every metric is computed from the scores in DESIGN §1's conventions
+Every metric is computed from the scores in tablegen's conventions
 (:mod:`tablegen.compute.metrics_from_scores`, each metric's registry scorer: tied scores form one
 threshold group; AUC counts a tied pair as ½).  Per metric, the winner is the model with the best value
 (the first one listed, on a tie), and its value is tested against the best of C classifiers that learned
-nothing, through :func:`tablegen.lookup.api.significance_test` (the answer policy of DESIGN §7: exact,
+nothing, through :func:`tablegen.lookup.api.significance_test` (the answer policy: exact,
 else the table, else a simulation).  **C must count every model tried, discarded ones too**: picking the
 best of 20 models and passing only the 3 you kept overstates significance.  C defaults to the number of
 models given.

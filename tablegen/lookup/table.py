@@ -57,7 +57,7 @@ class Table:
     Attributes
     ----------
     ds : xarray.Dataset
-        The store as a Dataset (lazy; variables as in DESIGN §4).
+        The store as a Dataset (lazy; variables as in :mod:`tablegen.store.schema`).
     source : str
         The store's path or URL (``"bundled table"`` for the package's own).
 

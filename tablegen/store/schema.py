@@ -1,4 +1,4 @@
-"""The store's schema (DESIGN §4): variables, codecs, errors, and opening a Zarr group with clear errors.
+"""The store's schema: variables, codecs, errors, and opening a Zarr group with clear errors.
 
 Shared by :mod:`tablegen.store.zarr_store` (template, writes, reports), :mod:`tablegen.store.integrity`
 (checksums and the content manifest) and :mod:`tablegen.store.lock`; none of them imports another's

@@ -1,4 +1,4 @@
-"""Many classifiers across many data sets (DESIGN §9; Benavoli, Corani & Mangili, JMLR 17(5), 2016).
+"""Many classifiers across many data sets (Benavoli, Corani & Mangili, JMLR 17(5), 2016).
 
 On an (n data sets × m algorithms) table of scores:
 
@@ -321,7 +321,7 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
     higher_is_better : bool
         True for accuracies, AUCs; False for error rates, losses.
     test : {"wilcoxon", "sign"}
-        The pairwise test (DESIGN §9): its verdict on a pair depends only on those two algorithms.
+        The pairwise test: its verdict on a pair depends only on those two algorithms.
     correction : {"holm", "bonferroni"}
         Family-wise error control over the m(m − 1)/2 pairs.
     alpha : float

@@ -1,4 +1,4 @@
-"""The mean-ranks (Nemenyi-type) post-hoc test, and how its verdicts depend on the pool (DESIGN §9).
+"""The mean-ranks (Nemenyi-type) post-hoc test, and how its verdicts depend on the pool.
 
 Shown only to expose the paper's point (Benavoli, Corani & Mangili, JMLR 2016): in a pool of m
 algorithms on n data sets, A and B differ when

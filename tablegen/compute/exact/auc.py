@@ -84,7 +84,7 @@ def auc_exact_cost(P: int, N: int) -> tuple[float, float]:
     """Estimated (single-core seconds, peak bytes) of one exact AUC answer by the route :func:`auc_null` takes.
 
     The tilted inversion holds O(min(P, N) + K) numbers; its band K reaches the whole window only for
-    tiny min(P, N), bounded here by the window, about 24 sd of U (DESIGN §1).
+    tiny min(P, N), bounded here by the window, about 24 sd of U.
     """
     if recursion_seconds(P, N) <= tilted_auc_seconds(P, N):
         return recursion_seconds(P, N), auc_cost(P, N)[1]

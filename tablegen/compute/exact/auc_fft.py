@@ -2,9 +2,8 @@
 
 U = AUC · P N has the generating function G(z) = prod_{i=1..P} (1 - z^{N+i}) / (1 - z^i), whose
 coefficients c_u count the rankings with U = u.  A plain FFT of G resolves Pr(U = u) only to about
-1e-16 of the *peak*, useless in the tail a critical value lives in (DESIGN §1).  Here every tail
-probability is computed under its own exponential tilt (DESIGN §1; method study in
-``shared/reference/auc_tilted_fft``):
+1e-16 of the *peak*, useless in the tail a critical value lives in.  Here every tail
+probability is computed under its own exponential tilt:
 
 1. **Tilt.**  f_u = c_u s^u / G(s), s = e^{-a}, a > 0, is a unimodal law whose mean mu(a) can be
    put anywhere below P N / 2 (U is symmetric, so everything is done in the lower orientation
@@ -165,7 +164,7 @@ class TiltedAuc:
         return self.lower_tail(self.PN - u)
 
     def critical_u(self, t: float) -> int:
-        """The largest u with Pr(U >= u) > t (1 + TIE_RTOL): the critical U (DESIGN §1) for tail t.
+        """The largest u with Pr(U >= u) > t (1 + TIE_RTOL): the critical U for tail t.
 
         Equivalently the smallest u with F(u) = Pr(U <= u) >= 1 - t, decided with the same tie
         tolerance as every exact routine (:func:`tablegen.compute.exact.nulls.critical_index`).

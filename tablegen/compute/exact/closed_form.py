@@ -9,7 +9,7 @@ from tablegen.compute.exact.nulls import TabulatedNull, tail_from_pmf
 def best_accuracy_null(P: int, N: int) -> TabulatedNull:
     """Exact null of best accuracy = (N + D)/(P + N), D = max_k (TP_k - FP_k).
 
-    Reflection principle (DESIGN §1): Pr(D >= h) = C(P+N, N+h) / C(P+N, P) for h >= h0 = max(0, P-N),
+    Reflection principle: Pr(D >= h) = C(P+N, N+h) / C(P+N, P) for h >= h0 = max(0, P-N),
     and D >= h0 always.  Evaluated as the running product of the ratios
     Pr(D >= h) / Pr(D >= h-1) = (P - h + 1)/(N + h), starting from 1 at h0: O(P) time, every factor
     in (0, 1], relative error <= (P - h0) * 2**-53 (no large binomials, no cancellation).

@@ -31,7 +31,7 @@ counts: the shapes of a row sum to 1, and all its variates fall below 10⁻³⁰
 10⁻³⁰⁰; a NaN would be caught before any summary.)  ``tests/test_compare_f1.py`` checks the variates
 against ``scipy.stats.gamma`` (Kolmogorov–Smirnov and moments) over shapes from 10⁻³ to 10⁴.
 
-Model (DESIGN §9): row u of θ given η is Dirichlet(ω_u(η) + c_u) with ω_uu = η, ω_uk = (1 − η)/(M − 1);
+Model (Zhang et al. 2015): row u of θ given η is Dirichlet(ω_u(η) + c_u) with ω_uu = η, ω_uk = (1 − η)/(M − 1);
 ``eta_bar`` carries 1 − η computed as expit(−t) (never 1 − η, which loses every digit near η = 1).
 """
 

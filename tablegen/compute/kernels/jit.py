@@ -1,7 +1,7 @@
 """numba's ``njit`` with its on-disk cache: the one jit decorator every cached kernel uses.
 
 A kernel compiled in one process is loaded from ``__pycache__`` (or ``NUMBA_CACHE_DIR``) in the next,
-so a lookup does not pay the compile time again (DESIGN §6).  Numba invalidates a kernel's cache
+so a lookup does not pay the compile time again.  Numba invalidates a kernel's cache
 when its own file changes, not when a callee in another file does; each kernel's tests compare it
 with an independent reference, which would catch a stale cache.
 """

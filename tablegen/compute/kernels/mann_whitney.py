@@ -6,7 +6,7 @@ With p_{i,j}(u) = Pr(U = u) for i positives and j negatives, conditioning on the
 
 This is the probability form: weights in [0, 1] that sum to one, all terms non-negative, so each
 probability carries a relative error of order (i + j) * 2**-53 and tail sums taken from the top are
-as accurate (the q-binomial product form cancels catastrophically and is not used; DESIGN §1).
+as accurate (the q-binomial product form cancels catastrophically and is not used).
 
 The sweep keeps one "row" i: slot j holds p_{i,j} (length i*j + 1).  Advancing to row i + 1 is
 done in place, j ascending (p_{i+1,j} needs the new slot j - 1 and the old slot j), u descending

@@ -1,4 +1,4 @@
-"""numba-cuda twins of the Monte Carlo kernels (DESIGN §8): same streams, same scores, bit for bit.
+"""numba-cuda twins of the Monte Carlo kernels: same streams, same scores, bit for bit.
 
 Importing this package imports no CUDA code; :mod:`tablegen.compute.kernels.cuda.device` decides, without
 touching a GPU unless asked, which device a run uses.  The kernels themselves live in
