@@ -29,9 +29,61 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An argument that an error message names, kept apart from the text around it.
+
+    A Python caller reads it as Python (``method='exact'``), the command line as its option
+    (``--method exact``); see :meth:`TablegenInputError.naming`.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name in the Python API (``method``, ``confusion_a``).
+    value : str, optional
+        The value the message speaks of (``'exact'``), if any.
+    python, option : str, optional
+        The whole phrase for each reader where the default spelling does not fit (an element of an
+        array: ``observed[1] (k = 2)`` in Python, ``the count at k = 2`` on the command line).
+
+    Examples
+    --------
+    >>> Argument("method", "exact").python_text(), Argument("method", "exact").option_text()
+    ("method='exact'", '--method exact')
+    >>> Argument("confusion_a").option_text({"confusion_a": "a.csv"})
+    'a.csv'
+    """
+
+    name: str
+    value: str | None = None
+    python: str | None = None
+    option: str | None = None
+
+    def python_text(self) -> str:
+        """How a Python caller names it: ``name`` or ``name='value'``."""
+        if self.python is not None:
+            return self.python
+        return self.name if self.value is None else f"{self.name}={self.value!r}"
+
+    def option_text(self, names: Mapping[str, str] | None = None) -> str:
+        """How the command line names it: ``names[name]`` (a file given by position, say), else
+        ``--name`` (underscores as dashes), followed by `` value`` if the message has one."""
+        if self.option is not None:
+            return self.option
+        option = (names or {}).get(self.name, "--" + self.name.replace("_", "-"))
+        return option if self.value is None else f"{option} {self.value}"
+
 
 class TablegenInputError(ValueError):
     """A bad argument to a tablegen entry point; the message names the argument (exit code 2).
+
+    ``str(error)`` names arguments as the Python API spells them.  An error made with
+    :meth:`naming` also knows which parts of its message are arguments, so the command line can say
+    its options instead (:meth:`option_message`).
 
     Examples
     --------
@@ -44,6 +96,29 @@ class TablegenInputError(ValueError):
     """
 
     exit_code = 2
+    #: The message as text and :class:`Argument` pieces (empty: the message names no argument apart).
+    parts: tuple = ()
+
+    @classmethod
+    def naming(cls, *parts: str | Argument) -> TablegenInputError:
+        """The error whose message is ``parts`` joined, each :class:`Argument` spelled as Python.
+
+        Examples
+        --------
+        >>> error = TablegenInputError.naming(Argument("rope"), " must be > 0, got -1.0")
+        >>> str(error), error.option_message()
+        ('rope must be > 0, got -1.0', '--rope must be > 0, got -1.0')
+        """
+        error = cls("".join(part if isinstance(part, str) else part.python_text() for part in parts))
+        error.parts = parts
+        return error
+
+    def option_message(self, names: Mapping[str, str] | None = None) -> str:
+        """The message as the command line says it: each :class:`Argument` as its option, or as
+        ``names[argument name]`` where the command names it otherwise (a file given by position)."""
+        if not self.parts:
+            return str(self)
+        return "".join(part if isinstance(part, str) else part.option_text(names) for part in self.parts)
 
 
 class StoreError(TablegenInputError):

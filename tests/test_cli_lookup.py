@@ -85,7 +85,7 @@ def test_test_with_simulation_shows_progress_and_is_reproducible(capsys):
     (["export", "--metric", "average_precision", "--C", "10", "--values", "exact"], "holds no exact values"),
     (["export", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/t.md"], "cannot write the table"),
     (["lookup", "auc", "--P", "20", "--N", "20", "--C", "1000", "--R", "1000", "--method", "exact"],
-     "R applies only to simulated answers (method 'simulate' or 'auto'), not to --method exact"),
+     "--R applies only to simulated answers (--method simulate or auto), not to --method exact"),
     (["export", "--metric", "auc", "--C", "10", "--digits", "-1"], "--digits must be in 0..15"),
     (["plot", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/x.png"], "cannot write the image"),
     (["info", "/nonexistent.zarr"], "does not exist"),

@@ -1,8 +1,9 @@
-"""``tablegen compare``: comparisons between real classifiers (DESIGN §9).
+"""``tablegen compare``: comparisons between real classifiers.
 
 Each comparison is one sub-subcommand with its own module, named in :data:`SUBCOMMANDS`: its
 ``add_parser(subparsers)`` adds the sub-subcommand and its arguments and sets
-``compare_run=<function(args) -> exit code>`` with ``set_defaults``.  Registered by :mod:`tablegen.cli.main`.
+``run=<function(args) -> exit code>`` with ``set_defaults``, as every command does.  Registered by
+:mod:`tablegen.cli.main`.
 """
 
 from __future__ import annotations
@@ -14,14 +15,9 @@ SUBCOMMANDS: tuple[str, ...] = ("tablegen.cli.compare_datasets", "tablegen.cli.c
 
 
 def add_compare_parser(sub) -> None:
-    """The ``compare`` subcommand and its sub-subcommands."""
+    """The ``compare`` subcommand and its sub-subcommands (each sets its own ``run``)."""
     p = sub.add_parser("compare", help="compare real classifiers: across data sets, or two on one test set")
     compare = p.add_subparsers(dest="compare_command", required=True)
     for name in SUBCOMMANDS:
         module = importlib.import_module(name)
         module.add_parser(compare)
-
-
-def run_compare(args) -> int:
-    """Run the chosen ``compare`` sub-subcommand."""
-    return args.compare_run(args)

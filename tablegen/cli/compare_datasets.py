@@ -1,4 +1,4 @@
-"""``tablegen compare datasets results.csv``: many classifiers across many data sets (DESIGN §9).
+"""``tablegen compare datasets results.csv``: many classifiers across many data sets.
 
 A thin layer over :func:`tablegen.compare.across_datasets`: prints the Friedman test, the mean ranks,
 every pair (statistic, raw and adjusted p, decision) and, with ``--mean-ranks-posthoc``, the
@@ -29,7 +29,7 @@ def add_parser(subparsers) -> None:
                    help="also the mean-ranks test, with how often its verdicts flip across sub-pools")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--plot", default=None, metavar="OUT.png", help="draw mean ranks and the pairwise verdicts")
-    p.set_defaults(compare_run=run)
+    p.set_defaults(run=run)
 
 
 def _pairs_table(result) -> list[str]:

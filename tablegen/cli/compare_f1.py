@@ -11,10 +11,10 @@ priors it depends on the window (:mod:`tablegen.compare.f1.bayes_factor`).
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 
+from tablegen.common.csvfile import read_lines, split_fields
 from tablegen.compare.f1.validation import AVERAGES, MU_MODES
 from tablegen.errors import TablegenInputError
 
@@ -45,13 +45,13 @@ def add_parser(subparsers) -> None:
                         "the prior density of the difference at 0 is infinite under these priors, so they grow "
                         "as the window shrinks and none is a Bayes factor (the ROPE Bayes factor is always shown)")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
-    p.set_defaults(compare_run=run)
+    p.set_defaults(run=run, option_names=option_names)
 
 
-def _fields(line: str) -> list[str]:
-    if "," in line or ";" in line:
-        return [f.strip() for f in re.split(r"[,;]", line)]
-    return line.split()
+def option_names(args) -> dict[str, str]:
+    """How errors of this command name the library's arguments that are not options: the two matrices,
+    by their files (the others are options, ``--rope``, ``--samples``, ...)."""
+    return {"confusion_a": args.confusion_a, "confusion_b": args.confusion_b}
 
 
 def _numeric(fields: list[str]) -> bool:
@@ -65,20 +65,16 @@ def _numeric(fields: list[str]) -> bool:
 def read_confusion(path: str) -> np.ndarray:
     """The M × M matrix in the CSV file ``path``; errors name the file and line.
 
-    Fields are separated by commas (or semicolons), else by whitespace; blank and ``#`` lines are
-    skipped.  The first line is a header if it holds a field that is not a number (e.g. the empty
-    corner of a pandas ``to_csv``) or if the other lines are one fewer than its width; rows one field
-    wider than there are rows start with a class label, which is dropped.
+    Read by :func:`tablegen.common.csvfile.read_lines` and ``split_fields``: fields are separated by
+    commas (or semicolons), else by whitespace; blank and ``#`` lines are skipped.  The first line is
+    a header if it holds a field that is not a number (e.g. the empty corner of a pandas ``to_csv``)
+    or if the other lines are one fewer than its width; rows one field wider than there are rows
+    start with a class label, which is dropped.
     """
-    try:
-        with open(path, encoding="utf-8-sig") as handle:
-            lines = [(i, line.strip()) for i, line in enumerate(handle, 1)
-                     if line.strip() and not line.lstrip().startswith("#")]
-    except OSError as error:
-        raise TablegenInputError(f"{path}: cannot read it ({error})") from None
+    lines = read_lines(path, path)
     if not lines:
         raise TablegenInputError(f"{path}: no counts in it")
-    rows = [(i, _fields(line)) for i, line in lines]
+    rows = [(i, split_fields(line)) for i, line in lines]
     if not _numeric(rows[0][1]) or len(rows) == len(rows[-1][1]) + 1:
         rows = rows[1:]
     if rows and all(len(fields) == len(rows) + 1 for _, fields in rows):
@@ -98,32 +94,21 @@ def _rope(text: str):
     return values[0] if len(values) == 1 else tuple(values)
 
 
-def _cli_message(error: TablegenInputError, args) -> str:
-    """The library names Python arguments; name the files and options instead."""
-    message = str(error)
-    for name, option in (("confusion_a", args.confusion_a), ("confusion_b", args.confusion_b), ("rope", "--rope"),
-                         ("samples", "--samples"), ("seed", "--seed"), ("mu='independent'", "--mu independent")):
-        message = re.sub(rf"\b{re.escape(name)}(?!\w)", option, message)
-    return message
-
-
 def run(args) -> int:
-    """Run ``tablegen compare f1``; bad input raises :class:`TablegenInputError` (exit status 2 in ``main``)."""
+    """Run ``tablegen compare f1``; bad input raises :class:`TablegenInputError` (exit status 2 in ``main``,
+    which names the matrices by their files: :func:`option_names`)."""
     from tablegen.compare.f1.posterior import f1_posterior  # numba kernels: imported when the command runs
     from tablegen.compare.f1.frequentist import f1_frequentist_tests
 
-    try:
-        a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)
-        result = f1_posterior(a, b, average=args.average, rope=_rope(args.rope), samples=args.samples,
-                              seed=args.seed, mu=args.mu, point_null=args.point_null_bf)
-        tests = f1_frequentist_tests(a, b)
-        if args.plot is not None:
-            from tablegen.cli.images import image_errors
+    a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)
+    result = f1_posterior(a, b, average=args.average, rope=_rope(args.rope), samples=args.samples,
+                          seed=args.seed, mu=args.mu, point_null=args.point_null_bf)
+    tests = f1_frequentist_tests(a, b)
+    if args.plot is not None:
+        from tablegen.cli.images import image_errors
 
-            with image_errors("--plot", args.plot):
-                result.plot(args.plot, labels=tuple(args.names))
-    except TablegenInputError as error:
-        raise TablegenInputError(_cli_message(error, args)) from None
+        with image_errors("--plot", args.plot):
+            result.plot(args.plot, labels=tuple(args.names))
     if args.json:
         print(json.dumps({"names": list(args.names), "bayesian": result.to_dict(), "frequentist": tests.to_dict()},
                          indent=2))

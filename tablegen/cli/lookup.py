@@ -2,21 +2,23 @@
 
 The command-line side of :mod:`tablegen.lookup.api`; each command prints the answer with its source (exact,
 a table's Monte Carlo values, or a simulation with R and seed) and shows a progress line whenever it
-simulates.  Registered by :mod:`tablegen.cli.main`.
+simulates.  Each parser sets its run function with ``set_defaults(run=...)``; registered by
+:mod:`tablegen.cli.main`.
 """
 
 from __future__ import annotations
 
 import json
 
-from tablegen.cli.options import storage_options_argument, table_for
+from tablegen.cli.options import check_simulation_options, storage_options_argument, table_for
 from tablegen.cli.progress import ProgressLine
 from tablegen.cli.scores import add_scores_arguments, run_scores, scores_file_given
 from tablegen.compute.metrics import known_metrics_text
+from tablegen.errors import TablegenInputError
 
 
 def add_lookup_parsers(sub) -> None:
-    """Add ``lookup``, ``test`` and ``p-value`` (their run functions are :data:`RUNNERS`)."""
+    """Add ``lookup``, ``test`` and ``p-value``, each with its ``run`` default."""
     _lookup_parser(sub)
     _test_parser(sub)
     _p_value_parser(sub)
@@ -42,10 +44,40 @@ def _cell_arguments(p, alpha: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
 
 
+def _check_method(args, alpha=None, score=None) -> None:
+    """Refuse, in the command line's words, a ``--method`` the question cannot have.
+
+    The library refuses these too, naming its Python arguments (``method='exact'``).  Checked here
+    before the library is called, after its checks of the other arguments (``validate_lookup_args``:
+    the first error stays the one the library would give), the message names the options.
+    ``alpha`` and ``score`` are None where the command has none.
+
+    Raises
+    ------
+    TablegenInputError
+        ``--method exact`` for a metric with no exact null at (P, N), or ``--R``/``--seed`` with a
+        method that never simulates.
+    """
+    if args.method not in ("exact", "table"):
+        return
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.validation import validate_lookup_args
+
+    checked = validate_lookup_args(args.metric, args.P, args.N, C=args.C, alpha=alpha, score=score,
+                                   needs_score=score is not None, seed=args.seed)
+    spec = get_metric(checked.metric)
+    if args.method == "exact" and not spec.exact_at(checked.P, checked.N):
+        where = f" at P = {checked.P}, N = {checked.N}" if spec.has_exact else ""
+        raise TablegenInputError(f"--method exact: metric {checked.metric!r} has no exact null distribution{where}; "
+                                 "use --method simulate")
+    check_simulation_options(args)
+
+
 def _lookup_parser(sub) -> None:
     p = sub.add_parser("lookup", help="critical value of a metric for the best of C random classifiers")
     p.add_argument("metric", help=f"metric: {known_metrics_text()}")
     _cell_arguments(p)
+    p.set_defaults(run=_run_lookup)
 
 
 def _source_text(answer) -> str:
@@ -69,8 +101,10 @@ def _interval_text(answer) -> str:
 def _run_lookup(args) -> int:
     from tablegen.lookup.api import critical_value
 
+    table = table_for(args)  # a bad --table is the first error
+    _check_method(args, alpha=args.alpha)
     answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
-                            seed=args.seed, table=table_for(args), progress=ProgressLine())
+                            seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
         print(json.dumps({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
                           "critical_value": answer.to_dict()}, indent=2))
@@ -87,6 +121,7 @@ def _test_parser(sub) -> None:
     p.add_argument("score", type=float, help="the winner's score on the test set")
     _cell_arguments(p)
     add_scores_arguments(p)
+    p.set_defaults(run=_run_test)
 
 
 def _run_test(args) -> int:
@@ -94,8 +129,10 @@ def _run_test(args) -> int:
         return run_scores(args)
     from tablegen.lookup.api import significance_test
 
+    table = table_for(args)  # a bad --table is the first error
+    _check_method(args, alpha=args.alpha, score=args.score)
     result = significance_test(args.metric, args.score, args.P, args.N, args.C, args.alpha, method=args.method,
-                               R=args.R, seed=args.seed, table=table_for(args), progress=ProgressLine())
+                               R=args.R, seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return 0
@@ -111,13 +148,16 @@ def _p_value_parser(sub) -> None:
     p.add_argument("metric", help=f"metric: {known_metrics_text()}")
     p.add_argument("score", type=float, help="the winner's score on the test set")
     _cell_arguments(p, alpha=False)
+    p.set_defaults(run=_run_p_value)
 
 
 def _run_p_value(args) -> int:
     from tablegen.lookup.api import p_value
 
+    table = table_for(args)  # a bad --table is the first error
+    _check_method(args, score=args.score)
     answer = p_value(args.metric, args.score, args.P, args.N, args.C, method=args.method, R=args.R, seed=args.seed,
-                     table=table_for(args), progress=ProgressLine())
+                     table=table, progress=ProgressLine())
     if args.json:
         print(json.dumps({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
                           "p_value": answer.to_dict()}, indent=2))
@@ -125,7 +165,3 @@ def _run_p_value(args) -> int:
     print(f"{args.metric} = {args.score:g} against the best of C = {args.C:,} random classifiers at P = {args.P:,}, "
           f"N = {args.N:,}: p-value {answer.formatted(4)} ({_source_text(answer)}{_interval_text(answer)})")
     return 0
-
-
-#: Command -> the function that runs it (returns the exit code).
-RUNNERS = {"lookup": _run_lookup, "test": _run_test, "p-value": _run_p_value}

@@ -8,221 +8,19 @@ code 2 and a message naming the argument, and ``--json`` prints what the functio
 from __future__ import annotations
 
 import argparse
-import json
 import logging
-import re
 import sys
 
 from tablegen._version import __version__
-from tablegen.cli.compare import add_compare_parser, run_compare
-from tablegen.cli.lookup import RUNNERS as LOOKUP_RUNNERS, add_lookup_parsers
-from tablegen.cli.options import storage_options_argument, storage_options_from
-from tablegen.cli.run import RUNNERS as RUN_RUNNERS, add_run_parsers
-from tablegen.cli.topk import add_topk_parser, run_topk
-from tablegen.lookup.export import FORMATS, VALUE_CHOICES
-from tablegen.compute.metrics import known_metrics_text
+from tablegen.cli.compare import add_compare_parser
+from tablegen.cli.lookup import add_lookup_parsers
+from tablegen.cli.run import add_run_parsers
+from tablegen.cli.tables import add_table_parsers
+from tablegen.cli.topk import add_topk_parser
 from tablegen.errors import TablegenInputError
 
 # Everything else is imported by the command that needs it: `tablegen --help` and a lookup load no
 # dask, zarr or xarray (README §12, benchmarks/bench_startup.py).
-
-
-def _info_parser(sub) -> None:
-    p = sub.add_parser("info", help="provenance and completeness of a store (missing cells listed)")
-    _store_argument(p)
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-
-
-def _format_axis(values) -> str:
-    return ", ".join(str(v) for v in values) if len(values) <= 12 else \
-        f"{values[0]}, {values[1]}, …, {values[-1]} ({len(values)} values)"
-
-
-def _store_state_text(prov: dict, report: dict) -> str:
-    if prov.get("complete") and report["cells_done"] < report["cells"]:
-        return "DAMAGED (marked complete, but some cells lost their done flags; `tablegen verify` names them)"
-    return "complete" if prov.get("complete") else "INCOMPLETE"
-
-
-def _run_info(args) -> int:
-    from tablegen.store.zarr_store import store_report, store_state
-
-    if args.store is not None and store_state(args.store, storage_options_from(args)) == "unfinished":
-        print(f"{args.store}: unfinished template (its creation was interrupted; no data was written); the next "
-              "`tablegen run` of its config writes it again")
-        return 0
-    table = _open(args)
-    report = store_report(table.ds)
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return 0
-    prov, grid = report["provenance"], report["grid"]
-    state = _store_state_text(prov, report)
-    lines = [f"{table.source}: {state}, {report['cells_done']:,} of {report['cells']:,} cells done",
-             f"  P: {_format_axis(grid['P'])}", f"  N: {_format_axis(grid['N'])}",
-             f"  metrics: {', '.join(grid['metric'])}",
-             f"  C: {_format_axis(grid['C'])}; alpha: {_format_axis(grid['alpha'])}",
-             f"  R = {prov.get('replicates'):,} per cell, root seed {prov.get('root_seed')}, rng {prov.get('rng')}",
-             f"  written by tablegen {prov.get('tablegen_version')} (schema {prov.get('schema_version')}), "
-             f"created {prov.get('created')}" + (f", completed {prov['completed']}" if prov.get("completed") else ""),
-             f"  command: {prov.get('command') or '-'}",
-             f"  config hash: {prov.get('config_hash')}",
-             "  exact values: " + ", ".join(f"{m} {100 * share:.0f}%"
-                                            for m, share in report["exact_available"].items())]
-    if report["missing"]:
-        shown = ", ".join(f"({P}, {N})" for P, N in report["missing"][:20])
-        more = len(report["missing"]) - 20
-        lines.append(f"  missing cells (P, N): {shown}" + (f" and {more:,} more" if more > 0 else ""))
-    print("\n".join(lines))
-    return 0
-
-
-def _verify_parser(sub) -> None:
-    p = sub.add_parser("verify", help="Monte Carlo against exact: CI coverage and the worst cells")
-    _store_argument(p)
-    p.add_argument("--worst", type=int, default=10, help="how many worst entries to list (default %(default)s)")
-    p.add_argument("--integrity", action=argparse.BooleanOptionalAction, default=True,
-                   help="first check every chunk's checksum and hash against the store's manifest and every done "
-                        "cell for missing data (default on); damage exits with code 3")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-
-
-def _integrity_lines(source: str, report) -> list[str]:
-    if report.unchecked:
-        return [f"{source}: integrity not checked: {report.unchecked}"]
-    if report.ok:
-        return [f"{source}: integrity: {report.chunks_checked:,} chunks match the manifest"]
-    lines = [f"{source}: DAMAGED: {len(report.problems):,} problems"]
-    lines += [f"  {problem}" for problem in report.problems[:50]]
-    if len(report.problems) > 50:
-        lines.append(f"  and {len(report.problems) - 50:,} more (--json lists all)")
-    lines.append("  re-create the store: its metadata is damaged" if report.fatal else
-                 f"  `tablegen run CONFIG --store {source}` recomputes the {len(report.regions):,} damaged chunks")
-    return lines
-
-
-def _run_verify(args) -> int:
-    from tablegen.store.zarr_store import check_integrity, verify_report
-    from tablegen.store.schema import bundled_table_path
-
-    if args.worst < 0:
-        raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")
-    options = storage_options_from(args)
-    integrity = check_integrity(args.store or bundled_table_path(), options) if args.integrity else None
-    if integrity is not None and not integrity.ok:
-        if args.json:
-            print(json.dumps({"integrity": integrity.to_dict()}, indent=2))
-        else:
-            print("\n".join(_integrity_lines(args.store or "bundled table", integrity)))
-        return 3
-    table = _open(args)
-    report = verify_report(table.ds.load(), worst=args.worst)
-    if args.json:
-        print(json.dumps({**report, "integrity": integrity.to_dict() if integrity else None}, indent=2))
-        return 0
-    if integrity is not None:
-        print(_integrity_lines(table.source, integrity)[0])
-    if not report["checked"]:
-        print(f"{table.source}: no cell has both a Monte Carlo and an exact value; nothing to verify")
-        return 0
-    lines = [f"{table.source}: the exact critical value lies inside the 95% interval in {report['inside']:,} of "
-             f"{report['checked']:,} checks ({100 * report['coverage']:.1f}%; expected about 95% or more)"]
-    lines += [f"  {metric:<24}{v['inside']:>7,}/{v['checked']:<7,} {100 * v['inside'] / v['checked']:5.1f}%"
-              for metric, v in report["by_metric"].items()]
-    if report["worst"]:
-        lines.append("  worst (|Monte Carlo - exact| / CI half-width):")
-        lines += [f"    {w['metric']:<24} alpha {w['alpha']:<5g} C {w['C']:<5} P {w['P']:<5} N {w['N']:<5} "
-                  f"MC {w['critical_value']:.6g} [{w['ci_low']:.6g}, {w['ci_high']:.6g}]  exact {w['exact']:.6g}"
-                  f"{'' if w['inside'] else '  OUTSIDE'}" for w in report["worst"]]
-    print("\n".join(lines))
-    return 0
-
-
-def _store_argument(p, required=False) -> None:
-    if required:
-        p.add_argument("store", help="store path or fsspec URL")
-    else:
-        p.add_argument("store", nargs="?", default=None, help="store path or fsspec URL (default: the bundled table)")
-    storage_options_argument(p)
-
-
-def _open(args, allow_incomplete=True):
-    """The command's store (its --storage-options applied), opened afresh: a report on the store as it is now."""
-    from tablegen.lookup.table import open_table
-
-    options = storage_options_from(args)
-    if options is not None and args.store is None:
-        raise TablegenInputError("--storage-options applies to a store given by path or URL; give the store too")
-    return open_table(args.store, storage_options=options, allow_incomplete=allow_incomplete, reuse=False)
-
-
-def _finished_table(args):
-    """The store for export and plot; unfinished cells are shown empty, with a warning."""
-    import numpy as np
-
-    table = _open(args)
-    if not table.ds.attrs.get("complete"):
-        missing = int((~np.asarray(table.ds.done.values, dtype=bool)).sum())
-        print(f"tablegen: warning: {table.source} is unfinished; {missing:,} cells are left empty", file=sys.stderr)
-    return table
-
-
-def _table_parser(sub, name, help_text) -> argparse.ArgumentParser:
-    p = sub.add_parser(name, help=help_text)
-    _store_argument(p)
-    p.add_argument("--metric", required=True, help=f"metric: {known_metrics_text()}")
-    p.add_argument("--C", type=int, required=True, help="number of competing classifiers")
-    p.add_argument("--alpha", type=float, default=0.01, help="significance level (default %(default)s)")
-    p.add_argument("--values", choices=VALUE_CHOICES, default="best",
-                   help="best (default: exact where stored, else Monte Carlo), monte-carlo or exact")
-    return p
-
-
-def _export_parser(sub) -> None:
-    p = _table_parser(sub, "export", "a metric's critical values in the paper's appendix layout (Pos \\ Neg)")
-    p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default %(default)s)")
-    p.add_argument("--digits", type=int, default=None, help="decimals (default 3; 0 for counts)")
-    p.add_argument("-o", "--output", default=None, help="write to this file instead of standard output")
-    p.add_argument("--json", action="store_true",
-                   help="the grid as JSON (P, N, value with null where empty, exact flags) instead of --format")
-
-
-def _run_export(args) -> int:
-    from tablegen.lookup.export import appendix_grid, format_appendix, grid_to_dict
-
-    if args.digits is not None and not 0 <= args.digits <= 15:
-        raise TablegenInputError(f"--digits must be in 0..15, got {args.digits}")
-    grid = appendix_grid(_finished_table(args), args.metric, args.C, args.alpha, args.values)
-    text = json.dumps(grid_to_dict(grid), indent=2) + "\n" if args.json else \
-        format_appendix(grid, args.format, args.digits)
-    if args.output is None:
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise TablegenInputError(f"-o {args.output}: cannot write the table ({error})") from None
-    if not args.json:  # with --json, stdout holds JSON or nothing
-        print(f"wrote {args.output}")
-    return 0
-
-
-def _plot_parser(sub) -> None:
-    p = _table_parser(sub, "plot", "critical value over (P, N) as a contour chart or surface (PNG, PDF, SVG)")
-    p.add_argument("--kind", choices=("contour", "surface"), default="contour", help="default %(default)s")
-    p.add_argument("-o", "--output", required=True, help="image file, e.g. auc_C1000.png")
-
-
-def _run_plot(args) -> int:
-    from tablegen.cli.images import image_errors
-    from tablegen.lookup.plot import plot_critical_values  # matplotlib is optional
-
-    with image_errors("-o", args.output):
-        plot_critical_values(_finished_table(args), args.metric, args.C, args.alpha, args.kind, args.output,
-                             args.values)
-    print(f"wrote {args.output}")
-    return 0
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -251,10 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_lookup_parsers(sub)
     add_topk_parser(sub)
     add_compare_parser(sub)
-    _export_parser(sub)
-    _plot_parser(sub)
-    _info_parser(sub)
-    _verify_parser(sub)
+    add_table_parsers(sub)
     add_run_parsers(sub)
     _verbose_everywhere(sub)
     return parser
@@ -283,12 +78,14 @@ def main(argv=None) -> int:
         dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
         logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
-        commands = {**LOOKUP_RUNNERS, "topk": run_topk,
-                    "compare": run_compare, "export": _run_export, "plot": _run_plot, "info": _run_info,
-                    "verify": _run_verify, **RUN_RUNNERS}
-        return commands[args.command](args)
-    except TablegenInputError as error:  # the library names Python arguments; say the options here
-        message = re.sub(r"method='(\w+)'", r"--method \1", str(error))
-        message = re.sub(r"observed\[\d+\] \(k = (\d+)\)", r"the count at k = \1", message)
-        print(f"tablegen: error: {message}", file=sys.stderr)
+        return args.run(args)  # every command's parser sets run=<function(args) -> exit code>
+    except TablegenInputError as error:
+        print(f"tablegen: error: {_option_message(error, args)}", file=sys.stderr)
         return error.exit_code  # exit codes: tablegen.errors, README "Exit codes"
+
+
+def _option_message(error: TablegenInputError, args: argparse.Namespace) -> str:
+    """The error as the command line says it: the arguments it names as options (``--method exact``), or as
+    the command's ``option_names(args)`` default names them (a file given by position, by its path)."""
+    option_names = getattr(args, "option_names", None)
+    return error.option_message(option_names(args) if option_names is not None else None)

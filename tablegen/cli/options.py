@@ -1,4 +1,5 @@
-"""Options shared by the commands that open a store: ``--storage-options``.
+"""Options shared by several commands: ``--storage-options`` of a store, and the check of ``--R`` and
+``--seed`` against ``--method``.
 
 ``--storage-options '{"anon": true}'`` is a JSON object handed to fsspec (through
 :func:`tablegen.lookup.table.open_table`, :func:`tablegen.store.open_store` or :func:`tablegen.batch.job.run`)
@@ -52,6 +53,25 @@ def parse_storage_options(text: str | None) -> dict | None:
 def storage_options_from(args: argparse.Namespace) -> dict | None:
     """The parsed ``--storage-options`` of ``args`` (None if the command has no such option or it is not given)."""
     return parse_storage_options(getattr(args, "storage_options", None))
+
+
+def check_simulation_options(args: argparse.Namespace) -> None:
+    """Refuse ``--R`` or ``--seed`` with a ``--method`` that never simulates (exact, table).
+
+    The library refuses these too, naming its Python arguments (``method='exact'``); the command line
+    checks first and names its options.
+
+    Examples
+    --------
+    >>> try:
+    ...     check_simulation_options(argparse.Namespace(method="table", R=None, seed=3))
+    ... except TablegenInputError as error:
+    ...     print(error)
+    --seed applies only to simulated answers (--method simulate or auto), not to --method table
+    """
+    if args.method in ("exact", "table") and (args.R is not None or args.seed is not None):
+        raise TablegenInputError(f"{'--R' if args.R is not None else '--seed'} applies only to simulated answers "
+                                 f"(--method simulate or auto), not to --method {args.method}")
 
 
 def table_for(args: argparse.Namespace):

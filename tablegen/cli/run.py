@@ -19,7 +19,7 @@ from tablegen.compute.metrics import known_metrics_text
 
 
 def add_run_parsers(sub) -> None:
-    """Add ``run`` and ``simulate`` (their run functions are :data:`RUNNERS`)."""
+    """Add ``run`` and ``simulate``, each with its ``run`` default."""
     _run_parser(sub)
     _simulate_parser(sub)
 
@@ -38,6 +38,7 @@ def _simulate_parser(sub) -> None:
     p.add_argument("--alpha", type=float, nargs="+", default=[0.01], help="significance levels")
     p.add_argument("--no-exact", action="store_true", help="skip the exact values")
     p.add_argument("--json", action="store_true", help="print the cell's values as JSON")
+    p.set_defaults(run=_run_simulate)
 
 
 def _format_cell(ds) -> str:
@@ -120,6 +121,7 @@ def _run_parser(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print the run's summary (with --dry-run: the plan's totals) as JSON on stdout; the plan "
                         "and progress go to stderr")
+    p.set_defaults(run=_run_run)
 
 
 def plan_to_dict(plan) -> dict:
@@ -156,7 +158,3 @@ def _run_run(args) -> int:
                   on_client=lambda client: print(f"dask dashboard: {client.dashboard_link}", file=text, flush=True))
     print(json.dumps(summary.to_dict(), indent=2) if args.json else summary)
     return 0
-
-
-#: Command -> the function that runs it (returns the exit code).
-RUNNERS = {"run": _run_run, "simulate": _run_simulate}

@@ -16,7 +16,7 @@ import json
 
 import numpy as np
 
-from tablegen.cli.options import table_for
+from tablegen.cli.options import check_simulation_options, table_for
 from tablegen.errors import TablegenInputError
 
 _SINGLE_FORM = ("metric", "score", "P", "N", "C")
@@ -100,6 +100,7 @@ def run_scores(args) -> int:
     """Run ``tablegen test --scores-file``."""
     from tablegen.lookup.from_scores import significance_test_from_scores
 
+    check_simulation_options(args)
     labels, scores = read_predictions(args.scores_file, args.label_column)
     table = args.table if args.storage_options is None else table_for(args)
     result = significance_test_from_scores(labels, scores, metrics=args.metrics, C=args.C, alpha=args.alpha,

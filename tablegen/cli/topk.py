@@ -7,10 +7,10 @@ labels, printing the bounds or the test, drawing the band.  Registered by :mod:`
 from __future__ import annotations
 
 import json
-import re
 
 import numpy as np
 
+from tablegen.common.csvfile import read_lines, split_tokens
 from tablegen.lookup.topk import TEST_VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
 from tablegen.errors import TablegenInputError
 
@@ -37,35 +37,31 @@ def add_topk_parser(sub) -> None:
                         "not a test)")
     p.add_argument("--plot", default=None, metavar="FILE", help="draw the band and the curve to this image file")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=run_topk)
 
 
 def _read_numbers(path: str, option: str) -> np.ndarray:
+    """The numbers in a file, separated by whitespace or commas (:mod:`tablegen.common.csvfile`)."""
+    lines = read_lines(path, f"{option} {path}", comments=False)
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except OSError as error:
-        raise TablegenInputError(f"{option} {path}: cannot read it ({error})") from None
-    try:
-        return np.array([float(v) for v in re.split(r"[\s,]+", text.strip()) if v], dtype=float)
+        return np.array([float(v) for _, line in lines for v in split_tokens(line, ",")], dtype=float)
     except ValueError as error:
         raise TablegenInputError(f"{option} {path}: {error}") from None
 
 
 def _read_scores(path: str):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            rows = [line.strip() for line in handle if line.strip()]
-    except OSError as error:
-        raise TablegenInputError(f"--scores-file {path}: cannot read it ({error})") from None
+    """(curve, P, N) from a file of ``score,label`` rows (:mod:`tablegen.common.csvfile`); a first row
+    that is not two numbers is a header."""
     scores, labels = [], []
-    for number, row in enumerate(rows, 1):
-        fields = [f for f in re.split(r"[\s,;]+", row) if f]
+    for row_index, (number, line) in enumerate(read_lines(path, f"--scores-file {path}", comments=False)):
+        row = line.strip()
+        fields = split_tokens(row)
         try:
             if len(fields) != 2:
                 raise ValueError(f"{len(fields)} fields")
             score, label = float(fields[0]), float(fields[1])
         except (ValueError, IndexError):
-            if number == 1:
+            if row_index == 0:
                 continue  # a header
             raise TablegenInputError(
                 f"--scores-file {path}, line {number}: expected 'score,label', got {row!r}") from None

@@ -1,7 +1,10 @@
-"""Small CSV files the comparisons read (results tables, predictions files), with the csv module.
+"""Small delimited files the command line and the comparisons read: the one reader of them.
 
-Blank lines and lines starting with ``#`` are comments.  The first remaining line is the header.
-Every row must have as many fields as the header; the error names the file and line.
+:func:`read_csv` reads a table with a header (results tables, predictions files) with the csv module:
+blank lines and lines starting with ``#`` are comments, the first remaining line is the header, and
+every row must have as many fields as the header.  Files whose layout the caller works out itself
+(a confusion matrix with or without labels, a curve of counts) are read with :func:`read_lines` and
+split with :func:`split_fields` or :func:`split_tokens`.  Errors name the file and line.
 """
 
 from __future__ import annotations
@@ -24,12 +27,7 @@ def read_csv(path, what: str) -> tuple[list[str], list[list[str]]]:
     (['label', 'm1'], [['1', '0.9'], ['0', '0.2']])
     >>> os.remove(f.name)
     """
-    try:
-        with open(os.fspath(path), newline="", encoding="utf-8-sig") as handle:
-            lines = [(number, line) for number, line in enumerate(handle, start=1)
-                     if line.strip() and not line.lstrip().startswith("#")]
-    except (OSError, UnicodeDecodeError) as error:
-        raise TablegenInputError(f"{what} {path}: cannot read it ({error})") from None
+    lines = read_lines(path, f"{what} {path}")
     if not lines:
         raise TablegenInputError(f"{what} {path}: no header line and no rows")
     parsed = list(csv.reader(line for _, line in lines))
@@ -57,3 +55,69 @@ def parse_number(text: str, where: str) -> float:
     if value != value or value in (float("inf"), float("-inf")):
         raise TablegenInputError(f"{where}: missing or non-finite value {text!r}")
     return value
+
+
+def read_lines(path, name: str, comments: bool = True) -> list[tuple[int, str]]:
+    r"""(line number, line) of every line of the text file ``path`` that is not blank, nor a comment.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file (UTF-8; a byte-order mark is dropped).
+    name : str
+        How errors name the file (``"--scores-file s.csv"``).
+    comments : bool, default True
+        Whether lines starting with ``#`` are comments (skipped).
+
+    Returns
+    -------
+    list of (int, str)
+        The 1-based line number and the line as read (its line end kept).
+
+    Raises
+    ------
+    TablegenInputError
+        If the file cannot be read: "``name``: cannot read it (why)".
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+    ...     _ = f.write("# counts\n\n1 2\n")
+    >>> read_lines(f.name, "counts")
+    [(3, '1 2\n')]
+    >>> os.remove(f.name)
+    """
+    try:
+        with open(os.fspath(path), newline="", encoding="utf-8-sig") as handle:
+            return [(number, line) for number, line in enumerate(handle, start=1)
+                    if line.strip() and not (comments and line.lstrip().startswith("#"))]
+    except (OSError, UnicodeDecodeError) as error:
+        raise TablegenInputError(f"{name}: cannot read it ({error})") from None
+
+
+def split_fields(line: str) -> list[str]:
+    r"""The fields of a delimited line, stripped: split at commas or semicolons where it has any, else at
+    whitespace.  An empty field between two delimiters is kept (a missing value).
+
+    Examples
+    --------
+    >>> split_fields("a, 1;2"), split_fields(" 1  2\t3 "), split_fields("1,,3")
+    (['a', '1', '2'], ['1', '2', '3'], ['1', '', '3'])
+    """
+    if "," in line or ";" in line:
+        return [field.strip() for field in line.replace(";", ",").split(",")]
+    return line.split()
+
+
+def split_tokens(line: str, separators: str = ",;") -> list[str]:
+    """The non-empty pieces of ``line`` between whitespace and ``separators`` (runs of them count as one).
+
+    Examples
+    --------
+    >>> split_tokens("0.9, 1"), split_tokens("1,,2 ;3"), split_tokens("1;2", separators=",")
+    (['0.9', '1'], ['1', '2', '3'], ['1;2'])
+    """
+    for separator in separators:
+        line = line.replace(separator, " ")
+    return line.split()

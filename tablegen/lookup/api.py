@@ -31,6 +31,7 @@ Monte Carlo engine answer it through the count.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
@@ -46,7 +47,7 @@ from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import exact_cost, get_metric, null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
 from tablegen.compute.validation import (LookupArgs, check_alpha, check_class_size, check_integer,
                                          validate_lookup_args)
 
@@ -166,12 +167,37 @@ def _source(a: LookupArgs, table, what: str):
     return "exact" if fits and seconds <= _simulation_seconds(a) else "simulate"
 
 
+@contextlib.contextmanager
+def naming_limit_errors(*before: str | Argument, way_out: tuple):
+    """Let a :class:`ResourceLimitError` of :func:`~tablegen.compute.limits.check_memory` or ``check_time``
+    (called with an empty way out) name the arguments it speaks of: the message becomes ``before``, the
+    limit's own text, then ``way_out`` (text and :class:`~tablegen.errors.Argument` parts).
+
+    Examples
+    --------
+    >>> from tablegen.compute.limits import check_time
+    >>> try:
+    ...     with naming_limit_errors(way_out=("use ", Argument("method", "auto"))):
+    ...         check_time(1e300, "a long wait", "")
+    ... except ResourceLimitError as error:
+    ...     print(error.option_message().split("; ")[-1])
+    use --method auto
+    """
+    try:
+        yield
+    except ResourceLimitError as error:
+        raise ResourceLimitError.naming(*before, str(error), *way_out) from None
+
+
 def _forced(a: LookupArgs, table, what: str):
     if a.method == "exact":
         seconds, memory = exact_cost(a.metric, a.P, a.N)
-        what = f"method='exact': exact {a.metric} at P = {a.P}, N = {a.N}"
-        check_memory(memory, what, "use method='simulate', or method='auto'")
-        check_time(seconds, what, "use method='auto' (the table or a simulation)")
+        what = f"exact {a.metric} at P = {a.P}, N = {a.N}"
+        exact, simulate, auto = (Argument("method", value) for value in ("exact", "simulate", "auto"))
+        with naming_limit_errors(exact, ": ", way_out=("use ", simulate, ", or ", auto)):
+            check_memory(memory, what, "")
+        with naming_limit_errors(exact, ": ", way_out=("use ", auto, " (the table or a simulation)")):
+            check_time(seconds, what, "")
         return "exact"
     if a.method == "table":
         answer = _from_table(a, table, what, required=True)

@@ -42,7 +42,7 @@ from tablegen.compute.metrics import get_metric
 from tablegen.compute.metrics_from_scores import (BASE_SCORE_METRICS, check_binary_labels, check_score_metric,
                                           metric_from_groups, threshold_groups)
 from tablegen.compute.validation import check_alpha, check_integer
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -284,8 +284,11 @@ def _tie_conditional_route(spec, sizes: np.ndarray, P: int, method: str) -> str 
 
     seconds = spec.tied_null_cost(sizes, P)[0]
     if method == "exact":
-        check_time(seconds, f"the exact null of {spec.name} given the winner's {sizes.size:,} tie groups",
-                   "raise TABLEGEN_TIME_LIMIT or use method='auto' (the no-ties null, with a note)")
+        from tablegen.lookup.api import naming_limit_errors
+
+        with naming_limit_errors(way_out=("raise TABLEGEN_TIME_LIMIT or use ", Argument("method", "auto"),
+                                          " (the no-ties null, with a note)")):
+            check_time(seconds, f"the exact null of {spec.name} given the winner's {sizes.size:,} tie groups", "")
     elif seconds > time_limit_seconds():
         return (f"the exact null given its {sizes.size:,} tie groups would take about {seconds:,.0f} s, more than the "
                 "time limit (TABLEGEN_TIME_LIMIT)")

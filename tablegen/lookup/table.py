@@ -31,7 +31,7 @@ from tablegen.store.zarr_store import open_store_group
 from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.compute.validation import (check_alpha, check_integer_array, check_metric, check_real_array,
                                          check_scores_in_range)
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 from tablegen.store.schema import bundled_table_path
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class Table:
                                      f"it holds: {', '.join(self._metrics)}")
         return self._metrics.index(metric)
 
-    def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose: str) -> np.ndarray:
+    def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose: tuple) -> np.ndarray:
         if name == "alpha":
             matches = np.isclose(wanted[..., None], axis, rtol=1e-6, atol=0)  # float32 alphas too
         else:
@@ -115,10 +115,9 @@ class Table:
         found = matches.any(axis=-1)
         if not found.all():
             missing = wanted[~found].flat[0]
-            raise TablegenInputError(
+            raise TablegenInputError.naming(
                 f"{name} = {missing.item():g} is not in this table ({self.source}; {name}: {_shown(axis)}). "
-                f"Lookups never interpolate between grid cells{purpose}"
-            )
+                "Lookups never interpolate between grid cells", *purpose)
         return matches.argmax(axis=-1)
 
     def _indices(self, metric, P, N, C, alpha, what: str = ""):
@@ -131,11 +130,11 @@ class Table:
             alpha = np.asarray(alpha)
             for a in np.atleast_1d(alpha).ravel():
                 check_alpha("alpha", a.item() if isinstance(a, np.generic) else a)
-        return self._locate(k, P, N, C, alpha, self._instead(self._metrics[k], what, P, N) if what else "")
+        return self._locate(k, P, N, C, alpha, self._instead(self._metrics[k], what, P, N) if what else ())
 
-    def _locate(self, k: int, P, N, C, alpha, purpose: str):
+    def _locate(self, k: int, P, N, C, alpha, purpose: tuple):
         """(k, index per dimension, broadcast arrays) of checked arguments; an error where the table
-        lacks a value or a cell is unfinished."""
+        lacks a value (ending with the message parts ``purpose``) or a cell is unfinished."""
         arrays = [np.asarray(P), np.asarray(N)]
         if C is not None:
             arrays.append(np.asarray(C))
@@ -317,12 +316,14 @@ class Table:
         replicates = (None if int(replicates) == 0 else int(replicates)) if scalar else replicates
         return Answer(**{k: unwrap(v) for k, v in fields.items()}, replicates=replicates, source=self.source)
 
-    def _instead(self, metric: str, what: str, P, N) -> str:
+    def _instead(self, metric: str, what: str, P, N) -> tuple:
+        """The end of a not-in-this-table message: the methods that answer off the grid (message parts)."""
         spec = get_metric(metric)
         exact = spec.has_exact and all(spec.exact_at(int(p), int(n))  # every (P, N) asked, paired or not
                                        for p in np.unique(P) for n in np.unique(N))
-        options = "method='exact' or method='simulate'" if exact else "method='simulate'"
-        return f"; for a {what} off this grid use {options}"
+        options = (Argument("method", "exact"), " or ", Argument("method", "simulate")) if exact else \
+            (Argument("method", "simulate"),)
+        return (f"; for a {what} off this grid use ", *options)
 
 
 #: Tables opened by :func:`open_table`, most recent last: (URL, storage options) -> (fingerprint, Table).

@@ -30,7 +30,7 @@ import numpy as np
 from tablegen.compute.limits import check_memory, topk_memory
 from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import check_alpha, check_class_size, check_integer
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -319,8 +319,9 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
     bad = ~np.isnan(curve) & ((curve < low - 1e-9) | (curve > high + 1e-9))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise TablegenInputError(f"observed[{i}] (k = {i + 1}) must be within [{low[i]}, {high[i]}] "
-                                 f"positives in the top {i + 1} of P = {bounds.P}, N = {bounds.N}; got {curve[i]}")
+        raise TablegenInputError.naming(
+            _count_at(i + 1), f" must be within [{low[i]}, {high[i]}] positives in the top {i + 1} of P = {bounds.P}, "
+            f"N = {bounds.N}; got {curve[i]}")
     curve = np.where(np.isnan(curve), np.nan, np.clip(curve, low, high))
     curve = np.where(np.abs(curve - np.round(curve)) <= 1e-9, np.round(curve), curve)  # counts typed as 2.9999999999
     _, _, single_discrete, single_interpolated, _ = _sweep(bounds.P, bounds.N, curve.size, [0.5], curve)
@@ -351,9 +352,15 @@ def check_curve_rises(curve) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         before, after = k[given][i], k[given][i + 1]
-        raise TablegenInputError(
-            f"observed[{after - 1}] (k = {after}) = {curve[after - 1]:g} after {curve[before - 1]:g} at k = {before}: "
+        raise TablegenInputError.naming(
+            _count_at(after), f" = {curve[after - 1]:g} after {curve[before - 1]:g} at k = {before}: "
             "positives in the top k never fall as k grows and rise by at most one per k")
+
+
+def _count_at(k: int) -> Argument:
+    """The curve's count at ``k`` (1-based) in an error: ``observed[k - 1] (k = k)``, on the command line
+    ``the count at k = k``."""
+    return Argument("observed", python=f"observed[{k - 1}] (k = {k})", option=f"the count at k = {k}")
 
 
 def crossover_point(significant, run: int = CROSSOVER_RUN) -> int | None:

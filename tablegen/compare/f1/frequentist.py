@@ -29,7 +29,7 @@ from scipy import stats
 
 from tablegen.compare.f1.summary import per_class_f1
 from tablegen.compare.f1.validation import check_confusion
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -191,7 +191,8 @@ def f1_frequentist_tests(confusion_a: ArrayLike, confusion_b: ArrayLike, *, y_tr
     """
     a, b = check_confusion("confusion_a", confusion_a), check_confusion("confusion_b", confusion_b)
     if a.shape != b.shape:
-        raise TablegenInputError(f"confusion_b has {b.shape[0]} classes but confusion_a has {a.shape[0]}")
+        raise TablegenInputError.naming(Argument("confusion_b"), f" has {b.shape[0]} classes but ",
+                                        Argument("confusion_a"), f" has {a.shape[0]}")
     m = a.shape[0]
     given = [v is not None for v in (y_true, y_pred_a, y_pred_b)]
     if any(given) and not all(given):

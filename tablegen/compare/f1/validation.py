@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 AVERAGES = ("macro", "micro")
 MU_MODES = ("joint", "independent")
@@ -57,29 +57,34 @@ def check_prior(value) -> F1Prior:
                                                     _positive("prior alpha[1]", alpha[1])))
 
 
+def _bad(name: str, text: str) -> TablegenInputError:
+    """The error "``name`` ``text``", the argument named apart (the command line says its option or file)."""
+    return TablegenInputError.naming(Argument(name), text)
+
+
 def check_confusion(name: str, value) -> np.ndarray:
     """A square M × M (M ≥ 2) matrix of non-negative integer counts with every row (true class) nonempty."""
     try:
         array = np.asarray(value)
     except (TypeError, ValueError) as error:
-        raise TablegenInputError(f"{name} must be a square matrix of counts ({error})") from None
+        raise _bad(name, f" must be a square matrix of counts ({error})") from None
     if array.dtype == bool or array.dtype.kind not in "iuf":
-        raise TablegenInputError(f"{name} must be a square matrix of counts, got dtype {array.dtype}")
+        raise _bad(name, f" must be a square matrix of counts, got dtype {array.dtype}")
     if array.ndim != 2 or array.shape[0] != array.shape[1]:
-        raise TablegenInputError(f"{name} must be square (M × M, rows = true class), got shape {array.shape}")
+        raise _bad(name, f" must be square (M × M, rows = true class), got shape {array.shape}")
     if array.shape[0] < 2:
-        raise TablegenInputError(f"{name} needs at least 2 classes, got {array.shape[0]}")
+        raise _bad(name, f" needs at least 2 classes, got {array.shape[0]}")
     array = array.astype(float)
     bad = ~np.isfinite(array) | (array < 0) | (array != np.round(array))
     if bad.any():
         i, j = map(int, np.argwhere(bad)[0])
-        raise TablegenInputError(f"{name} must hold non-negative integer counts; [{i}, {j}] is {array[i, j]!r}")
+        raise _bad(name, f" must hold non-negative integer counts; [{i}, {j}] is {array[i, j]!r}")
     if array.sum() >= 2.0 ** 53:
-        raise TablegenInputError(f"{name}: counts too large (total {array.sum():.3g} >= 2**53)")
+        raise _bad(name, f": counts too large (total {array.sum():.3g} >= 2**53)")
     empty = np.flatnonzero(array.sum(axis=1) == 0)
     if empty.size:
-        raise TablegenInputError(f"{name}: class {int(empty[0])} (row {int(empty[0])}) has no test items; every "
-                                 "true class needs at least one (drop empty classes from both matrices)")
+        raise _bad(name, f": class {int(empty[0])} (row {int(empty[0])}) has no test items; every true class "
+                         "needs at least one (drop empty classes from both matrices)")
     return array
 
 
@@ -88,29 +93,28 @@ def check_rope(value) -> tuple[float, float]:
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         r = float(value)
         if not (math.isfinite(r) and r > 0):
-            raise TablegenInputError(
-                f"rope must be a half-width > 0 or an interval (low, high) around 0, got {value!r}")
+            raise _bad("rope", f" must be a half-width > 0 or an interval (low, high) around 0, got {value!r}")
         return -r, r
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise TablegenInputError(f"rope must be a half-width > 0 or an interval (low, high) around 0, got {value!r}")
+        raise _bad("rope", f" must be a half-width > 0 or an interval (low, high) around 0, got {value!r}")
     try:
         low, high = float(value[0]), float(value[1])
     except (TypeError, ValueError):
-        raise TablegenInputError(f"rope must hold two numbers, got {value!r}") from None
+        raise _bad("rope", f" must hold two numbers, got {value!r}") from None
     if not (math.isfinite(low) and math.isfinite(high) and low < 0.0 < high):
-        raise TablegenInputError(f"rope must be an interval (low, high) with low < 0 < high, got {value!r}")
+        raise _bad("rope", f" must be an interval (low, high) with low < 0 < high, got {value!r}")
     return low, high
 
 
 def _choice(name: str, value, choices) -> str:
     if value not in choices:
-        raise TablegenInputError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+        raise _bad(name, f" must be one of {', '.join(map(repr, choices))}, got {value!r}")
     return value
 
 
 def _integer(name: str, value, minimum: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise _bad(name, f" must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -146,15 +150,17 @@ def validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples,
     """Check every argument of :func:`tablegen.compare.f1_posterior` before any work."""
     a, b = check_confusion("confusion_a", confusion_a), check_confusion("confusion_b", confusion_b)
     if a.shape != b.shape:
-        raise TablegenInputError(f"confusion_b has {b.shape[0]} classes but confusion_a has {a.shape[0]}; "
-                                 "both must be over the same classes, in the same order")
+        raise TablegenInputError.naming(Argument("confusion_b"), f" has {b.shape[0]} classes but ",
+                                        Argument("confusion_a"), f" has {a.shape[0]}; both must be over the same "
+                                        "classes, in the same order")
     mu = _choice("mu", mu, MU_MODES)
     rows_a, rows_b = a.sum(axis=1), b.sum(axis=1)
     if mu == "joint" and not np.array_equal(rows_a, rows_b):
         j = int(np.flatnonzero(rows_a != rows_b)[0])
-        raise TablegenInputError(
-            f"confusion_b's row sums (true-class counts) differ from confusion_a's (class {j}: {rows_b[j]:.0f} vs "
-            f"{rows_a[j]:.0f}); on one test set they agree. Different test sets: pass mu='independent'")
+        raise TablegenInputError.naming(
+            Argument("confusion_b"), "'s row sums (true-class counts) differ from ", Argument("confusion_a"),
+            f"'s (class {j}: {rows_b[j]:.0f} vs {rows_a[j]:.0f}); on one test set they agree. Different test sets: "
+            "pass ", Argument("mu", "independent"))
     samples = _integer("samples", samples, MIN_SAMPLES)
     prior_samples = _integer("prior_samples", prior_samples, MIN_SAMPLES)
     if not isinstance(point_null, (bool, np.bool_)):
