@@ -1,4 +1,4 @@
-"""Measure the per-cell cost model of :mod:`tablegen.batch.cost` on this machine and fit its coefficients.
+"""Measure the per-cell cost model of :mod:`tablegen.compute.cost` on this machine and fit its coefficients.
 
     .venv/bin/python benchmarks/bench_cost.py            # about two minutes on one core
     .venv/bin/python benchmarks/bench_cost.py --quick    # seconds: a check that it runs (no useful fit)
@@ -15,7 +15,7 @@ Three parts are timed separately, in one process, each cell best of 3:
   ``benchmarks/bench_lattice.py``), which should sit above them;
 * the exact AUC recursion, fitted as ``seconds = per_madd * P^2 N^2 / 4``.
 
-It prints the fitted coefficients beside those in ``tablegen/batch/cost.py`` and the relative error of
+It prints the fitted coefficients beside those in ``tablegen/compute/cost.py`` and the relative error of
 the model on every timed cell.
 """
 
@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from tablegen.batch import cost
+from tablegen.compute import cost
 from tablegen import simulate_cell
 from tablegen.compute.cell import exact_critical_values
 from tablegen.compute.exact import auc as exact_auc
@@ -81,12 +81,12 @@ def main(argv: list[str] | None = None) -> None:
         t = best_of(repeats, lambda: auc_null(P, N))
         madd.append(t / (P * P * N * N / 4))
         print(f"auc recursion ({P:4d}, {N:4d}): {t:7.3f} s = {madd[-1]:.3g} s per multiply-add")
-    print("\ncoefficient            fitted      in tablegen (batch/cost.py; the AUC one in compute/exact/auc.py)")
+    print("\ncoefficient            fitted      in tablegen (compute/cost.py; the AUC one in compute/exact/auc.py)")
     for name, fitted in [("SETUP_SECONDS", fit[0]), ("SECONDS_PER_ELEMENT_STEP", fit[1]),
                          ("SECONDS_PER_MINORITY_RANKING", fit[2]), ("SECONDS_PER_MINORITY_POSITION", fit[3]),
                          ("SECONDS_PER_REPLICATE", fit[4]), ("SECONDS_PER_AUC_MADD", max(madd))]:
         print(f"{name:<30}{fitted:10.3g}  {getattr(exact_auc if 'AUC' in name else cost, name):10.3g}")
-    print("\nmodel error on the timed simulation cells (tablegen/batch/cost.py coefficients):")
+    print("\nmodel error on the timed simulation cells (tablegen/compute/cost.py coefficients):")
     cells = [(P, N, R) for P, N in sim_cells for R in sim_r]
     for (P, N, R), t in zip(cells, seconds):
         model = cost.cell_seconds(P, N, R, [], exact=False, critical_pairs=0)

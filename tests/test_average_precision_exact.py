@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tablegen
-from tablegen.batch.cost import cell_seconds
+from tablegen.compute.cost import cell_seconds
 from tablegen.compute.cell import exact_critical_values_for_cells
 from tablegen.compute.exact import (null_critical_bracket, null_critical_value, null_tail_ge,
                                     null_tail_ge_bracket)

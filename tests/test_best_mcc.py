@@ -163,11 +163,13 @@ def test_lookups_simulate_it_on_request():
 def test_the_cost_model_charges_its_kernel_work_only_when_it_is_requested(P, N, kernel):
     """bench_mcc.py measured x1.18-1.19 (lanes) and x1.05-1.07 (minority) with best MCC's work: plans and the
     lookups' time guard charge it where best_mcc is asked for, and nowhere else."""
-    from tablegen.batch import cost
+    from tablegen.compute import cost
     from tablegen.compute.kernels.minority import uses_minority_sampling
 
     assert uses_minority_sampling(P, N) == (kernel == "minority")
-    factor = cost.MCC_MINORITY_FACTOR if kernel == "minority" else cost.MCC_LANE_FACTOR
+    spec = get_metric("best_mcc")  # the registry entry owns its kernel work's cost
+    factor = spec.minority_cost_factor if kernel == "minority" else spec.lane_cost_factor
+    assert factor > 1.0
     plain = cost.sampling_seconds(P, N, ["auc", "tp_at_10"])
     assert plain == cost.sampling_seconds(P, N)
     assert cost.sampling_seconds(P, N, ["auc", "best_mcc"]) == pytest.approx(factor * plain, rel=1e-12)

@@ -204,7 +204,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):
     assert "tasks: 19 chunks of up to 1 x 19 cells; 0 done, 19 remaining" in out
     seconds = make_plan(load_config(CONFIGS / "laptop.yaml")).core_seconds  # the cost model's estimate
     assert seconds < 360  # the main job is minutes of work: the plan states it in core-seconds
-    assert f"estimated cost (tablegen/batch/cost.py model): {seconds:,.1f} core-seconds in all, " in out
+    assert f"estimated cost (tablegen/compute/cost.py model): {seconds:,.1f} core-seconds in all, " in out
     assert not any(tmp_path.iterdir())
 
 

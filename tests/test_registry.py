@@ -139,3 +139,24 @@ def test_importing_the_registry_loads_no_routine():
             " 'numba', 'scipy'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_metrics_kernel_work_is_its_entrys_to_say():
+    """Cost factors and table bytes come from the requested entries, combined by KernelLayout: a new metric with
+    its own extra kernel work changes plans and memory guards through its entry alone."""
+    import dataclasses
+
+    import numpy as np
+
+    from tablegen.compute.mc import KernelLayout
+
+    new = dataclasses.replace(get_metric("auc"), name="new", kernel_variant="new", lane_cost_factor=2.0,
+                              minority_cost_factor=1.5, table_bytes_per_rank=4.0)
+    mcc = get_metric("best_mcc")
+    layout = KernelLayout(np.empty(0, np.int64), {}, (new, mcc, get_metric("auc")))
+    assert layout.variants == {"new", "mcc"} and layout.with_mcc
+    assert layout.lane_cost_factor == 2.0 * mcc.lane_cost_factor
+    assert layout.minority_cost_factor == 1.5 * mcc.minority_cost_factor
+    assert layout.table_bytes_per_rank == 16.0 + 4.0 + mcc.table_bytes_per_rank
+    plain = KernelLayout.for_metrics(["auc", "tp_at_5"], 20, 30)
+    assert (plain.lane_cost_factor, plain.minority_cost_factor, plain.table_bytes_per_rank) == (1.0, 1.0, 16.0)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.batch.cost import cell_seconds, shared_exact_seconds
+from tablegen.compute.cost import cell_seconds, shared_exact_seconds
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def make_plan(config, done: np.ndarray | None = None) -> Plan:
 
 
 def chunk_seconds(config, chunk: Chunk) -> float:
-    """Estimated single-core seconds of one chunk (sum of its cells, see :mod:`tablegen.batch.cost`)."""
+    """Estimated single-core seconds of one chunk (sum of its cells, see :mod:`tablegen.compute.cost`)."""
     cells = chunk.cells(config)
     seconds = sum(cell_seconds(P, N, config.replicates, config.metrics, config.exact,
                                len(config.Cs) * len(config.alphas)) for P, N in cells)
@@ -111,7 +111,7 @@ def format_plan(config, plan: Plan) -> str:
         f"tasks: {len(plan.chunks):,} chunks of up to {config.chunks[0]} x {config.chunks[1]} cells; "
         f"{len(plan.chunks) - len(plan.remaining):,} done, {len(plan.remaining):,} remaining",
         f"cells: {plan.cells_done:,} done, {plan.cells_remaining:,} remaining",
-        f"estimated cost (tablegen/batch/cost.py model): {_core_time(plan.core_seconds)} in all, "
+        f"estimated cost (tablegen/compute/cost.py model): {_core_time(plan.core_seconds)} in all, "
         f"{_core_time(plan.core_seconds_remaining)} remaining"
         + (f"; about {_duration(plan.core_seconds_remaining / _cores(config))} on {_cores(config)} workers"
            if _cores(config) else ""),

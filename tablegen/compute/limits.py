@@ -89,10 +89,16 @@ def tails_memory(metrics: int, capacity: int, block_size: int) -> float:
     return 40.0 * metrics * capacity + 8.0 * block_size * (metrics + 8)
 
 
-def ranking_memory(P: int, N: int, with_mcc: bool = False) -> float:
-    """Bytes of a ranking kernel's tables, an upper bound: two float64s per rank 0..P+N (inverses and
-    harmonic numbers, or the lane kernel's two inverse tables), a third with best MCC's weights, the
-    minority kernel's bitmap (a bit per rank) and positions (min(P, N) int64s), 1 MB besides (buffers).
+#: Bytes per rank of the tables every ranking kernel reads: two float64s (inverses and harmonic numbers,
+#: or the lane kernel's two inverse tables).
+BASE_TABLE_BYTES_PER_RANK = 16.0
+
+
+def ranking_memory(P: int, N: int, bytes_per_rank: float = BASE_TABLE_BYTES_PER_RANK) -> float:
+    """Bytes of a ranking kernel's tables, an upper bound: ``bytes_per_rank`` per rank 0..P+N (the shared
+    tables, plus what the requested metrics' extra kernel work reads: their registry entries'
+    ``table_bytes_per_rank``), the minority kernel's bitmap (a bit per rank) and positions (min(P, N)
+    int64s), 1 MB besides (buffers).
 
     Examples
     --------
@@ -100,7 +106,7 @@ def ranking_memory(P: int, N: int, with_mcc: bool = False) -> float:
     '16.1 GB'
     """
     ranks = P + N + 9  # the lane kernel's tables reach P + N + STEPS
-    return (24.0 if with_mcc else 16.0) * ranks + ranks / 8.0 + 8.0 * min(P, N) + 1e6
+    return bytes_per_rank * ranks + ranks / 8.0 + 8.0 * min(P, N) + 1e6
 
 
 def grid_memory(cells: int, chunks: int) -> float:

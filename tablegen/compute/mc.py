@@ -17,10 +17,10 @@ import numpy as np
 
 from tablegen.compute.accumulator import Tail, tail_add, tail_candidates, tail_empty, tail_merge
 from tablegen.compute.kernels.lanes import simulate_rows
-from tablegen.compute.limits import check_memory, ranking_memory, tails_memory
+from tablegen.compute.limits import BASE_TABLE_BYTES_PER_RANK, check_memory, ranking_memory, tails_memory
 from tablegen.compute.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
                                       uses_minority_sampling)
-from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, simulate_block
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import tail_rank, upper_ranks
 
@@ -46,15 +46,43 @@ class KernelLayout:
 
     ks: np.ndarray
     columns: dict[str, int]
+    specs: tuple = ()
+
+    @property
+    def variants(self) -> frozenset:
+        """The extra kernel work the requested metrics' entries name (``Metric.kernel_variant``)."""
+        return frozenset(spec.kernel_variant for spec in self.specs if spec.kernel_variant)
 
     @property
     def with_mcc(self) -> bool:
-        """Whether a requested metric reads the best-MCC column (:data:`~tablegen.compute.kernels.ranking.MCC_COLUMN`).
+        """Whether a requested metric needs best MCC's kernel work (the kernels' compile-time flag).
 
-        If not, the kernels run their variant without that work and leave the column NaN (every
-        other column is the same, bit for bit).
+        If not, the kernels run their variant without that work and leave the best-MCC column
+        (:data:`~tablegen.compute.kernels.ranking.MCC_COLUMN`) NaN (every other column is the same, bit for bit).
         """
-        return MCC_COLUMN in self.columns.values()
+        return "mcc" in self.variants
+
+    def _per_variant(self, field: str) -> list[float]:
+        chosen = {}
+        for spec in self.specs:
+            if spec.kernel_variant:
+                chosen[spec.kernel_variant] = getattr(spec, field)
+        return list(chosen.values())
+
+    @property
+    def lane_cost_factor(self) -> float:
+        """Factor on the lane kernel's sampling time for the requested extra work (1 without)."""
+        return float(np.prod(self._per_variant("lane_cost_factor")))
+
+    @property
+    def minority_cost_factor(self) -> float:
+        """Factor on the minority-class kernel's sampling time for the requested extra work (1 without)."""
+        return float(np.prod(self._per_variant("minority_cost_factor")))
+
+    @property
+    def table_bytes_per_rank(self) -> float:
+        """Bytes per rank of the kernel tables: the shared ones and each requested extra work's."""
+        return BASE_TABLE_BYTES_PER_RANK + sum(self._per_variant("table_bytes_per_rank"))
 
     @classmethod
     def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> "KernelLayout":
@@ -66,8 +94,9 @@ class KernelLayout:
         >>> layout = KernelLayout.for_metrics(["auc", "tp_at_10"], 20, 30)
         >>> layout.columns, layout.ks.tolist(), layout.with_mcc
         ({'auc': 0, 'tp_at_10': 6}, [10], False)
-        >>> KernelLayout.for_metrics(["best_mcc"], 20, 30).with_mcc
-        True
+        >>> mcc = KernelLayout.for_metrics(["best_mcc", "auc"], 20, 30)
+        >>> mcc.with_mcc, mcc.lane_cost_factor, mcc.table_bytes_per_rank
+        (True, 1.19, 24.0)
         """
         specs = {m: get_metric(m) for m in metrics}
         cutoffs = sorted({min(spec.k, P + N) for spec in specs.values() if spec.k is not None})
@@ -75,7 +104,7 @@ class KernelLayout:
         for metric, spec in specs.items():
             columns[metric] = (BASE_COLUMNS.index(spec.kernel_column) if spec.k is None
                                else len(BASE_COLUMNS) + cutoffs.index(min(spec.k, P + N)))
-        return cls(np.asarray(cutoffs, dtype=np.int64), columns)
+        return cls(np.asarray(cutoffs, dtype=np.int64), columns, tuple(specs.values()))
 
 
 def score_replicates(P: int, N: int, key, first: int, count: int, layout: KernelLayout,
@@ -127,7 +156,7 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], ca
 
 def kernel_tables_memory(metrics: Sequence[str], P: int, N: int) -> float:
     """Bytes of the kernel tables for ``metrics`` at (P, N) (:func:`tablegen.compute.limits.ranking_memory`)."""
-    return ranking_memory(P, N, KernelLayout.for_metrics(metrics, P, N).with_mcc)
+    return ranking_memory(P, N, KernelLayout.for_metrics(metrics, P, N).table_bytes_per_rank)
 
 
 def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
@@ -142,7 +171,7 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
     (:mod:`tablegen.compute.kernels.cuda.driver`), and the tails are the same, bit for bit.
     """
     layout = KernelLayout.for_metrics(metrics, P, N)
-    check_memory(tails_memory(len(metrics), capacity, block_size) + ranking_memory(P, N, layout.with_mcc),
+    check_memory(tails_memory(len(metrics), capacity, block_size) + ranking_memory(P, N, layout.table_bytes_per_rank),
                  f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric; "
                  f"tables over {P + N:,} ranks)",
                  "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")

@@ -119,6 +119,14 @@ class Metric:
     symmetric_null : bool
         Whether X and low + high - X have the same null law (AUC: a ranking read bottom-up scores
         1 - AUC), so a winner far below the middle is a sign of inverted scores or labels.
+    kernel_variant : str or None
+        Extra kernel work the metric's column needs beyond the shared pass, compiled in only when a
+        requested metric names it (``"mcc"``: best MCC's weights and products); None: none.
+    lane_cost_factor, minority_cost_factor : float
+        That work's cost, as a factor on the lane kernel's and the minority-class kernel's sampling
+        time (``benchmarks/bench_mcc.py``); 1 without extra work.
+    table_bytes_per_rank : float
+        Bytes per rank of the extra table that work reads (best MCC's weights: 8); 0 without.
     tied_null_routine, tied_cost_routine : str or None
         ``function(group_sizes, P)``: the exact null given the tie groups of a classifier's scores
         (group sizes in ascending score order; the labels permuted, the groups kept), used to test a
@@ -148,6 +156,10 @@ class Metric:
     symmetric_null: bool = False
     tied_null_routine: str | None = None
     tied_cost_routine: str | None = None
+    kernel_variant: str | None = None
+    lane_cost_factor: float = 1.0
+    minority_cost_factor: float = 1.0
+    table_bytes_per_rank: float = 0.0
     exact_domain_routine: str | None = None
 
     @property
@@ -363,6 +375,10 @@ _BASE = {
         _scorers.best_mcc_from_groups,
         lambda P, N: (0.0, 1.0),
         kernel_column="best_mcc",
+        kernel_variant="mcc",
+        lane_cost_factor=1.19,       # benchmarks/bench_mcc.py: x1.18-1.19 at (1000, 1000), the upper end
+        minority_cost_factor=1.07,   # x1.05-1.07 at (20, 2000)
+        table_bytes_per_rank=8.0,    # the weights w_k, one float64 per rank
         exact_routine=f"{_EXACT}.best_mcc:best_mcc_null",
         cost_routine=f"{_EXACT}.best_mcc:best_mcc_cost",
     ),

@@ -119,7 +119,7 @@ def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) ->
     >>> simulation_replicates(100, 300, C=10, alpha=0.01), simulation_replicates(1000, 1000, C=10)
     (10000000, 2000000)
     """
-    from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
+    from tablegen.compute.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
     P, N, C = check_class_size("P", P), check_class_size("N", N), check_integer("C", C, 1)
     alpha = check_alpha("alpha", alpha) if alpha is not None else None
@@ -142,7 +142,7 @@ def _exact_fits(a: LookupArgs) -> tuple[bool, float]:
 
 
 def _simulation_seconds(a: LookupArgs) -> float:
-    from tablegen.batch.cost import SECONDS_PER_REPLICATE, sampling_seconds
+    from tablegen.compute.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
     return _replicates(a) * (sampling_seconds(a.P, a.N, (a.metric,)) + SECONDS_PER_REPLICATE)
 

@@ -10,10 +10,10 @@ costs what is the metric registry's to say (:mod:`tablegen.compute.metrics`).
 
 sampling(P, N) is PER_ELEMENT_STEP * (P + N) for the lane kernel and PER_MINORITY_RANKING +
 PER_MINORITY_POSITION * min(P, N) for cells the minority-class kernel samples
-(:func:`tablegen.compute.kernels.minority.uses_minority_sampling`), times MCC_LANE_FACTOR or
-MCC_MINORITY_FACTOR where a requested metric needs the kernels' best-MCC work
-(:attr:`tablegen.compute.mc.KernelLayout.with_mcc`; ``benchmarks/bench_mcc.py``: x1.18-1.19 lanes at
-(1000, 1000), x1.05-1.07 minority at (20, 2000), the upper ends taken).  ``pairs`` is the number of
+(:func:`tablegen.compute.kernels.minority.uses_minority_sampling`), times the cost factors of the
+extra kernel work the requested metrics' registry entries name (``lane_cost_factor``,
+``minority_cost_factor``, combined by :class:`tablegen.compute.mc.KernelLayout`; best MCC's are from
+``benchmarks/bench_mcc.py``).  ``pairs`` is the number of
 (C, alpha) combinations.  The other coefficients come from ``benchmarks/bench_cost.py`` (one core of a
 2-core AVX-512 cloud VM, 2026-11-21); rerun it on other hardware and the dry-run estimate scales with
 them.  The per-replicate term is the tail bookkeeping
@@ -33,8 +33,6 @@ SECONDS_PER_ELEMENT_STEP = 6.4e-10
 SECONDS_PER_MINORITY_RANKING = 1.7e-7
 SECONDS_PER_MINORITY_POSITION = 6.9e-9
 SECONDS_PER_REPLICATE = 1.42e-7
-MCC_LANE_FACTOR = 1.19
-MCC_MINORITY_FACTOR = 1.07
 
 
 def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: int) -> float:
@@ -58,15 +56,15 @@ def shared_exact_seconds(cells, metrics, critical_pairs: int = 1) -> float:
 
 def sampling_seconds(P: int, N: int, metrics: Sequence[str] = ()) -> float:
     """Estimated single-core seconds to sample and score one ranking of (P, N) for ``metrics``, by the
-    kernel it uses (with no metrics named: the kernel's variant without best MCC's work).
+    kernel it uses, with the extra work the metrics' entries name (none when no metric is named).
 
     Examples
     --------
     >>> round(sampling_seconds(1000, 1000, ["best_mcc"]) / sampling_seconds(1000, 1000, ["auc"]), 2)
     1.19
     """
-    with_mcc = bool(metrics) and KernelLayout.for_metrics(metrics, P, N).with_mcc
+    layout = KernelLayout.for_metrics(metrics, P, N)
     if uses_minority_sampling(P, N):
         seconds = SECONDS_PER_MINORITY_RANKING + SECONDS_PER_MINORITY_POSITION * min(P, N)
-        return seconds * (MCC_MINORITY_FACTOR if with_mcc else 1.0)
-    return SECONDS_PER_ELEMENT_STEP * (P + N) * (MCC_LANE_FACTOR if with_mcc else 1.0)
+        return seconds * layout.minority_cost_factor
+    return SECONDS_PER_ELEMENT_STEP * (P + N) * layout.lane_cost_factor
