@@ -16,7 +16,7 @@ For each cell (default (100, 100), (20, 1000), (1000, 1000), (10, 10000)) it rep
 
 Without a GPU it refuses (exit status 2).  ``--simulator`` runs the same code in numba-cuda's
 simulator on tiny cells and R (the timings then mean nothing; the checks do), which is how
-``tests/test_cuda_sim.py`` keeps this script from rotting.
+``tests/compute/test_cuda_sim.py`` keeps this script from rotting.
 
     .venv/bin/python benchmarks/bench_cuda.py                       # on a GPU machine
     .venv/bin/python benchmarks/bench_cuda.py --simulator           # anywhere with numba-cuda

@@ -2,7 +2,7 @@
 
 One recursion sweep (``tablegen.compute.exact.auc.auc_pmf_sweep``) up to the grid's largest cell yields the
 pmf of U in every cell — 236 s and 4 GB at (1000, 1000) on one core, too much for CI, which checks
-the 318 cells the bundled table's recursion values cover (``tests/test_exact_auc.py``).  This script
+the 318 cells the bundled table's recursion values cover (``tests/compute/test_exact_auc.py``).  This script
 covers all 361 cells, C = 10/100/1000 and alpha = 0.01/0.05, and also compares the tail probability
 at each critical value (relative difference).  Prints the counts and the worst difference; exits 1
 on any mismatch.

@@ -9,5 +9,5 @@
 - :mod:`~tablegen.compute.kernels`: numba CPU kernels, and ``kernels/cuda`` their numba-cuda twins;
 - :mod:`~tablegen.compute.exact`: exact null distributions.
 
-Nothing here imports dask, distributed, zarr or xarray, nor any higher layer (``tests/test_layers.py``).
+Nothing here imports dask, distributed, zarr or xarray, nor any higher layer (``tests/contracts/test_layers.py``).
 """

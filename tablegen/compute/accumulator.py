@@ -8,7 +8,7 @@ seen, stored compactly as ascending unique values with counts, plus the number o
 Merge is exact: the top-``capacity`` multiset of a union is the top-``capacity`` multiset of the
 union of the parts' top-``capacity`` multisets.  It is therefore associative and commutative, and the
 result does not depend on how a stream is cut into batches or in which order batches arrive
-(property-tested in ``tests/test_accumulator.py``).  Memory is at most ``capacity`` entries, and
+(property-tested in ``tests/compute/test_accumulator.py``).  Memory is at most ``capacity`` entries, and
 much less for metrics with few distinct values in the tail.
 """
 

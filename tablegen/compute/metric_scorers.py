@@ -5,7 +5,7 @@ which sits above this module (this module never imports it):
 
 - **Reference scorers** ``reference_<metric>(labels, P, N)`` score each row of a (R, P+N) 0/1 label
   matrix, a ranking read from the top, by its definition.  Deliberately plain numpy over
-  whole prefix arrays: they are the independent check of the numba kernels (``tests/test_kernel.py``),
+  whole prefix arrays: they are the independent check of the numba kernels (``tests/compute/test_kernel.py``),
   not the production path.
 - **Scores scorers** ``<metric>_from_groups(g)`` score one classifier from its labels and real-valued
   scores, grouped by :func:`threshold_groups`.  Conventions (as in scikit-learn): items
@@ -16,7 +16,7 @@ which sits above this module (this module never imports it):
   ``average_precision_score``); ``auc`` counts a tied (positive, negative) pair as ½ (scikit-learn's
   ``roc_auc_score``).  ``tp_at_k`` is refused when a tie straddles the cut-off k (:func:`tp_at_k`).
   Without ties every value equals the reference scorer's on the ranking itself
-  (``tests/test_from_scores.py``, ``tests/test_scores_registry.py``).
+  (``tests/lookup/test_from_scores.py``, ``tests/compute/test_scores_registry.py``).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ scorer of real classifier scores (labels and scores, ties kept together), the
 kernel output column that scores it, its exact routine and cost (dotted paths into
 :mod:`tablegen.compute.exact`, imported only when asked, so ``import tablegen.compute.metrics`` stays
 cheap and a closed-form lookup loads no numba), and, for AUC, the whole-grid routine that serves many
-cells at once.  Nothing outside this module branches on a metric's name (``tests/test_registry.py``):
+cells at once.  Nothing outside this module branches on a metric's name (``tests/contracts/test_registry.py``):
 callers ask the entry, e.g. ``get_metric(name).exact_null(P, N)`` or ``.exact_cost(P, N)``.  The
-registry sits above the routines it names (``tests/test_layers.py``): they never import it.
+registry sits above the routines it names (``tests/contracts/test_layers.py``): they never import it.
 
 Definitions: ``docs/explanation/index.md`` (conventions) and each entry below.  A ranking is a 0/1
 label vector read from the top; prefix k holds TP_k positives and FP_k = k - TP_k negatives,

@@ -18,7 +18,7 @@ the entries.  Conventions (as in scikit-learn):
   that names the tie.  k >= P+N counts all P positives.
 
 Without ties every value equals the definition on the ranking itself (the entries' reference
-scorers).  ``tests/test_from_scores.py`` and ``tests/test_scores_registry.py`` check every metric
+scorers).  ``tests/lookup/test_from_scores.py`` and ``tests/compute/test_scores_registry.py`` check every metric
 against scikit-learn on random data with and without ties, and against the reference scorers.
 """
 

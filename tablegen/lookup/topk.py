@@ -11,7 +11,7 @@ the crossover point where it first beats the bound at two consecutive k.  Conven
 
 Levels.  The discrete and interpolated variants hold their level exactly: at an integer count both
 reject x at k iff Pr(X_k >= x) <= p, so under a random ranking Pr(reject at k) <= p at every k
-(``tests/test_topk.py`` sums the exact hypergeometric pmf over the rejected counts).  The binomial
+(``tests/lookup/test_topk.py`` sums the exact hypergeometric pmf over the rejected counts).  The binomial
 bound is the infinite-data limit (items drawn with replacement); against a finite test set it can
 reject a random ranking slightly more often than p (e.g. 1.0055 p at P = 6, N = 225, k = 4,
 alpha = 0.1), so it is drawn and listed but not offered as a test.

@@ -1,5 +1,5 @@
 # Exact p-values of the Wilcoxon-Mann-Whitney rank-sum test with tied scores from R's coin package
-# (conditional on the observed ties, mid-ranks), for tests/test_auc_ties.py.
+# (conditional on the observed ties, mid-ranks), for tests/compute/test_auc_ties.py.
 #
 #   Rscript tests/data/coin_auc_ties.R > tests/data/coin_auc_ties.csv
 #

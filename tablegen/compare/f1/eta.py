@@ -23,7 +23,7 @@ Numerics
   the CDF is quadratic there and is inverted exactly (no interpolation error on top of the
   trapezoid's).  ``quadrature_error`` compares the trapezoid sums on the grid and on every other point
   (a Richardson estimate of the normaliser's relative error).
-``tests/test_compare_f1.py`` checks that the density integrates to 1 under adaptive quadrature
+``tests/compare/test_compare_f1.py`` checks that the density integrates to 1 under adaptive quadrature
 (``scipy.integrate.quad``) and that a 16× finer grid changes nothing the report shows.
 """
 

@@ -2,7 +2,7 @@
 sweep) and, at any size, the tilted Fourier inversion of :mod:`tablegen.compute.exact.auc_fft`.
 
 :func:`auc_null` picks the faster of the two for one cell (:func:`auc_seconds`); both give the same
-critical values (``tests/test_exact_auc.py``).
+critical values (``tests/compute/test_exact_auc.py``).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Error bound
 -----------
 Each of the 2P factors is evaluated to a few ulp, the window loses < 2e-30 and the band < 1e-17 / sd
 of the tilted law near its mean; the tail probability at a point within two sd of the tilt's mean
-then carries a relative error of order 1e-14 (``tests/test_exact_auc.py``: within 1e-12 of exact
+then carries a relative error of order 1e-14 (``tests/compute/test_exact_auc.py``: within 1e-12 of exact
 integer counts for every P, N <= 60 and of the recursion on cells up to (1000, 1000); measured
 < 3e-14).  :data:`RELATIVE_ERROR_BOUND` is the bound the tests hold it to; critical values are
 decided with the same tie tolerance as every exact routine (:data:`tablegen.compute.exact.nulls.TIE_RTOL`),
@@ -362,7 +362,7 @@ def _pgf(cell: TiltedAuc, a: float, M: int, ks: np.ndarray, magnitude_only: bool
     every term added non-negative (the textbook 1 - exp(j log z) loses every digit when s^j is near 1),
     and j k is reduced mod M in exact integers before any floating-point operation.  The logs and
     arguments are summed over the 2 min(P, N) factors: a few ulp each, ~1e-14 relative on the tails
-    in the end (``tests/test_exact_auc.py``).  Plain numpy: a lookup loads no compiled kernel.
+    in the end (``tests/compute/test_exact_auc.py``).  Plain numpy: a lookup loads no compiled kernel.
     ``magnitude_only`` returns |F_k| (half the work: the band checks need no phase).
     """
     j_den = np.arange(1, cell.small + 1, dtype=np.int64)

@@ -24,7 +24,7 @@ of one cluster stay within one computed cluster, and two clusters more than 1.25
 apart stay apart; only exact gaps within VALUE_RESOLUTION / 4 of the resolution may fall either
 way, which moves a support point by less than 1.25e-11.  Checked against exact rationals (integer
 numerators over lcm(1..P+N)) for every cell with P + N <= 16 in
-``tests/test_average_precision_exact.py``.
+``tests/compute/test_average_precision_exact.py``.
 
 Cost: the enumeration visits each arrangement once (the changed suffix only) and sorts the values:
 :data:`SECONDS_PER_ARRANGEMENT` each, 8 bytes each, three arrays at the peak.
@@ -185,7 +185,7 @@ class BracketedAveragePrecisionNull:
     (10000, 0.0001)
 
     ``null.critical_bracket(0.001)`` is then (0.35093, 0.351019) in 3.5 s (checked against enumeration at
-    small cells and against the bundled Monte Carlo table in ``tests/test_average_precision_exact.py``).
+    small cells and against the bundled Monte Carlo table in ``tests/compute/test_average_precision_exact.py``).
     """
 
     def __init__(self, P: int, N: int, fine_grid: int = FINE_GRID, coarse_grid: int = COARSE_GRID):

@@ -8,7 +8,7 @@ S = sum_j j / r_j (AP = S / P, r_j the rank of the j-th positive) grows by (j + 
 ranks, keeping the prefix sums of the increments so that each arrangement costs the length of the
 changed suffix.  Each S is summed in the order j = 1..P, each increment a correctly rounded division,
 so |S_float - S| <= P * 2**-53 * S (sequential summation of P positive terms; the caller's bound).
-Checked against exact Fractions over every arrangement (``tests/test_average_precision_exact.py``).
+Checked against exact Fractions over every arrangement (``tests/compute/test_average_precision_exact.py``).
 
 **Rounded programme** (:func:`rounded_programme`): the law of S carried on a grid of width 1/M, each
 increment rounded to a whole number of grid steps (``kind``: nearest, floor or ceiling) in exact
@@ -36,7 +36,7 @@ exact, and Pr(B >= y) = above + (the final row's mass at bins >= y) for y in [Ya
 
 The FLOOR and CEILING kinds, with retirement and trimming, are what the bracket uses and are checked
 through it against brute force over every arrangement (``test_bracket_holds_the_exact_law_at_every_support_point``
-in ``tests/test_average_precision_exact.py``); the NEAREST and error kinds are not used and not tested.
+in ``tests/compute/test_average_precision_exact.py``); the NEAREST and error kinds are not used and not tested.
 """
 
 import numpy as np

@@ -28,7 +28,7 @@ sum they enter about tenfold.  A 0 changes nothing because every confusion row h
 ≥ 1 (a row with a count, as validated), whose variate is below 10⁻³⁰⁰ with probability about 10⁻³⁰⁰,
 so a row sum is never 0 and a flushed cell's share is below 10⁻³⁰⁰ of it.  (Prior draws have no
 counts: the shapes of a row sum to 1, and all its variates fall below 10⁻³⁰⁰ with probability about
-10⁻³⁰⁰; a NaN would be caught before any summary.)  ``tests/test_compare_f1.py`` checks the variates
+10⁻³⁰⁰; a NaN would be caught before any summary.)  ``tests/compare/test_compare_f1.py`` checks the variates
 against ``scipy.stats.gamma`` (Kolmogorov–Smirnov and moments) over shapes from 10⁻³ to 10⁴.
 
 Model (Zhang et al. 2015): row u of θ given η is Dirichlet(ω_u(η) + c_u) with ω_uu = η, ω_uk = (1 − η)/(M − 1);

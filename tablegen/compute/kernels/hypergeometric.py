@@ -13,7 +13,7 @@ non-negative numbers, so the probabilities keep their relative accuracy far into
 upper tails S_k(c) = Pr(X_k >= c) are summed from the top for each k; bounds and p-values are read
 from them, never from 1 - CDF, so a tail of 1e-12 keeps its digits.
 
-Conventions (exact inverses of each other; ``tests/test_topk.py`` checks them by brute force, and that
+Conventions (exact inverses of each other; ``tests/lookup/test_topk.py`` checks them by brute force, and that
 each holds its level: Pr(reject at k) <= p under a random ranking, summed over the exact pmf):
 
 discrete bound       the smallest c with Pr(X_k <= c) >= 1 - p, i.e. Pr(X_k > c) <= p; a count

@@ -17,7 +17,7 @@ of (x * total) mod 2**32 over every fused group of steps and is *flagged* when i
 group's largest ``total`` — a superset of the draws that could need rejection (probability about
 (P+N)**2 / 2**33 per ranking: 5e-4 at P + N = 2000).  Flagged rows are recomputed by the scalar
 kernel (:func:`simulate_rows`), so every row equals the scalar kernel's, bit for bit
-(``tests/test_kernel.py`` checks this on tiny, skewed and large cells, with the fallback exercised).
+(``tests/compute/test_kernel.py`` checks this on tiny, skewed and large cells, with the fallback exercised).
 
 State and arithmetic (all int64, explicit 32-bit masks; no uint64, which numba would not vectorise)
 -------------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ The metrics map onto H as follows (``tablegen.compute.exact.lattice``):
 ``best_balanced_accuracy`` with key g  a = N, b = P, c = g       (g = TP N - FP P)
 ``best_f1 >= num/den``                 a = 2 den - num, b = num, c = num P
 Checked against brute-force enumeration, exact integer path counts and the row-by-row programme
-in ``tests/test_exact_lattice.py``.
+in ``tests/compute/test_exact_lattice.py``.
 """
 
 import numpy as np
@@ -216,7 +216,7 @@ def half_plane_hit_probability(n_pos, n_neg, a, b, c):
 
     The untrimmed programme (:func:`half_plane_sweep` with ``floor = 0``).  P + N <= 12 cells are
     checked against every arrangement, larger ones against exact path counts and the row-by-row
-    programme it replaced (``tests/test_exact_lattice.py``).
+    programme it replaced (``tests/compute/test_exact_lattice.py``).
 
     Examples
     --------
@@ -237,7 +237,7 @@ def column_boundary_sweep(n_pos, n_neg, threshold, floor, entry_low, entry_mass)
     (:mod:`tablegen.compute.exact.best_mcc`).  Trimming (``floor``) and its bound [hit, hit + dropped]
     are those of :func:`half_plane_sweep`.  Integer widths: int64 thresholds and indices; float64
     masses.  Checked against brute-force enumeration and exact path counts in
-    ``tests/test_best_mcc_exact.py``.
+    ``tests/compute/test_best_mcc_exact.py``.
 
     Parameters
     ----------

@@ -13,7 +13,7 @@ done in place, j ascending (p_{i+1,j} needs the new slot j - 1 and the old slot 
 (new[u] reads old[u - j], which is not yet overwritten).  Memory: sum_j (I j + 1) ~ I J^2 / 2
 floats for a sweep to (I, J); time: sum_{i<=I, j<=J} i j ~ I^2 J^2 / 4 multiply-adds, and the sweep
 passes through every cell (i, j) on the way, so all cells of a grid cost the same as its largest.
-Checked against brute force and exact integer counts in ``tests/test_exact.py``.
+Checked against brute force and exact integer counts in ``tests/compute/test_exact.py``.
 """
 
 import numpy as np

@@ -19,7 +19,7 @@ Uniform integers come from the 32-bit halves of the replicate's xoshiro256** out
 first, by Lemire's multiply-shift: t = (x * bound) >> 32, and x is replaced by the next half while
 (x * bound) mod 2**32 < 2**32 mod bound, so every draw is exactly uniform.  The replicate's
 generator state is the same ``replicate_state(key0, key1, r)`` as in every kernel, so rows are
-replicates, independent of blocks and workers.  ``tests/test_minority.py`` checks the stream
+replicates, independent of blocks and workers.  ``tests/compute/test_minority.py`` checks the stream
 against a pure-Python implementation of all of this, and uniformity by a chi-square test.
 
 Scoring, O(m + len(ks)) from the sorted 1-based positions

@@ -6,7 +6,7 @@ A ranking of P positives and N negatives is drawn top to bottom by sequential sa
 ``p_rem`` positives among the ``total`` items still to place, the next item is positive iff a
 uniform integer in ``[0, total)`` is below ``p_rem``.  This gives every one of C(P+N, P)
 arrangements the same probability (the product of the step probabilities is P! N! / (P+N)!), and
-``tests/test_kernel.py`` checks uniformity by a chi-square test over all arrangements of a small cell.
+``tests/compute/test_kernel.py`` checks uniformity by a chi-square test over all arrangements of a small cell.
 
 Uniform integers come from 32-bit halves of xoshiro256** outputs (two steps per output) by
 Lemire's multiply-shift with its rejection step, so sampling is exact, not merely close: a draw
@@ -34,7 +34,7 @@ and every other column is the same, bit for bit.  Integer widths: int64 counters
 every product below 2**63); the RNG is uint64.
 
 Checked against the slow numpy reference scorers of :mod:`tablegen.compute.metrics` in
-``tests/test_kernel.py`` (every metric, on rankings the kernel itself records in ``labels_out``).
+``tests/compute/test_kernel.py`` (every metric, on rankings the kernel itself records in ``labels_out``).
 """
 
 import math

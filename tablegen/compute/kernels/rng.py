@@ -12,7 +12,7 @@ split into blocks, on block order, or on the number of workers.  The cell key it
 
 Integer widths: all state and arithmetic is ``uint64``; every constant and shift count is an
 explicit ``np.uint64`` because numba promotes ``uint64 op int64`` to float64.
-Checked bit-for-bit against the pure-Python reference in ``tests/test_rng.py``.
+Checked bit-for-bit against the pure-Python reference in ``tests/compute/test_rng.py``.
 """
 
 import numba as nb

@@ -21,7 +21,7 @@ built from its mode by the ratio h(k+1)/h(k) = (m-k)(q-k) / ((k+1)(M_{g-1} - q +
 normalised by its sum.  Each state's support is stored on its exact range [lo, hi] of 2U (positives
 pushed to the lowest / highest groups), so a group of m tied items costs (m + 1) saxpys per state.
 Integer widths: int64 throughout (2U <= 2 P N < 2**63 for n < 3e9).  Checked against brute-force
-enumeration with exact fractions in ``tests/test_auc_ties.py``.
+enumeration with exact fractions in ``tests/compute/test_auc_ties.py``.
 
 :func:`band_sums` — the inversion's per-frequency sums (see :mod:`tablegen.compute.exact.auc_ties_fft`).
 """

@@ -16,7 +16,7 @@ the same maxima (best MCC: G w_k with the host's MCC weights, one separately rou
 U += TP at each negative and AP += run - above * (H[end] - H[previous]) with the
 host's compensated harmonic numbers H.  TP at each cut-off comes from merging the cut-offs with the
 positions as they stream past.  Every float operation is separately rounded (``mul_rn``/``add_rn``).
-Checked bit for bit against the CPU kernel under the simulator by ``tests/test_cuda_sim.py``.
+Checked bit for bit against the CPU kernel under the simulator by ``tests/compute/test_cuda_sim.py``.
 """
 
 import numpy as np

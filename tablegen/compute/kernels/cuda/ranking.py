@@ -16,7 +16,7 @@ and the average-precision sum in float64, adding TP * (1/k) at each positive in 
 order with separately rounded multiply and add (:func:`~tablegen.compute.kernels.cuda.rng.mul_rn`).  The
 reported values are the same single divisions of exact integers as on the CPU (IEEE division is
 correctly rounded on both), written column by column into ``scores[column, i]`` (coalesced).
-Checked bit for bit against the CPU kernels under the simulator by ``tests/test_cuda_sim.py``.
+Checked bit for bit against the CPU kernels under the simulator by ``tests/compute/test_cuda_sim.py``.
 """
 
 import math

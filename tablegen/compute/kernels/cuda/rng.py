@@ -9,7 +9,7 @@ multiply followed by an add into one fused multiply-add unless told otherwise, w
 the last bit of average precision; :func:`mul_rn` and :func:`add_rn` call libdevice's
 ``__nv_dmul_rn`` / ``__nv_dadd_rn`` (PTX ``mul.rn`` / ``add.rn``, which the compiler never fuses).
 Under the simulator libdevice has no Python implementation, so there they are plain Python float
-operations, which never fuse either.  ``tests/test_cuda_sim.py`` checks the streams and every score
+operations, which never fuse either.  ``tests/compute/test_cuda_sim.py`` checks the streams and every score
 against the CPU kernels.
 """
 

@@ -21,11 +21,12 @@ from tablegen.cli.main import main
 from tablegen import significance_test_from_scores
 from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, check_binary_labels, metrics_from_scores
 from tablegen.errors import TablegenInputError
+from scorestools import models_and_labels, random_case, write_predictions
 from tests.conftest import exact_scores
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 EXACT_METRICS = ["auc", "best_accuracy", "best_f1", "best_balanced_accuracy"]  # answered without the table
 
 
@@ -41,13 +42,6 @@ def sklearn_values(y, s) -> dict[str, float]:
             "best_f1": np.max(f1),
             "best_balanced_accuracy": np.max(0.5 * (tpr + 1 - fpr)),
             "average_precision": sklearn_metrics.average_precision_score(y, s)}
-
-
-def random_case(rng, ties: bool):
-    n = int(rng.integers(2, 80))
-    y = rng.permutation(np.r_[1, 0, rng.integers(0, 2, n - 2)])
-    s = rng.integers(0, 6, n).astype(float) if ties else rng.normal(size=n) + y
-    return y, s
 
 
 # -- every metric against scikit-learn ------------------------------------------------------------
@@ -107,13 +101,6 @@ def test_ties_follow_design_conventions():
 
 
 # -- the verdicts ---------------------------------------------------------------------------------
-def models_and_labels(P=40, N=60, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.permutation(np.r_[np.ones(P, int), np.zeros(N, int)])
-    return y, {"noise": rng.normal(size=P + N), "good": y + rng.normal(size=P + N),
-               "tied": np.round(0.6 * y + rng.normal(size=P + N))}
-
-
 def test_verdicts_are_the_lookup_answers_for_the_winner():
     y, models = models_and_labels()
     result = significance_test_from_scores(y, models, metrics=EXACT_METRICS)
@@ -348,13 +335,6 @@ def test_bad_input_is_refused(labels, scores, kwargs, message):
 
 
 # -- the command line -----------------------------------------------------------------------------
-def write_predictions(path, y, models, positive="1", negative="0"):
-    lines = ["# predictions of three models", "label," + ",".join(models)]
-    lines += [",".join([positive if label else negative, *(f"{models[m][i]:.17g}" for m in models)])
-              for i, label in enumerate(y)]
-    path.write_text("\n".join(lines) + "\n")
-
-
 def test_cli_scores_file_table_and_json(tmp_path, capsys):
     y, models = models_and_labels()
     path = tmp_path / "preds.csv"

@@ -1,4 +1,4 @@
-"""Every entry point rejects bad input up front, naming the argument (STYLE 7)."""
+"""Every entry point rejects bad input up front, naming the argument."""
 
 import pytest
 

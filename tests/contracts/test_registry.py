@@ -1,4 +1,4 @@
-"""The metric registry owns its metric (issue 15): nothing else branches on a metric's name.
+"""The metric registry owns its metric: nothing else branches on a metric's name.
 
 The package source is read with :mod:`ast`.  A metric name (a registry name, or ``tp_at_<k>`` /
 ``precision_at_<k>``) written as a string literal outside the registry
@@ -20,7 +20,7 @@ import pytest
 
 from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tablegen"
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "tablegen"
 REGISTRY = PACKAGE / "compute" / "metrics.py"
 #: The kernels' output columns are named once, in their column table.
 COLUMN_TABLES = {PACKAGE / "compute" / "kernels" / "ranking.py": "BASE_COLUMNS"}

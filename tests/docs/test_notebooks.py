@@ -22,7 +22,7 @@ from tablegen.batch.config import config_from_mapping
 from tablegen.compute.metrics import exact_critical_value
 from tablegen.batch.job import run
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ["01_reproduce_appendix.ipynb", "02_figures.ipynb", "03_is_my_winner_significant.ipynb",
          "04_comparing_classifiers.ipynb", "05_bayesian_f1.ipynb"]
 KERNEL_CHECK = "import sys; print(sys.executable)"
@@ -109,7 +109,7 @@ def test_reproduce_appendix_with_the_bundled_table():
     # The published tables hold four metrics on the 19 x 19 appendix grid.
     assert {m: cells for m, (_, cells) in counts.items()} == dict.fromkeys(
         ["auc", "best_accuracy", "best_f1", "tp_at_10"], 361)
-    assert counts["tp_at_10"][0] == 361  # exact hypergeometric values: every cell (tests/test_published.py)
+    assert counts["tp_at_10"][0] == 361  # exact hypergeometric values: every cell (tests/compute/test_published.py)
     assert counts["best_accuracy"][0] == 360  # all but the one-step slip at (90, 100)
     assert counts["best_f1"][0] >= 0.95 * 361
     assert counts["auc"][0] >= 0.85 * 361
@@ -179,7 +179,7 @@ def test_comparing_classifiers():
     pytest.importorskip("sklearn")
     nb = execute(NAMES[3])
     text = printed(nb)
-    # Across data sets, on the paper's Table 2 (tests/test_compare_datasets.py checks these numbers).
+    # Across data sets, on the paper's Table 2 (tests/compare/test_compare_datasets.py checks these numbers).
     assert "chi2 = 19.2 (df 6), p = 0.00383" in text
     assert "Holm-adjusted: 3 of 21 pairs differ at alpha = 0.05: C3 beats C4" in text
     assert "mean ranks (1 = best): C3 3.343, C2 3.574, C6 3.759, C5 3.991, C1 4.139, C7 4.306, C4 4.889" in text

@@ -32,7 +32,7 @@ from tablegen.batch.executors import worker_environment
 from tablegen.batch.job import resolve_config, run
 from tablegen.cli import launch as cli_launch
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 JOBS = ROOT / "jobs"
 sys.path.insert(0, str(JOBS))
 import pbs  # noqa: E402

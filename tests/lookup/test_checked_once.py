@@ -1,4 +1,4 @@
-"""Arguments are checked once per call and passed down (issue 15 item 4): a lookup that reads a table
+"""Arguments are checked once per call and passed down: a lookup that reads a table
 checks the metric once, not once per layer it crosses."""
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 The simulator is chosen when ``numba.cuda`` is first imported, so the CUDA side runs in a child
 process started with ``NUMBA_ENABLE_CUDASIM=1`` (this file is also that child's script: ``python
-tests/test_cuda_sim.py MODE OUT.npz``); the CPU side runs here.  Nothing in this pytest process
+tests/compute/test_cuda_sim.py MODE OUT.npz``); the CPU side runs here.  Nothing in this pytest process
 imports ``numba.cuda`` because of these tests.  Without numba-cuda every test that needs it is
 skipped with a reason that names the missing package (shown by ``-ra``).
 
 Rejections are forced by replicates whose very first bounded draw is rejected, found once by a
-vectorised search and re-checked here against the pure-Python stream of ``tests/test_rng.py``.
+vectorised search and re-checked here against the pure-Python stream of ``tests/compute/test_rng.py``.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def _run_child(mode, tmp_path_factory):
     out = tmp_path_factory.mktemp("cuda_sim") / f"{mode}.npz"
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     done = subprocess.run([sys.executable, str(HERE), mode, str(out)], env=env, capture_output=True, text=True,
-                          cwd=HERE.parent.parent)
+                          cwd=HERE.parents[2])
     assert done.returncode == 0, done.stderr[-4000:]
     with np.load(out) as data:
         return dict(data)
@@ -211,7 +211,7 @@ def test_store_computed_on_the_gpu_is_the_cpu_store_bit_for_bit(tmp_path_factory
         pytest.skip("numba-cuda is not installed: the CUDA job path is NOT tested")
     out = tmp_path_factory.mktemp("cuda_store") / "store.npz"
     done = subprocess.run([sys.executable, str(HERE), "store", str(out)], capture_output=True, text=True,
-                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, cwd=HERE.parent.parent)
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, cwd=HERE.parents[2])
     assert done.returncode == 0, done.stderr[-4000:]
     cpu = out.parent / "cpu.zarr"
     run(_job(cpu, "cpu"), executor="serial")
@@ -231,7 +231,7 @@ def _cells(tmp_path_factory):
 
 def _python(code, **env):
     done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True,
-                          cwd=HERE.parent.parent)
+                          cwd=HERE.parents[2])
     assert done.returncode == 0, done.stderr[-4000:]
     return done.stdout
 
@@ -288,9 +288,9 @@ def test_fallback_gpu_cluster_pins_one_gpu_per_worker():
 def test_benchmark_runs_its_checks_in_the_simulator():
     if importlib.util.find_spec("numba_cuda") is None:
         pytest.skip("numba-cuda is not installed: benchmarks/bench_cuda.py is NOT exercised")
-    script = HERE.parent.parent / "benchmarks" / "bench_cuda.py"
+    script = HERE.parents[2] / "benchmarks" / "bench_cuda.py"
     done = subprocess.run([sys.executable, str(script), "--simulator"], capture_output=True, text=True,
-                          cwd=HERE.parent.parent)
+                          cwd=HERE.parents[2])
     assert done.returncode == 0, done.stderr[-4000:]
     assert "bit-identical: yes" in done.stdout and "NOT" not in done.stdout
 
@@ -308,7 +308,7 @@ def test_kernels_compile_for_a_gpu_without_fused_multiply_adds(tmp_path):
         pytest.skip("numba-cuda is not installed: the kernels' PTX is NOT checked")
     out = tmp_path / "ptx.npz"
     done = subprocess.run([sys.executable, str(HERE), "ptx", str(out)], capture_output=True, text=True,
-                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}, cwd=HERE.parent.parent)
+                          env={**os.environ, "NUMBA_ENABLE_CUDASIM": "0"}, cwd=HERE.parents[2])
     if done.returncode != 0 and ("NotFound" in done.stderr or "not found" in done.stderr.lower()):
         reason = done.stderr.strip().splitlines()[-1][:200]
         pytest.skip(f"no libNVVM/NVRTC here: the kernels' PTX is NOT checked ({reason})")

@@ -1,4 +1,4 @@
-"""Metrics from labels and scores through the registry (issue 15): every entry's ``from_scores`` scorer,
+"""Metrics from labels and scores through the registry: every entry's ``from_scores`` scorer,
 ``best_mcc`` from real classifier scores, and the tie note as registry data.
 
 References: scikit-learn's ``matthews_corrcoef`` maximised over the thresholds between distinct scores
@@ -22,7 +22,7 @@ from tablegen.compute.metrics import BASE_METRICS, get_metric
 from tablegen.compute.metrics_from_scores import check_score_metric, metrics_from_scores
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.api import significance_test
-from tests.test_from_scores import models_and_labels, random_case, write_predictions
+from scorestools import models_and_labels, random_case, write_predictions
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 

@@ -1,4 +1,4 @@
-"""One default R and one default seed for every simulation a user does not configure (issue 15 item 4)."""
+"""One default R and one default seed for every simulation a user does not configure."""
 
 from __future__ import annotations
 

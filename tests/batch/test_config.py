@@ -7,7 +7,7 @@ import pytest
 from tablegen import TablegenInputError
 from tablegen.batch.config import config_from_mapping, load_config
 
-CONFIGS = Path(__file__).parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 APPENDIX = (20, 30, 40, 50, 60, 70, 80, 90, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
 
 

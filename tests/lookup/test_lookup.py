@@ -21,7 +21,7 @@ from tablegen.batch.job import create_job_store
 from tablegen.errors import StoreError
 from tablegen.store.schema import bundled_table_path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXACT_METRICS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "tp_at_10")
 
 

@@ -19,7 +19,7 @@ from tablegen.cli.main import main
 from tablegen.store import integrity, zarr_store
 from tablegen.store.lock import StoreLock
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _config_file(tmp_path, store, extra="") -> Path:

@@ -3,7 +3,7 @@
 The reference scorer against brute force over every ranking of tiny cells, its range, the premise of
 the minority-class kernel (the maximum sits at the end of a run of positives), every kernel's column
 against the reference, the sampled distribution against the enumerated one, and the public entry
-points (an exact routine since the per-diagonal lattice programme: ``tests/test_best_mcc_exact.py``;
+points (an exact routine since the per-diagonal lattice programme: ``tests/compute/test_best_mcc_exact.py``;
 ``method="simulate"`` still simulates).
 """
 

@@ -1,4 +1,4 @@
-"""The public API is typed and documented (issue 15 item 5): every name of ``tablegen``'s ``_PUBLIC``
+"""The public API is typed and documented: every name of ``tablegen``'s ``_PUBLIC``
 map and of ``tablegen.compare`` has annotations on each parameter and on the return (functions and
 public methods of classes), and a numpydoc docstring with an Examples section.
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXPLANATION = ROOT / "docs" / "explanation"
 PAGES = sorted(EXPLANATION.glob("*.md"))
 TEST_FUNCTION = re.compile(r"\btest_[a-z0-9_]+\b")
@@ -22,7 +22,7 @@ REPO_PATH = re.compile(r"`((?:benchmarks|tablegen|tests|notebooks|configs|jobs)/
 
 def defined_tests() -> set[str]:
     names = set()
-    for path in (ROOT / "tests").glob("test_*.py"):
+    for path in (ROOT / "tests").rglob("test_*.py"):
         names.add(path.stem)
         names.update(re.findall(r"^\s*def (test_[a-z0-9_]+)", path.read_text(), flags=re.M))
     return names

@@ -13,7 +13,7 @@ import pathlib
 
 import pytest
 
-PACKAGE = pathlib.Path(__file__).resolve().parents[1] / "tablegen"
+PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "tablegen"
 
 #: Layers from the bottom up; a module may import from its own layer and the layers before it.
 LAYERS = (
@@ -234,3 +234,19 @@ def _without_type_checking(tree: ast.Module) -> ast.Module:
     tree.body = [node for node in tree.body if not (isinstance(node, ast.If) and isinstance(node.test, ast.Name)
                                                     and node.test.id == "TYPE_CHECKING")]
     return tree
+
+
+def test_tests_are_filed_by_layer_and_say_what_they_check():
+    """Every test module sits in the folder of the layer it tests (tests/compute, store, batch, lookup, compare,
+    cli, contracts, docs), and no test names an issue number or a commit instead of saying what it checks."""
+    import re
+
+    tests = PACKAGE.parent / "tests"
+    folders = {"compute", "store", "batch", "lookup", "compare", "cli", "contracts", "docs"}
+    assert not list(tests.glob("test_*.py")), "test modules directly under tests/"
+    placed = {path.parent.name for path in tests.rglob("test_*.py")}
+    assert placed <= folders, placed - folders
+    pattern = re.compile(r"\bissue \d+|\bgit [0-9a-f]{7,}\b|STYLE \d+", re.IGNORECASE)
+    found = [f"{path.relative_to(tests)}:{number}" for path in tests.rglob("*.py")
+             for number, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)]
+    assert not found, found

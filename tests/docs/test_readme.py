@@ -30,7 +30,7 @@ What each run must show:
 - The commands §17 and §18 quote in prose with their results (``tablegen compare datasets`` on the
   paper's table, ``tablegen test --scores-file``, ``tablegen compare f1``): run on the README's data,
   each figure the prose quotes found in the output.  §16's GPU commands need a GPU and are not run
-  (tests/test_cuda_sim.py covers the CUDA kernels under the simulator).
+  (tests/compute/test_cuda_sim.py covers the CUDA kernels under the simulator).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from tablegen.cli.main import main
 from tablegen.store.zarr_store import open_store
 from tablegen.batch.config import config_from_mapping
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 MAIN_JOB_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e . && "
                     ".venv/bin/tablegen run configs/laptop.yaml")

@@ -1,4 +1,4 @@
-"""The batch job's guarantees (issue 3 §6): identical stores whatever the executor, chunking, worker
+"""The batch job's guarantees: identical stores whatever the executor, chunking, worker
 count, a SIGKILL and resume, or a worker killed mid-run; a job against an external scheduler."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from tablegen.batch.job import run
 from tablegen.batch.plan import chunk_grid, make_plan
 from tablegen.store.zarr_store import open_store
 
-CONFIGS = Path(__file__).parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 @pytest.fixture(scope="module")

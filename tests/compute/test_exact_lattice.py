@@ -24,7 +24,7 @@ ALPHAS = (0.01, 0.05, 0.2, 0.5)
 
 @nb.njit
 def row_programme(n_pos, n_neg, a, b, c):
-    """The row-by-row programme this module replaced (git 52b0d60), kept as a reference."""
+    """The row-by-row programme the wavefront replaced, kept as a reference."""
     if c <= 0:
         return 1.0
     mass = np.zeros(n_neg + 1)

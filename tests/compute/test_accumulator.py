@@ -1,4 +1,4 @@
-"""The tail accumulator's merge is exact, associative and order-independent (STYLE 4)."""
+"""The tail accumulator's merge is exact, associative and order-independent."""
 
 import numpy as np
 import pytest
