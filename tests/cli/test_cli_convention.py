@@ -11,7 +11,7 @@ import pytest
 from tablegen.cli.main import build_parser, main
 from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
 
-CLI = Path(__file__).resolve().parents[1] / "tablegen" / "cli"
+CLI = Path(__file__).resolve().parents[2] / "tablegen" / "cli"
 
 
 def _leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
