@@ -31,13 +31,13 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+from machine import cpu_model, vector_width  # noqa: E402
 
 import tablegen  # noqa: E402
 from tablegen.compute.exact import average_precision as ap  # noqa: E402
 from tablegen.compute.kernels.average_precision import CEILING, FLOOR  # noqa: E402
 from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 from tablegen.lookup.api import simulation_replicates  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
 
 
 def full_route(P: int, N: int, tail: float) -> tuple[float, float]:

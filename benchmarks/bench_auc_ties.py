@@ -28,12 +28,18 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-
-from tablegen.compute.exact.auc_ties import (TiltedTiedAucNull, inversion_cost, programme_cost,  # noqa: E402
-                                             programme_null, programme_seconds_per_madd, tied_auc_cost,
-                                             tied_auc_null)
-from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 from machine import cpu_model, vector_width  # noqa: E402
+
+from tablegen.compute.exact.auc_ties import (  # noqa: E402
+    TiltedTiedAucNull,
+    inversion_cost,
+    programme_cost,
+    programme_null,
+    programme_seconds_per_madd,
+    tied_auc_cost,
+    tied_auc_null,
+)
+from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 
 TIES = ("10 values", "100 values", "90% singletons")
 C, ALPHA = 10, 0.05

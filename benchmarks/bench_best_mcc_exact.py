@@ -23,10 +23,11 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from machine import cpu_model, vector_width  # noqa: E402
+
 from tablegen.compute.exact.best_mcc import best_mcc_cost, best_mcc_null  # noqa: E402
 from tablegen.compute.exact.lattice import best_f1_cost, best_f1_null  # noqa: E402
 from tablegen.compute.stats import upper_tail_probability  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
 
 CELLS = ["20x20", "100x100", "300x300", "1000x1000", "3000x3000", "10000x10000", "20x10000", "200x10000",
          "1000x100000", "20x1000000"]

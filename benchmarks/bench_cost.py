@@ -26,8 +26,8 @@ import time
 
 import numpy as np
 
-from tablegen.compute import cost
 from tablegen import simulate_cell
+from tablegen.compute import cost
 from tablegen.compute.cell import exact_critical_values
 from tablegen.compute.exact import auc as exact_auc
 from tablegen.compute.exact.auc import auc_null

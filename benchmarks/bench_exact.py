@@ -26,11 +26,12 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from tablegen.compute.exact import null_critical_value, null_tail_ge  # noqa: E402
-from tablegen.compute.metrics import exact_cost, null_distribution  # noqa: E402
-from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
-from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 from machine import vector_width  # noqa: E402
+
+from tablegen.compute.exact import null_critical_value, null_tail_ge  # noqa: E402
+from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
+from tablegen.compute.metrics import exact_cost, null_distribution  # noqa: E402
+from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "20x1000000"]
 METRICS = ["auc", "best_f1", "best_balanced_accuracy", "best_accuracy", "tp_at_10", "precision_at_10"]

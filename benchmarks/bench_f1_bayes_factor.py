@@ -62,7 +62,7 @@ def main() -> None:
 
     from tablegen.compare.f1.posterior import DEFAULT_PRIOR_SAMPLES, PRIOR_SEED, prior_delta_draws
 
-    print(f"# {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; {cpu_model()} ({vector_width()}); "
+    print(f"# {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; {cpu_model()} ({vector_width()}); "
           f"Python {platform.python_version()}")
     print(f"# {args.draws:,} exact prior draws of delta per setting, M = {args.classes}, prior seed {PRIOR_SEED}")
     header = "".join(f"{f'+-{h:g}':>17}" for h in WINDOWS)

@@ -37,17 +37,17 @@ import platform  # noqa: E402
 import shlex  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from typing import Callable, Sequence  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
+from machine import cpu_model, vector_width  # noqa: E402
 
 from tablegen.compute.kernels.lanes import simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
 from tablegen.compute.kernels.ranking import BASE_COLUMNS  # noqa: E402
 from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
 
 #: Cells timed when ``--cells`` is not given.
 DEFAULT_CELLS = ((100, 100), (1000, 1000), (20, 1000), (70, 1000), (20, 400), (10, 10000))

@@ -27,12 +27,17 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
+from machine import vector_width  # noqa: E402
 
-from tablegen.compute.exact.lattice import (BalancedAccuracyKeys, BestF1Keys, best_balanced_accuracy_null,  # noqa: E402
-                                           best_f1_null, lattice_cost)
+from tablegen.compute.exact.lattice import (  # noqa: E402
+    BalancedAccuracyKeys,
+    BestF1Keys,
+    best_balanced_accuracy_null,
+    best_f1_null,
+    lattice_cost,
+)
 from tablegen.compute.exact.nulls import critical_index, score_index  # noqa: E402
 from tablegen.compute.stats import upper_tail_probability  # noqa: E402
-from machine import vector_width  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "100x1000000", "20x1000000", "1000000x100"]
 SETTINGS = [(10, 0.01), (1000, 0.05)]

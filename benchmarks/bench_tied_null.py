@@ -27,10 +27,10 @@ import time
 
 import numpy as np
 
-from tablegen.lookup.api import critical_value
 from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, metric_from_groups, threshold_groups
 from tablegen.compute.stats import clopper_pearson
 from tablegen.errors import TablegenInputError
+from tablegen.lookup.api import critical_value
 
 SNAP = 1e-9
 

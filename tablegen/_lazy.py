@@ -7,7 +7,7 @@ imported when the name is first looked up, then kept in the package's namespace.
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 
 def attach(package: str, names: dict[str, str], extra: tuple[str, ...] = ()) -> tuple[Callable, Callable, list]:

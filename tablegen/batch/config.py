@@ -36,11 +36,17 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from tablegen.compute.limits import axis_memory, check_memory
 from tablegen.compute.metrics import DEFAULT_METRICS
 from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
-from tablegen.compute.validation import (check_alpha, check_class_size, check_integer, check_metric, check_replicates,
-                                         check_unique_list)
-from tablegen.compute.limits import axis_memory, check_memory
+from tablegen.compute.validation import (
+    check_alpha,
+    check_class_size,
+    check_integer,
+    check_metric,
+    check_replicates,
+    check_unique_list,
+)
 from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import os
 import tempfile
 import time
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 
 from tablegen.batch.config import JobConfig
 from tablegen.batch.plan import Chunk

@@ -19,8 +19,9 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from tablegen._version import __version__
 from tablegen.batch.config import EXECUTORS, JobConfig, load_config

@@ -97,8 +97,8 @@ def _rope(text: str):
 def run(args) -> int:
     """Run ``tablegen compare f1``; bad input raises :class:`TablegenInputError` (exit status 2 in ``main``,
     which names the matrices by their files: :func:`option_names`)."""
-    from tablegen.compare.f1.posterior import f1_posterior  # numba kernels: imported when the command runs
     from tablegen.compare.f1.frequentist import f1_frequentist_tests
+    from tablegen.compare.f1.posterior import f1_posterior  # numba kernels: imported when the command runs
 
     a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)
     result = f1_posterior(a, b, average=args.average, rope=_rope(args.rope), samples=args.samples,

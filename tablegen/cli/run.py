@@ -78,7 +78,6 @@ def cell_to_dict(ds) -> dict:
 
 def _run_simulate(args) -> int:
     from tablegen import simulate_cell  # the public facade: the cell engine's labelled front
-
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.lookup.api import simulation_replicates
 

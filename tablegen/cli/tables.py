@@ -102,8 +102,8 @@ def _integrity_lines(source: str, report) -> list[str]:
 
 
 def _run_verify(args) -> int:
-    from tablegen.store.zarr_store import check_integrity, verify_report
     from tablegen.store.schema import bundled_table_path
+    from tablegen.store.zarr_store import check_integrity, verify_report
 
     if args.worst < 0:
         raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")

@@ -11,8 +11,8 @@ import json
 import numpy as np
 
 from tablegen.common.csvfile import read_lines, split_tokens
-from tablegen.lookup.topk import TEST_VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
 from tablegen.errors import TablegenInputError
+from tablegen.lookup.topk import TEST_VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
 
 
 def add_topk_parser(sub) -> None:

@@ -22,7 +22,7 @@ them.  The per-replicate term is the tail bookkeeping
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from tablegen.compute.kernels.minority import uses_minority_sampling
 from tablegen.compute.mc import KernelLayout

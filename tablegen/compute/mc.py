@@ -10,17 +10,21 @@ output plus the retained tails, independent of R beyond the tail itself.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
 from tablegen.compute.accumulator import Tail, tail_add, tail_candidates, tail_empty, tail_merge
 from tablegen.compute.kernels.lanes import simulate_rows
-from tablegen.compute.limits import BASE_TABLE_BYTES_PER_RANK, check_memory, ranking_memory, tails_memory
-from tablegen.compute.kernels.minority import (MINORITY_FIXED, MINORITY_PER_POSITION, simulate_minority_block,
-                                      uses_minority_sampling)
+from tablegen.compute.kernels.minority import (
+    MINORITY_FIXED,
+    MINORITY_PER_POSITION,
+    simulate_minority_block,
+    uses_minority_sampling,
+)
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.compute.limits import BASE_TABLE_BYTES_PER_RANK, check_memory, ranking_memory, tails_memory
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import tail_rank, upper_ranks
 
@@ -85,7 +89,7 @@ class KernelLayout:
         return BASE_TABLE_BYTES_PER_RANK + sum(self._per_variant("table_bytes_per_rank"))
 
     @classmethod
-    def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> "KernelLayout":
+    def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> KernelLayout:
         """Layout for ``metrics`` at (P, N): each metric's kernel column (its registry entry's
         ``kernel_column``), then the distinct tp_at_k cut-offs, clipped to P + N, ascending.
 

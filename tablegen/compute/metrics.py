@@ -22,8 +22,8 @@ from __future__ import annotations
 import importlib
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 import numpy as np
 

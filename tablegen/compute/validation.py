@@ -9,15 +9,15 @@ Every check runs before any work is done or anything is written.  Errors are
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
-from tablegen.errors import TablegenInputError
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
 from tablegen.compute.stats import minimum_replicates
+from tablegen.errors import TablegenInputError
 
 METHODS = ("auto", "exact", "table", "simulate")
 #: The largest C a lookup takes: (1 - alpha)**(1/C) needs C as a float.

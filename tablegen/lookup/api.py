@@ -36,20 +36,20 @@ import functools
 import logging
 import math
 import os
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tablegen.compute.cell import DEFAULT_SEED as CELL_DEFAULT_SEED
-from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.metrics import exact_cost, get_metric, null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
-from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
+from tablegen.compute.validation import LookupArgs, check_alpha, check_class_size, check_integer, validate_lookup_args
 from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
-from tablegen.compute.validation import (LookupArgs, check_alpha, check_class_size, check_integer,
-                                         validate_lookup_args)
+from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 
 if TYPE_CHECKING:
     from tablegen.lookup.table import Table

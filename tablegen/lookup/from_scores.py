@@ -39,8 +39,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablegen.compute.metrics import get_metric
-from tablegen.compute.metrics_from_scores import (BASE_SCORE_METRICS, check_binary_labels, check_score_metric,
-                                          metric_from_groups, threshold_groups)
+from tablegen.compute.metrics_from_scores import (
+    BASE_SCORE_METRICS,
+    check_binary_labels,
+    check_score_metric,
+    metric_from_groups,
+    threshold_groups,
+)
 from tablegen.compute.validation import check_alpha, check_integer
 from tablegen.errors import Argument, TablegenInputError
 

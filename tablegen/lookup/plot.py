@@ -5,13 +5,12 @@ Needs matplotlib (``pip install 'tablegen[plots]'``); the error says so when it 
 
 from __future__ import annotations
 
-
 import numpy as np
 
-from tablegen.lookup.export import appendix_grid
 from tablegen.common.figures import pyplot, saved
-from tablegen.lookup.table import Table
 from tablegen.errors import TablegenInputError
+from tablegen.lookup.export import appendix_grid
+from tablegen.lookup.table import Table
 
 KINDS = ("contour", "surface")
 

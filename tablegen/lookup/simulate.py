@@ -6,7 +6,7 @@ this module only checks the arguments once and puts names on the axes.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import xarray as xr
 

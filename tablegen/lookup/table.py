@@ -22,17 +22,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 import xarray as xr
 
-from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import clopper_pearson, exceedance_bounds, p_value_from_tail
+from tablegen.compute.validation import (
+    check_alpha,
+    check_integer_array,
+    check_metric,
+    check_real_array,
+    check_scores_in_range,
+)
+from tablegen.errors import Argument, StoreError, StoreIntegrityError, TablegenInputError
+from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.store.reader import ChunkReader, store_fingerprint
-from tablegen.store.zarr_store import open_store_group
-from tablegen.errors import StoreError, StoreIntegrityError
-from tablegen.compute.validation import (check_alpha, check_integer_array, check_metric, check_real_array,
-                                         check_scores_in_range)
-from tablegen.errors import Argument, TablegenInputError
 from tablegen.store.schema import bundled_table_path
+from tablegen.store.zarr_store import open_store_group
 
 if TYPE_CHECKING:
     import os

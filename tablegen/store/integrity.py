@@ -28,9 +28,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import zarr
 
-from tablegen.store.schema import (CHUNKED_VARIABLES, DATA_VARIABLES, VARIABLES, WRITE_CONFIG, chunk_codecs,
-                                   chunk_key, chunk_regions, open_group, store_fs)
 from tablegen.errors import StoreIntegrityError
+from tablegen.store.schema import (
+    CHUNKED_VARIABLES,
+    DATA_VARIABLES,
+    VARIABLES,
+    WRITE_CONFIG,
+    chunk_codecs,
+    chunk_key,
+    chunk_regions,
+    open_group,
+    store_fs,
+)
 
 logger = logging.getLogger(__name__)
 

@@ -27,8 +27,8 @@ import os
 import socket
 import uuid
 
-from tablegen.store.schema import store_fs
 from tablegen.errors import StoreError, StoreLockedError
+from tablegen.store.schema import store_fs
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ except ImportError:  # pragma: no cover - Windows
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def _parse(raw: bytes) -> dict | str | None:

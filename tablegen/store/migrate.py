@@ -16,12 +16,30 @@ import logging
 import numpy as np
 
 from tablegen._version import __version__
-from tablegen.store.integrity import (MANIFEST, check_integrity, consolidate, metadata_record, region_digests,
-                                      start_manifest, write_region_entry)
-from tablegen.store.schema import (CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES, DATA_VARIABLES, SCHEMA_NAME,
-                                   SCHEMA_VERSION, WRITE_CONFIG, chunk_codecs, chunk_regions, history_line, open_group,
-                                   source_attribute, store_fs)
 from tablegen.errors import StoreError, StoreIntegrityError
+from tablegen.store.integrity import (
+    MANIFEST,
+    check_integrity,
+    consolidate,
+    metadata_record,
+    region_digests,
+    start_manifest,
+    write_region_entry,
+)
+from tablegen.store.schema import (
+    CONVENTION_ATTRIBUTES,
+    COORDINATE_ATTRIBUTES,
+    DATA_VARIABLES,
+    SCHEMA_NAME,
+    SCHEMA_VERSION,
+    WRITE_CONFIG,
+    chunk_codecs,
+    chunk_regions,
+    history_line,
+    open_group,
+    source_attribute,
+    store_fs,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +163,7 @@ def add_conventions(url: str, storage_options: dict | None = None) -> bool:
     history = attrs.get("history") or history_line(attrs.get("created", "unknown time"),
                                                     f"{attrs.get('command') or 'tablegen.run'}: created",
                                                     attrs.get("tablegen_version", "unknown"))
-    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     history += "\n" + history_line(now, "CF/ACDD attributes added (tablegen.store.add_conventions), values "
                                          "untouched", __version__)
     group.attrs.update({**missing_root, "history": history})

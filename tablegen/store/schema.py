@@ -17,7 +17,6 @@ from zarr.codecs import Crc32cCodec, ZstdCodec
 
 from tablegen.errors import StoreError, StoreIntegrityError
 
-
 #: Bumped whenever a variable, dimension, codec or required attribute changes meaning.
 #: 2: every chunk carries a crc32c checksum and the store holds a content manifest.
 SCHEMA_VERSION = 2

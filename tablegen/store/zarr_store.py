@@ -33,15 +33,33 @@ import numpy as np
 import xarray as xr
 
 from tablegen._version import __version__
+from tablegen.errors import StoreError, StoreIntegrityError
+from tablegen.store.integrity import (
+    check_integrity,
+    clear_regions,
+    consolidate,
+    region_digests,
+    start_manifest,
+    template_finished,
+    write_region_entry,
+)
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
-from tablegen.store.integrity import (check_integrity, clear_regions, consolidate, region_digests, start_manifest,
-                                      template_finished, write_region_entry)
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
-from tablegen.store.schema import (CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES, DATA_VARIABLES, SCHEMA_NAME,
-                                   SCHEMA_VERSION, VARIABLES, WRITE_CONFIG, chunk_codecs, history_line, open_group,
-                                   source_attribute, store_fs)
-from tablegen.errors import StoreError, StoreIntegrityError
+from tablegen.store.schema import (
+    CONVENTION_ATTRIBUTES,
+    COORDINATE_ATTRIBUTES,
+    DATA_VARIABLES,
+    SCHEMA_NAME,
+    SCHEMA_VERSION,
+    VARIABLES,
+    WRITE_CONFIG,
+    chunk_codecs,
+    history_line,
+    open_group,
+    source_attribute,
+    store_fs,
+)
 
 __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VARIABLES", "StoreError",
            "StoreIntegrityError", "StoreLock", "StoreTemplate", "append_history", "check_integrity", "clear_regions",
@@ -166,7 +184,7 @@ def create_store(template: StoreTemplate, url: str, storage_options: dict | None
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def _write_template(template: StoreTemplate, url: str, storage_options: dict | None, attrs: dict,

@@ -15,13 +15,13 @@ import distributed
 import numpy as np
 import pytest
 import zarr
-
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
-from tablegen.lookup.simulate import simulate_cell
-from tablegen.cli.main import main
+
 from tablegen.batch.config import load_config
 from tablegen.batch.job import run
 from tablegen.batch.plan import chunk_grid, make_plan
+from tablegen.cli.main import main
+from tablegen.lookup.simulate import simulate_cell
 from tablegen.store.zarr_store import open_store
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"

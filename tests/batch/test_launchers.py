@@ -25,12 +25,12 @@ import xarray as xr
 import yaml
 from dask_jobqueue.core import Job, JobQueueCluster
 
-from tablegen.cli.main import build_parser as tablegen_parser
-from tablegen.batch.config import load_config
 from tablegen.batch import launch as batch_launch
+from tablegen.batch.config import load_config
 from tablegen.batch.executors import worker_environment
 from tablegen.batch.job import resolve_config, run
 from tablegen.cli import launch as cli_launch
+from tablegen.cli.main import build_parser as tablegen_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 JOBS = ROOT / "jobs"

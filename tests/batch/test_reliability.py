@@ -12,14 +12,13 @@ from pathlib import Path
 import fsspec
 import numpy as np
 import pytest
-
 from jobtools import assert_stores_bit_identical, small_config
-from tablegen.store import integrity as store_integrity
+
+from tablegen.batch.job import create_job_store, run
 from tablegen.cli.main import main
-from tablegen.batch.job import run
-from tablegen.batch.job import create_job_store
-from tablegen.store.zarr_store import open_store, store_state
 from tablegen.errors import StoreError
+from tablegen.store import integrity as store_integrity
+from tablegen.store.zarr_store import open_store, store_state
 
 
 @pytest.fixture(scope="module")
@@ -232,8 +231,8 @@ def test_topk_refuses_a_scores_row_with_three_fields(tmp_path, capsys):
 # -- memory guards ----------------------------------------------------------------------------------
 
 def test_simulate_with_a_huge_R_is_refused_with_the_estimate_and_a_way_out(capsys):
-    from tablegen.lookup.simulate import simulate_cell
     from tablegen.errors import ResourceLimitError
+    from tablegen.lookup.simulate import simulate_cell
 
     with pytest.raises(ResourceLimitError, match=r"R = 1,000,000,000,000,000 .* would need about .* TB of memory, "
                                                  r"more than the limit of .*use a smaller R"):
@@ -366,10 +365,10 @@ def test_memory_estimates_bound_the_measured_peak(routine):
     """The estimate is an upper bound of tracemalloc's peak, and not wildly above it (within 3x)."""
     import tracemalloc
 
-    from tablegen.lookup.simulate import simulate_cell
     from tablegen.compute.limits import tails_memory, topk_memory
     from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, tail_capacity
     from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
+    from tablegen.lookup.simulate import simulate_cell
     from tablegen.lookup.topk import topk_bounds
 
     if routine == "simulate":

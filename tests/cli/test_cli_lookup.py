@@ -161,6 +161,7 @@ def test_info_and_verify_default_to_the_bundled_table(capsys):
 
 def test_export_of_an_unfinished_store_warns_and_leaves_cells_empty(capsys, tmp_path):
     from jobtools import small_config
+
     from tablegen.batch.job import create_job_store
 
     create_job_store(small_config(tmp_path / "partial.zarr"))

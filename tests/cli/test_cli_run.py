@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from jobtools import small_config
+
 from tablegen import errors
 from tablegen.batch import executors, job
 from tablegen.batch.launch import job_script_prologue

@@ -9,8 +9,8 @@ recomputed by brute force.
 from __future__ import annotations
 
 import itertools
-import math
 import json
+import math
 
 import numpy as np
 import pytest

@@ -19,12 +19,12 @@ from scipy import integrate, stats
 from scipy.special import expit
 
 from tablegen.compare import f1_frequentist_tests, f1_posterior, f1_score_posterior
-from tablegen.compare.f1.posterior import prior_delta_draws
-from tablegen.compare.f1.eta import eta_posterior, log_target
-from tablegen.compute.kernels.f1 import fill_gamma, sample_dirichlet
-from tablegen.compare.f1.sampler import macro_draws
 from tablegen.compare.f1.bayes_factor import interval_bayes_factor, point_null_ratios, window_density
+from tablegen.compare.f1.eta import eta_posterior, log_target
+from tablegen.compare.f1.posterior import prior_delta_draws
+from tablegen.compare.f1.sampler import macro_draws
 from tablegen.compare.f1.summary import decide, hdi, summarize_delta
+from tablegen.compute.kernels.f1 import fill_gamma, sample_dirichlet
 from tablegen.errors import TablegenInputError
 
 A3 = np.array([[45, 3, 2], [4, 40, 6], [1, 2, 47]])

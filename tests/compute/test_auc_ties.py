@@ -20,18 +20,23 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from conftest import DATA
 
 from tablegen.compute.exact import auc_ties_band, null_critical_value, null_tail_ge
 from tablegen.compute.exact.auc import auc_exact_cost, auc_null
 from tablegen.compute.exact.auc_fft import TiltedAucNull
-from tablegen.compute.exact.auc_ties import (TiedProgrammeNull, TiltedTiedAucNull, programme_null, tie_groups,
-                                             tied_auc_cost, tied_auc_null)
+from tablegen.compute.exact.auc_ties import (
+    TiedProgrammeNull,
+    TiltedTiedAucNull,
+    programme_null,
+    tie_groups,
+    tied_auc_cost,
+    tied_auc_null,
+)
 from tablegen.compute.exact.auc_ties_fft import RELATIVE_ERROR_BOUND
 from tablegen.compute.exact.nulls import TIE_RTOL
 from tablegen.compute.metric_scorers import auc_from_groups, threshold_groups
 from tablegen.errors import TablegenInputError
-
-from conftest import DATA
 
 TAILS = (0.5, 0.2, 0.05, 0.01, 1e-3)
 
@@ -210,7 +215,7 @@ def test_routes_by_cost():
     assert 0.1 < seconds < 60 and bytes_ < 1e9  # the inversion; the programme would take years
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mid_cases():
     rng = np.random.default_rng(3)
     light = []
@@ -219,7 +224,7 @@ def mid_cases():
     return [(np.array(light), 150), (np.bincount(rng.integers(0, 12, 500)), 250)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mid_programme(case: int):
     return programme_null(*mid_cases()[case])
 

@@ -17,13 +17,18 @@ import numpy as np
 import pytest
 
 import tablegen
-from tablegen.compute.cost import cell_seconds
 from tablegen.compute.cell import exact_critical_values_for_cells
-from tablegen.compute.exact import (null_critical_bracket, null_critical_value, null_tail_ge,
-                                    null_tail_ge_bracket)
-from tablegen.compute.exact.average_precision import (VALUE_RESOLUTION, BracketedAveragePrecisionNull,
-                                                      average_precision_cost, average_precision_null, bracket_cost,
-                                                      enumerable, grouped_support)
+from tablegen.compute.cost import cell_seconds
+from tablegen.compute.exact import null_critical_bracket, null_critical_value, null_tail_ge, null_tail_ge_bracket
+from tablegen.compute.exact.average_precision import (
+    VALUE_RESOLUTION,
+    BracketedAveragePrecisionNull,
+    average_precision_cost,
+    average_precision_null,
+    bracket_cost,
+    enumerable,
+    grouped_support,
+)
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.stats import upper_tail_probability
 

@@ -261,8 +261,8 @@ def test_device_is_provenance_not_part_of_the_config_hash(tmp_path):
     from jobtools import small_config
 
     from tablegen.batch.job import check_resumable, create_job_store
-    from tablegen.store.zarr_store import open_store
     from tablegen.errors import TablegenInputError
+    from tablegen.store.zarr_store import open_store
 
     config = small_config(tmp_path / "s.zarr", device="cuda")
     assert config.device == "cuda" and config.result_hash == replace(config, device="cpu").result_hash

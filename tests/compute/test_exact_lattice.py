@@ -9,8 +9,13 @@ import numba as nb
 import numpy as np
 import pytest
 
-from tablegen.compute.exact.lattice import (BalancedAccuracyKeys, BestF1Keys, best_balanced_accuracy_null, best_f1_null,
-                                    lattice_cost)
+from tablegen.compute.exact.lattice import (
+    BalancedAccuracyKeys,
+    BestF1Keys,
+    best_balanced_accuracy_null,
+    best_f1_null,
+    lattice_cost,
+)
 from tablegen.compute.exact.lattice_search import TRIM_RTOL, _run_probe, critical_key, tail_at_key
 from tablegen.compute.exact.nulls import critical_index
 from tablegen.compute.kernels.lattice import half_plane_hit_probability, half_plane_sweep

@@ -9,8 +9,8 @@ from tablegen.compute.accumulator import tail_count_at_least
 from tablegen.compute.cell import critical_values_from_tails, exact_critical_values
 from tablegen.compute.exact import null_critical_value, null_tail_ge
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
-from tablegen.compute.metrics import null_distribution
 from tablegen.compute.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
+from tablegen.compute.metrics import null_distribution
 from tablegen.compute.stats import upper_tail_probability
 from tablegen.compute.validation import SimulateCellArgs
 

@@ -9,8 +9,8 @@ import csv
 
 import numpy as np
 import pytest
-
 from conftest import DATA
+
 from tablegen.compute.exact import auc_null_from_pmf, auc_pmf_sweep
 from tablegen.compute.metrics import exact_critical_value
 

@@ -13,16 +13,16 @@ import json
 
 import numpy as np
 import pytest
+from scorestools import models_and_labels, random_case, write_predictions
 
-from tablegen.cli.main import main
 from tablegen import significance_test_from_scores
-from tablegen.lookup.from_scores import FEW_TIES_NOTE, TIES_NOTE, ties_note
+from tablegen.cli.main import main
 from tablegen.compute.metric_scorers import threshold_groups
 from tablegen.compute.metrics import BASE_METRICS, get_metric
 from tablegen.compute.metrics_from_scores import check_score_metric, metrics_from_scores
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.api import significance_test
-from scorestools import models_and_labels, random_case, write_predictions
+from tablegen.lookup.from_scores import FEW_TIES_NOTE, TIES_NOTE, ties_note
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 

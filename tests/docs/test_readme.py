@@ -50,9 +50,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tablegen.batch.config import config_from_mapping
 from tablegen.cli.main import main
 from tablegen.store.zarr_store import open_store
-from tablegen.batch.config import config_from_mapping
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -8,16 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zarr
+from jobtools import small_config
 
 import tablegen
-from jobtools import small_config
 from tablegen import TablegenInputError, critical_value, open_table, p_value, significance_test
-from tablegen.compute.mc import RNG_NAME
 from tablegen.batch.config import load_config
+from tablegen.batch.job import create_job_store, run
+from tablegen.compute.mc import RNG_NAME
 from tablegen.compute.metrics import exact_critical_value, exact_p_value
-from tablegen.batch.job import run
 from tablegen.compute.stats import exceedance_bounds, tail_rank
-from tablegen.batch.job import create_job_store
 from tablegen.errors import StoreError
 from tablegen.store.schema import bundled_table_path
 
@@ -315,9 +314,9 @@ def test_bundled_table_cells_are_reproduced_bit_for_bit_from_the_repo_config(tab
 
     (20, 20) and (20, 30) come from the lane kernel, (20, 1000) from the minority-class kernel.
     """
+    from tablegen.batch.plan import Chunk
     from tablegen.batch.tasks import compute_chunk
     from tablegen.compute.kernels.minority import uses_minority_sampling
-    from tablegen.batch.plan import Chunk
     from tablegen.store.zarr_store import DATA_VARIABLES
 
     config = load_config(REPO / "configs" / "paper.yaml")

@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 import xarray as xr
+from jobtools import small_config
 
 import tablegen
-from jobtools import small_config
 from tablegen.batch.job import run
 from tablegen.lookup import table as table_module
 from tablegen.store import schema, zarr_store

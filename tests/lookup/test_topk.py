@@ -13,9 +13,16 @@ from scipy import stats
 
 from tablegen.cli.main import main
 from tablegen.compute.stats import upper_tail_probability
-from tablegen.lookup.topk import (CROSSOVER_RUN, TAIL_FLOOR, binomial_bound, crossover_point, curve_from_scores,
-                                  topk_bounds, topk_test)
 from tablegen.errors import TablegenInputError
+from tablegen.lookup.topk import (
+    CROSSOVER_RUN,
+    TAIL_FLOOR,
+    binomial_bound,
+    crossover_point,
+    curve_from_scores,
+    topk_bounds,
+    topk_test,
+)
 
 
 def brute_force_counts(P, N):

@@ -10,13 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zarr
-
 from jobtools import assert_stores_bit_identical, small_config
-from tablegen.cli.main import main
+
 from tablegen.batch.job import run
-from tablegen.store.zarr_store import check_integrity, migrate_store, open_store
+from tablegen.cli.main import main
 from tablegen.errors import StoreIntegrityError
 from tablegen.lookup.table import open_table
+from tablegen.store.zarr_store import check_integrity, migrate_store, open_store
 
 #: Region (1, 0) of the small job (chunks 2 x 2): P 15, 20 x N 8, 16.
 CHUNK = "critical_value/c/0/0/0/1/0"

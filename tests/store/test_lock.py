@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from tablegen.store.lock import LOCK_SUFFIX, StoreLock
 from tablegen.errors import StoreError
+from tablegen.store.lock import LOCK_SUFFIX, StoreLock
 
 DEAD_PID = 2**22 + 12345  # above the default pid_max of 4,194,304: never a live process
 

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 import xarray as xr
 import zarr
-
 from jobtools import assert_stores_bit_identical, small_config
-from tablegen.store import zarr_store as store
+
 from tablegen.batch.job import create_job_store, run
-from tablegen.batch.tasks import compute_chunk
 from tablegen.batch.plan import Chunk
-from tablegen.store.zarr_store import StoreLock
+from tablegen.batch.tasks import compute_chunk
 from tablegen.errors import StoreError
+from tablegen.store import zarr_store as store
+from tablegen.store.zarr_store import StoreLock
 
 
 @pytest.fixture

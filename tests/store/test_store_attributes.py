@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import xarray as xr
 import zarr
-
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
+
 from tablegen._version import __version__
 from tablegen.batch import tasks
 from tablegen.batch.job import run

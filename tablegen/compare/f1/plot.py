@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compare.f1.summary import decision_text
 from tablegen.common.figures import pyplot, saved
+from tablegen.compare.f1.summary import decision_text
 
 if TYPE_CHECKING:
     import os

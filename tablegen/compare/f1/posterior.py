@@ -41,11 +41,11 @@ from scipy.special import expit
 
 from tablegen.compare.f1.bayes_factor import interval_bayes_factor, point_null_ratios
 from tablegen.compare.f1.eta import DEFAULT_GRID, EtaPosterior, eta_posterior
-from tablegen.compute.kernels.f1 import sample_dirichlet
 from tablegen.compare.f1.results import EtaInfo, F1Comparison, F1Posterior
 from tablegen.compare.f1.sampler import macro_draws, micro_draws
 from tablegen.compare.f1.summary import decide, observed_f1, summarize, summarize_delta
 from tablegen.compare.f1.validation import validate_f1_posterior_args, validate_f1_score_args
+from tablegen.compute.kernels.f1 import sample_dirichlet
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

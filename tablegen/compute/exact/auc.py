@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 

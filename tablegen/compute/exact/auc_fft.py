@@ -135,14 +135,14 @@ class TiltedAuc:
             high *= 2.0
         return _geometric_bisection(lambda b: self._log_bahadur_rao(b) > target, low, high, 1e-10)
 
-    def tilted(self, a: float) -> "_Tilted":
+    def tilted(self, a: float) -> _Tilted:
         """The tilted law at ``a`` (window and band of F_k), built once per tilt."""
         a = max(a, 1e-6 / math.sqrt(self.var0))  # the centre: a tilt too small to matter
         if a not in self._tilts:
             self._tilts[a] = _Tilted.build(self, a)
         return self._tilts[a]
 
-    def tilted_at(self, v: float) -> "_Tilted":
+    def tilted_at(self, v: float) -> _Tilted:
         """The tilt whose mean is v (clamped to the lower half; the centre is tilted by a hair)."""
         return self.tilted(self.solve_mu(min(max(v, 0.5), self.PN / 2.0)))
 
@@ -207,7 +207,7 @@ class TiltedAuc:
             tilt = self.tilted_at(v)  # decide the crossing where this tilt is accurate
         return v
 
-    def _bracket(self, tilt: "_Tilted", passes) -> tuple[int, int]:
+    def _bracket(self, tilt: _Tilted, passes) -> tuple[int, int]:
         """(low, high) with passes(high) and not passes(low) (low = -1 when v = 0 passes)."""
         width = max(int(4 * tilt.sd), 1)
         low = max(int(tilt.mean) - width, -1)
@@ -265,7 +265,7 @@ class _Tilted:
     sd: float
 
     @classmethod
-    def build(cls, cell: TiltedAuc, a: float) -> "_Tilted":
+    def build(cls, cell: TiltedAuc, a: float) -> _Tilted:
         lo, M = _window(cell, a)
         sd = math.sqrt(cell.var(a))
         return cls(cell, a, lo, M, _band(cell, a, M, sd), cell.lam(a), cell.mu(a), sd)

@@ -189,14 +189,14 @@ class TiedTilt:
                 high = middle
         return math.sqrt(low * high)
 
-    def tilted(self, a: float) -> "_Tilted":
+    def tilted(self, a: float) -> _Tilted:
         """The tilted law at ``a`` with its windows, band and sums, built once per tilt."""
         a = max(a, 1e-6 * self.scale)  # the centre: a tilt too small to matter
         if a not in self._tilts:
             self._tilts[a] = _Tilted.build(self, a)
         return self._tilts[a]
 
-    def tilted_at(self, v: float) -> "_Tilted":
+    def tilted_at(self, v: float) -> _Tilted:
         """The tilt whose mean is v (clamped to [t_min + 1/2, 0]: the lower half, a hair off the end)."""
         return self.tilted(self.solve_mu(min(max(v, self.t_min + 0.5), 0.0)))
 
@@ -244,7 +244,7 @@ class _Tilted:
     points: int  # (theta, omega) pairs in the band: the kernel's work is points x G factors
 
     @classmethod
-    def build(cls, owner: TiedTilt, a: float) -> "_Tilted":
+    def build(cls, owner: TiedTilt, a: float) -> _Tilted:
         mo = owner.moments(a)
         pi, w, W = mo["pi"], mo["w"], mo["W"]
         shear = int(round(mo["slope"]))

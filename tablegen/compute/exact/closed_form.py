@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from tablegen.compute.exact.nulls import TabulatedNull, tail_from_pmf
 
 

@@ -151,7 +151,7 @@ class _Family:
         first, last = self._ranges(low, self.beyond if high is None else high)
         return int(np.maximum(last - first + 1, 0).sum())
 
-    def keys_between(self, low, high) -> "Listed":
+    def keys_between(self, low, high) -> Listed:
         """Distinct candidates strictly between low and high, ascending."""
         first, last = self._ranges(low, self.beyond if high is None else high)
         lengths = np.maximum(last - first + 1, 0)
@@ -251,12 +251,12 @@ class BalancedAccuracyKeys(_Family):
         base = self.lines * self.P
         return (low + base) // self.N + 1, (int(high) + base - 1) // self.N
 
-    def sorted_keys(self, rows, f) -> "Listed":
+    def sorted_keys(self, rows, f) -> Listed:
         keys = np.unique(rows * self.N - f * self.P)
         keys = keys[keys >= 0]
         return Listed((keys + self.P * self.N) / (2 * self.P * self.N), keys, int)
 
-    def all_keys(self) -> "Listed":
+    def all_keys(self) -> Listed:
         t = np.repeat(np.arange(self.P + 1, dtype=np.int64), self.N + 1)
         return self.sorted_keys(t, np.tile(np.arange(self.N + 1, dtype=np.int64), self.P + 1))
 
@@ -339,7 +339,7 @@ class BestF1Keys(_Family):
         last = (n2 * base - 1) // (2 * d2 - n2) if 2 * d2 > n2 else np.full_like(base, self.P)
         return n1 * base // (2 * d1 - n1) + 1, last
 
-    def sorted_keys(self, rows, f) -> "Listed":
+    def sorted_keys(self, rows, f) -> Listed:
         num, den = 2 * rows, self.P + rows + f
         if self.doubles_separate:  # equal doubles <=> equal fractions
             values, first = np.unique(num / den, return_index=True)
@@ -349,7 +349,7 @@ class BestF1Keys(_Family):
         exact = sorted(range(len(pairs)), key=lambda i: _fraction(pairs[i]))
         return Listed(pairs[exact, 0] / pairs[exact, 1], pairs[exact], _fraction)
 
-    def all_keys(self) -> "Listed":
+    def all_keys(self) -> Listed:
         t = np.repeat(np.arange(1, self.P + 1, dtype=np.int64), self.N + 1)
         return self.sorted_keys(t, np.tile(np.arange(self.N + 1, dtype=np.int64), self.P))
 

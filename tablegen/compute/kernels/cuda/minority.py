@@ -23,9 +23,19 @@ import numpy as np
 from numba import cuda
 
 from tablegen.compute.kernels.cuda.ranking import write_base
+from tablegen.compute.kernels.cuda.rng import (
+    LOW32,
+    ONE,
+    S32,
+    TWO32,
+    ZERO,
+    add_rn,
+    mul_rn,
+    replicate_state,
+    trailing_zeros,
+    xoshiro_next,
+)
 from tablegen.compute.kernels.ranking import TP_COLUMN
-from tablegen.compute.kernels.cuda.rng import (LOW32, ONE, S32, TWO32, ZERO, add_rn, mul_rn, replicate_state,
-                                       trailing_zeros, xoshiro_next)
 
 
 @cuda.jit(device=True, inline=True)

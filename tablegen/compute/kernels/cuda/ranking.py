@@ -24,8 +24,8 @@ import math
 import numpy as np
 from numba import cuda
 
-from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN
 from tablegen.compute.kernels.cuda.rng import LOW32, S32, TWO32, add_rn, mul_rn, replicate_state, xoshiro_next
+from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN
 
 
 @cuda.jit(device=True, inline=True)
