@@ -19,7 +19,7 @@ source that applies:
    bracket is within :data:`~tablegen.compute.exact.nulls.SNAP_TOLERANCE` for a value, a relative
    :data:`P_PRECISION` for a p-value), and a verdict whose score falls inside it is not settled;
 6. **simulate** now: R rankings (:func:`simulation_replicates`, or ``R=``) from the root seed
-   :data:`DEFAULT_SEED` (or ``seed=``), keyed on the cell, so the same question gets the same
+   :data:`tablegen.compute.cell.DEFAULT_SEED` (or ``seed=``), keyed on the cell, so the same question gets the same
    answer; progress through ``progress=``; R and the seed are reported in the answer.
 
 ``critical_value``, ``p_value`` and ``significance_test`` decide each answer by the same rule, so
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compute.cell import DEFAULT_SEED as CELL_DEFAULT_SEED
+from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
@@ -56,10 +56,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Root seed of simulated answers when ``seed`` is not given (the bundled table's; seeds are keyed
-#: each cell's stream on it, so a question asked twice gets the same answer).  One constant for every
-#: simulation a user does not seed: lookups, ``tablegen simulate``.
-DEFAULT_SEED = CELL_DEFAULT_SEED
+
 #: An exact answer estimated below this many seconds is computed, even where a table stores it.
 QUICK_EXACT_SECONDS = 0.5
 #: method="auto" computes exactly when the estimate is below this (after the table's exact values).
@@ -313,7 +310,8 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
     R : int, optional
         Rankings to simulate, if the answer is simulated (default :func:`simulation_replicates`).
     seed : int, optional
-        Root seed of a simulated answer (default :data:`DEFAULT_SEED`; the stream is keyed on the cell).
+        Root seed of a simulated answer (default :data:`tablegen.compute.cell.DEFAULT_SEED`; the stream is
+        keyed on the cell).
     table : Table or str, optional
         Table for ``"auto"``/``"table"`` (default: the bundled one).
     progress : callable(done, total), optional
