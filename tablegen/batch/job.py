@@ -292,23 +292,7 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     >>> [run(config, executor="serial").cells_computed for _ in "12"]  # the second run resumes: nothing left
     [1, 0]
     """
-    if not isinstance(config, JobConfig):
-        config = resolve_config(load_config(config))
-    if executor not in EXECUTORS:
-        raise TablegenInputError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
-    if client is None and (executor == "serial" or "workers" in (config.cluster or {"workers": 2})):
-        resolve_device(config.device)  # runs here: no GPU (or numba-cuda) fails before anything is written
-    check_grid_memory(config)
-    if executor == "dask" and client is None:
-        if config.store_url.startswith("memory://"):
-            raise TablegenInputError(f"store {config.store_url}: a memory:// store lives in this process only and "
-                                     "dask workers are other processes; use --executor serial, or a path or object "
-                                     "store every worker can reach")
-        check_scheduler(config)
-    grace = worker_grace if worker_grace is not None else (config.cluster or {}).get("worker_grace",
-                                                                                      DEFAULT_WORKER_GRACE)
-    if not (isinstance(grace, (int, float)) and 0 < grace < float("inf")):
-        raise TablegenInputError(f"worker_grace must be a number of seconds > 0, got {grace!r}")
+    config, grace = _run_iv(config, executor, client, worker_grace)
     start = time.perf_counter()
     with StoreLock(config.store_url, config.storage_options, break_lock=break_lock):
         plan = prepare_store(config, command)
@@ -333,3 +317,27 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
                       config.store_url, True)
 
 
+
+
+def _run_iv(config, executor: str, client, worker_grace) -> tuple[JobConfig, float]:
+    """Every check of :func:`run`'s arguments, before anything is written or locked: the config (loaded and
+    resolved from a path), the executor, the device, the grid's memory, a dask run's store and scheduler,
+    and the worker grace; returns the config and the grace in seconds."""
+    if not isinstance(config, JobConfig):
+        config = resolve_config(load_config(config))
+    if executor not in EXECUTORS:
+        raise TablegenInputError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if client is None and (executor == "serial" or "workers" in (config.cluster or {"workers": 2})):
+        resolve_device(config.device)  # runs here: no GPU (or numba-cuda) fails before anything is written
+    check_grid_memory(config)
+    if executor == "dask" and client is None:
+        if config.store_url.startswith("memory://"):
+            raise TablegenInputError(f"store {config.store_url}: a memory:// store lives in this process only and "
+                                     "dask workers are other processes; use --executor serial, or a path or object "
+                                     "store every worker can reach")
+        check_scheduler(config)
+    grace = worker_grace if worker_grace is not None else (config.cluster or {}).get("worker_grace",
+                                                                                      DEFAULT_WORKER_GRACE)
+    if not (isinstance(grace, (int, float)) and 0 < grace < float("inf")):
+        raise TablegenInputError(f"worker_grace must be a number of seconds > 0, got {grace!r}")
+    return config, grace

@@ -61,7 +61,7 @@ def _check_method(args, alpha=None, score=None) -> None:
     if args.method not in ("exact", "table"):
         return
     from tablegen.compute.metrics import get_metric
-    from tablegen.compute.validation import validate_lookup_args
+    from tablegen.lookup._iv import validate_lookup_args
 
     checked = validate_lookup_args(args.metric, args.P, args.N, C=args.C, alpha=alpha, score=score,
                                    needs_score=score is not None, seed=args.seed)

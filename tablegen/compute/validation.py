@@ -131,7 +131,8 @@ def check_unique_list(name: str, values: Iterable, check) -> tuple:
     return checked
 
 
-def _seed(name: str, value, allow_none: bool) -> int | None:
+def check_seed(name: str, value, allow_none: bool) -> int | None:
+    """A root seed: a non-negative integer (or None where ``allow_none``)."""
     if value is None and allow_none:
         return None
     return check_integer(name, value, 0)
@@ -151,7 +152,8 @@ def check_replicates(R, Cs, alphas) -> int:
     return R
 
 
-def _score(metric: str, score, P: int, N: int) -> float:
+def check_score(metric: str, score, P: int, N: int) -> float:
+    """A winner's score: a real number in ``metric``'s range at (P, N), as a float."""
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or np.isnan(score):
         raise TablegenInputError(f"score must be a number, got {score!r}")
     score = float(score)
@@ -188,7 +190,8 @@ def check_scores_in_range(metric: str, score: np.ndarray, P: np.ndarray, N: np.n
                                  f"P = {P.ravel()[i]}, N = {N.ravel()[i]}: [{low[i]:.6g}, {high[i]:.6g}]{hint}")
 
 
-def _method(value) -> str:
+def check_method(value) -> str:
+    """One of :data:`METHODS`."""
     if value not in METHODS:
         raise TablegenInputError(f"method must be one of {', '.join(map(repr, METHODS))}, got {value!r}")
     return value
@@ -230,71 +233,10 @@ def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, tail_probabi
         P=P,
         N=N,
         R=check_replicates(R, Cs, alphas),
-        seed=_seed("seed", seed, allow_none=False),
+        seed=check_seed("seed", seed, allow_none=False),
         metrics=_metrics(metrics),
         Cs=Cs,
         alphas=alphas,
         tail_probabilities=tuple(map(float, tail_probabilities)),
         block_size=check_integer("block_size", block_size, 1),
     )
-
-
-@dataclass(frozen=True)
-class LookupArgs:
-    """The checked arguments of :func:`tablegen.critical_value`, ``p_value`` and ``significance_test``.
-
-    ``alpha`` is None for a p-value and ``score`` None for a critical value; ``R`` and ``seed`` are
-    None where the caller left them to the answer policy.  The table argument is the lookup layer's
-    to check (it knows what a Table is).
-    """
-
-    metric: str
-    P: int
-    N: int
-    C: int
-    method: str
-    alpha: float | None = None
-    score: float | None = None
-    R: int | None = None
-    seed: int | None = None
-
-
-def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score=False, method="auto", R=None,
-                         seed=None) -> LookupArgs:
-    """Checked and normalised arguments of :func:`tablegen.critical_value`, ``p_value`` and
-    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value).
-
-    Examples
-    --------
-    >>> validate_lookup_args("auc", 100, 300, C=10, alpha=0.01)
-    LookupArgs(metric='auc', P=100, N=300, C=10, method='auto', alpha=0.01, score=None, R=None, seed=None)
-    """
-    metric, method = check_metric("metric", metric), _method(method)
-    P, N = check_class_size("P", P), check_class_size("N", N)
-    if C is None:
-        raise TablegenInputError(
-            "C is required: the number of classifiers compared on this test set, counting every model tried "
-            "(discarded ones too); the winner is judged against the best of C random classifiers")
-    C = check_integer("C", C, 1)
-    if C > MAX_C:
-        raise TablegenInputError(f"C (a {len(str(C))}-digit number) is beyond what a tail probability can be "
-                                 "computed for: C must be at most 1e300")
-    seed = _seed("seed", seed, allow_none=True)
-    alpha = check_alpha("alpha", alpha) if alpha is not None else None
-    score = _score(metric, score, P, N) if score is not None or needs_score else None
-    _check_exact_available(metric, method, P, N)
-    if method in ("exact", "table") and (R is not None or seed is not None):
-        raise TablegenInputError(f"{'R' if R is not None else 'seed'} applies only to simulated answers "
-                                 f"(method 'simulate' or 'auto'), not to method={method!r}")
-    if R is not None:
-        R = check_replicates(R, (C,), (alpha,)) if alpha is not None else check_integer("R", R, 1)
-    return LookupArgs(metric=metric, P=P, N=N, C=C, method=method, alpha=alpha, score=score, R=R, seed=seed)
-
-
-def _check_exact_available(metric: str, method: str, P: int, N: int) -> None:
-    spec = get_metric(metric)
-    if method == "exact" and not spec.exact_at(P, N):
-        where = f" at P = {P}, N = {N}" if spec.has_exact else ""
-        raise TablegenInputError(
-            f"method='exact': metric {metric!r} has no exact null distribution{where}; use method='simulate'"
-        )

@@ -45,10 +45,11 @@ from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
-from tablegen.compute.metrics import exact_cost, get_metric, null_distribution
+from tablegen.compute.metrics import exact_cost, null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
-from tablegen.compute.validation import LookupArgs, check_alpha, check_class_size, check_integer, validate_lookup_args
-from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
+from tablegen.compute.validation import check_alpha, check_class_size, check_integer
+from tablegen.errors import Argument, ResourceLimitError
+from tablegen.lookup._iv import LookupArgs, validate_lookup_args
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 
 if TYPE_CHECKING:
@@ -71,18 +72,6 @@ MIN_SIMULATION_REPLICATES, MAX_SIMULATION_REPLICATES = 100_000, 10_000_000
 _SMALLEST_P = float(np.finfo(float).tiny)
 
 _bundled = None
-
-
-def _check_table(table):
-    """``table`` if it is a Table, a store path or None (the bundled table); else an input error."""
-    if table is None or isinstance(table, (str, os.PathLike)):
-        return table
-    from tablegen.lookup.table import Table
-
-    if isinstance(table, Table):
-        return table
-    raise TablegenInputError(f"table must be a tablegen Table, a store path or None (the bundled table), "
-                             f"got {table!r}")
 
 
 def _table(table):
@@ -150,7 +139,7 @@ def _source(a: LookupArgs, table, what: str):
     if a.method != "auto":
         return _forced(a, table, what)
     fits, seconds = _exact_fits(a)
-    exact_here = get_metric(a.metric).exact_at(a.P, a.N)  # else the route is a bracket: only where cheaper
+    exact_here = a.spec.exact_at(a.P, a.N)  # else the route is a bracket: only where cheaper
     if exact_here and fits and seconds <= QUICK_EXACT_SECONDS:
         return "exact"
     stored = _from_table(a, table, what) if what == "critical value" else None  # opening a table costs ~1 s
@@ -213,7 +202,7 @@ def _from_table(a: LookupArgs, table, what: str, required: bool = False):
 
 def _count_question(a: LookupArgs):
     """The question in the tables' and the engine's terms: precision_at_k becomes tp_at_k."""
-    spec = get_metric(a.metric)
+    spec = a.spec
     divisor = spec.count_divisor(a.P, a.N)
     metric = spec.count_of or spec.name
     score = a.score
@@ -330,8 +319,8 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
     >>> round(float(critical_value("auc", 10_000, 10_000, C=10)), 6)      # exact at any size
     0.51261
     """
-    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed)
-    source = _source(a, _check_table(table), "critical value")
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
+    source = _source(a, a.table, "critical value")
     answer = _resolve(source, _exact_critical, a)
     return answer if answer is not None else _simulate(a, True, False, progress)[0]
 
@@ -353,8 +342,9 @@ def p_value(metric: str, score: float, P: int, N: int, C: int | None = None, met
     >>> round(float(p_value("auc", 0.65, 100, 300, C=1000)), 4)
     0.0028
     """
-    a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed)
-    answer = _resolve(_source(a, _check_table(table), "p-value"), _exact_p, a)
+    a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed,
+                             table=table)
+    answer = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
     return answer if answer is not None else _simulate(a, False, True, progress)[1]
 
 
@@ -384,10 +374,9 @@ def significance_test(metric: str, score: float, P: int, N: int, C: int | None =
     (True, 'exact')
     """
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
-                             seed=seed)
-    table = _check_table(table)
-    cv = _resolve(_source(a, table, "critical value"), _exact_critical, a)
-    pv = _resolve(_source(a, table, "p-value"), _exact_p, a)
+                             seed=seed, table=table)
+    cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)
+    pv = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
     if cv is None or pv is None:
         simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress)
         cv, pv = cv or simulated_cv, pv or simulated_pv

@@ -281,7 +281,7 @@ class Table:
 
     def answer_checked(self, metric: str, P: int, N: int, C: int, *, alpha: float | None = None,
                        score: float | None = None, required: bool = False) -> Answer | None:
-        """One scalar question whose arguments are already checked (:class:`~tablegen.compute.validation.LookupArgs`):
+        """One scalar question whose arguments are already checked (:class:`~tablegen.lookup._iv.LookupArgs`):
         the critical value if ``alpha`` is given, else the p-value of ``score``.
 
         Nothing is checked again.  Where the table does not hold the metric, cell (or C and alpha):

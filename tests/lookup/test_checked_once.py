@@ -8,6 +8,7 @@ from unittest import mock
 import pytest
 
 import tablegen.compute.validation as validation
+import tablegen.lookup._iv as lookup_iv
 import tablegen.lookup.table as table_module
 from tablegen import critical_value, open_table, p_value, significance_test
 
@@ -21,6 +22,7 @@ def test_a_table_lookup_checks_its_metric_once(lookup):
     table = open_table()
     check_metric = mock.Mock(wraps=validation.check_metric)
     with mock.patch.object(validation, "check_metric", check_metric), \
+            mock.patch.object(lookup_iv, "check_metric", check_metric), \
             mock.patch.object(table_module, "check_metric", check_metric):
         answer = lookup(table)
     assert check_metric.call_count == 1
