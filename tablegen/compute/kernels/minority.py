@@ -52,7 +52,7 @@ import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from tablegen.compute.kernels.jit import jit_cached, variant_name
-from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN, VARIANT_SUFFIXES, mcc_weights
+from tablegen.compute.kernels.ranking import TP_COLUMN, VARIANT_SUFFIXES, mcc_weights, write_base_columns
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: A cell uses this kernel when MINORITY_FIXED + MINORITY_PER_POSITION * min(P, N) <= P + N, in units
@@ -160,7 +160,7 @@ def _scorers(with_mcc):
             while index < n_pos and positions[index] <= ks[segment]:
                 index += 1
             out[row, TP_COLUMN + segment] = index
-        _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
+        write_base_columns(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
 
     def score_negative_positions(positions, n_pos, n_neg, harmonic, mcc_w, ks, out, row):
         """Every metric of the ranking whose negatives sit at ``positions`` (sorted, 1-based)."""
@@ -189,7 +189,7 @@ def _scorers(with_mcc):
             while index < n_neg and positions[index] <= ks[segment]:
                 index += 1
             out[row, TP_COLUMN + segment] = ks[segment] - index
-        _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
+        write_base_columns(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc)
 
     suffix = VARIANT_SUFFIXES[with_mcc]
     return (nb.njit(nogil=True)(variant_name(score_positive_positions, f"_score_positive_positions_{suffix}")),
@@ -198,16 +198,6 @@ def _scorers(with_mcc):
 
 _score_positive_positions, _score_negative_positions = _scorers(False)
 _score_positive_positions_mcc, _score_negative_positions_mcc = _scorers(True)
-
-
-@nb.njit(inline="always", nogil=True)
-def _write_base(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc):
-    out[row, 0] = u_pairs / (n_pos * n_neg)
-    out[row, 1] = (best_d + n_neg) / (n_pos + n_neg)
-    out[row, 2] = f1_num / f1_den
-    out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
-    out[row, 4] = ap_sum / n_pos
-    out[row, MCC_COLUMN] = min(best_m, 1.0) if with_mcc else np.nan
 
 
 def _minority_kernel(with_mcc):

@@ -88,6 +88,18 @@ def mcc_weights(n_pos, n_neg, size):
     return weights
 
 
+@nb.njit(inline="always", nogil=True)
+def write_base_columns(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc):
+    """Write the base columns of one ranking from its running sums (every CPU kernel's last step, so the
+    same floats come out of each: checked bit for bit across kernels by ``tests/compute/test_kernel.py``)."""
+    out[row, 0] = u_pairs / (n_pos * n_neg)
+    out[row, 1] = (best_d + n_neg) / (n_pos + n_neg)
+    out[row, 2] = f1_num / f1_den
+    out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
+    out[row, 4] = ap_sum / n_pos
+    out[row, MCC_COLUMN] = min(best_m, 1.0) if with_mcc else np.nan
+
+
 def _scalar_kernel(with_mcc):
     """The scalar kernel, with or without the best MCC work (``with_mcc`` is a compile-time constant)."""
 
@@ -143,12 +155,8 @@ def _scalar_kernel(with_mcc):
                     ap_sum += is_pos * tp * inverse[k]
                 if segment < n_ks:
                     out[row, TP_COLUMN + segment] = tp
-            out[row, 0] = u_pairs / (n_pos * n_neg)
-            out[row, 1] = (best_d + n_neg) / n
-            out[row, 2] = f1_num / f1_den
-            out[row, 3] = (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
-            out[row, 4] = ap_sum / n_pos
-            out[row, MCC_COLUMN] = min(best_m, 1.0) if with_mcc else np.nan
+            write_base_columns(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m,
+                               with_mcc)
 
     return nb.njit(nogil=True)(variant_name(scalar_block, f"_simulate_block_{VARIANT_SUFFIXES[with_mcc]}"))
 
