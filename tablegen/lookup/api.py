@@ -45,7 +45,7 @@ from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
-from tablegen.compute.metrics import exact_cost, null_distribution
+from tablegen.compute.metrics import null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import check_alpha, check_class_size, check_integer
 from tablegen.errors import Argument, ResourceLimitError
@@ -123,7 +123,7 @@ def _round_down_125(x: float) -> int:
 # -- where an answer comes from -------------------------------------------------------------------
 def _exact_fits(a: LookupArgs) -> tuple[bool, float]:
     """(whether exact is available and fits in memory, its estimated seconds)."""
-    seconds, memory = exact_cost(a.metric, a.P, a.N)
+    seconds, memory = a.spec.exact_cost(a.P, a.N)
     return memory <= memory_limit_bytes(), seconds
 
 
@@ -177,7 +177,7 @@ def naming_limit_errors(*before: str | Argument, way_out: tuple):
 
 def _forced(a: LookupArgs, table, what: str):
     if a.method == "exact":
-        seconds, memory = exact_cost(a.metric, a.P, a.N)
+        seconds, memory = a.spec.exact_cost(a.P, a.N)
         what = f"exact {a.metric} at P = {a.P}, N = {a.N}"
         exact, simulate, auto = (Argument("method", value) for value in ("exact", "simulate", "auto"))
         with naming_limit_errors(exact, ": ", way_out=("use ", simulate, ", or ", auto)):
