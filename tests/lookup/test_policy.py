@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import tablegen.lookup.api as api
 from tablegen import critical_value, p_value, significance_test
 from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.lookup.api import simulation_replicates
@@ -14,7 +13,9 @@ from tablegen.lookup.api import simulation_replicates
 
 def slow_exact(monkeypatch, seconds: float) -> None:
     """Pretend every exact routine is estimated to take ``seconds``."""
-    monkeypatch.setattr(api, "exact_cost", lambda metric, P, N: (seconds, 0.0))
+    from tablegen.compute.metrics import Metric
+
+    monkeypatch.setattr(Metric, "exact_cost", lambda self, P, N: (seconds, 0.0))
 
 
 def test_quick_exact_is_computed():
