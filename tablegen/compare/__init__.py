@@ -12,20 +12,9 @@
 from __future__ import annotations
 
 from tablegen._lazy import attach
+from tablegen.compare.datasets import PUBLIC as _DATASETS  # the maps only: nothing is loaded
+from tablegen.compare.f1 import PUBLIC as _F1
 
-_LAZY = {
-    "across_datasets": "tablegen.compare.datasets.analysis",
-    "AcrossDatasetsResult": "tablegen.compare.datasets.analysis",
-    "adjust_p_values": "tablegen.compare.datasets.analysis",
-    "f1_posterior": "tablegen.compare.f1.posterior",
-    "f1_score_posterior": "tablegen.compare.f1.posterior",
-    "F1Prior": "tablegen.compare.f1.validation",
-    "F1Comparison": "tablegen.compare.f1.results",
-    "F1Posterior": "tablegen.compare.f1.results",
-    "f1_frequentist_tests": "tablegen.compare.f1.frequentist",
-    "FrequentistTests": "tablegen.compare.f1.frequentist",
-    "plot_f1_comparison": "tablegen.compare.f1.plot",
-    "IntervalBayesFactor": "tablegen.compare.f1.bayes_factor",
-}
+_LAZY = {**_DATASETS, **_F1}
 
 __getattr__, __dir__, __all__ = attach(__name__, _LAZY)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from tablegen._lazy import attach
 
-_LAZY = {
+#: Public name -> defining module (also what :mod:`tablegen.compare` resolves for this question).
+PUBLIC = {
     "across_datasets": "tablegen.compare.datasets.analysis",
     "AcrossDatasetsResult": "tablegen.compare.datasets.analysis",
     "adjust_p_values": "tablegen.compare.datasets.analysis",
 }
 
-__getattr__, __dir__, __all__ = attach(__name__, _LAZY)
+__getattr__, __dir__, __all__ = attach(__name__, PUBLIC)

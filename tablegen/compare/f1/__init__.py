@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from tablegen._lazy import attach
 
-_LAZY = {
+#: Public name -> defining module (also what :mod:`tablegen.compare` resolves for this question).
+PUBLIC = {
     "f1_posterior": "tablegen.compare.f1.posterior",
     "f1_score_posterior": "tablegen.compare.f1.posterior",
     "F1Prior": "tablegen.compare.f1.validation",
@@ -23,4 +24,4 @@ _LAZY = {
     "IntervalBayesFactor": "tablegen.compare.f1.bayes_factor",
 }
 
-__getattr__, __dir__, __all__ = attach(__name__, _LAZY)
+__getattr__, __dir__, __all__ = attach(__name__, PUBLIC)

@@ -201,7 +201,7 @@ class TiltedAuc:
         for _ in range(4):
             passes = (lambda v, tilt=tilt: tilt.lower_tail(v) >= level) if inclusive else \
                 (lambda v, tilt=tilt: tilt.lower_tail(v) > level)
-            v = _first_passing(passes, *self._bracket(tilt, passes))
+            v = first_passing(passes, *self._bracket(tilt, passes))
             if abs(v - tilt.mean) <= _ACCURATE_SDS * tilt.sd:
                 break
             tilt = self.tilted_at(v)  # decide the crossing where this tilt is accurate
@@ -232,7 +232,7 @@ def _geometric_bisection(below, low: float, high: float, rtol: float) -> float:
     return math.sqrt(low * high)
 
 
-def _first_passing(passes, low: int, high: int) -> int:
+def first_passing(passes, low: int, high: int) -> int:
     """Smallest v in (low, high] with passes(v), given passes(high), not passes(low), monotone."""
     while high - low > 1:
         middle = (low + high) // 2

@@ -26,7 +26,7 @@ import operator
 import numpy as np
 
 from tablegen.compute.exact.auc import auc_exact_cost, auc_null
-from tablegen.compute.exact.auc_fft import snapped_u
+from tablegen.compute.exact.auc_fft import first_passing, snapped_u
 from tablegen.compute.exact.auc_ties_fft import RELATIVE_ERROR_BOUND, TiedTilt, bernstein_radius
 from tablegen.compute.exact.nulls import TIE_RTOL, TabulatedNull, critical_index, score_index, tail_from_pmf
 from tablegen.errors import TablegenInputError
@@ -253,13 +253,7 @@ def _bisect(passes, tilted, tilt: TiedTilt) -> int:
     while high < tilt.t_max and not passes(high):
         low, high = high, min(high + 2 * width, tilt.t_max)
         width *= 2
-    while high - low > 1:
-        middle = (low + high) // 2
-        if passes(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return first_passing(passes, low, high)
 
 
 def programme_cost(group_sizes, P) -> tuple[float, float]:
