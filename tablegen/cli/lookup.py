@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 
-from tablegen.cli.options import check_simulation_options, storage_options_argument, table_for
+from tablegen.cli.options import storage_options_argument, table_for
 from tablegen.cli.progress import ProgressLine
 from tablegen.cli.scores import add_scores_arguments, run_scores, scores_file_given
 from tablegen.compute.metrics import known_metrics_text
-from tablegen.errors import TablegenInputError
 
 
 def add_lookup_parsers(sub) -> None:
@@ -42,35 +41,6 @@ def _cell_arguments(p, alpha: bool = True) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="root seed, if the answer is simulated (default 2005: the same question, the same answer)")
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
-
-
-def _check_method(args, alpha=None, score=None) -> None:
-    """Refuse, in the command line's words, a ``--method`` the question cannot have.
-
-    The library refuses these too, naming its Python arguments (``method='exact'``).  Checked here
-    before the library is called, after its checks of the other arguments (``validate_lookup_args``:
-    the first error stays the one the library would give), the message names the options.
-    ``alpha`` and ``score`` are None where the command has none.
-
-    Raises
-    ------
-    TablegenInputError
-        ``--method exact`` for a metric with no exact null at (P, N), or ``--R``/``--seed`` with a
-        method that never simulates.
-    """
-    if args.method not in ("exact", "table"):
-        return
-    from tablegen.compute.metrics import get_metric
-    from tablegen.lookup._iv import validate_lookup_args
-
-    checked = validate_lookup_args(args.metric, args.P, args.N, C=args.C, alpha=alpha, score=score,
-                                   needs_score=score is not None, seed=args.seed)
-    spec = get_metric(checked.metric)
-    if args.method == "exact" and not spec.exact_at(checked.P, checked.N):
-        where = f" at P = {checked.P}, N = {checked.N}" if spec.has_exact else ""
-        raise TablegenInputError(f"--method exact: metric {checked.metric!r} has no exact null distribution{where}; "
-                                 "use --method simulate")
-    check_simulation_options(args)
 
 
 def _lookup_parser(sub) -> None:
@@ -102,7 +72,6 @@ def _run_lookup(args) -> int:
     from tablegen.lookup.api import critical_value
 
     table = table_for(args)  # a bad --table is the first error
-    _check_method(args, alpha=args.alpha)
     answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
                             seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
@@ -130,7 +99,6 @@ def _run_test(args) -> int:
     from tablegen.lookup.api import significance_test
 
     table = table_for(args)  # a bad --table is the first error
-    _check_method(args, alpha=args.alpha, score=args.score)
     result = significance_test(args.metric, args.score, args.P, args.N, args.C, args.alpha, method=args.method,
                                R=args.R, seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
@@ -155,7 +123,6 @@ def _run_p_value(args) -> int:
     from tablegen.lookup.api import p_value
 
     table = table_for(args)  # a bad --table is the first error
-    _check_method(args, score=args.score)
     answer = p_value(args.metric, args.score, args.P, args.N, args.C, method=args.method, R=args.R, seed=args.seed,
                      table=table, progress=ProgressLine())
     if args.json:

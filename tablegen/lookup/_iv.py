@@ -23,7 +23,7 @@ from tablegen.compute.validation import (
     check_score,
     check_seed,
 )
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 __all__ = ["LookupArgs", "check_table", "validate_lookup_args"]
 
@@ -95,8 +95,10 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
     spec = get_metric(metric)
     _check_exact_available(spec, method, P, N)
     if method in ("exact", "table") and (R is not None or seed is not None):
-        raise TablegenInputError(f"{'R' if R is not None else 'seed'} applies only to simulated answers "
-                                 f"(method 'simulate' or 'auto'), not to method={method!r}")
+        raise TablegenInputError.naming(
+            Argument("R" if R is not None else "seed"), " applies only to simulated answers (",
+            Argument("method", python="method 'simulate' or 'auto'", option="--method simulate or auto"),
+            "), not to ", Argument("method", method))
     if R is not None:
         R = check_replicates(R, (C,), (alpha,)) if alpha is not None else check_integer("R", R, 1)
     return LookupArgs(metric=metric, P=P, N=N, C=C, method=method, alpha=alpha, score=score, R=R, seed=seed,
@@ -107,6 +109,5 @@ def _check_exact_available(spec: Metric, method: str, P: int, N: int) -> None:
     metric = spec.name
     if method == "exact" and not spec.exact_at(P, N):
         where = f" at P = {P}, N = {N}" if spec.has_exact else ""
-        raise TablegenInputError(
-            f"method='exact': metric {metric!r} has no exact null distribution{where}; use method='simulate'"
-        )
+        raise TablegenInputError.naming(Argument("method", "exact"), f": metric {metric!r} has no exact null "
+                                        f"distribution{where}; use ", Argument("method", "simulate"))
