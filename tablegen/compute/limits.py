@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-from tablegen.errors import ResourceLimitError, TablegenInputError
+from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
 
 _UNITS = {"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KIB": 2**10, "MIB": 2**20,
           "GIB": 2**30, "TIB": 2**40}
@@ -64,19 +64,32 @@ def format_bytes(count: float) -> str:
     return f"{count:.0f} B"
 
 
-def check_memory(estimate: float, what: str, way_out: str) -> None:
+def check_memory(estimate: float, what: str, way_out: str | tuple[str | Argument, ...]) -> None:
     """Raise :class:`ResourceLimitError` with the estimate and ``way_out`` if ``estimate`` bytes exceed the limit.
+
+    ``way_out`` is text, or text and :class:`~tablegen.errors.Argument` parts where it names arguments
+    (then the command line says them as options).
 
     Examples
     --------
     >>> check_memory(1e3, "a tiny job", "none needed")
+    >>> try:
+    ...     check_memory(1e30, "a huge job", ("use ", Argument("method", "simulate")))
+    ... except ResourceLimitError as error:
+    ...     print(str(error).split("; ")[-1], "|", error.option_message().split("; ")[-1])
+    use method='simulate' | use --method simulate
     """
     limit = memory_limit_bytes()
     if estimate > limit:
-        raise ResourceLimitError(
+        raise _limit_error(
             f"{what} would need about {format_bytes(estimate)} of memory, more than the limit of "
-            f"{format_bytes(limit)} (half of this machine's memory unless TABLEGEN_MEMORY_LIMIT says otherwise); "
-            f"{way_out}")
+            f"{format_bytes(limit)} (half of this machine's memory unless TABLEGEN_MEMORY_LIMIT says otherwise); ",
+            way_out)
+
+
+def _limit_error(text: str, way_out: str | tuple[str | Argument, ...]) -> ResourceLimitError:
+    parts = (way_out,) if isinstance(way_out, str) else tuple(way_out)
+    return ResourceLimitError.naming(text, *parts)
 
 
 def tails_memory(metrics: int, capacity: int, block_size: int) -> float:
@@ -146,8 +159,9 @@ def time_limit_seconds() -> float:
     return seconds
 
 
-def check_time(estimate: float, what: str, way_out: str) -> None:
-    """Raise :class:`ResourceLimitError` if ``estimate`` seconds exceed :func:`time_limit_seconds`.
+def check_time(estimate: float, what: str, way_out: str | tuple[str | Argument, ...]) -> None:
+    """Raise :class:`ResourceLimitError` if ``estimate`` seconds exceed :func:`time_limit_seconds`
+    (``way_out`` as in :func:`check_memory`).
 
     Examples
     --------
@@ -155,6 +169,6 @@ def check_time(estimate: float, what: str, way_out: str) -> None:
     """
     limit = time_limit_seconds()
     if estimate > limit:
-        raise ResourceLimitError(
+        raise _limit_error(
             f"{what} would take about {estimate:,.0f} s on one core, more than the limit of {limit:,.0f} s "
-            f"(TABLEGEN_TIME_LIMIT); {way_out}")
+            f"(TABLEGEN_TIME_LIMIT); ", way_out)

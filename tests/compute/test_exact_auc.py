@@ -241,5 +241,9 @@ def test_a_band_beyond_the_memory_limit_is_refused(monkeypatch):
     from tablegen.errors import ResourceLimitError
 
     monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "1MB")
-    with pytest.raises(ResourceLimitError, match=r"exact auc at min\(P, N\) = 10, max\(P, N\) = 100000 \(a band of"):
+    with pytest.raises(ResourceLimitError, match=r"exact auc at min\(P, N\) = 10, max\(P, N\) = 100000 \(a band of"
+                       ) as refused:
         TiltedAucNull(10, 100_000).critical_value(1e-5)
+    # the way out names the argument as each caller spells it
+    assert str(refused.value).endswith("use method='simulate' or method='auto'")
+    assert refused.value.option_message().endswith("use --method simulate or --method auto")

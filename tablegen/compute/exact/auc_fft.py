@@ -423,9 +423,11 @@ BYTES_PER_FREQUENCY = 200
 
 def _check_band_memory(cell: TiltedAuc, size: int) -> None:
     from tablegen.compute.limits import check_memory
+    from tablegen.errors import Argument
 
     check_memory(BYTES_PER_FREQUENCY * size, f"exact auc at min(P, N) = {cell.small}, max(P, N) = {cell.large} "
-                 f"(a band of {size:,} frequencies)", "use method='simulate' or method='auto'")
+                 f"(a band of {size:,} frequencies)",
+                 ("use ", Argument("method", "simulate"), " or ", Argument("method", "auto")))
 
 
 def _secondary_peaks(M: int) -> np.ndarray:
