@@ -32,6 +32,7 @@ from tablegen.compute.cell import exact_critical_values
 from tablegen.compute.exact import auc as exact_auc
 from tablegen.compute.exact.auc import auc_null
 from tablegen.compute.kernels.minority import uses_minority_sampling
+from tablegen.compute.metrics import metric_entries
 
 SIM_CELLS = [(20, 20), (100, 100), (500, 500), (1000, 1000), (20, 1000), (60, 2000), (10, 10000)]
 SIM_R = [200_000, 2_000_000]
@@ -72,8 +73,9 @@ def main(argv: list[str] | None = None) -> None:
           f"per minority position {fit[3]:.3g} s, per replicate {fit[4]:.3g} s")
     pairs = len(CRITICAL["Cs"]) * len(CRITICAL["alphas"])
     for P, N in lattice_cells:
-        t = best_of(repeats, lambda: exact_critical_values(P, N, ["best_f1", "best_balanced_accuracy"], **CRITICAL))
-        model = cost.cell_seconds(P, N, 0, ["best_f1", "best_balanced_accuracy"], exact=True,
+        entries = metric_entries(["best_f1", "best_balanced_accuracy"])
+        t = best_of(repeats, lambda: exact_critical_values(P, N, entries, **CRITICAL))
+        model = cost.cell_seconds(P, N, 0, entries, exact=True,
                                   critical_pairs=pairs) - cost.SETUP_SECONDS
         print(f"lattice ({P:4d}, {N:4d}): {t:7.3f} s measured, {model:7.3f} s modelled (lattice_cost)")
     madd = []
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     print("\nmodel error on the timed simulation cells (tablegen/compute/cost.py coefficients):")
     cells = [(P, N, R) for P, N in sim_cells for R in sim_r]
     for (P, N, R), t in zip(cells, seconds):
-        model = cost.cell_seconds(P, N, R, [], exact=False, critical_pairs=0)
+        model = cost.cell_seconds(P, N, R, (), exact=False, critical_pairs=0)
         print(f"  ({P:5d}, {N:5d}) R = {R:>9,}: measured {t:7.3f} s, model {model:7.3f} s "
               f"({100 * (model / t - 1):+5.1f}%)")
 

@@ -121,7 +121,7 @@ def main(argv=None):
 
     from tablegen import simulate_cell
     from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
-    from tablegen.compute.metrics import DEFAULT_METRICS
+    from tablegen.compute.metrics import DEFAULT_METRICS, metric_entries
 
     name = "numba-cuda simulator" if args.simulator else cuda.get_current_device().name
     device_name = name.decode() if isinstance(name, bytes) else name
@@ -133,7 +133,7 @@ def main(argv=None):
     print("|---|---|---|---|---|---|")
     all_identical = True
     for P, N in cells:
-        key, layout = cell_key(args.seed, P, N), KernelLayout.for_metrics(list(DEFAULT_METRICS), P, N)
+        key, layout = cell_key(args.seed, P, N), KernelLayout.for_metrics(metric_entries(list(DEFAULT_METRICS)), P, N)
         steps = args.replicates * (P + N)
         gpu = gpu_kernel_seconds(P, N, key, layout, args.replicates, args.repeats)
         score_replicates(P, N, key, 0, 8, layout)  # compile

@@ -47,7 +47,7 @@ from tablegen.compute.kernels.lanes import simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
 from tablegen.compute.kernels.ranking import BASE_COLUMNS  # noqa: E402
 from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
-from tablegen.compute.metrics import DEFAULT_METRICS, get_metric  # noqa: E402
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, metric_entries  # noqa: E402
 
 #: Cells timed when ``--cells`` is not given.
 DEFAULT_CELLS = ((100, 100), (1000, 1000), (20, 1000), (70, 1000), (20, 400), (10, 10000))
@@ -254,7 +254,7 @@ def check_numpy_scores(rng: np.random.Generator) -> None:
         If any metric of any ranking differs beyond floating-point rounding.
     """
     for P, N in CHECK_CELLS:
-        layout = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
+        layout = KernelLayout.for_metrics(metric_entries(DEFAULT_METRICS), P, N)
         baseline = NumpyBaseline(P, N, layout.ks, rng, batch=CHECK_REPLICATES)
         labels = baseline.sample(CHECK_REPLICATES)
         assert (labels.sum(axis=1) == P).all(), "every sampled ranking must hold exactly P positives"
@@ -277,7 +277,7 @@ def warmed_up_runners(P: int, N: int, rng: np.random.Generator) -> dict[str, Cal
 
     The numba kernel is compiled and the numpy buffers are touched by a full batch before timing.
     """
-    layout = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
+    layout = KernelLayout.for_metrics(metric_entries(DEFAULT_METRICS), P, N)
     baseline = NumpyBaseline(P, N, layout.ks, rng)
     one_at_a_time = NumpyBaseline(P, N, layout.ks, rng, batch=1)
     runners = {

@@ -42,12 +42,12 @@ def worker(with_mcc: bool) -> None:
 
     import tablegen
     from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates
-    from tablegen.compute.metrics import DEFAULT_METRICS
+    from tablegen.compute.metrics import DEFAULT_METRICS, metric_entries
 
     metrics = [*DEFAULT_METRICS, "best_mcc"] if with_mcc else list(DEFAULT_METRICS)
     prepared = {}
     for P, N, _ in CELLS:
-        layout = KernelLayout.for_metrics(metrics, P, N)
+        layout = KernelLayout.for_metrics(metric_entries(metrics), P, N)
         key = cell_key(SEED, P, N)
         score_replicates(P, N, key, 0, 256, layout)  # compile (or load from numba's cache)
         labels = np.zeros((2, P + N), np.uint8)  # and the scalar kernel, the lane kernel's fallback

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from tablegen.compute.limits import axis_memory, check_memory
-from tablegen.compute.metrics import DEFAULT_METRICS
+from tablegen.compute.metrics import DEFAULT_METRICS, metric_entries
 from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
 from tablegen.compute.validation import (
     check_alpha,
@@ -101,6 +101,11 @@ class JobConfig:
     cluster: dict = field(default_factory=dict, compare=False, hash=False)
     device: str = field(default="cpu", compare=False, hash=False)
     tail_probabilities: tuple[float, ...] = DEFAULT_TAIL_PROBABILITIES
+
+    @property
+    def metric_entries(self) -> tuple:
+        """The registry entries of :attr:`metrics` (one look-up; the engine is handed these)."""
+        return metric_entries(self.metrics)
 
     @property
     def cells(self) -> int:

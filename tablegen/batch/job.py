@@ -236,7 +236,8 @@ def check_grid_memory(config: JobConfig) -> None:
     check_memory(grid_memory(config.cells, chunks), f"a grid of {config.cells:,} cells in {chunks:,} chunks",
                  "split it into several jobs (configs with part of P or N), or use larger chunks")
     P, N = max(config.P), max(config.N)
-    check_memory(kernel_tables_memory(config.metrics, P, N), f"simulating the grid's largest cell ({P:,}, {N:,})",
+    check_memory(kernel_tables_memory(config.metric_entries, P, N),
+                 f"simulating the grid's largest cell ({P:,}, {N:,})",
                  "leave the largest P or N out of the grid, or raise TABLEGEN_MEMORY_LIMIT on larger machines")
 
 

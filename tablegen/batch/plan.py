@@ -94,10 +94,11 @@ def make_plan(config, done: np.ndarray | None = None) -> Plan:
 def chunk_seconds(config, chunk: Chunk) -> float:
     """Estimated single-core seconds of one chunk (sum of its cells, see :mod:`tablegen.compute.cost`)."""
     cells = chunk.cells(config)
-    seconds = sum(cell_seconds(P, N, config.replicates, config.metrics, config.exact,
+    entries = config.metric_entries
+    seconds = sum(cell_seconds(P, N, config.replicates, entries, config.exact,
                                len(config.Cs) * len(config.alphas)) for P, N in cells)
     if config.exact:
-        seconds += shared_exact_seconds(cells, config.metrics, len(config.Cs) * len(config.alphas))
+        seconds += shared_exact_seconds(cells, entries, len(config.Cs) * len(config.alphas))
     return seconds
 
 

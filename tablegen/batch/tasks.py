@@ -25,7 +25,8 @@ def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
     """Every data variable of the chunk's cells, shaped as in the store over the chunk's region."""
     p_values, n_values = config.P[chunk.p_slice], config.N[chunk.n_slice]
     cells = chunk.cells(config)
-    exact = exact_critical_values_for_cells(cells, config.metrics, config.Cs, config.alphas) if config.exact else {}
+    exact = (exact_critical_values_for_cells(cells, config.metric_entries, config.Cs, config.alphas)
+             if config.exact else {})
     shape = (len(p_values), len(n_values))
     per_cell = {name: [] for name in DATA_VARIABLES}
     for P, N in cells:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,7 +17,7 @@ import numpy as np
 from tablegen._version import __version__
 from tablegen.compute.accumulator import Tail, critical_order_statistics, tail_upper_order
 from tablegen.compute.kernels.cuda.device import resolve_device
-from tablegen.compute.metrics import exact_critical_value, get_metric
+from tablegen.compute.metrics import Metric, exact_critical_value
 from tablegen.compute.stats import CI_LEVEL, tail_rank, upper_ranks
 from tablegen.compute.validation import SimulateCellArgs
 
@@ -82,10 +82,10 @@ def simulate_cell_values(args: SimulateCellArgs, *, exact: bool = True,
 
     device = resolve_device(device)
     capacity = tail_capacity(args.R, args.Cs, args.alphas, args.tail_probabilities)
-    tails = simulate_tails(args.P, args.N, args.R, args.seed, args.metrics, capacity, args.block_size, progress,
+    tails = simulate_tails(args.P, args.N, args.R, args.seed, args.entries, capacity, args.block_size, progress,
                            device)
     estimate, low, high = critical_values_from_tails(args, tails)
-    exact_values = (exact_critical_values(args.P, args.N, args.metrics, args.Cs, args.alphas) if exact
+    exact_values = (exact_critical_values(args.P, args.N, args.entries, args.Cs, args.alphas) if exact
                     else _nan((len(args.metrics), len(args.alphas), len(args.Cs))))
     return CellValues(args, estimate, low, high, exact_values, _tail_quantiles(args, tails), device)
 
@@ -99,11 +99,11 @@ def critical_values_from_tails(args: SimulateCellArgs, tails: dict[str, Tail]):
     smallest sample and its distribution-free 95% order-statistic interval, q = (1 - alpha)**(1/C)."""
     shape = (len(args.metrics), len(args.alphas), len(args.Cs))
     estimate, low, high = _nan(shape), _nan(shape), _nan(shape)
-    for (i, metric), (j, alpha), (k, C) in itertools.product(
-        enumerate(args.metrics), enumerate(args.alphas), enumerate(args.Cs)
+    for (i, spec), (j, alpha), (k, C) in itertools.product(
+        enumerate(args.entries), enumerate(args.alphas), enumerate(args.Cs)
     ):
         estimate[i, j, k], low[i, j, k], high[i, j, k] = critical_order_statistics(
-            tails[metric], upper_ranks(args.R, C, alpha), get_metric(metric).range(args.P, args.N)[1])
+            tails[spec.name], upper_ranks(args.R, C, alpha), spec.range(args.P, args.N)[1])
     return estimate, low, high
 
 
@@ -129,36 +129,40 @@ class SimulatedAnswer:
     hits: int | None
 
 
-def simulate_answer(metric: str, P: int, N: int, R: int, seed: int, *, C: int, alpha: float | None,
+def simulate_answer(metric: Metric, P: int, N: int, R: int, seed: int, *, C: int, alpha: float | None,
                     threshold: float | None, progress: Callable[[int, int], None] | None = None) -> SimulatedAnswer:
-    """One pass of R rankings for one metric: the critical value at (C, alpha) if ``alpha`` is given,
-    and the count of rankings scoring at least ``threshold`` if that is given.
+    """One pass of R rankings for one metric (its registry entry): the critical value at (C, alpha) if
+    ``alpha`` is given, and the count of rankings scoring at least ``threshold`` if that is given.
 
     Examples
     --------
-    >>> answer = simulate_answer("best_accuracy", 20, 20, 20_000, 1, C=10, alpha=0.01, threshold=0.8)
+    >>> from tablegen.compute.metrics import get_metric
+    >>> answer = simulate_answer(get_metric("best_accuracy"), 20, 20, 20_000, 1, C=10, alpha=0.01, threshold=0.8)
     >>> answer.low <= answer.estimate <= answer.high, answer.hits > 0
     (True, True)
     """
     from tablegen.compute.mc import simulate_tails_and_counts, tail_capacity
 
     capacity = tail_capacity(R, (C,), (alpha,), ()) if alpha is not None else 1
-    thresholds = {metric: threshold} if threshold is not None else {}
+    thresholds = {metric.name: threshold} if threshold is not None else {}
     tails, counts = simulate_tails_and_counts(P, N, R, seed, [metric], capacity, thresholds, progress=progress)
     estimate = low = high = float("nan")
     if alpha is not None:
-        estimate, low, high = critical_order_statistics(tails[metric], upper_ranks(R, C, alpha),
-                                                        get_metric(metric).range(P, N)[1])
-    return SimulatedAnswer(estimate, low, high, counts[metric] if threshold is not None else None)
+        estimate, low, high = critical_order_statistics(tails[metric.name], upper_ranks(R, C, alpha),
+                                                        metric.range(P, N)[1])
+    return SimulatedAnswer(estimate, low, high, counts[metric.name] if threshold is not None else None)
 
 
-def exact_critical_values(P, N, metrics, Cs, alphas) -> np.ndarray:
-    """Exact critical values over (metric, alpha, C); NaN where there is none (or AUC over budget)."""
+def exact_critical_values(P, N, metrics: Sequence[Metric], Cs, alphas) -> np.ndarray:
+    """Exact critical values over (metric, alpha, C) for the registry entries ``metrics``; NaN where there is
+    none (or AUC over budget)."""
     return exact_critical_values_for_cells([(P, N)], metrics, Cs, alphas)[(P, N)]
 
 
-def exact_critical_values_for_cells(cells, metrics, Cs, alphas) -> dict[tuple[int, int], np.ndarray]:
-    """Exact critical values over (metric, alpha, C) for several cells; NaN where a metric has none.
+def exact_critical_values_for_cells(cells, metrics: Sequence[Metric], Cs, alphas
+                                    ) -> dict[tuple[int, int], np.ndarray]:
+    """Exact critical values over (metric, alpha, C) for several cells (registry entries ``metrics``); NaN
+    where a metric has none.
 
     Each metric's nulls come from its registry entry (:meth:`~tablegen.compute.metrics.Metric.exact_nulls`):
     cell by cell, or from one whole-grid pass where the metric has one (AUC: one recursion sweep for
@@ -167,9 +171,9 @@ def exact_critical_values_for_cells(cells, metrics, Cs, alphas) -> dict[tuple[in
     """
     cells = [(int(P), int(N)) for P, N in cells]
     values = {cell: _nan((len(metrics), len(alphas), len(Cs))) for cell in cells}
-    for i, metric in enumerate(metrics):
-        for (P, N), null in get_metric(metric).exact_nulls(cells):
+    for i, spec in enumerate(metrics):
+        for (P, N), null in spec.exact_nulls(cells):
             for j, alpha in enumerate(alphas):
                 for k, C in enumerate(Cs):
-                    values[P, N][i, j, k] = exact_critical_value(metric, P, N, C, alpha, null=null)
+                    values[P, N][i, j, k] = exact_critical_value(spec.name, P, N, C, alpha, null=null)
     return values

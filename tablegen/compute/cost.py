@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from tablegen.compute.kernels.minority import uses_minority_sampling
 from tablegen.compute.mc import KernelLayout
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import Metric
 
 SETUP_SECONDS = 4.6e-3
 SECONDS_PER_ELEMENT_STEP = 6.4e-10
@@ -35,32 +35,33 @@ SECONDS_PER_MINORITY_POSITION = 6.9e-9
 SECONDS_PER_REPLICATE = 1.42e-7
 
 
-def cell_seconds(P: int, N: int, R: int, metrics, exact: bool, critical_pairs: int) -> float:
-    """Estimated single-core seconds for one cell, Monte Carlo plus the exact values computed cell by cell.
+def cell_seconds(P: int, N: int, R: int, metrics: Sequence[Metric], exact: bool, critical_pairs: int) -> float:
+    """Estimated single-core seconds for one cell (registry entries ``metrics``), Monte Carlo plus the exact
+    values computed cell by cell.
 
     Exact work shared by the cells of a task (AUC's recursion sweep) is :func:`shared_exact_seconds`.
     """
     seconds = SETUP_SECONDS + R * sampling_seconds(P, N, metrics) + SECONDS_PER_REPLICATE * R
     if exact:
-        specs = [get_metric(metric) for metric in metrics]
-        seconds += critical_pairs * sum(spec.exact_cost(P, N)[0] for spec in specs
+        seconds += critical_pairs * sum(spec.exact_cost(P, N)[0] for spec in metrics
                                         if spec.exact_work == "per_cell" and spec.exact_at(P, N))
     return seconds
 
 
-def shared_exact_seconds(cells, metrics, critical_pairs: int = 1) -> float:
+def shared_exact_seconds(cells, metrics: Sequence[Metric], critical_pairs: int = 1) -> float:
     """Estimated seconds of a task's exact values that one whole-grid pass serves (AUC's sweep)."""
-    specs = [get_metric(metric) for metric in metrics]
-    return sum(spec.cells_exact_seconds(cells, critical_pairs) for spec in specs if spec.exact_work == "shared")
+    return sum(spec.cells_exact_seconds(cells, critical_pairs) for spec in metrics if spec.exact_work == "shared")
 
 
-def sampling_seconds(P: int, N: int, metrics: Sequence[str] = ()) -> float:
+def sampling_seconds(P: int, N: int, metrics: Sequence[Metric] = ()) -> float:
     """Estimated single-core seconds to sample and score one ranking of (P, N) for ``metrics``, by the
     kernel it uses, with the extra work the metrics' entries name (none when no metric is named).
 
     Examples
     --------
-    >>> round(sampling_seconds(1000, 1000, ["best_mcc"]) / sampling_seconds(1000, 1000, ["auc"]), 2)
+    >>> from tablegen.compute.metrics import metric_entries
+    >>> mcc, auc = metric_entries(["best_mcc", "auc"])
+    >>> round(sampling_seconds(1000, 1000, [mcc]) / sampling_seconds(1000, 1000, [auc]), 2)
     1.19
     """
     layout = KernelLayout.for_metrics(metrics, P, N)

@@ -25,7 +25,7 @@ from tablegen.compute.kernels.minority import (
 )
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
 from tablegen.compute.limits import BASE_TABLE_BYTES_PER_RANK, check_memory, ranking_memory, tails_memory
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import Metric
 from tablegen.compute.stats import tail_rank, upper_ranks
 
 logger = logging.getLogger(__name__)
@@ -89,20 +89,22 @@ class KernelLayout:
         return BASE_TABLE_BYTES_PER_RANK + sum(self._per_variant("table_bytes_per_rank"))
 
     @classmethod
-    def for_metrics(cls, metrics: Sequence[str], P: int, N: int) -> KernelLayout:
-        """Layout for ``metrics`` at (P, N): each metric's kernel column (its registry entry's
+    def for_metrics(cls, metrics: Sequence[Metric], P: int, N: int) -> KernelLayout:
+        """Layout for the registry entries ``metrics`` at (P, N): each metric's kernel column (its
         ``kernel_column``), then the distinct tp_at_k cut-offs, clipped to P + N, ascending.
+        Columns are keyed by the metrics' names.
 
         Examples
         --------
-        >>> layout = KernelLayout.for_metrics(["auc", "tp_at_10"], 20, 30)
+        >>> from tablegen.compute.metrics import metric_entries
+        >>> layout = KernelLayout.for_metrics(metric_entries(["auc", "tp_at_10"]), 20, 30)
         >>> layout.columns, layout.ks.tolist(), layout.with_mcc
         ({'auc': 0, 'tp_at_10': 6}, [10], False)
-        >>> mcc = KernelLayout.for_metrics(["best_mcc", "auc"], 20, 30)
+        >>> mcc = KernelLayout.for_metrics(metric_entries(["best_mcc", "auc"]), 20, 30)
         >>> mcc.with_mcc, mcc.lane_cost_factor, mcc.table_bytes_per_rank
         (True, 1.19, 24.0)
         """
-        specs = {m: get_metric(m) for m in metrics}
+        specs = {spec.name: spec for spec in metrics}
         cutoffs = sorted({min(spec.k, P + N) for spec in specs.values() if spec.k is not None})
         columns = {}
         for metric, spec in specs.items():
@@ -146,10 +148,11 @@ def merge_tails(parts: Sequence[dict[str, Tail]]) -> dict[str, Tail]:
     return merged
 
 
-def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
+def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[Metric], capacity: int,
                    block_size: int = DEFAULT_BLOCK_SIZE,
                    progress: Callable[[int, int], None] | None = None, device: str = "cpu") -> dict[str, Tail]:
-    """Run R replicates in blocks and return the retained upper tail of each metric.
+    """Run R replicates in blocks and return the retained upper tail of each metric (registry entries
+    ``metrics``; the tails are keyed by their names).
 
     Samples below a full tail's floor are dropped as each block arrives and the survivors are
     merged in batches of about ``capacity``, so a deep tail is not re-merged after every block; the
@@ -158,12 +161,13 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[str], ca
     return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress, device)[0]
 
 
-def kernel_tables_memory(metrics: Sequence[str], P: int, N: int) -> float:
-    """Bytes of the kernel tables for ``metrics`` at (P, N) (:func:`tablegen.compute.limits.ranking_memory`)."""
+def kernel_tables_memory(metrics: Sequence[Metric], P: int, N: int) -> float:
+    """Bytes of the kernel tables for the entries ``metrics`` at (P, N)
+    (:func:`tablegen.compute.limits.ranking_memory`)."""
     return ranking_memory(P, N, KernelLayout.for_metrics(metrics, P, N).table_bytes_per_rank)
 
 
-def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[str], capacity: int,
+def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[Metric], capacity: int,
                               thresholds: Mapping[str, float], block_size: int = DEFAULT_BLOCK_SIZE,
                               progress: Callable[[int, int], None] | None = None, device: str = "cpu"
                               ) -> tuple[dict[str, Tail], dict[str, int]]:
@@ -175,6 +179,7 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
     (:mod:`tablegen.compute.kernels.cuda.driver`), and the tails are the same, bit for bit.
     """
     layout = KernelLayout.for_metrics(metrics, P, N)
+    metrics = [spec.name for spec in metrics]
     check_memory(tails_memory(len(metrics), capacity, block_size) + ranking_memory(P, N, layout.table_bytes_per_rank),
                  f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric; "
                  f"tables over {P + N:,} ranks)",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -193,6 +193,11 @@ class Metric:
     def count_divisor(self, P: int, N: int) -> int:
         """min(k, P + N) for ``precision_at_k`` (value = count / divisor), 1 for every other metric."""
         return min(self.k, P + N) if self.count_of is not None else 1
+
+    def counted_entry(self) -> Metric:
+        """The entry the engine simulates and tables store for this metric: ``tp_at_k`` for
+        ``precision_at_k`` (a count over :meth:`count_divisor`), the entry itself for every other metric."""
+        return self if self.count_of is None else get_metric(self.count_of)
 
     def reference_scores(self, labels: np.ndarray, P: int, N: int) -> np.ndarray:
         """Score each row of a (R, P+N) 0/1 label matrix (top first) by the definition."""
@@ -434,6 +439,19 @@ def get_metric(name: str) -> Metric:
 
 
 # -- exact answers by metric name (the routines themselves live in tablegen.compute.exact) ----------
+def metric_entries(names: Sequence[str]) -> tuple[Metric, ...]:
+    """The registry entries of ``names``, in order: the one look-up an entry point makes, so that the
+    engine below it (:mod:`tablegen.compute.mc`, :mod:`tablegen.compute.cell`, :mod:`tablegen.compute.cost`)
+    is handed :class:`Metric` objects and asks them, never the registry again.
+
+    Examples
+    --------
+    >>> [entry.kernel_column for entry in metric_entries(["auc", "best_f1"])]
+    ['auc', 'best_f1']
+    """
+    return tuple(get_metric(name) for name in names)
+
+
 def has_exact(metric: str) -> bool:
     """Whether ``metric`` has an exact null distribution."""
     return get_metric(metric).has_exact

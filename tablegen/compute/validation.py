@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
-from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, known_metrics_text
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, known_metrics_text, metric_entries
 from tablegen.compute.stats import minimum_replicates
 from tablegen.errors import TablegenInputError
 
@@ -215,6 +215,11 @@ class SimulateCellArgs:
     alphas: tuple[float, ...]
     tail_probabilities: tuple[float, ...]
     block_size: int
+    #: The registry entries of ``metrics`` (looked up once, here; the engine asks them).
+    entries: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "entries", metric_entries(self.metrics))
 
 
 def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, tail_probabilities,

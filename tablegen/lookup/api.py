@@ -130,7 +130,7 @@ def _exact_fits(a: LookupArgs) -> tuple[bool, float]:
 def _simulation_seconds(a: LookupArgs) -> float:
     from tablegen.compute.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
-    return _replicates(a) * (sampling_seconds(a.P, a.N, (a.metric,)) + SECONDS_PER_REPLICATE)
+    return _replicates(a) * (sampling_seconds(a.P, a.N, (a.spec,)) + SECONDS_PER_REPLICATE)
 
 
 def _source(a: LookupArgs, table, what: str):
@@ -195,16 +195,16 @@ def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
     metric, P, N, C, alpha, score, divisor = _count_question(a)
     if what == "critical value":
-        answer = _table(table).answer_checked(metric, P, N, C, alpha=alpha, required=required)
+        answer = _table(table).answer_checked(metric.name, P, N, C, alpha=alpha, required=required)
         return None if answer is None else _divided(answer, divisor)
-    return _table(table).answer_checked(metric, P, N, C, score=score, required=required)
+    return _table(table).answer_checked(metric.name, P, N, C, score=score, required=required)
 
 
 def _count_question(a: LookupArgs):
     """The question in the tables' and the engine's terms: precision_at_k becomes tp_at_k."""
     spec = a.spec
     divisor = spec.count_divisor(a.P, a.N)
-    metric = spec.count_of or spec.name
+    metric = spec.counted_entry()
     score = a.score
     return metric, a.P, a.N, a.C, a.alpha, None if score is None else score * divisor, divisor
 
@@ -248,10 +248,10 @@ def _simulate(a: LookupArgs, critical: bool, p: bool, progress) -> tuple[Answer 
 
     metric, P, N, C, alpha, score, divisor = _count_question(a)
     R, seed = _replicates(a), _seed(a)
-    check_time(_simulation_seconds(a), f"simulating {metric} at P = {P}, N = {N} with R = {R:,}",
+    check_time(_simulation_seconds(a), f"simulating {metric.name} at P = {P}, N = {N} with R = {R:,}",
                "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
                "or compute a table on a cluster (tablegen run)")
-    logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric, P, N, R, seed)
+    logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric.name, P, N, R, seed)
     simulated = simulate_answer(metric, P, N, R, seed, C=C, alpha=alpha if critical else None,
                                 threshold=score - SNAP_TOLERANCE if p else None, progress=progress)
     cv = _divided(Answer(simulated.estimate, simulated.low, simulated.high, "simulate", R, seed), divisor) \

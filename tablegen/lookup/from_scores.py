@@ -38,12 +38,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import Metric, metric_entries
 from tablegen.compute.metrics_from_scores import (
     BASE_SCORE_METRICS,
     check_binary_labels,
     check_score_metric,
-    metric_from_groups,
     threshold_groups,
 )
 from tablegen.compute.validation import check_alpha, check_integer
@@ -68,15 +67,17 @@ TIED_EXACT_NOTE = ("the winner's scores have ties; it is tested against the exac
                    "(labels permuted, tied scores kept together: random classifiers with the same ties)")
 
 
-def ties_note(metric: str) -> str:
-    """What testing a tied winner's ``metric`` against the no-ties null means (module docstring).
+def ties_note(metric: Metric) -> str:
+    """What testing a tied winner's ``metric`` (its registry entry) against the no-ties null means
+    (module docstring).
 
     Examples
     --------
-    >>> ties_note("best_mcc") == TIES_NOTE
+    >>> from tablegen.compute.metrics import get_metric
+    >>> ties_note(get_metric("best_mcc")) == TIES_NOTE
     True
     """
-    return TIES_NOTE if get_metric(metric).ties_conservative else FEW_TIES_NOTE
+    return TIES_NOTE if metric.ties_conservative else FEW_TIES_NOTE
 
 
 @dataclass(frozen=True)
@@ -232,7 +233,7 @@ def _checked(labels, scores, metrics, C, alpha, positive_label):
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics or len(set(metrics)) != len(metrics):
         raise TablegenInputError(f"metrics must name at least one metric, without duplicates; got {metrics}")
-    metrics = [check_score_metric(m) for m in metrics]
+    metrics = metric_entries([check_score_metric(m) for m in metrics])
     C = len(models) if C is None else check_integer("C", C, 1)
     if C < len(models):
         raise TablegenInputError(f"C = {C} is less than the {len(models)} models given: C counts every model tried "
@@ -240,12 +241,12 @@ def _checked(labels, scores, metrics, C, alpha, positive_label):
     return y, models, metrics, C, check_alpha("alpha", alpha)
 
 
-def _values(metric: str, groups: dict) -> tuple[dict[str, float], dict[str, str]]:
+def _values(metric: Metric, groups: dict) -> tuple[dict[str, float], dict[str, str]]:
     """Each model's value of ``metric``, and why it is not defined for the models it is not."""
     values, not_applicable = {}, {}
     for name, g in groups.items():
         try:
-            values[name] = metric_from_groups(metric, g)
+            values[name] = metric.score_groups(g)
         except TablegenInputError as error:
             not_applicable[name] = str(error)
     return values, not_applicable
@@ -257,11 +258,10 @@ def _not_applicable_note(metric: str, not_applicable: dict[str, str]) -> str:
             "the other models, and C still counts every model")
 
 
-def _inverted_note(metric: str, score: float, P: int, N: int, C: int, alpha: float, below_tail) -> str | None:
+def _inverted_note(spec: Metric, score: float, P: int, N: int, C: int, alpha: float, below_tail) -> str | None:
     """A note when even the winner scores significantly below the middle of a symmetric null (e.g. AUC far below
     1/2): Pr(the best of C random classifiers <= score) = Pr(X <= score)**C <= alpha, with Pr(X <= score) =
     ``below_tail(low + high - score)`` (the upper tail of the mirrored null)."""
-    spec = get_metric(metric)
     if not spec.symmetric_null:
         return None
     low, high = spec.range(P, N)
@@ -270,7 +270,7 @@ def _inverted_note(metric: str, score: float, P: int, N: int, C: int, alpha: flo
     below = float(below_tail(low + high - score)) ** C
     if below > alpha:
         return None
-    return (f"the winner's {metric} = {score:.4g} is significantly below {0.5 * (low + high):g}, the middle of a "
+    return (f"the winner's {spec.name} = {score:.4g} is significantly below {0.5 * (low + high):g}, the middle of a "
             f"random classifier's (the best of {C} random ones scores this low with probability {below:.2g}): "
             "the scores or the positive label look inverted; say which label is positive with positive_label= "
             "(--positive-label) and check that higher scores mean 'more likely positive'")
@@ -314,15 +314,16 @@ def _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha):
     return verdict(spec.name, score, P, N, C, alpha, Answer(critical, critical, critical, "exact"), pv)
 
 
-def _verdict(metric, groups, values, not_applicable, P, N, C, alpha, method, answer) -> MetricVerdict:
+def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, method, answer) -> MetricVerdict:
     """The verdict on the best applicable model (``answer(metric, score)`` gives the no-ties SignificanceResult)."""
     from tablegen.compute.exact import null_tail_ge
 
+    metric = spec.name
     notes = [_not_applicable_note(metric, not_applicable)] if not_applicable else []
     if not values:
         return MetricVerdict(metric, None, float("nan"), {}, None, False, not_applicable, tuple(notes))
     winner = max(values, key=values.get)
-    score, spec = values[winner], get_metric(metric)
+    score = values[winner]
     has_ties = bool(groups[winner].group_pos.size < P + N)
     logger.info("%s: winner %s with %g of %d models (C = %d)", metric, winner, score, len(groups), C)
     sizes = _tie_group_sizes(groups[winner])
@@ -335,22 +336,21 @@ def _verdict(metric, groups, values, not_applicable, P, N, C, alpha, method, ans
     else:
         result = answer(metric, score)
         if has_ties:
-            notes.insert(0, ties_note(metric) + ("" if why_not == "untied" or spec.tied_null_routine is None
+            notes.insert(0, ties_note(spec) + ("" if why_not == "untied" or spec.tied_null_routine is None
                                                  else f" ({why_not})"))
-        below_tail = _no_ties_tail(metric, P, N)
-    inverted = _inverted_note(metric, score, P, N, C, alpha, below_tail) if below_tail else None
+        below_tail = _no_ties_tail(spec, P, N)
+    inverted = _inverted_note(spec, score, P, N, C, alpha, below_tail) if below_tail else None
     if inverted:
         notes.append(inverted)
     return MetricVerdict(metric, winner, score, values, result, has_ties, not_applicable, tuple(notes),
                          tie_conditional=why_not is None)
 
 
-def _no_ties_tail(metric: str, P: int, N: int):
+def _no_ties_tail(spec: Metric, P: int, N: int):
     """Pr(X >= x) under the metric's no-ties exact null, or None without one."""
-    from tablegen.compute.metrics import exact_tail_ge
+    from tablegen.compute.exact import null_tail_ge
 
-    spec = get_metric(metric)
-    return (lambda x: exact_tail_ge(metric, P, N, x)) if spec.has_exact else None
+    return (lambda x: null_tail_ge(spec.exact_null(P, N), x)) if spec.has_exact else None
 
 
 def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike],
@@ -407,6 +407,6 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     def answer(metric, score):
         return significance_test(metric, score, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
 
-    verdicts = {metric: _verdict(metric, groups, *_values(metric, groups), P, N, C, alpha, method, answer)
-                for metric in metrics}
+    verdicts = {spec.name: _verdict(spec, groups, *_values(spec, groups), P, N, C, alpha, method, answer)
+                for spec in metrics}
     return FromScoresResult(P, N, C, alpha, tuple(models), verdicts)

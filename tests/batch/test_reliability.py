@@ -329,8 +329,9 @@ def test_work_whose_tables_exceed_the_limit_is_refused_not_a_memory_error(metric
 _RSS_PROBE = """
 import sys
 from tablegen.compute.mc import simulate_tails
+from tablegen.compute.metrics import metric_entries
 def run(N):
-    simulate_tails(20, N, R=64, seed=1, metrics=["best_f1", "best_mcc"], capacity=10, block_size=64)
+    simulate_tails(20, N, R=64, seed=1, metrics=metric_entries(["best_f1", "best_mcc"]), capacity=10, block_size=64)
 def peak_rss():
     return next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM"))
 run(1000)  # loads (or, in a fresh clone, compiles) the kernels: compiling peaks higher than the pass below
@@ -354,8 +355,9 @@ def test_ranking_memory_bounds_the_kernels_measured_tables():
     out = subprocess.run([sys.executable, "-c", _RSS_PROBE, str(10**7)], capture_output=True, text=True, check=True)
     tables = int(out.stdout.split()[-1])
     from tablegen.compute.mc import kernel_tables_memory
+    from tablegen.compute.metrics import metric_entries
 
-    estimate = kernel_tables_memory(["best_f1", "best_mcc"], 20, 10**7)  # what the probe runs
+    estimate = kernel_tables_memory(metric_entries(["best_f1", "best_mcc"]), 20, 10**7)  # what the probe runs
     assert estimate == ranking_memory(20, 10**7, 24.0)  # best MCC's weights add 8 bytes per rank to the 16
     assert tables <= estimate <= 1.25 * tables, (tables, estimate)
 

@@ -29,7 +29,7 @@ from tablegen.compute.exact.average_precision import (
     enumerable,
     grouped_support,
 )
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import get_metric, metric_entries
 from tablegen.compute.stats import upper_tail_probability
 
 AP = get_metric("average_precision")
@@ -105,11 +105,11 @@ def test_budget_and_refusal():
 
 
 def test_runs_store_exact_values_only_at_enumerable_cells_and_plans_stay_finite():
-    values = exact_critical_values_for_cells([(3, 5), (20, 20)], ["average_precision"], [10], [0.01])
+    values = exact_critical_values_for_cells([(3, 5), (20, 20)], metric_entries(["average_precision"]), [10], [0.01])
     null = average_precision_null(3, 5)
     assert values[3, 5][0, 0, 0] == null_critical_value(null, float(upper_tail_probability(10, 0.01)))
     assert np.isnan(values[20, 20][0, 0, 0])
-    assert math.isfinite(cell_seconds(20, 20, 1000, ["average_precision"], True, 4))
+    assert math.isfinite(cell_seconds(20, 20, 1000, metric_entries(["average_precision"]), True, 4))
     assert AP.cells_exact_seconds([(3, 5), (20, 20)], 1) == pytest.approx(AP.exact_cost(3, 5)[0])
 
 

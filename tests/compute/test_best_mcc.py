@@ -21,7 +21,7 @@ import tablegen
 from tablegen.compute.kernels.lanes import simulate_rows
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import get_metric, metric_entries
 
 MCC = get_metric("best_mcc")
 TINY = [(P, n - P) for n in range(2, 11) for P in range(1, n)]
@@ -98,7 +98,7 @@ def test_the_maximum_is_at_a_run_end_on_larger_rankings_too(P, N):
 
 @pytest.mark.parametrize("P,N", [(1, 1), (3, 7), (40, 40), (5, 700), (700, 5), (37, 211)])
 def test_every_cpu_kernel_scores_it_like_the_reference(P, N):
-    layout = KernelLayout.for_metrics(["best_mcc", "tp_at_3"], P, N)
+    layout = KernelLayout.for_metrics(metric_entries(["best_mcc", "tp_at_3"]), P, N)
     assert layout.columns["best_mcc"] == BASE_COLUMNS.index("best_mcc") < TP_COLUMN == layout.columns["tp_at_3"]
     labels = np.zeros((300, P + N), np.uint8)
     out = score_replicates(P, N, cell_key(3, P, N), 0, 300, layout, labels_out=labels)  # scalar or minority
@@ -118,7 +118,7 @@ def test_sampled_values_follow_the_enumerated_distribution(P, N):
     labels = all_rankings(P, N)
     exact = Counter(MCC.reference_scores(labels, P, N).tolist())
     R = 60_000
-    layout = KernelLayout.for_metrics(["best_mcc"], P, N)
+    layout = KernelLayout.for_metrics(metric_entries(["best_mcc"]), P, N)
     out = score_replicates(P, N, cell_key(2005, P, N), 0, R, layout)
     sampled = Counter(out[:, layout.columns["best_mcc"]].tolist())
     assert set(sampled) <= set(exact)  # every sampled value is one the enumeration lists
@@ -170,10 +170,10 @@ def test_the_cost_model_charges_its_kernel_work_only_when_it_is_requested(P, N, 
     spec = get_metric("best_mcc")  # the registry entry owns its kernel work's cost
     factor = spec.minority_cost_factor if kernel == "minority" else spec.lane_cost_factor
     assert factor > 1.0
-    plain = cost.sampling_seconds(P, N, ["auc", "tp_at_10"])
+    plain = cost.sampling_seconds(P, N, metric_entries(["auc", "tp_at_10"]))
     assert plain == cost.sampling_seconds(P, N)
-    assert cost.sampling_seconds(P, N, ["auc", "best_mcc"]) == pytest.approx(factor * plain, rel=1e-12)
+    assert cost.sampling_seconds(P, N, metric_entries(["auc", "best_mcc"])) == pytest.approx(factor * plain, rel=1e-12)
     R = 10**6
-    extra = (cost.cell_seconds(P, N, R, ["auc", "best_mcc"], exact=False, critical_pairs=0)
-             - cost.cell_seconds(P, N, R, ["auc"], exact=False, critical_pairs=0))
+    extra = (cost.cell_seconds(P, N, R, metric_entries(["auc", "best_mcc"]), exact=False, critical_pairs=0)
+             - cost.cell_seconds(P, N, R, metric_entries(["auc"]), exact=False, critical_pairs=0))
     assert extra == pytest.approx(R * (factor - 1) * plain, rel=1e-9)

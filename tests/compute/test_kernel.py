@@ -11,7 +11,7 @@ from tablegen.compute.kernels.lanes import simulate_rows
 from tablegen.compute.kernels.minority import simulate_minority_block, uses_minority_sampling
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
-from tablegen.compute.metrics import DEFAULT_METRICS, get_metric
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, metric_entries
 
 NO_LABELS = np.empty((0, 0), np.uint8)
 
@@ -22,7 +22,7 @@ BIT_EXACT = ("auc", "best_accuracy", "best_f1", "best_mcc", "tp_at_1", "tp_at_5"
 
 
 def sample_with_labels(P, N, R, seed=7):
-    layout = KernelLayout.for_metrics(METRICS, P, N)
+    layout = KernelLayout.for_metrics(metric_entries(METRICS), P, N)
     labels = np.zeros((R, P + N), np.uint8)
     out = score_replicates(P, N, cell_key(seed, P, N), 0, R, layout, labels_out=labels)
     return layout, labels, out
@@ -70,7 +70,7 @@ def test_sampler_is_uniform_over_all_arrangements():
 
 @pytest.mark.parametrize("P,N", [(30, 40), (10, 900)])  # the lane kernel, the minority-class kernel
 def test_rows_are_replicates_not_positions_in_a_block(P, N):
-    layout = KernelLayout.for_metrics(METRICS, P, N)
+    layout = KernelLayout.for_metrics(metric_entries(METRICS), P, N)
     key = cell_key(11, P, N)
     whole = score_replicates(P, N, key, 0, 100, layout)
     tail = score_replicates(P, N, key, 60, 40, layout)
@@ -142,8 +142,8 @@ def test_the_variant_without_mcc_leaves_every_other_column_unchanged(kernel, P, 
 @pytest.mark.parametrize("P,N", [(40, 60), (20, 1000), (1000, 20)])  # lanes, minority (both classes)
 def test_the_engine_skips_mcc_unless_a_requested_metric_reads_it(P, N):
     key = cell_key(8, P, N)
-    default = KernelLayout.for_metrics(DEFAULT_METRICS, P, N)
-    asked = KernelLayout.for_metrics([*DEFAULT_METRICS, "best_mcc"], P, N)
+    default = KernelLayout.for_metrics(metric_entries(DEFAULT_METRICS), P, N)
+    asked = KernelLayout.for_metrics(metric_entries([*DEFAULT_METRICS, "best_mcc"]), P, N)
     assert not default.with_mcc and asked.with_mcc
     assert default.columns.items() <= asked.columns.items() and default.ks.tolist() == asked.ks.tolist()
     plain, full = score_replicates(P, N, key, 0, 500, default), score_replicates(P, N, key, 0, 500, asked)

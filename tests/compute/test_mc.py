@@ -10,7 +10,7 @@ from tablegen.compute.cell import critical_values_from_tails, exact_critical_val
 from tablegen.compute.exact import null_critical_value, null_tail_ge
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
-from tablegen.compute.metrics import null_distribution
+from tablegen.compute.metrics import metric_entries, null_distribution
 from tablegen.compute.stats import upper_tail_probability
 from tablegen.compute.validation import SimulateCellArgs
 
@@ -72,10 +72,10 @@ def monte_carlo_vs_exact():
     rows = []
     for P, N in CELLS:
         capacity = tail_capacity(R_CHECK, CS, (0.01,), (0.01,))
-        tails = simulate_tails(P, N, R_CHECK, 2005, EXACT_METRICS, capacity)
+        tails = simulate_tails(P, N, R_CHECK, 2005, metric_entries(EXACT_METRICS), capacity)
         _, low, high = critical_values_from_tails(
             SimulateCellArgs(P, N, R_CHECK, 2005, EXACT_METRICS, CS, (0.01,), (), 1 << 16), tails)
-        exact = exact_critical_values(P, N, EXACT_METRICS, CS, (0.01,))
+        exact = exact_critical_values(P, N, metric_entries(EXACT_METRICS), CS, (0.01,))
         for i, metric in enumerate(EXACT_METRICS):
             null = null_distribution(metric, P, N)
             for k, C in enumerate(CS):
@@ -116,11 +116,11 @@ def test_tail_frequency_at_the_exact_critical_value_passes_a_z_test(monte_carlo_
 def test_blocks_run_apart_and_merged_in_any_order_equal_one_run():
     P, N, R, capacity = 25, 60, 9_000, 700
     metrics = ("auc", "best_f1", "average_precision", "tp_at_10")
-    layout = KernelLayout.for_metrics(metrics, P, N)
+    layout = KernelLayout.for_metrics(metric_entries(metrics), P, N)
     key = cell_key(8, P, N)
     parts = [block_tails(P, N, key, first, min(2_500, R - first), layout, capacity)
              for first in range(0, R, 2_500)]
-    whole = simulate_tails(P, N, R, 8, metrics, capacity)
+    whole = simulate_tails(P, N, R, 8, metric_entries(metrics), capacity)
     for merged in (merge_tails(parts), merge_tails(parts[::-1])):
         for metric in metrics:
             np.testing.assert_array_equal(merged[metric].values, whole[metric].values)

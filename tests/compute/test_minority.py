@@ -19,7 +19,7 @@ from tablegen.compute.kernels.minority import (
 )
 from tablegen.compute.kernels.ranking import BASE_COLUMNS
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
-from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics import get_metric, metric_entries
 
 NO_LABELS = np.empty((0, 0), np.uint8)
 
@@ -61,7 +61,7 @@ def py_minority_ranking(P, N, key0, key1, replicate):
 
 
 def run_kernel(P, N, R, seed=7, first=0, metrics=METRICS):
-    layout = KernelLayout.for_metrics(metrics, P, N)
+    layout = KernelLayout.for_metrics(metric_entries(metrics), P, N)
     key0, key1 = cell_key(seed, P, N)
     out = np.empty((R, len(BASE_COLUMNS) + layout.ks.size))
     labels = np.zeros((R, P + N), np.uint8)
@@ -130,7 +130,7 @@ def test_rule_depends_on_the_cell_alone_and_is_symmetric():
 
 @pytest.mark.parametrize("P,N", [(20, 1000), (1000, 20)])
 def test_engine_uses_this_kernel_for_skewed_cells(P, N):
-    layout = KernelLayout.for_metrics(METRICS, P, N)
+    layout = KernelLayout.for_metrics(metric_entries(METRICS), P, N)
     key = cell_key(3, P, N)
     direct = np.empty((50, len(BASE_COLUMNS) + layout.ks.size))
     simulate_minority_block(P, N, key[0], key[1], 0, layout.ks, direct, NO_LABELS, layout.with_mcc)

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric
+from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric, metric_entries
 
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "tablegen"
 REGISTRY = PACKAGE / "compute" / "metrics.py"
@@ -158,5 +158,30 @@ def test_a_metrics_kernel_work_is_its_entrys_to_say():
     assert layout.lane_cost_factor == 2.0 * mcc.lane_cost_factor
     assert layout.minority_cost_factor == 1.5 * mcc.minority_cost_factor
     assert layout.table_bytes_per_rank == 16.0 + 4.0 + mcc.table_bytes_per_rank
-    plain = KernelLayout.for_metrics(["auc", "tp_at_5"], 20, 30)
+    plain = KernelLayout.for_metrics(metric_entries(["auc", "tp_at_5"]), 20, 30)
     assert (plain.lane_cost_factor, plain.minority_cost_factor, plain.table_bytes_per_rank) == (1.0, 1.0, 16.0)
+
+
+#: Below the entry points the engine is handed registry entries (Metric objects) and asks them: these modules
+#: never look a metric up by name (one look-up per question, made where the question is checked).
+ENGINE_MODULES = ("compute/mc.py", "compute/cell.py", "compute/cost.py", "lookup/from_scores.py")
+
+
+def _names_looked_up(source: str) -> list[int]:
+    """Lines of ``source`` that call or import ``get_metric``."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "get_metric":
+            lines.append(node.lineno)
+        elif isinstance(node, ast.ImportFrom) and any(alias.name == "get_metric" for alias in node.names):
+            lines.append(node.lineno)
+    return lines
+
+
+@pytest.mark.parametrize("module", ENGINE_MODULES)
+def test_the_engine_is_handed_entries_not_names(module):
+    assert _names_looked_up((PACKAGE / module).read_text()) == [], f"{module} looks a metric up by name"
+
+
+def test_the_engine_check_finds_a_look_up():
+    assert _names_looked_up("from tablegen.compute.metrics import get_metric\nspec = get_metric('auc')\n") == [1, 2]
