@@ -30,7 +30,7 @@ from tablegen.compute.metric_scorers import ThresholdGroups, threshold_groups, t
 from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric
 from tablegen.errors import TablegenInputError
 
-__all__ = ["BASE_SCORE_METRICS", "ThresholdGroups", "check_binary_labels", "check_score_metric",
+__all__ = ["BASE_SCORE_METRICS", "ThresholdGroups", "check_binary_labels", "check_model_scores", "check_score_metric",
            "metric_from_groups", "metrics_from_scores", "threshold_groups", "tp_at_k"]
 
 #: The metrics scored when none are named: a run's defaults without a cut-off (fixed, like them).
@@ -62,6 +62,52 @@ def metric_from_groups(name: str, g: ThresholdGroups) -> float:
     1.0
     """
     return get_metric(check_score_metric(name)).score_groups(g)
+
+
+def check_model_scores(scores, n: int) -> dict[str, np.ndarray]:
+    """``scores`` as {model name: finite float vector of length n}, or an error naming the model.
+
+    ``scores`` is one score vector, a 2-D array with one column per model (named ``model 1``, ...), or a
+    mapping (or pandas DataFrame) model name -> vector.
+
+    Examples
+    --------
+    >>> sorted(check_model_scores({"a": [0.1, 0.9], "b": [1, 0]}, 2))
+    ['a', 'b']
+    """
+    if isinstance(scores, dict):
+        models = {str(k): v for k, v in scores.items()}
+    elif hasattr(scores, "columns") and hasattr(scores, "to_numpy"):
+        models = {str(c): scores[c].to_numpy() for c in scores.columns}
+    else:
+        array = np.asarray(scores)
+        if array.ndim == 1:
+            models = {"model": array}
+        elif array.ndim == 2:
+            if array.shape[0] != n and array.shape[1] == n:
+                raise TablegenInputError(f"scores has shape {array.shape}: give one column per model, shape "
+                                         f"({n}, models) (pass scores.T)")
+            models = {f"model {j + 1}": array[:, j] for j in range(array.shape[1])}
+        else:
+            raise TablegenInputError(f"scores must be one vector, a 2-D array (items x models) or a mapping "
+                                     f"name -> vector; got {array.ndim} dimensions")
+    if not models:
+        raise TablegenInputError("scores names no model")
+    return {name: _model_scores(name, values, n) for name, values in models.items()}
+
+
+def _model_scores(name: str, values, n: int) -> np.ndarray:
+    try:
+        array = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TablegenInputError(f"scores of {name!r} must be numbers") from None
+    if array.ndim != 1 or array.size != n:
+        raise TablegenInputError(f"scores of {name!r} has {array.size} value(s) but labels has {n}: one score per "
+                                 "labelled item")
+    if not np.all(np.isfinite(array)):
+        raise TablegenInputError(f"scores of {name!r} holds a missing or non-finite value (NaN/inf) at position "
+                                 f"{int(np.argmax(~np.isfinite(array)))}")
+    return array
 
 
 def check_binary_labels(labels, positive_label=None, name: str = "labels") -> np.ndarray:

@@ -42,6 +42,7 @@ from tablegen.compute.metrics import Metric, metric_entries
 from tablegen.compute.metrics_from_scores import (
     BASE_SCORE_METRICS,
     check_binary_labels,
+    check_model_scores,
     check_score_metric,
     threshold_groups,
 )
@@ -188,46 +189,9 @@ class FromScoresResult:
                 "verdicts": [v.to_dict() for v in self]}
 
 
-def _as_models(scores, n: int) -> dict[str, np.ndarray]:
-    """``scores`` as {model name: float vector of length n}."""
-    if isinstance(scores, dict):
-        models = {str(k): v for k, v in scores.items()}
-    elif hasattr(scores, "columns") and hasattr(scores, "to_numpy"):
-        models = {str(c): scores[c].to_numpy() for c in scores.columns}
-    else:
-        array = np.asarray(scores)
-        if array.ndim == 1:
-            models = {"model": array}
-        elif array.ndim == 2:
-            if array.shape[0] != n and array.shape[1] == n:
-                raise TablegenInputError(f"scores has shape {array.shape}: give one column per model, shape "
-                                         f"({n}, models) (pass scores.T)")
-            models = {f"model {j + 1}": array[:, j] for j in range(array.shape[1])}
-        else:
-            raise TablegenInputError(f"scores must be one vector, a 2-D array (items x models) or a mapping "
-                                     f"name -> vector; got {array.ndim} dimensions")
-    if not models:
-        raise TablegenInputError("scores names no model")
-    return {name: _model_scores(name, values, n) for name, values in models.items()}
-
-
-def _model_scores(name: str, values, n: int) -> np.ndarray:
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TablegenInputError(f"scores of {name!r} must be numbers") from None
-    if array.ndim != 1 or array.size != n:
-        raise TablegenInputError(f"scores of {name!r} has {array.size} value(s) but labels has {n}: one score per "
-                                 "labelled item")
-    if not np.all(np.isfinite(array)):
-        raise TablegenInputError(f"scores of {name!r} holds a missing or non-finite value (NaN/inf) at position "
-                                 f"{int(np.argmax(~np.isfinite(array)))}")
-    return array
-
-
 def _checked(labels, scores, metrics, C, alpha, positive_label):
     y = check_binary_labels(labels, positive_label)
-    models = _as_models(scores, y.size)
+    models = check_model_scores(scores, y.size)
     if metrics is None:
         metrics = BASE_SCORE_METRICS
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
