@@ -5,6 +5,9 @@
 
 - :func:`across_datasets`: m algorithms on n data sets — Friedman, then every pair by the Wilcoxon
   signed-rank or sign test with Holm/Bonferroni control (Benavoli, Corani & Mangili, JMLR 2016).
+- :func:`selection_test`: the best of the models you tried against the label-permutation null of those very
+  models (Westfall–Young max-T: their dependence and ties kept), with C - K more random competitors if some
+  models tried are not given.
 - :func:`f1_posterior`: two classifiers' macro or micro F1 on one test set, Bayesian (Zhang, Wang, Zhao &
   Wang, ICDM 2015), with :func:`f1_score_posterior` for one classifier and :func:`f1_frequentist_tests`.
 """
@@ -14,7 +17,8 @@ from __future__ import annotations
 from tablegen._lazy import attach
 from tablegen.compare.datasets import PUBLIC as _DATASETS  # the maps only: nothing is loaded
 from tablegen.compare.f1 import PUBLIC as _F1
+from tablegen.compare.selection import PUBLIC as _SELECTION
 
-_LAZY = {**_DATASETS, **_F1}
+_LAZY = {**_DATASETS, **_F1, **_SELECTION}
 
 __getattr__, __dir__, __all__ = attach(__name__, _LAZY)

@@ -1,0 +1,125 @@
+"""The label-permutation null of the best of K given models, block by block (numpy around the kernels).
+
+:func:`models_sorted` prepares each model once (its items by descending score and the ends of its tied
+groups); :func:`null_counts` runs every label arrangement (exact) or R random ones (replicate r keyed on
+the question and r alone, so any split into blocks gives the same counts) through
+:mod:`tablegen.compute.kernels.permutation`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+#: Arrangements enumerated at most for an exact answer, and at most this many (model, item, arrangement)
+#: steps (about 2 s on one core), else a permutation test with R random arrangements.
+EXACT_ARRANGEMENTS = 1_000_000
+EXACT_STEPS = 5e9
+#: Random arrangements when the exact null is over budget and no R is given.
+DEFAULT_PERMUTATIONS = 10_000
+#: Replicates per kernel call (memory: one maximum per replicate).
+BLOCK = 1 << 15
+
+
+@dataclass(frozen=True)
+class SortedModels:
+    """Each model's items by descending score (``orders``), 1 at the last item of each tied group
+    (``group_ends``), and each item's doubled midrank, ascending, in item order (``double_ranks``, for AUC)."""
+
+    orders: np.ndarray
+    group_ends: np.ndarray
+    double_ranks: np.ndarray
+
+
+def models_sorted(scores: np.ndarray) -> SortedModels:
+    """Sort each row of ``scores`` (models, n) once, descending, ties in item order (as
+    :func:`tablegen.compute.metrics_from_scores.threshold_groups` does).
+
+    Examples
+    --------
+    >>> s = models_sorted(np.array([[0.2, 0.9, 0.9, 0.1]]))
+    >>> s.orders.tolist(), s.group_ends.tolist(), s.double_ranks.tolist()
+    ([[1, 2, 0, 3]], [[0, 1, 1, 1]], [[4, 7, 7, 2]])
+    """
+    from scipy.stats import rankdata
+
+    orders = np.argsort(-scores, axis=1, kind="stable").astype(np.int64)
+    ranked = np.take_along_axis(scores, orders, axis=1)
+    ends = np.ones(scores.shape, np.uint8)
+    ends[:, :-1] = ranked[:, 1:] != ranked[:, :-1]
+    double_ranks = np.rint(2 * rankdata(scores, method="average", axis=1)).astype(np.int64)  # a + b: integers
+    return SortedModels(np.ascontiguousarray(orders), ends, double_ranks)
+
+
+@dataclass(frozen=True)
+class NullCounts:
+    """What the arrangements said: each arrangement's maximum over models (``maxima``), and per model how
+    many reached its observed value alone (``raw_hits``) and as the step-down maximum (``step_hits``, by
+    observed rank); ``arrangements`` is how many were run, all of them when ``exact``."""
+
+    maxima: np.ndarray
+    raw_hits: np.ndarray
+    step_hits: np.ndarray
+    arrangements: int
+    exact: bool
+
+
+def arrangements(n: int, P: int) -> int:
+    """C(n, P), the number of label arrangements."""
+    return math.comb(n, P)
+
+
+def exact_fits(n: int, P: int, models: int) -> bool:
+    """Whether every arrangement can be enumerated within the budget (:data:`EXACT_ARRANGEMENTS`, :data:`EXACT_STEPS`).
+
+    Examples
+    --------
+    >>> exact_fits(20, 10, 5), exact_fits(60, 30, 5)
+    (True, False)
+    """
+    count = arrangements(n, P)
+    return count <= EXACT_ARRANGEMENTS and count * n * models <= EXACT_STEPS
+
+
+def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, weights: np.ndarray,
+                thresholds: np.ndarray, ranked: np.ndarray, *, exact: bool, R: int = 0,
+                key: tuple = (np.uint64(0), np.uint64(0))) -> NullCounts:
+    """Run the arrangements block by block: all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of ``key``."""
+    from tablegen.compute.kernels.permutation import enumeration_counts, permutation_counts
+
+    models, n = sorted_models.orders.shape
+    total = arrangements(n, P) if exact else R
+    maxima = np.empty(total)
+    raw_hits = np.zeros(models, np.int64)
+    step_hits = np.zeros(models, np.int64)
+    minority = min(P, n - P)  # enumerate the positions of the smaller class
+    binomial = _binomial_table(n, minority) if exact else None
+    for first in range(0, total, BLOCK):
+        block = maxima[first:first + BLOCK]
+        if exact:
+            enumeration_counts(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
+                               k_cut, weights, thresholds, ranked, binomial, minority, first, block, raw_hits,
+                               step_hits)
+        else:
+            permutation_counts(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
+                               k_cut, weights, thresholds, ranked, key[0], key[1], first, block, raw_hits, step_hits)
+        logger.debug("label arrangements: %d of %d", first + block.size, total)
+    return NullCounts(maxima, raw_hits, step_hits, total, exact)
+
+
+def _binomial_table(n: int, k: int) -> np.ndarray:
+    """C(a, b) for a < n, b <= k as int64, column by column: C(a, b) = C(a, b - 1) (a - b + 1) / b, exact.
+
+    With k = min(P, n - P) <= n / 2 every entry is at most C(n, k) (the exact budget), far from overflow.
+    """
+    a = np.arange(n, dtype=np.int64)
+    table = np.zeros((n, k + 1), np.int64)
+    table[:, 0] = 1
+    for b in range(1, k + 1):
+        table[:, b] = np.where(a >= b, table[:, b - 1] * np.maximum(a - b + 1, 0) // b, 0)
+    return table

@@ -1,0 +1,302 @@
+"""Is the best of the models you tried better than chance, given how alike they are? (Westfall–Young max-T)
+
+Forman & Cohen's tables compare the winner with the best of C *independent* random rankings.  Models from
+one search are alike, so that null is conservative.  With every model's scores the exact null is the
+label-permutation one: arrange the P positive labels over the n items at random (every one of the
+C(n, P) arrangements equally likely), score every model on that arrangement, take the maximum.  Its law
+keeps the models' real dependence and their ties; no independence is assumed.
+
+- p-value of a model: Pr(value on a random arrangement >= its observed value) (raw), and the step-down
+  adjusted p-value of Westfall & Young (1993): models ranked by observed value, the j-th tested against
+  the maximum over itself and every model ranked below it, then made monotone; the winner's adjusted
+  p-value is the max-T p-value Pr(max over models >= winner's value).  "Reaches" counts equality (values
+  within the snap tolerance 1e-9 of each other are equal).
+- Models tried but not given (``C`` > K): C - K independent random rankings join the maximum, so
+  Pr(max < x) = Pr(maxT < x) Pr(X < x)^(C - K), X the metric's null for one random ranking (its exact
+  law; where that is a rigorous bracket, its conservative end).
+- Exact when every arrangement is enumerated within a budget, else R random arrangements with their
+  95% Clopper–Pearson intervals (p-values) and a Dvoretzky–Kiefer–Wolfowitz band (critical value).
+- Effective C: the number c of independent random competitors worth as much as the models: Pr(X < t)^c =
+  Pr(max of the C < t) at the critical value t (a real number; :attr:`SelectionResult.effective_C`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tablegen.compare.selection.engine import null_counts
+from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
+from tablegen.compute.exact.nulls import SNAP_TOLERANCE, TIE_RTOL
+from tablegen.compute.metrics import Metric
+from tablegen.compute.stats import CI_LEVEL, clopper_pearson
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SelectionResult:
+    """The winner among K given models (and C - K more not given) against the label-permutation null.
+
+    Attributes
+    ----------
+    metric : str
+    values : dict
+        Each applicable model's value.
+    winner : str
+    raw_p_values, adjusted_p_values : dict
+        Per model: Pr(its value on a random arrangement >= observed), and the Westfall–Young step-down
+        adjusted p-value (with C - K extra random competitors).
+    raw_p_intervals, adjusted_p_intervals : dict
+        95% intervals of those p-values for ``method="permutation"`` (Clopper–Pearson); equal ends when exact.
+    critical_value, critical_interval : float, tuple
+        The smallest x with Pr(max of the C <= x) >= 1 - alpha; its 95% interval when estimated.
+    effective_C : float or None
+        The c with Pr(X < t)^c = Pr(max of the C < t) at t = the critical value, X one random ranking's
+        value: how many independent random competitors the models are worth.  None where X has no exact
+        law here or the critical value is at the top of the support.
+    method : str
+        ``"exact"`` (every arrangement) or ``"permutation"`` (R random arrangements, ``seed``).
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(6), np.zeros(6)]
+    >>> s = np.arange(12.0)[::-1]  # ranks every positive first
+    >>> result = selection_test(y, {"a": s, "b": s + (np.arange(12) == 0)}, metric="auc")
+    >>> result.values["a"], result.method, result.p_value == 1 / 924  # 1 of C(12, 6) arrangements
+    (1.0, 'exact', True)
+    """
+
+    metric: str
+    P: int
+    N: int
+    C: int
+    alpha: float
+    values: dict
+    winner: str
+    raw_p_values: dict
+    adjusted_p_values: dict
+    raw_p_intervals: dict
+    adjusted_p_intervals: dict
+    critical_value: float
+    critical_interval: tuple
+    effective_C: float | None
+    method: str
+    arrangements: int
+    R: int | None = None
+    seed: int | None = None
+    not_applicable: dict = field(default_factory=dict)
+    """Models given that the metric is not defined for (``tp_at_k`` with tied scores straddling k), and why:
+    they cannot win and leave the maximum, and C still counts them."""
+
+    @property
+    def p_value(self) -> float:
+        """The winner's adjusted p-value: Pr(max over the C >= the winner's value)."""
+        return self.adjusted_p_values[self.winner]
+
+    @property
+    def significant(self) -> bool:
+        """Whether the winner beats the null at ``alpha`` (for a permutation estimate: its whole interval)."""
+        return self.adjusted_p_intervals[self.winner][1] <= self.alpha
+
+    def significant_models(self) -> list[str]:
+        """The models whose adjusted p-value (its interval's upper end when estimated) is <= alpha."""
+        return [m for m, (_, high) in self.adjusted_p_intervals.items() if high <= self.alpha]
+
+    def sentence(self) -> str:
+        """The verdict in words, with the method."""
+        how = ("exact, over all label arrangements" if self.method == "exact" else
+               f"{self.R:,} random label arrangements, seed {self.seed}; 95% interval "
+               f"[{self.adjusted_p_intervals[self.winner][0]:.3g}, {self.adjusted_p_intervals[self.winner][1]:.3g}]")
+        given = len(self.values) + len(self.not_applicable)
+        others = "" if self.C == given else f" and {self.C - given} more not given"
+        verdict = "is" if self.significant else "is not"
+        ec = "" if self.effective_C is None else f"; the models count as {self.effective_C:.3g} independent ones"
+        return (f"{self.winner}'s {self.metric} = {self.values[self.winner]:.4g} {verdict} significantly better than "
+                f"the best of the {len(self.values)} models given{others} on randomly permuted labels at alpha = "
+                f"{self.alpha:g}: max-T p = {self.p_value:.3g} ({how}); critical value {self.critical_value:.4g}{ec}")
+
+    def to_dict(self) -> dict:
+        """Plain Python values (JSON-ready)."""
+        return {"metric": self.metric, "P": self.P, "N": self.N, "C": self.C, "alpha": self.alpha,
+                "values": self.values, "winner": self.winner, "p_value": self.p_value,
+                "significant": self.significant, "raw_p_values": self.raw_p_values,
+                "adjusted_p_values": self.adjusted_p_values,
+                "raw_p_intervals": {m: list(v) for m, v in self.raw_p_intervals.items()},
+                "adjusted_p_intervals": {m: list(v) for m, v in self.adjusted_p_intervals.items()},
+                "critical_value": self.critical_value, "critical_interval": list(self.critical_interval),
+                "effective_C": self.effective_C, "method": self.method, "arrangements": self.arrangements,
+                "R": self.R, "seed": self.seed, "not_applicable": self.not_applicable}
+
+
+def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
+                   C: int | None = None, R: int | None = None, seed: int | None = None, alpha: float = 0.05,
+                   positive_label: object = None, method: str = "auto") -> SelectionResult:
+    """Is the best of the models you tried better than chance, given how alike the models are?
+
+    Parameters
+    ----------
+    labels : array_like
+        The test items' true classes (two values; see ``positive_label``).
+    scores : mapping, pandas.DataFrame or 2-D array
+        Model name -> score vector (higher = more likely positive), or one column per model.
+    metric : str
+        Any metric computable from scores: ``auc``, ``best_accuracy``, ``best_f1``,
+        ``best_balanced_accuracy``, ``average_precision``, ``best_mcc``, ``tp_at_<k>``, ``precision_at_<k>``.
+    C : int, optional
+        Every model tried, the ones not given too (default: the number given); C - K independent random
+        rankings join the null.
+    R, seed : int, optional
+        Random arrangements (default 10,000) and root seed (default 2005) when the exact null is over budget.
+    alpha : float
+        Level of the verdict and of the critical value.
+    positive_label : optional
+        The positive class (default 1 for {0, 1} or {-1, 1}, True for booleans).
+    method : {"auto", "exact", "permutation"}
+        ``"auto"``: exact within the budget (C(n, P) <= 10⁶ arrangements), else permutation.
+
+    Returns
+    -------
+    SelectionResult
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> y = np.r_[np.ones(8), np.zeros(8)]
+    >>> base = y + rng.normal(size=16)
+    >>> models = {f"m{i}": base + 0.3 * rng.normal(size=16) for i in range(5)}
+    >>> result = selection_test(y, models, metric="auc", alpha=0.05)
+    >>> result.method, result.arrangements, result.winner
+    ('exact', 12870, 'm1')
+    >>> result.p_value <= min(result.raw_p_values.values()) * 5  # never above Bonferroni
+    True
+    """
+    from tablegen.compare.selection.validation import checked_selection
+
+    q = checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method)
+    return _selection(q)
+
+
+def _selection(q) -> SelectionResult:
+    spec: Metric = q.spec
+    names = list(q.models)
+    observed = q.observed
+    ranked = np.argsort(-observed, kind="stable").astype(np.int64)
+    thresholds = observed - SNAP_TOLERANCE
+    exact = q.R == 0
+    logger.info("max-T of %d models on %s: %s", len(names), spec.name, "every arrangement" if exact else f"R = {q.R:,}")
+    counts = null_counts(q.sorted_models, q.P, q.column, q.k_cut, q.weights, thresholds, ranked, exact=exact, R=q.R,
+                         key=q.key)
+    M = counts.arrangements
+    extra = q.C - len(names) - len(q.not_applicable)  # a model the metric is undefined for is given, not random
+    null = q.extra_null(extra)
+    raw = _proportions(counts.raw_hits, M, exact)
+    steps = [_with_extra(_proportions(np.array([counts.step_hits[j]]), M, exact), observed[m], extra, null)
+             for j, m in enumerate(ranked)]
+    adjusted = _monotone(steps)
+    divisor = q.divisor
+    critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top)
+    effective = _effective_C(counts.maxima, critical, extra, null if extra else q.single_null())
+    names_ranked = [names[m] for m in ranked]
+    return SelectionResult(
+        metric=spec.name, P=q.P, N=q.n - q.P, C=q.C, alpha=q.alpha,
+        values={name: float(observed[i]) / divisor for i, name in enumerate(names)},
+        winner=names_ranked[0],
+        raw_p_values={name: float(raw[0][i]) for i, name in enumerate(names)},
+        adjusted_p_values={name: float(adjusted[j][0]) for j, name in enumerate(names_ranked)},
+        raw_p_intervals={name: (float(raw[1][i]), float(raw[2][i])) for i, name in enumerate(names)},
+        adjusted_p_intervals={name: (float(adjusted[j][1]), float(adjusted[j][2]))
+                              for j, name in enumerate(names_ranked)},
+        critical_value=critical / divisor, critical_interval=(interval[0] / divisor, interval[1] / divisor),
+        effective_C=effective, method="exact" if exact else "permutation", arrangements=M,
+        R=None if exact else q.R, seed=None if exact else q.seed, not_applicable=q.not_applicable)
+
+
+def _proportions(hits: np.ndarray, M: int, exact: bool):
+    """(estimate, low, high) of hits / M: exact (equal ends), or with the 95% Clopper–Pearson interval."""
+    estimate = hits / M
+    if exact:
+        return estimate, estimate, estimate
+    low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
+    return estimate, np.asarray(low, float), np.asarray(high, float)
+
+
+def _with_extra(p, score: float, extra: int, null):
+    """1 - (1 - p) Pr(X < score)^extra for each of (estimate, low, high); the conservative end of X's bracket."""
+    estimate, low, high = (float(np.asarray(v).reshape(-1)[0]) for v in p)
+    if extra == 0:
+        return estimate, low, high
+    below = 1.0 - null_tail_ge_bracket(null, score)[1]  # the larger tail: a larger p-value
+    factor = below ** extra
+    return tuple(1.0 - (1.0 - v) * factor for v in (estimate, low, high))
+
+
+def _monotone(steps):
+    """Step-down p-values made non-decreasing down the ranking (each of estimate, low, high)."""
+    out, running = [], (0.0, 0.0, 0.0)
+    for step in steps:
+        running = tuple(max(r, s) for r, s in zip(running, step))
+        out.append(running)
+    return out
+
+
+def _critical(maxima: np.ndarray, M: int, exact: bool, alpha: float, extra: int, null, top: float):
+    """The smallest x with Pr(maxT <= x) Pr(X <= x)^extra >= 1 - alpha, and its 95% interval (DKW band)."""
+    levels, counts = np.unique(maxima, return_counts=True)
+    cdf = np.cumsum(counts) / M
+    levels, cdf = np.append(levels, top), np.append(cdf, 1.0)  # no value exceeds the metric's maximum
+    estimate = _critical_at(levels, cdf, alpha, extra, null)
+    if exact:
+        return estimate, (estimate, estimate)
+    band = math.sqrt(math.log(2.0 / (1.0 - CI_LEVEL)) / (2.0 * M))  # Massart's DKW constant
+    low = _critical_at(levels, np.minimum(cdf + band, 1.0), alpha, extra, null)
+    high = _critical_at(levels, np.maximum(cdf - band, 0.0), alpha, extra, null)
+    high = top if high is None else high
+    return estimate, (low, high)
+
+
+def _critical_at(levels: np.ndarray, cdf: np.ndarray, alpha: float, extra: int, null) -> float:
+    q = (1.0 - alpha) * (1.0 - TIE_RTOL)
+    reach = np.flatnonzero(cdf >= q)
+    if extra == 0:
+        return float(levels[reach[0]])
+    # Between sample levels the max-T law is flat, so from level i on the answer is max(level_i, g_i), g_i X's
+    # critical value at the tail level i leaves.  Levels rise and g falls as i rises: bisect for the first i
+    # with level_i >= g_i; the answer is level there or g just before.
+    def g(i):
+        return _extra_critical(null, q / cdf[reach[i]], extra)
+    lo, hi = 0, reach.size - 1  # the last level (the metric's maximum) always has level >= g
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if levels[reach[mid]] >= g(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    best = float(levels[reach[lo]])
+    return min(best, g(lo - 1)) if lo > 0 else best
+
+
+def _extra_critical(null, needed: float, extra: int) -> float:
+    """The smallest x with Pr(X <= x)^extra >= needed (the conservative end of a bracket)."""
+    if needed >= 1.0:
+        tail = 0.0
+    else:
+        tail = -math.expm1(math.log(needed) / extra)
+    return float(null_critical_bracket(null, max(tail, 1e-300))[1])
+
+
+def _effective_C(maxima: np.ndarray, critical: float, extra: int, null) -> float | None:
+    """c with Pr(X < t)^c = Pr(max of the C < t), t the critical value (None without X's law or at the top)."""
+    if null is None:
+        return None
+    below_max = np.count_nonzero(maxima < critical - SNAP_TOLERANCE) / maxima.size
+    below_one = 1.0 - null_tail_ge_bracket(null, critical)[0]
+    if below_max <= 0.0 or below_one <= 0.0 or below_one >= 1.0:
+        return None
+    return math.log(below_max) / math.log(below_one) + extra
+

@@ -1,0 +1,241 @@
+"""Label-permutation kernel: every model scored on the same random (or enumerated) label arrangement.
+
+The null of a selection-aware test (:mod:`tablegen.compare.selection`) permutes the labels once and
+scores every model on that permutation.  Each model's items are sorted once, by descending score
+(``order``), with ``group_end`` marking the last item of each group of tied scores; a permutation is a
+0/1 label per item (``labels``, P ones among n), and a model's value is one pass over its sorted
+items, closing a threshold group at each ``group_end``: the cut-offs of
+:mod:`tablegen.compute.metrics_from_scores` (tied scores form one group, a tied positive-negative pair
+counts ½ in AUC).
+
+Scoring, at the close of a group holding ``gp`` positives and ``gn`` negatives (integers only, but
+average precision and best MCC), with the registry entry's kernel column as ``column``:
+``0 auc``                     2U += 2 gp (N - FP) + gp gn (FP after the group), value (2U / 2) / (P N)
+``1 best_accuracy``           max of D = TP - FP, value (D + N) / (P + N)
+``2 best_f1``                 max of 2 TP / (P + k), compared by cross-multiplication, one division
+``3 best_balanced_accuracy``  max of G = TP N - FP P, value (G + P N) / (2 P N)
+``4 average_precision``       sum of gp TP / k over groups, divided by P
+``5 best_mcc``                max of G w_k (the tabulated :func:`~tablegen.compute.kernels.ranking.mcc_weights`),
+                              capped at 1; 0 at the empty and full cut-offs
+``6 tp_at_k``                 TP at the group boundary k (P when k >= n); the caller leaves out
+                              models whose tied scores straddle k
+Every value but average precision and best MCC is one correctly rounded division of two exact integers,
+so the integer-valued metrics equal the registry's scorers bit for bit; average precision and best MCC
+agree to a few ulps (``tests/compute/test_permutation_kernel.py`` checks every metric against the
+registry's ``score_groups`` on random labels and tied scores).
+
+Label arrangements: replicate r draws its arrangement from its own xoshiro256** stream
+(:func:`~tablegen.compute.kernels.rng.replicate_state` of the question's key and r), by sequential
+sampling over the items (item i is positive with probability p_rem / (n - i)), each draw a
+Lemire multiply-shift of the upper 32 bits of one output with its rejection step, so every one of
+the C(n, P) arrangements is equally likely and a replicate's arrangement does not depend on how the
+replicates are split into blocks.  :func:`enumeration_counts` visits the arrangements themselves,
+in lexicographic order of the positives' positions, from any rank (the combinatorial number system).
+
+Per arrangement the kernels record the maximum over models and count, for each model, whether its
+value reaches its observed one (``raw_hits``) and whether the maximum over the models ranked at or
+below it by observed value reaches it (``step_hits``, Westfall & Young's step-down).  "Reaches" is
+``value >= threshold``; the caller passes thresholds already lowered by the snap tolerance.
+Integer widths: int64 counters (n <= 2**31 items); the RNG is uint64.
+"""
+
+import numba as nb
+import numpy as np
+
+from tablegen.compute.kernels.jit import jit_cached
+from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
+
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
+_S32 = np.uint64(32)
+
+#: Kernel column codes this kernel scores (the registry's kernel columns; tp_at_k is 6).
+SCORED_COLUMNS = 7
+
+
+@nb.njit(inline="always", nogil=True)
+def _draw(total, s0, s1, s2, s3):
+    """Uniform integer in [0, total) from the upper half of one output, redrawing on rejection (Lemire 2019)."""
+    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    m = (r >> _S32) * total
+    if (m & _LOW32) < total:
+        threshold = (_TWO32 - total) % total
+        while (m & _LOW32) < threshold:
+            r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+            m = (r >> _S32) * total
+    return m >> _S32, s0, s1, s2, s3
+
+
+@nb.njit(inline="always", nogil=True)
+def _sample_labels(key0, key1, replicate, n_pos, labels):
+    """Replicate ``replicate``'s arrangement of ``n_pos`` positives over the items (sequential sampling)."""
+    s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
+    n = labels.size
+    remaining = n_pos
+    for i in range(n):
+        j, s0, s1, s2, s3 = _draw(np.uint64(n - i), s0, s1, s2, s3)
+        positive = 1 if j < np.uint64(remaining) else 0
+        labels[i] = positive
+        remaining -= positive
+
+
+@jit_cached(nogil=True)
+def score_model(labels, order, group_end, n_pos, column, k_cut, weights):
+    """One model's value on one arrangement: ``order`` its items by descending score, ``group_end`` 1 at
+    the last item of each tied group, ``column`` the metric's kernel column, ``k_cut`` tp_at_k's k."""
+    n = order.size
+    n_neg = n - n_pos
+    tp = 0
+    fp = 0
+    gp = 0
+    gn = 0
+    u2 = 0
+    best_d = 0
+    f1_num = 0
+    f1_den = n_pos
+    best_g = 0
+    ap = 0.0
+    best_m = 0.0
+    tpk = n_pos
+    for j in range(n):
+        y = labels[order[j]]
+        gp += y
+        gn += 1 - y
+        if group_end[j]:
+            tp += gp
+            fp += gn
+            k = tp + fp
+            if column == 0:
+                u2 += 2 * gp * (n_neg - fp) + gp * gn
+            elif column == 1:
+                best_d = max(best_d, tp - fp)
+            elif column == 2:
+                if 2 * tp * f1_den > f1_num * (n_pos + k):
+                    f1_num = 2 * tp
+                    f1_den = n_pos + k
+            elif column == 3:
+                best_g = max(best_g, tp * n_neg - fp * n_pos)
+            elif column == 4:
+                ap += gp * (tp / k)
+            elif column == 5:
+                best_m = max(best_m, (tp * n_neg - fp * n_pos) * weights[k])
+            elif k == k_cut:
+                tpk = tp
+            gp = 0
+            gn = 0
+    if column == 0:
+        return (u2 * 0.5) / (n_pos * n_neg)
+    if column == 1:
+        return (best_d + n_neg) / (n_pos + n_neg)
+    if column == 2:
+        return f1_num / f1_den
+    if column == 3:
+        return (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
+    if column == 4:
+        return ap / n_pos
+    if column == 5:
+        return min(best_m, 1.0)
+    return float(tpk)
+
+
+@jit_cached(nogil=True)
+def auc_from_ranks(labels, double_ranks, n_pos):
+    """AUC from the doubled midranks (ascending, ties averaged) in item order: 2U = sum over positives of
+    2 rank - P (P + 1), the tied pairs counted ½ as in :func:`score_model`; one pass over the items in their
+    own order (no gather), the same float as :func:`score_model`'s column 0."""
+    total = 0
+    for i in range(labels.size):
+        total += labels[i] * double_ranks[i]
+    n_neg = labels.size - n_pos
+    return ((total - n_pos * (n_pos + 1)) * 0.5) / (n_pos * n_neg)
+
+
+@nb.njit(inline="always", nogil=True)
+def _count(labels, orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, values,
+           row, maxima, raw_hits, step_hits):
+    """Score every model on ``labels``; record the maximum in ``maxima[row]`` and add the hits."""
+    models = orders.shape[0]
+    largest = -np.inf
+    for m in range(models):
+        if column == 0:
+            v = auc_from_ranks(labels, double_ranks[m], n_pos)
+        else:
+            v = score_model(labels, orders[m], group_ends[m], n_pos, column, k_cut, weights)
+        values[m] = v
+        largest = max(largest, v)
+        if v >= thresholds[m]:
+            raw_hits[m] += 1
+    maxima[row] = largest
+    running = -np.inf
+    for j in range(models - 1, -1, -1):  # ranked[0] has the largest observed value
+        m = ranked[j]
+        running = max(running, values[m])
+        if running >= thresholds[m]:
+            step_hits[j] += 1
+
+
+@jit_cached(nogil=True)
+def permutation_counts(orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, key0,
+                       key1, first, maxima, raw_hits, step_hits):
+    """Replicates ``first .. first + maxima.size - 1``: each model scored on the replicate's random arrangement.
+
+    ``orders``, ``group_ends`` and ``double_ranks`` are (models, n) (AUC reads the doubled midranks, the
+    other metrics walk each model's order); ``thresholds`` each model's observed value less the snap
+    tolerance; ``ranked`` the models by descending observed value.  Fills ``maxima`` and adds to
+    ``raw_hits`` (per model) and ``step_hits`` (per rank in ``ranked``).
+    """
+    n = orders.shape[1]
+    labels = np.empty(n, np.uint8)
+    values = np.empty(orders.shape[0])
+    for row in range(maxima.size):
+        _sample_labels(key0, key1, first + row, n_pos, labels)
+        _count(labels, orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, values,
+               row, maxima, raw_hits, step_hits)
+
+
+@nb.njit(inline="always", nogil=True)
+def _unrank(rank, n, k, positions, binomial):
+    """The ``rank``-th k-subset of range(n) in lexicographic order (``binomial[a, b]`` = C(a, b))."""
+    x = 0
+    for i in range(k):
+        while binomial[n - x - 1, k - i - 1] <= rank:
+            rank -= binomial[n - x - 1, k - i - 1]
+            x += 1
+        positions[i] = x
+        x += 1
+
+
+@nb.njit(inline="always", nogil=True)
+def _next_subset(positions, n, k):
+    """Advance ``positions`` to the next k-subset of range(n) in lexicographic order."""
+    i = k - 1
+    while positions[i] == n - k + i:
+        i -= 1
+    positions[i] += 1
+    for j in range(i + 1, k):
+        positions[j] = positions[j - 1] + 1
+
+
+@jit_cached(nogil=True)
+def enumeration_counts(orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked,
+                       binomial, minority, first, maxima, raw_hits, step_hits):
+    """As :func:`permutation_counts`, over the arrangements of lexicographic ranks ``first ..
+    first + maxima.size - 1`` (all C(n, P) of them, block by block, give the exact null).
+
+    The subsets enumerated are the positions of the smaller class (``minority`` = min(P, n - P) items;
+    ``binomial[a, b]`` = C(a, b) for a < n, b <= minority).
+    """
+    n = orders.shape[1]
+    labels = np.zeros(n, np.uint8)
+    values = np.empty(orders.shape[0])
+    positions = np.empty(minority, np.int64)
+    inside = 1 if minority == n_pos else 0  # the label of the enumerated items
+    _unrank(first, n, minority, positions, binomial)
+    for row in range(maxima.size):
+        if row > 0:
+            _next_subset(positions, n, minority)
+        labels[:] = 1 - inside
+        for i in range(minority):
+            labels[positions[i]] = inside
+        _count(labels, orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, values,
+               row, maxima, raw_hits, step_hits)
