@@ -10,6 +10,8 @@ checked to agree on the maxima of the first arrangements (the same AUC, to 1e-12
 
     .venv/bin/python benchmarks/bench_selection.py            # 100 x 10,000 x 10,000 (about a minute)
     .venv/bin/python benchmarks/bench_selection.py --quick    # 20 x 2,000 x 2,000
+    .venv/bin/python benchmarks/bench_selection.py --device cuda   # the CUDA twin (wall time), after a
+                                                                   # bit-identity check against the CPU kernel
 """
 
 import os
@@ -32,19 +34,32 @@ from tablegen.compute.kernels.ranking import mcc_weights  # noqa: E402
 COLUMNS = {"auc": 0, "best_f1": 2}
 
 
-def kernel_seconds(scores: np.ndarray, P: int, R: int, repeats: int, column: int = 0) -> float:
-    """Best CPU seconds of the max-T null through the kernel, over ``repeats`` runs."""
+def kernel_seconds(scores: np.ndarray, P: int, R: int, repeats: int, column: int = 0, device: str = "cpu") -> float:
+    """Best seconds of the max-T null through the kernel, over ``repeats`` runs (CPU time; wall time on a GPU)."""
     sorted_models = models_sorted(scores)
     K, n = scores.shape
     args = (sorted_models, P, column, 0, mcc_weights(P, n - P, n + 1), np.full(K, 0.99), np.arange(K))
     key = (np.uint64(1), np.uint64(2))
-    null_counts(*args, exact=False, R=min(R, 64), key=key)  # compile
+    null_counts(*args, exact=False, R=min(R, 64), key=key, device=device)  # compile
+    clock = time.process_time if device == "cpu" else time.perf_counter
     best = np.inf
     for _ in range(repeats):
-        start = time.process_time()
-        null_counts(*args, exact=False, R=R, key=key)
-        best = min(best, time.process_time() - start)
+        start = clock()
+        null_counts(*args, exact=False, R=R, key=key, device=device)
+        best = min(best, clock() - start)
     return best
+
+
+def check_device(scores: np.ndarray) -> None:
+    """The GPU's maxima and hit counts equal the CPU kernel's, bit for bit, for every metric column."""
+    simulator = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"  # Python speed: a smaller check
+    n, p = (40, 20) if simulator else (400, 200)
+    sorted_models = models_sorted(np.round(scores[:5, :n], 1))  # some ties
+    for column in range(7):
+        args = (sorted_models, p, column, 50, mcc_weights(p, n - p, n + 1), np.full(5, 0.6), np.arange(5))
+        cpu, gpu = (null_counts(*args, exact=False, R=200 if simulator else 2000, key=(np.uint64(3), np.uint64(4)),
+                                device=device) for device in ("cpu", "cuda"))
+        assert np.array_equal(cpu.maxima, gpu.maxima) and np.array_equal(cpu.step_hits, gpu.step_hits), column
 
 
 def numpy_maxima(ranks: np.ndarray, P: int, R: int, rng) -> np.ndarray:
@@ -84,6 +99,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 models x 2,000 items x R = 2,000")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     args = parser.parse_args()
     K, n, R = (20, 2000, 2000) if args.quick else (100, 10_000, 10_000)
     R_numpy = min(R, 500)
@@ -93,6 +109,15 @@ def main() -> None:
     scores = base + 0.5 * rng.normal(size=(K, n))  # correlated, untied models
     ranks = (np.argsort(np.argsort(scores, axis=1), axis=1) + 1).astype(float)
     check_agreement(scores, ranks, P)
+    if args.device == "cuda":
+        check_device(scores)
+        print(f"# {datetime.date.today()}  CUDA twin: bit-identical to the CPU kernel (7 metrics, 2,000 replicates "
+              "of 5 models x 400 items)")
+        for metric, column in COLUMNS.items():
+            seconds = kernel_seconds(scores, P, R, args.repeats, column, device="cuda")
+            print(f"{metric:8} cuda   R = {R:>6,}: {seconds:8.2f} s wall  {seconds / (K * n * R) * 1e12:8.1f} ps per "
+                  "(model, item, permutation)")
+        return
     print(f"# {datetime.date.today()}  {cpu_model()}  ({vector_width()}), one core, CPU time, best of {args.repeats}")
     print(f"# K = {K} models, n = {n:,} items (P = {P:,})")
     steps = K * n * R

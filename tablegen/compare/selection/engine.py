@@ -88,9 +88,13 @@ def exact_fits(n: int, P: int, models: int) -> bool:
 
 def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, weights: np.ndarray,
                 thresholds: np.ndarray, ranked: np.ndarray, *, exact: bool, R: int = 0,
-                key: tuple = (np.uint64(0), np.uint64(0))) -> NullCounts:
-    """Run the arrangements block by block: all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of ``key``."""
+                key: tuple = (np.uint64(0), np.uint64(0)), device: str = "cpu") -> NullCounts:
+    """Run the arrangements block by block: all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of
+    ``key`` (on a GPU with ``device="cuda"``: the same counts and maxima, bit for bit)."""
     from tablegen.compute.kernels.permutation import enumeration_counts, permutation_counts
+
+    if device == "cuda" and not exact:
+        return _null_counts_cuda(sorted_models, P, column, k_cut, weights, thresholds, ranked, R, key)
 
     models, n = sorted_models.orders.shape
     total = arrangements(n, P) if exact else R
@@ -110,6 +114,16 @@ def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, we
                                k_cut, weights, thresholds, ranked, key[0], key[1], first, block, raw_hits, step_hits)
         logger.debug("label arrangements: %d of %d", first + block.size, total)
     return NullCounts(maxima, raw_hits, step_hits, total, exact)
+
+
+def _null_counts_cuda(sorted_models, P, column, k_cut, weights, thresholds, ranked, R, key) -> NullCounts:
+    from tablegen.compute.kernels.cuda.permutation import permutation_counts_cuda
+
+    models = sorted_models.orders.shape[0]
+    maxima, raw_hits, step_hits = np.empty(R), np.zeros(models, np.int64), np.zeros(models, np.int64)
+    permutation_counts_cuda(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
+                            k_cut, weights, thresholds, ranked, key[0], key[1], 0, maxima, raw_hits, step_hits)
+    return NullCounts(maxima, raw_hits, step_hits, R, False)
 
 
 def _binomial_table(n: int, k: int) -> np.ndarray:

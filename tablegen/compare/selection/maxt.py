@@ -136,7 +136,7 @@ class SelectionResult:
 
 def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
                    C: int | None = None, R: int | None = None, seed: int | None = None, alpha: float = 0.05,
-                   positive_label: object = None, method: str = "auto") -> SelectionResult:
+                   positive_label: object = None, method: str = "auto", device: str = "cpu") -> SelectionResult:
     """Is the best of the models you tried better than chance, given how alike the models are?
 
     Parameters
@@ -159,6 +159,9 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
         The positive class (default 1 for {0, 1} or {-1, 1}, True for booleans).
     method : {"auto", "exact", "permutation"}
         ``"auto"``: exact within the budget (C(n, P) <= 10⁶ arrangements), else permutation.
+    device : {"cpu", "cuda", "auto"}
+        Where random arrangements are scored (a GPU gives the same answer, bit for bit; exact
+        enumeration runs on the CPU).
 
     Returns
     -------
@@ -178,7 +181,7 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     """
     from tablegen.compare.selection.validation import checked_selection
 
-    q = checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method)
+    q = checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method, device)
     return _selection(q)
 
 
@@ -191,7 +194,7 @@ def _selection(q) -> SelectionResult:
     exact = q.R == 0
     logger.info("max-T of %d models on %s: %s", len(names), spec.name, "every arrangement" if exact else f"R = {q.R:,}")
     counts = null_counts(q.sorted_models, q.P, q.column, q.k_cut, q.weights, thresholds, ranked, exact=exact, R=q.R,
-                         key=q.key)
+                         key=q.key, device=q.device)
     M = counts.arrangements
     extra = q.C - len(names) - len(q.not_applicable)  # a model the metric is undefined for is given, not random
     null = q.extra_null(extra)

@@ -55,6 +55,7 @@ class SelectionQuestion:
     weights: np.ndarray
     key: tuple
     not_applicable: dict = field(default_factory=dict)
+    device: str = "cpu"
 
     @property
     def divisor(self) -> int:
@@ -94,13 +95,16 @@ class SelectionQuestion:
         return self.entry.exact_null(P, N)
 
 
-def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method) -> SelectionQuestion:
+def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method,
+                      device="cpu") -> SelectionQuestion:
     """Check every argument once (errors name the argument) and prepare the models."""
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.kernels.permutation import score_model
     from tablegen.compute.kernels.ranking import mcc_weights
 
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
+    device = resolve_device(device)
     spec = get_metric(check_score_metric(metric))
     alpha = check_alpha("alpha", alpha)
     if method not in METHODS:
@@ -124,7 +128,8 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
     words = np.random.SeedSequence(seed, spawn_key=(P, n - P)).generate_state(2, np.uint64)
     return SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_models, P, n, C, R, seed, alpha, method,
-                             column, k_cut, weights, (np.uint64(words[0]), np.uint64(words[1])), not_applicable)
+                             column, k_cut, weights, (np.uint64(words[0]), np.uint64(words[1])), not_applicable,
+                             device)
 
 
 def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], dict[str, str]]:

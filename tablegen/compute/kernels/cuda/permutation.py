@@ -1,0 +1,156 @@
+"""CUDA twin of the label-permutation kernel (:func:`tablegen.compute.kernels.permutation.permutation_counts`).
+
+One thread per replicate.  Thread i draws replicate ``first + i``'s arrangement exactly as the CPU kernel
+does (sequential sampling over the items, each draw Lemire's multiply-shift of the upper 32 bits of a
+fresh xoshiro256** output, a rejected draw redrawn from the upper half of the next output) into its row
+of ``labels``, scores every model on it as the CPU kernel does (AUC from the doubled midranks, every other
+metric by the sorted walk; integers as integers, average precision's ``gp * (TP / k)`` products and sums
+rounded separately with :func:`~tablegen.compute.kernels.cuda.rng.mul_rn` / ``add_rn``, never fused),
+writes the maximum to ``maxima[i]`` and adds its hits with integer atomics (sums, so the order in which
+threads add does not change them).  Checked bit for bit against the CPU kernel under the simulator by
+``tests/compute/test_cuda_sim.py``.
+"""
+
+import math
+
+import numpy as np
+from numba import cuda
+
+from tablegen.compute.kernels.cuda.rng import LOW32, S32, TWO32, add_rn, mul_rn, replicate_state, xoshiro_next
+
+#: Threads per CUDA block.
+THREADS_PER_BLOCK = 128
+
+
+@cuda.jit(device=True, inline=True)
+def _draw(total, s0, s1, s2, s3):
+    """Uniform integer in [0, total) from the upper half of one output (as the CPU kernel's ``_draw``)."""
+    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    m = (r >> S32) * total
+    if (m & LOW32) < total:
+        threshold = (TWO32 - total) % total
+        while (m & LOW32) < threshold:
+            r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+            m = (r >> S32) * total
+    return m >> S32, s0, s1, s2, s3
+
+
+@cuda.jit(device=True, inline=True)
+def _auc_from_ranks(labels, i, ranks, m, n_pos):
+    total = 0
+    n = labels.shape[1]
+    for item in range(n):
+        total += int(labels[i, item]) * ranks[m, item]
+    return ((total - n_pos * (n_pos + 1)) * 0.5) / (n_pos * (n - n_pos))
+
+
+@cuda.jit(device=True, inline=True)
+def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
+    """One model's value by the sorted walk (as :func:`~tablegen.compute.kernels.permutation.score_model`)."""
+    n = orders.shape[1]
+    n_neg = n - n_pos
+    tp = 0
+    fp = 0
+    gp = 0
+    gn = 0
+    best_d = 0
+    f1_num = 0
+    f1_den = n_pos
+    best_g = 0
+    ap = 0.0
+    best_m = 0.0
+    tpk = n_pos
+    for j in range(n):
+        y = int(labels[i, orders[m, j]])  # int64 (the simulator would keep uint8 and wrap)
+        gp += y
+        gn += 1 - y
+        if ends[m, j]:
+            tp += gp
+            fp += gn
+            k = tp + fp
+            if column == 1:
+                best_d = max(best_d, tp - fp)
+            elif column == 2:
+                if 2 * tp * f1_den > f1_num * (n_pos + k):
+                    f1_num = 2 * tp
+                    f1_den = n_pos + k
+            elif column == 3:
+                best_g = max(best_g, tp * n_neg - fp * n_pos)
+            elif column == 4:
+                ap = add_rn(ap, mul_rn(float(gp), tp / k))
+            elif column == 5:
+                best_m = max(best_m, mul_rn(float(tp * n_neg - fp * n_pos), weights[k]))
+            elif k == k_cut:
+                tpk = tp
+            gp = 0
+            gn = 0
+    if column == 1:
+        return (best_d + n_neg) / (n_pos + n_neg)
+    if column == 2:
+        return f1_num / f1_den
+    if column == 3:
+        return (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
+    if column == 4:
+        return ap / n_pos
+    if column == 5:
+        return min(best_m, 1.0)
+    return float(tpk)
+
+
+@cuda.jit
+def permutation_kernel(orders, ends, ranks, n_pos, column, k_cut, weights, thresholds, ranked, key0, key1, first,
+                       labels, values, maxima, raw_hits, step_hits):
+    """Replicate ``first + i`` for i < maxima.size: its arrangement, every model's value, the maximum, the hits."""
+    i = cuda.grid(1)
+    if i >= maxima.shape[0]:
+        return
+    n = orders.shape[1]
+    s0, s1, s2, s3 = replicate_state(key0, key1, first + i)
+    remaining = n_pos
+    for item in range(n):
+        j, s0, s1, s2, s3 = _draw(np.uint64(n - item), s0, s1, s2, s3)
+        positive = 1 if j < np.uint64(remaining) else 0
+        labels[i, item] = positive
+        remaining -= positive
+    largest = -math.inf
+    models = orders.shape[0]
+    for m in range(models):
+        if column == 0:
+            v = _auc_from_ranks(labels, i, ranks, m, n_pos)
+        else:
+            v = _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights)
+        values[i, m] = v
+        largest = max(largest, v)
+        if v >= thresholds[m]:
+            cuda.atomic.add(raw_hits, m, 1)
+    maxima[i] = largest
+    running = -math.inf
+    for j in range(models - 1, -1, -1):
+        m = ranked[j]
+        running = max(running, values[i, m])
+        if running >= thresholds[m]:
+            cuda.atomic.add(step_hits, j, 1)
+
+
+def permutation_counts_cuda(orders, ends, ranks, n_pos, column, k_cut, weights, thresholds, ranked, key0, key1,
+                            first, maxima, raw_hits, step_hits, threads: int = 4096):
+    """:func:`~tablegen.compute.kernels.permutation.permutation_counts` on the GPU, ``threads`` replicates per
+    launch (scratch: a label row and a value row per thread).  Fills ``maxima`` and adds to the hit counts."""
+    models, n = orders.shape
+    d_orders, d_ends, d_ranks = cuda.to_device(orders), cuda.to_device(ends), cuda.to_device(ranks)
+    d_weights, d_thresholds, d_ranked = cuda.to_device(weights), cuda.to_device(thresholds), cuda.to_device(ranked)
+    d_raw, d_step = cuda.to_device(np.zeros(models, np.int64)), cuda.to_device(np.zeros(models, np.int64))
+    rows = min(threads, maxima.size)
+    d_labels = cuda.device_array((rows, n), np.uint8)
+    d_values = cuda.device_array((rows, models), np.float64)
+    d_maxima = cuda.device_array(rows, np.float64)
+    for start in range(0, maxima.size, rows):
+        count = min(rows, maxima.size - start)
+        out = d_maxima[:count]
+        grid = max(1, math.ceil(count / THREADS_PER_BLOCK))
+        permutation_kernel[grid, THREADS_PER_BLOCK](d_orders, d_ends, d_ranks, n_pos, column, k_cut, d_weights,
+                                                     d_thresholds, d_ranked, key0, key1, first + start, d_labels,
+                                                     d_values, out, d_raw, d_step)
+        maxima[start:start + count] = out.copy_to_host()
+    raw_hits += d_raw.copy_to_host()
+    step_hits += d_step.copy_to_host()
