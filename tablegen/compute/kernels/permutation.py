@@ -11,8 +11,10 @@ counts ½ in AUC).
 Scoring, at the close of a group holding ``gp`` positives and ``gn`` negatives (integers only, but
 average precision and best MCC), with the registry entry's kernel column as ``column``:
 ``0 auc``                     2U += 2 gp (N - FP) + gp gn (FP after the group), value (2U / 2) / (P N)
+                              (the loop over random arrangements reads it from doubled midranks instead:
+                              :func:`auc_from_ranks`, the same integer)
 ``1 best_accuracy``           max of D = TP - FP, value (D + N) / (P + N)
-``2 best_f1``                 max of 2 TP / (P + k), compared by cross-multiplication, one division
+``2 best_f1``                 max of the quotients 2 TP / (P + k), each one correctly rounded division
 ``3 best_balanced_accuracy``  max of G = TP N - FP P, value (G + P N) / (2 P N)
 ``4 average_precision``       sum of gp TP / k over groups, divided by P
 ``5 best_mcc``                max of G w_k (the tabulated :func:`~tablegen.compute.kernels.ranking.mcc_weights`),
@@ -82,53 +84,54 @@ def _sample_labels(key0, key1, replicate, n_pos, labels):
 @jit_cached(nogil=True)
 def score_model(labels, order, group_end, n_pos, column, k_cut, weights):
     """One model's value on one arrangement: ``order`` its items by descending score, ``group_end`` 1 at
-    the last item of each tied group, ``column`` the metric's kernel column, ``k_cut`` tp_at_k's k."""
+    the last item of each tied group, ``column`` the metric's kernel column, ``k_cut`` tp_at_k's k.
+
+    TP is the running count of positives over the sorted items; at a group's end (after item j) the
+    cut-off holds k = j + 1 items, FP = k - TP, and the group's positives are TP less TP at the previous
+    end.  Maxima are taken with ``max``, so no branch depends on the labels; best F1 is the maximum of the
+    correctly rounded quotients 2 TP / (P + k), which is the correctly rounded maximum quotient (rounding is
+    monotone), as in the registry's scorer.
+    """
     n = order.size
     n_neg = n - n_pos
     tp = 0
-    fp = 0
-    gp = 0
-    gn = 0
+    tp_before = 0
+    fp_before = 0
     u2 = 0
     best_d = 0
-    f1_num = 0
-    f1_den = n_pos
+    best_f1 = 0.0
     best_g = 0
     ap = 0.0
     best_m = 0.0
     tpk = n_pos
     for j in range(n):
-        y = labels[order[j]]
-        gp += y
-        gn += 1 - y
+        tp += labels[order[j]]
         if group_end[j]:
-            tp += gp
-            fp += gn
-            k = tp + fp
+            k = j + 1
+            fp = k - tp
             if column == 0:
-                u2 += 2 * gp * (n_neg - fp) + gp * gn
+                gp = tp - tp_before
+                u2 += 2 * gp * (n_neg - fp) + gp * (fp - fp_before)
             elif column == 1:
                 best_d = max(best_d, tp - fp)
             elif column == 2:
-                if 2 * tp * f1_den > f1_num * (n_pos + k):
-                    f1_num = 2 * tp
-                    f1_den = n_pos + k
+                best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
             elif column == 3:
                 best_g = max(best_g, tp * n_neg - fp * n_pos)
             elif column == 4:
-                ap += gp * (tp / k)
+                ap += (tp - tp_before) * (tp / k)
             elif column == 5:
                 best_m = max(best_m, (tp * n_neg - fp * n_pos) * weights[k])
             elif k == k_cut:
                 tpk = tp
-            gp = 0
-            gn = 0
+            tp_before = tp
+            fp_before = fp
     if column == 0:
         return (u2 * 0.5) / (n_pos * n_neg)
     if column == 1:
         return (best_d + n_neg) / (n_pos + n_neg)
     if column == 2:
-        return f1_num / f1_den
+        return best_f1
     if column == 3:
         return (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
     if column == 4:

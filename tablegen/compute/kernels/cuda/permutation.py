@@ -50,44 +50,35 @@ def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
     n = orders.shape[1]
     n_neg = n - n_pos
     tp = 0
-    fp = 0
-    gp = 0
-    gn = 0
+    tp_before = 0
     best_d = 0
-    f1_num = 0
-    f1_den = n_pos
+    best_f1 = 0.0
     best_g = 0
     ap = 0.0
     best_m = 0.0
     tpk = n_pos
     for j in range(n):
-        y = int(labels[i, orders[m, j]])  # int64 (the simulator would keep uint8 and wrap)
-        gp += y
-        gn += 1 - y
+        tp += int(labels[i, orders[m, j]])  # int64 (the simulator would keep uint8 and wrap)
         if ends[m, j]:
-            tp += gp
-            fp += gn
-            k = tp + fp
+            k = j + 1
+            fp = k - tp
             if column == 1:
                 best_d = max(best_d, tp - fp)
             elif column == 2:
-                if 2 * tp * f1_den > f1_num * (n_pos + k):
-                    f1_num = 2 * tp
-                    f1_den = n_pos + k
+                best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
             elif column == 3:
                 best_g = max(best_g, tp * n_neg - fp * n_pos)
             elif column == 4:
-                ap = add_rn(ap, mul_rn(float(gp), tp / k))
+                ap = add_rn(ap, mul_rn(float(tp - tp_before), tp / k))
             elif column == 5:
                 best_m = max(best_m, mul_rn(float(tp * n_neg - fp * n_pos), weights[k]))
             elif k == k_cut:
                 tpk = tp
-            gp = 0
-            gn = 0
+            tp_before = tp
     if column == 1:
         return (best_d + n_neg) / (n_pos + n_neg)
     if column == 2:
-        return f1_num / f1_den
+        return best_f1
     if column == 3:
         return (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
     if column == 4:
