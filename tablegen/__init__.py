@@ -4,7 +4,8 @@ Public API: lookups :func:`critical_value`, :func:`p_value`, :func:`significance
 bundled table or Monte Carlo) and :func:`open_table` for any store; :func:`simulate_cell` for one
 cell; the batch job :func:`run` (config from :func:`load_config`) and :func:`open_store`; top-k
 significance :func:`topk_bounds` and :func:`topk_test`; from labels and scores
-:func:`significance_test_from_scores`; comparisons of real classifiers in :mod:`tablegen.compare`.
+:func:`significance_test_from_scores`, and every answer in one report :func:`evaluate`; comparisons
+of real classifiers in :mod:`tablegen.compare`.
 
 Names resolve on first use (SPEC 1 lazy loading): ``import tablegen`` is cheap, and a lookup imports
 numpy, scipy and numba but never dask, distributed, zarr or xarray unless it reads a table.
@@ -20,6 +21,7 @@ _PUBLIC = {
     "significance_test": "tablegen.lookup.api",
     "simulate_cell": "tablegen.lookup.simulate",
     "significance_test_from_scores": "tablegen.lookup.from_scores",
+    "evaluate": "tablegen.compare.report.evaluate",
     "JobConfig": "tablegen.batch.config",
     "load_config": "tablegen.batch.config",
     "run": "tablegen.batch.job",

@@ -13,6 +13,7 @@ import sys
 
 from tablegen._version import __version__
 from tablegen.cli.compare import add_compare_parser
+from tablegen.cli.evaluate import add_evaluate_parser
 from tablegen.cli.lookup import add_lookup_parsers
 from tablegen.cli.run import add_run_parsers
 from tablegen.cli.tables import add_table_parsers
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     add_lookup_parsers(sub)
+    add_evaluate_parser(sub)
     add_topk_parser(sub)
     add_compare_parser(sub)
     add_table_parsers(sub)

@@ -57,20 +57,20 @@ def scores_file_given(args) -> bool:
     return False
 
 
-def read_predictions(path, label_column: str) -> tuple[list[str], dict[str, np.ndarray]]:
-    """Labels (as text) and {model: scores} from a predictions CSV."""
+def read_predictions(path, label_column: str, option: str = "--scores-file") -> tuple[list[str], dict[str, np.ndarray]]:
+    """Labels (as text) and {model: scores} from a predictions CSV (errors name it as ``option``)."""
     from tablegen.common.csvfile import parse_number, read_csv
 
-    header, rows = read_csv(path, "--scores-file")
+    header, rows = read_csv(path, option)
     if label_column not in header:
-        raise TablegenInputError(f"--scores-file {path}: no label column {label_column!r} (columns: "
+        raise TablegenInputError(f"{option} {path}: no label column {label_column!r} (columns: "
                                  f"{', '.join(header)}); name it with --label-column")
     at = header.index(label_column)
     models = [name for name in header if name != label_column]
     if not models:
-        raise TablegenInputError(f"--scores-file {path}: only the label column; add one score column per model")
+        raise TablegenInputError(f"{option} {path}: only the label column; add one score column per model")
     labels = [row[at] for row in rows]
-    scores = {name: np.array([parse_number(row[j], f"--scores-file {path}, row {i + 1}, column {name!r}")
+    scores = {name: np.array([parse_number(row[j], f"{option} {path}, row {i + 1}, column {name!r}")
                               for i, row in enumerate(rows)])
               for j, name in enumerate(header) if name != label_column}
     return labels, scores

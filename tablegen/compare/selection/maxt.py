@@ -14,8 +14,10 @@ keeps the models' real dependence and their ties; no independence is assumed.
 - Models tried but not given (``C`` > K): C - K independent random rankings join the maximum, so
   Pr(max < x) = Pr(maxT < x) Pr(X < x)^(C - K), X the metric's null for one random ranking (its exact
   law; where that is a rigorous bracket, its conservative end).
-- Exact when every arrangement is enumerated within a budget, else R random arrangements with their
-  95% Clopper–Pearson intervals (p-values) and a Dvoretzky–Kiefer–Wolfowitz band (critical value).
+- Exact when every arrangement is enumerated within a budget, else R random arrangements: p-values
+  (b + 1)/(R + 1) for b arrangements reaching the observed value (valid, never 0; Phipson & Smyth 2010) with
+  the 95% Clopper–Pearson interval of the exact p-value, and a Dvoretzky–Kiefer–Wolfowitz band for the
+  critical value.  A verdict whose interval contains alpha is marked not settled.
 - Effective C: the number c of independent random competitors worth as much as the models: Pr(X < t)^c =
   Pr(max of the C < t) at the critical value t (a real number; :attr:`SelectionResult.effective_C`).
 """
@@ -53,7 +55,8 @@ class SelectionResult:
         Per model: Pr(its value on a random arrangement >= observed), and the Westfall–Young step-down
         adjusted p-value (with C - K extra random competitors).
     raw_p_intervals, adjusted_p_intervals : dict
-        95% intervals of those p-values for ``method="permutation"`` (Clopper–Pearson); equal ends when exact.
+        95% intervals of the exact p-values for ``method="permutation"`` (Clopper–Pearson around b / R); equal
+        ends when exact.  The permutation p-values themselves are (b + 1) / (R + 1).
     critical_value, critical_interval : float, tuple
         The smallest x with Pr(max of the C <= x) >= 1 - alpha; its 95% interval when estimated.
     effective_C : float or None
@@ -101,12 +104,19 @@ class SelectionResult:
 
     @property
     def significant(self) -> bool:
-        """Whether the winner beats the null at ``alpha`` (for a permutation estimate: its whole interval)."""
-        return self.adjusted_p_intervals[self.winner][1] <= self.alpha
+        """Whether the winner's adjusted p-value is <= ``alpha`` (a valid level-alpha test, exact or permutation)."""
+        return self.p_value <= self.alpha
+
+    @property
+    def settled(self) -> bool:
+        """Whether more arrangements could not change the verdict: exact, or alpha outside the p-value's
+        95% interval."""
+        low, high = self.adjusted_p_intervals[self.winner]
+        return high <= self.alpha or low > self.alpha
 
     def significant_models(self) -> list[str]:
-        """The models whose adjusted p-value (its interval's upper end when estimated) is <= alpha."""
-        return [m for m, (_, high) in self.adjusted_p_intervals.items() if high <= self.alpha]
+        """The models whose adjusted p-value is <= alpha (the family-wise error rate is at most alpha)."""
+        return [m for m, p in self.adjusted_p_values.items() if p <= self.alpha]
 
     def sentence(self) -> str:
         """The verdict in words, with the method."""
@@ -115,7 +125,8 @@ class SelectionResult:
                f"[{self.adjusted_p_intervals[self.winner][0]:.3g}, {self.adjusted_p_intervals[self.winner][1]:.3g}]")
         given = len(self.values) + len(self.not_applicable)
         others = "" if self.C == given else f" and {self.C - given} more not given"
-        verdict = "is" if self.significant else "is not"
+        verdict = ("is" if self.significant else "is not") + ("" if self.settled else " (not settled: alpha is inside "
+                                                                    "the p-value's 95% interval; raise R)")
         ec = "" if self.effective_C is None else f"; the models count as {self.effective_C:.3g} independent ones"
         return (f"{self.winner}'s {self.metric} = {self.values[self.winner]:.4g} {verdict} significantly better than "
                 f"the best of the {len(self.values)} models given{others} on randomly permuted labels at alpha = "
@@ -125,7 +136,7 @@ class SelectionResult:
         """Plain Python values (JSON-ready)."""
         return {"metric": self.metric, "P": self.P, "N": self.N, "C": self.C, "alpha": self.alpha,
                 "values": self.values, "winner": self.winner, "p_value": self.p_value,
-                "significant": self.significant, "raw_p_values": self.raw_p_values,
+                "significant": self.significant, "settled": self.settled, "raw_p_values": self.raw_p_values,
                 "adjusted_p_values": self.adjusted_p_values,
                 "raw_p_intervals": {m: list(v) for m, v in self.raw_p_intervals.items()},
                 "adjusted_p_intervals": {m: list(v) for m, v in self.adjusted_p_intervals.items()},
@@ -221,12 +232,13 @@ def _selection(q) -> SelectionResult:
 
 
 def _proportions(hits: np.ndarray, M: int, exact: bool):
-    """(estimate, low, high) of hits / M: exact (equal ends), or with the 95% Clopper–Pearson interval."""
-    estimate = hits / M
+    """(p, low, high): hits / M exactly (equal ends); from M random arrangements, (hits + 1) / (M + 1), never 0
+    and a valid p-value (Phipson & Smyth 2010), with the 95% Clopper–Pearson interval of the exact p."""
     if exact:
+        estimate = hits / M
         return estimate, estimate, estimate
     low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
-    return estimate, np.asarray(low, float), np.asarray(high, float)
+    return (hits + 1) / (M + 1), np.asarray(low, float), np.asarray(high, float)
 
 
 def _with_extra(p, score: float, extra: int, null):

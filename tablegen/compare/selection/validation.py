@@ -79,14 +79,15 @@ class SelectionQuestion:
         return self.entry.exact_null(P, N)
 
     def extra_null(self, extra: int):
-        """The exact law of one random ranking's value (for the C - K competitors not given), None if none needed."""
+        """The exact law (or rigorous bracket) of one random ranking's value, for the C - K competitors not given;
+        None if none are."""
         if extra == 0:
             return None
         P, N = self.P, self.n - self.P
-        if not (self.entry.has_exact and self.entry.exact_at(P, N)):
+        if not self.entry.has_exact:  # exact, or a rigorous bracket whose conservative end is used
             raise TablegenInputError.naming(
                 Argument("C"), f" = {self.C} adds {extra} random competitors not given, whose law tablegen needs "
-                f"exactly, and {self.spec.name} has no exact null at P = {P}, N = {N}: give every model's scores "
+                f"exactly, and {self.spec.name} has no exact null: give every model's scores "
                 "(C = the number of models)")
         seconds, memory = self.entry.exact_cost(P, N)
         what = f"the exact null of {self.spec.name} at P = {P}, N = {N} (for the {extra} competitors not given)"

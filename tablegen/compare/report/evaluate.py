@@ -1,0 +1,240 @@
+"""From labels and every model's scores to one report: the questions an evaluator asks, answered together.
+
+Per metric: each model's value; the winner against the best of C random classifiers (Forman & Cohen: the
+tables' answer, :func:`tablegen.significance_test_from_scores`); the winner against the models actually
+tried, their dependence kept (Westfall–Young max-T, :func:`tablegen.compare.selection_test`); and notes
+(ties, inverted scores, few positives).  Every number keeps the method and interval its source gives it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tablegen.errors import TablegenInputError
+
+if TYPE_CHECKING:
+    import matplotlib.figure
+    import pandas
+
+logger = logging.getLogger(__name__)
+
+#: Below this many positives (or negatives) a note says the tests can detect only large effects.
+FEW_ITEMS = 10
+
+
+@dataclass(frozen=True)
+class MetricReport:
+    """One metric's answers.
+
+    Attributes
+    ----------
+    metric : str
+    values : dict
+        Each applicable model's value.
+    winner : str or None
+    versus_random : MetricVerdict
+        The winner against the best of C independent random classifiers (critical value, p-value, method).
+    versus_models : SelectionResult or None
+        The winner against the label-permutation null of the models given (max-T; raw and adjusted p-values
+        per model, effective C); None where the metric applies to no model.
+    notes : tuple of str
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(4), np.zeros(4)]
+    >>> report = evaluate(y, {"a": np.arange(8.0)[::-1], "b": np.arange(8.0)}, metrics=["auc"])["auc"]
+    >>> report.winner, report.values, report.versus_models.method
+    ('a', {'a': 1.0, 'b': 0.0}, 'exact')
+    """
+
+    metric: str
+    values: dict
+    winner: str | None
+    versus_random: object
+    versus_models: object
+    notes: tuple = ()
+
+    def sentence(self) -> str:
+        """Both verdicts on the winner in words, then the notes."""
+        if self.winner is None:
+            return f"{self.metric} is not applicable to any model."
+        parts = [self.versus_random.sentence().split(" Note: ")[0]]
+        if self.versus_models is not None:
+            parts.append("Against the models given: " + self.versus_models.sentence() + ".")
+        parts += [f"Note: {note}." for note in self.notes]
+        return " ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"metric": self.metric, "values": dict(self.values), "winner": self.winner,
+                "versus_random": self.versus_random.to_dict(),
+                "versus_models": None if self.versus_models is None else self.versus_models.to_dict(),
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What :func:`evaluate` found: one :class:`MetricReport` per metric (index it by metric name).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(3)
+    >>> y = np.r_[np.ones(15), np.zeros(25)]
+    >>> report = evaluate(y, {"a": y + rng.normal(size=40), "b": rng.normal(size=40)}, metrics=["auc"])
+    >>> report["auc"].winner, report.C, report.to_frame().shape
+    ('a', 2, (2, 3))
+    """
+
+    P: int
+    N: int
+    C: int
+    alpha: float
+    models: tuple
+    reports: dict
+    labels: np.ndarray = field(repr=False)
+    scores: dict = field(repr=False)
+
+    def __getitem__(self, metric: str) -> MetricReport:
+        return self.reports[metric]
+
+    def __iter__(self):
+        return iter(self.reports.values())
+
+    def sentence(self) -> str:
+        """Every metric's verdicts in words (plain text a paper can quote, with the methods)."""
+        head = (f"{len(self.models)} models on {self.P + self.N:,} test items ({self.P:,} positive); "
+                f"C = {self.C} models tried; alpha = {self.alpha:g}.")
+        return " ".join([head, *(report.sentence() for report in self)])
+
+    def to_dict(self) -> dict:
+        """Plain Python values (JSON-ready)."""
+        return {"P": self.P, "N": self.N, "C": self.C, "alpha": self.alpha, "models": list(self.models),
+                "metrics": [report.to_dict() for report in self]}
+
+    def rows(self) -> list[dict]:
+        """One row per (metric, model): value, winner, and the max-T raw and adjusted p-values."""
+        rows = []
+        for report in self:
+            selection = report.versus_models
+            for model in self.models:
+                value = report.values.get(model)
+                rows.append({"metric": report.metric, "model": model,
+                             "value": float("nan") if value is None else value,
+                             "winner": model == report.winner,
+                             "max-T p (adjusted)": _p_of(selection, model)})
+        return rows
+
+    def to_frame(self) -> pandas.DataFrame:
+        """The rows as a pandas DataFrame indexed by (metric, model)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows()).set_index(["metric", "model"])
+
+    def to_markdown(self) -> str:
+        """A Markdown table of the rows, then one sentence per metric."""
+        from tablegen.compare.report.tables import markdown_table
+
+        return markdown_table(self.rows()) + "\n\n" + "\n\n".join(report.sentence() for report in self) + "\n"
+
+    def to_latex(self) -> str:
+        """A LaTeX (booktabs) table of the rows."""
+        from tablegen.compare.report.tables import latex_table
+
+        return latex_table(self.rows(), caption=f"{len(self.models)} models, P = {self.P}, N = {self.N}, "
+                                                f"C = {self.C}, alpha = {self.alpha:g}")
+
+    def plot(self, path: str | os.PathLike | None = None) -> matplotlib.figure.Figure:
+        """ROC curves of the models over the pointwise band of the best of C random rankings (saved to ``path``
+        if given); needs matplotlib."""
+        from tablegen.compare.report.plot import plot_evaluation
+
+        return plot_evaluation(self, path)
+
+
+def _p_of(selection, model: str) -> float:
+    if selection is None or model not in selection.adjusted_p_values:
+        return float("nan")
+    return selection.adjusted_p_values[model]
+
+
+def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, C: int | None = None,
+             metrics: list[str] | None = None, alpha: float = 0.05, positive_label: object = None,
+             method: str = "auto", R: int | None = None, seed: int | None = None) -> Evaluation:
+    """Is the best of your models better than chance, and than the others? Every answer from one call.
+
+    Parameters
+    ----------
+    labels : array_like
+        The test items' true classes (two values; see ``positive_label``).
+    scores : mapping, pandas.DataFrame or 2-D array
+        Model name -> score vector (higher = more likely positive), or one column per model.
+    C : int, optional
+        Every model tried, discarded ones too (default: the number given).
+    metrics : list of str, optional
+        Default ``auc``, ``best_accuracy``, ``best_f1``, ``best_balanced_accuracy``, ``average_precision``.
+    alpha : float
+        Level of every verdict.
+    positive_label : optional
+        The positive class (default 1 for {0, 1} or {-1, 1}, True for booleans).
+    method, R, seed :
+        The answer policy against random classifiers (:func:`tablegen.significance_test_from_scores`); R and
+        seed also serve the permutation test when its exact null is over budget.
+
+    Returns
+    -------
+    Evaluation
+        ``report["auc"].winner``, ``.versus_random``, ``.versus_models``; ``sentence()``, ``to_frame()``,
+        ``to_markdown()``, ``to_latex()``, ``to_dict()``, ``plot()``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.ones(20), np.zeros(30)]
+    >>> report = evaluate(y, {"good": 2 * y + rng.normal(size=50), "noise": rng.normal(size=50)}, metrics=["auc"])
+    >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
+    ('good', True, True)
+    """
+    from tablegen.compare.selection.maxt import selection_test
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
+    from tablegen.lookup.from_scores import significance_test_from_scores
+
+    y = check_binary_labels(labels, positive_label)
+    models = check_model_scores(scores, y.size)
+    versus_random = significance_test_from_scores(y, models, metrics=metrics, C=C, alpha=alpha, method=method, R=R,
+                                                  seed=seed)
+    P, N = versus_random.P, versus_random.N
+    reports = {}
+    for verdict in versus_random:
+        selection, why_not = None, ()
+        if verdict.winner is not None:
+            try:
+                selection = selection_test(y, models, metric=verdict.metric, C=versus_random.C, alpha=alpha,
+                                           R=R if R is not None and not _exact(y, models) else None, seed=seed)
+            except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
+                why_not = (f"no max-T answer against the models given: {error}",)
+        notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
+        reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), verdict.winner, verdict,
+                                               selection, notes)
+        logger.info("evaluate: %s done", verdict.metric)
+    return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
+
+
+def _exact(y: np.ndarray, models: dict) -> bool:
+    from tablegen.compare.selection.engine import exact_fits
+
+    return exact_fits(y.size, int(y.sum()), len(models))
+
+
+def _few_items_note(P: int, N: int) -> tuple:
+    fewer = min(P, N)
+    if fewer >= FEW_ITEMS:
+        return ()
+    which = "positives" if P <= N else "negatives"
+    return (f"only {fewer} {which}: every test here keeps its level, but only a large difference can be "
+            "detected; the values are uncertain",)

@@ -1,0 +1,90 @@
+"""tablegen.evaluate: one report that carries each source's answer unchanged, its tables, and its picture."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import tablegen
+from tablegen.compare import selection_test
+from tablegen.compare.report.plot import random_roc_band
+from tablegen.compare.report.tables import latex_table, markdown_table
+
+
+@pytest.fixture(scope="module")
+def small():
+    rng = np.random.default_rng(12)
+    y = np.r_[np.ones(7), np.zeros(9)]
+    base = y + rng.normal(size=16)
+    models = {"a": base + 0.3 * rng.normal(size=16), "b": np.round(base, 0), "c": rng.normal(size=16)}
+    return y, models, tablegen.evaluate(y, models, C=5, metrics=["auc", "best_f1"], alpha=0.1)
+
+
+def test_the_report_is_the_sources_answers_unchanged(small):
+    y, models, report = small
+    random = tablegen.significance_test_from_scores(y, models, metrics=["auc", "best_f1"], C=5, alpha=0.1)
+    for metric in ("auc", "best_f1"):
+        assert report[metric].versus_random.to_dict() == random[metric].to_dict()
+        assert report[metric].versus_models.to_dict() == selection_test(y, models, metric=metric, C=5,
+                                                                         alpha=0.1).to_dict()
+        assert report[metric].values == random[metric].scores
+    assert (report.P, report.N, report.C, report.models) == (7, 9, 5, ("a", "b", "c"))
+
+
+def test_the_report_reads_as_text_tables_and_json(small):
+    _, _, report = small
+    frame = report.to_frame()
+    assert frame.shape == (6, 3) and frame.loc[("auc", report["auc"].winner), "winner"]
+    assert frame.loc[("auc", "c"), "max-T p (adjusted)"] == report["auc"].versus_models.adjusted_p_values["c"]
+    markdown = report.to_markdown()
+    assert markdown.startswith("| metric | model | value | winner | max-T p (adjusted) |")
+    assert report["auc"].sentence() in markdown
+    assert "\\begin{tabular}{llrlr}" in report.to_latex() and "best\\_f1" in report.to_latex()
+    assert json.loads(json.dumps(report.to_dict()))["metrics"][0]["metric"] == "auc"
+    assert "only 7 positives" in report.sentence()  # the few-items note
+
+
+def test_tables_escape_what_their_format_needs():
+    rows = [{"model": "a|b_c", "p": 0.000123456, "winner": True}]
+    assert markdown_table(rows).splitlines()[-1] == "| a\\|b_c | 0.0001235 | yes |"
+    assert "a|b\\_c & 0.0001235 & yes" in latex_table(rows)
+
+
+@pytest.mark.parametrize(("P", "N", "C", "alpha"), [(4, 3, 1, 0.3), (3, 5, 3, 0.1), (5, 5, 2, 0.05)])
+def test_the_random_band_is_the_quantile_of_every_rankings_curve(P, N, C, alpha):
+    """Enumerate every ranking: at each step j the positives above the (j + 1)-th negative; the band is the
+    smallest count c with Pr(count <= c)^C >= 1 - alpha."""
+    counts = []
+    for positives in itertools.combinations(range(P + N), P):
+        ranking = np.zeros(P + N, int)
+        ranking[list(positives)] = 1
+        negatives = np.flatnonzero(ranking == 0)
+        counts.append([int(ranking[:at].sum()) for at in negatives])
+    counts = np.array(counts)
+    expected = []
+    for j in range(N):
+        cdf = np.array([np.mean(counts[:, j] <= c) for c in range(P + 1)])
+        expected.append(int(np.argmax(cdf ** C >= (1 - alpha) * (1 - 1e-12))))
+    fpr, tpr = random_roc_band(P, N, C, alpha)
+    assert np.allclose(fpr, np.arange(N + 1) / N)
+    assert np.allclose(tpr, np.r_[expected, P] / P)
+
+
+def test_the_picture_is_drawn(small, tmp_path):
+    _, _, report = small
+    report.plot(tmp_path / "report.png")
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+
+
+def test_bad_input_is_refused_naming_the_argument():
+    with pytest.raises(tablegen.TablegenInputError, match="labels must hold exactly two classes"):
+        tablegen.evaluate([1, 1, 1], {"a": [0.1, 0.2, 0.3]})
+    with pytest.raises(tablegen.TablegenInputError, match="scores of 'a' has 2 value"):
+        tablegen.evaluate([1, 0, 1], {"a": [0.1, 0.2]})
+    with pytest.raises(tablegen.TablegenInputError, match="NaN"):
+        tablegen.evaluate([1, 0, 1], {"a": [0.1, np.nan, 0.3]})
+    with pytest.raises(tablegen.TablegenInputError, match="C = 1 is less than the 2 models"):
+        tablegen.evaluate([1, 0, 1, 0], {"a": [1, 2, 3, 4], "b": [4, 3, 2, 1]}, C=1)
