@@ -24,7 +24,7 @@ from tablegen.compute.metrics import exact_critical_value
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ["01_reproduce_appendix.ipynb", "02_figures.ipynb", "03_is_my_winner_significant.ipynb",
-         "04_comparing_classifiers.ipynb", "05_bayesian_f1.ipynb"]
+         "04_comparing_classifiers.ipynb", "05_bayesian_f1.ipynb", "00_from_predictions.ipynb"]
 KERNEL_CHECK = "import sys; print(sys.executable)"
 
 
@@ -192,6 +192,25 @@ def test_comparing_classifiers():
     weak = re.findall(r"^  (\w+) .* p +[<\d.e -]+  (significant|not significant)$", text, flags=re.M)
     assert [m for m, _ in weak] == strong[:5] and {v for _, v in weak} == {"significant", "not significant"}
     assert "not defined for: {" in text and "no cut-off keeps ties together" in text
+    assert images(nb) == 1
+
+
+@pytest.mark.slow
+def test_from_predictions():
+    pytest.importorskip("sklearn")
+    nb = execute("00_from_predictions.ipynb")
+    text = printed(nb)
+    assert "test set: P = 30, N = 50; 10 models" in text
+    # the search's winner: not significant against ten independent random classifiers, significant against
+    # the label-permutation null of the ten models themselves (they rank the items almost alike)
+    for metric in ("auc", "best_accuracy"):
+        assert re.search(rf"wins on {metric}: {metric} = [\d.]+ is not significant at alpha = 0.05", text)
+        assert re.search(rf"'s {metric} = [\d.]+ is significantly better than the best of the 10 models given", text)
+    effective = float(re.search(r"^effective C: ([\d.]+) of 10 models", text, flags=re.M).group(1))
+    assert 1 < effective < 3
+    independent, permuted = (float(v) for v in re.findall(r"^critical AUC, best of .*: ([\d.]+)$", text, flags=re.M))
+    assert permuted < independent
+    assert "significant: ['logistic C=" in text and "\\begin{tabular}{llrlr}" in text
     assert images(nb) == 1
 
 
