@@ -76,6 +76,13 @@ def shell_commands() -> list[str]:
     return commands
 
 
+def test_the_readme_points_at_nothing_outside_the_repository():
+    """A user gets the repository: no link to a sibling directory, no design document it does not ship."""
+    text = README.read_text()
+    outside = re.findall(r"\]\(\.\./[^)]*\)|\bDESIGN(?:\.md| §)|\bshared/reference\b", text)
+    assert not outside, outside
+
+
 def test_readme_has_the_blocks_this_test_expects():
     assert len(blocks("python")) >= 1 and len(blocks("yaml")) == 1
     assert SET_UP_COMMANDS <= set(shell_commands())
