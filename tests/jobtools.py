@@ -51,7 +51,8 @@ def root_attributes(path) -> dict:
 def assert_stores_bit_identical(a, b) -> None:
     """Same files with the same bytes (same chunking), same attributes but for the per-run ones."""
     files_a, files_b = store_files(a), store_files(b)
-    assert sorted(files_a) == sorted(files_b)
+    assert sorted(files_a) == sorted(files_b), (f"only in {a}: {sorted(set(files_a) - set(files_b))}; "
+                                                f"only in {b}: {sorted(set(files_b) - set(files_a))}")
     differing = [name for name in files_a if files_a[name] != files_b[name]]
     assert not differing, f"files differ: {differing}"
     assert root_attributes(a) == root_attributes(b)

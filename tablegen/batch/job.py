@@ -40,6 +40,7 @@ from tablegen.store.zarr_store import (
     create_store,
     mark_complete,
     read_writable_attributes,
+    remove_partial_files,
     repair_plan_mask,
     store_state,
 )
@@ -218,6 +219,8 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
     ``config``, un-doing every chunk that fails the integrity check; return the plan of what is left.
     Call it holding the store's lock."""
     inspection = inspect_store(config)
+    if inspection.state == "ready":
+        remove_partial_files(config.store_url, config.storage_options)  # a killed run's half-written files
     if inspection.state != "ready":
         create_job_store(config, command, inspection.state)
     elif inspection.plan.remaining:  # a resume with work to do: in the store's history

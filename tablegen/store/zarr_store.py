@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import re
 from dataclasses import dataclass
 
 import dask.array as da
@@ -64,7 +65,8 @@ from tablegen.store.schema import (
 __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VARIABLES", "StoreError",
            "StoreIntegrityError", "StoreLock", "StoreTemplate", "append_history", "check_integrity", "clear_regions",
            "create_store", "done_mask", "mark_complete", "migrate_store", "open_store", "open_store_group",
-           "read_writable_attributes", "store_exists", "store_report", "store_state", "verify_report", "write_chunk"]
+           "read_writable_attributes", "remove_partial_files", "store_exists", "store_report", "store_state",
+           "verify_report", "write_chunk"]
 
 logger = logging.getLogger(__name__)
 
@@ -140,6 +142,30 @@ class StoreTemplate:
                   "tail_probability": list(self.tail_probabilities)}
         coords = {name: xr.Variable(name, value, attrs=COORDINATE_ATTRIBUTES[name]) for name, value in values.items()}
         return xr.Dataset(variables, coords=coords)
+
+
+#: zarr's local store writes each file to ``<name>.<32 hex digits>.partial`` and renames it into place; a run
+#: killed in between leaves that file behind.
+_PARTIAL = re.compile(r"\.[0-9a-f]{32}\.partial$")
+
+
+def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
+    """Remove the half-written files a killed run left in a local store (``*.<uuid>.partial``); the number removed.
+
+    Call it holding the store's lock (then no live writer has a partial file there).  Stores behind other
+    filesystems write whole objects and have none.
+    """
+    fs, root = store_fs(url, storage_options)
+    if "file" not in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)):
+        return 0
+    removed = 0
+    for path in fs.find(root):
+        if _PARTIAL.search(path):
+            fs.rm(path)
+            removed += 1
+    if removed:
+        logger.warning("store %s: removed %d half-written file(s) a killed run left behind", url, removed)
+    return removed
 
 
 def _remove_unfinished(url: str, storage_options: dict | None) -> None:
