@@ -45,10 +45,9 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
+from tablegen.compute.kernels.ranking import bounded_draw
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
-_LOW32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
 _S32 = np.uint64(32)
 
 #: Kernel column codes this kernel scores (the registry's kernel columns; tp_at_k is 6).
@@ -57,15 +56,10 @@ SCORED_COLUMNS = 7
 
 @nb.njit(inline="always", nogil=True)
 def _draw(total, s0, s1, s2, s3):
-    """Uniform integer in [0, total) from the upper half of one output, redrawing on rejection (Lemire 2019)."""
+    """Uniform integer in [0, total) from the upper half of one fresh output (Lemire's multiply-shift, a
+    rejected draw redrawn from the next outputs' upper halves: :func:`.ranking.bounded_draw`)."""
     r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-    m = (r >> _S32) * total
-    if (m & _LOW32) < total:
-        threshold = (_TWO32 - total) % total
-        while (m & _LOW32) < threshold:
-            r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-            m = (r >> _S32) * total
-    return m >> _S32, s0, s1, s2, s3
+    return bounded_draw(r >> _S32, total, s0, s1, s2, s3)
 
 
 @nb.njit(inline="always", nogil=True)

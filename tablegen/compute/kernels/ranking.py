@@ -60,7 +60,7 @@ _S32 = np.uint64(32)
 
 
 @nb.njit(inline="always", nogil=True)
-def _bounded(x32, total, s0, s1, s2, s3):
+def bounded_draw(x32, total, s0, s1, s2, s3):
     """Uniform integer in [0, total) from a 32-bit draw, redrawing on rejection (Lemire 2019)."""
     m = x32 * total
     if (m & _LOW32) < total:
@@ -136,7 +136,7 @@ def _scalar_kernel(with_mcc):
                         buffer, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
                         x32 = buffer >> _S32
                         have_half = True
-                    j, s0, s1, s2, s3 = _bounded(x32, np.uint64(n - k), s0, s1, s2, s3)
+                    j, s0, s1, s2, s3 = bounded_draw(x32, np.uint64(n - k), s0, s1, s2, s3)
                     is_pos = np.int64(j < np.uint64(p_rem))
                     if record:
                         labels_out[row, k] = is_pos

@@ -16,7 +16,8 @@ import math
 import numpy as np
 from numba import cuda
 
-from tablegen.compute.kernels.cuda.rng import LOW32, S32, TWO32, add_rn, mul_rn, replicate_state, xoshiro_next
+from tablegen.compute.kernels.cuda.ranking import bounded_fresh
+from tablegen.compute.kernels.cuda.rng import S32, add_rn, mul_rn, replicate_state, xoshiro_next
 
 #: Threads per CUDA block.
 THREADS_PER_BLOCK = 128
@@ -24,15 +25,9 @@ THREADS_PER_BLOCK = 128
 
 @cuda.jit(device=True, inline=True)
 def _draw(total, s0, s1, s2, s3):
-    """Uniform integer in [0, total) from the upper half of one output (as the CPU kernel's ``_draw``)."""
+    """Uniform integer in [0, total) from the upper half of one fresh output (as the CPU kernel's ``_draw``)."""
     r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-    m = (r >> S32) * total
-    if (m & LOW32) < total:
-        threshold = (TWO32 - total) % total
-        while (m & LOW32) < threshold:
-            r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-            m = (r >> S32) * total
-    return m >> S32, s0, s1, s2, s3
+    return bounded_fresh(r >> S32, total, s0, s1, s2, s3)
 
 
 @cuda.jit(device=True, inline=True)
