@@ -19,7 +19,7 @@ from tablegen.cli.main import main
 from tablegen.store import integrity, zarr_store
 from tablegen.store.lock import StoreLock
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+COMMANDS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "reference" / "commands.md"
 
 
 def _config_file(tmp_path, store, extra="") -> Path:
@@ -133,8 +133,8 @@ def test_a_locked_store_exits_6_and_is_left_as_it_was(tmp_path, capsys):
     assert main(["run", str(config), "--executor", "serial"]) == 0  # the same command works once it is free
 
 
-def test_exit_codes_are_those_the_readme_documents(tmp_path, capsys):
-    paragraph = README.read_text().split("**Exit codes**", 1)[1].split("\n\n", 1)[0]
+def test_exit_codes_are_those_the_docs_document(tmp_path, capsys):
+    paragraph = COMMANDS_PAGE.read_text().split("**Exit codes**", 1)[1].split("\n\n", 1)[0]
     paragraph = " ".join(paragraph.split())
     documented = {int(code): text for code, text in re.findall(r"(?:;|\)\.|—) ([0-6]) ([a-z][a-z ]+)", paragraph)}
     assert documented[2].startswith("a usage error") and documented[3].startswith("a damaged store")

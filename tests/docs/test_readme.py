@@ -1,19 +1,20 @@
-"""The README's code blocks run as written: Python blocks are executed, every shell command is run.
+"""The documentation's code blocks run as written: the README's and every page under docs/ (the generated
+reference pages aside).  Python blocks are executed, every shell command is run.
 
 How each shell command runs:
 
 - ``tablegen ...`` lookups and reports: in-process through the CLI's ``main``.
-- ``tablegen run CONFIG --scheduler-address tcp://HOST:8786 --store /shared/...`` (§5): against a
+- ``tablegen run CONFIG --scheduler-address tcp://HOST:8786 --store /shared/...`` (the cluster how-to): against a
   real Dask scheduler started here, with ``/shared`` a temporary directory and the config replaced by
   ``configs/smoke.yaml`` (seconds, where the README's config takes hours).
-- ``python jobs/slurm.py|pbs.py ... --print-job-script`` (§5): the launcher as a subprocess; it prints
+- ``python jobs/slurm.py|pbs.py ... --print-job-script`` (the cluster how-to): the launcher as a subprocess; it prints
   the batch script and submits nothing.
-- ``kubectl apply -f MANIFEST`` (§5): there is no Kubernetes cluster here, so the manifest is parsed
+- ``kubectl apply -f MANIFEST`` (the cluster how-to): there is no Kubernetes cluster here, so the manifest is parsed
   and each document must name its ``apiVersion`` and ``kind`` (what ``kubectl --dry-run=client``
   checks first).
-- The main-job set-up command of §1: as written, with bash, in a fresh copy of the repository in a
+- The README's main-job set-up command: as written, with bash, in a fresh copy of the repository in a
   temporary directory (marked ``slow``: it builds a virtual environment and runs the job).
-- The test command of §1 is not run from inside the test suite it starts: it is exactly what
+- The README's test command is not run from inside the test suite it starts: it is exactly what
   ``.ci/run`` runs, so CI executes it.
 
 The test names the commands it treats specially, so a new shell block cannot slip through unrun.
@@ -25,11 +26,11 @@ What each run must show:
   ``print`` whose comment ends in ``...`` prints a line that starts that way, the block's own
   ``assert`` statements hold, and a block followed by a "prints" block prints exactly that.  Each block
   must check at least one such thing.
-- A shell command: exit 0, and where the README states the answer elsewhere (§2's values, §2's verify
+- A shell command: exit 0, and where the README states the answer elsewhere (the look-up how-to's values, its verify
   figure), that answer in its output.
-- The commands §17 and §18 quote in prose with their results (``tablegen compare datasets`` on the
+- The commands the predictions and F1 how-tos quote in prose with their results (``tablegen compare datasets`` on the
   paper's table, ``tablegen test --scores-file``, ``tablegen compare f1``): run on the README's data,
-  each figure the prose quotes found in the output.  §16's GPU commands need a GPU and are not run
+  each figure the prose quotes found in the output.  The GPU how-to's commands need a GPU and are not run
   (tests/compute/test_cuda_sim.py covers the CUDA kernels under the simulator).
 """
 
@@ -56,6 +57,15 @@ from tablegen.store.zarr_store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
+#: The documents whose blocks run: the README, then the site's pages (the generated reference pages hold only the
+#: parsers' help text).
+DOCUMENTS = [README, *sorted(path for path in (ROOT / "docs").rglob("*.md")
+                            if "_build" not in path.parts and path.name not in ("api.md", "cli.md"))]
+
+
+def documents_text() -> str:
+    """Every document's text, README first (a heading starts each page)."""
+    return "\n\n".join(path.read_text() for path in DOCUMENTS)
 MAIN_JOB_COMMAND = ("python3 -m venv .venv && .venv/bin/pip install -q -e . && "
                     ".venv/bin/tablegen run configs/laptop.yaml")
 TEST_COMMAND = "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest"
@@ -63,7 +73,7 @@ SET_UP_COMMANDS = {MAIN_JOB_COMMAND, TEST_COMMAND}
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"^```{language}\n(.*?)^```", README.read_text(), flags=re.S | re.M)
+    return re.findall(rf"^```{language}\n(.*?)^```", documents_text(), flags=re.S | re.M)
 
 
 def shell_commands() -> list[str]:
@@ -76,11 +86,17 @@ def shell_commands() -> list[str]:
     return commands
 
 
-def test_the_readme_points_at_nothing_outside_the_repository():
-    """A user gets the repository: no link to a sibling directory, no design document it does not ship."""
-    text = README.read_text()
-    outside = re.findall(r"\]\(\.\./[^)]*\)|\bDESIGN(?:\.md| §)|\bshared/reference\b", text)
-    assert not outside, outside
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_documentation_points_at_nothing_outside_the_repository(document):
+    """A user gets the repository: every relative link resolves to a file in it, and nothing names a design
+    document or a study it does not ship."""
+    text = document.read_text()
+    assert not re.findall(r"\bDESIGN(?:\.md| §)|\bshared/reference\b", text)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue
+        path = (document.parent / target.split("#")[0]).resolve()
+        assert path.is_relative_to(ROOT) and path.exists(), f"{document.name}: broken link {target}"
 
 
 def test_readme_has_the_blocks_this_test_expects():
@@ -91,7 +107,7 @@ def test_readme_has_the_blocks_this_test_expects():
 def fenced_blocks() -> list[tuple[str, str, str]]:
     """(language, text, the prose line just before it) of every fenced block, in order."""
     found, language, lines, prose = [], None, [], ""
-    for line in README.read_text().splitlines(keepends=True):
+    for line in documents_text().splitlines(keepends=True):
         if line.startswith("```") and language is None:
             language, lines = line[3:].strip(), []
         elif line.startswith("```"):
@@ -182,7 +198,7 @@ def test_shown_values_are_read_as_values_and_prose_is_not():
 
 
 def test_the_readme_shows_values_for_this_test_to_check():
-    """§2's blocks show 8 values (the parser must keep finding them); an assert's comment shows none."""
+    """The look-up how-to's blocks show 8 values (the parser must keep finding them); an assert's comment shows none."""
     def values_shown(code):
         notes = comments(code)
         return [shown_value(notes.get(node.end_lineno, "")) for node in ast.parse(code).body
@@ -212,12 +228,12 @@ def test_every_shell_command_has_a_runner():
     runners = {c: [f.__name__ for f in SPECIAL if f(c)] for c in commands}
     assert all(len(names) <= 1 for names in runners.values()), runners
     assert all(c.startswith("tablegen ") for c in CLI_COMMANDS), CLI_COMMANDS
-    # §5 shows each kind of cluster
+    # the cluster how-to shows each kind of cluster
     assert sum(map(is_scheduler_run, commands)) >= 1 and sum(map(is_launcher, commands)) == 2
     assert sum(map(is_kubectl_apply, commands)) == 2
 
 
-#: what a §3 command must print: the answers §2 shows for the same questions, the verify figure §2 quotes
+#: what a shell command must print: the answers the look-up how-to shows for the same questions, its verify figure
 SHELL_ANSWERS = {
     "tablegen test auc 0.70": "it exceeds 0.600854, the critical value for the best of 114",
     "tablegen lookup auc --P 100 --N 300 --C 1000": ": 0.641133 (exact)",
@@ -230,7 +246,7 @@ SHELL_ANSWERS = {
 
 
 def test_shell_answers_are_the_readmes():
-    text = README.read_text()
+    text = documents_text()
     assert "verifies at 10,699 of 10,830 exact values inside their 95% intervals (98.8%)" in text
     assert all(sum(c.startswith(prefix) for c in CLI_COMMANDS) == 1 for prefix in SHELL_ANSWERS), CLI_COMMANDS
 
@@ -250,17 +266,14 @@ def test_shell_command_runs(command, tmp_path, monkeypatch, capsys):
         assert expected[0] in out, out
 
 
-# -- §17 and §18: commands the prose quotes with their results ---------------------------------------------
-def section(title: str) -> str:
-    """The README text of the section whose heading starts with ``title``, with its lines joined."""
-    text = README.read_text()
-    start = text.index(f"\n## {title}")
-    end = text.find("\n## ", start + 1)
-    return " ".join(text[start:end if end > 0 else None].split())
+# -- the predictions and F1 how-tos: commands the prose quotes with their results -----------------------
+def section(page: str) -> str:
+    """The text of the documentation page ``page`` (a path under docs/), with its lines joined."""
+    return " ".join((ROOT / "docs" / page).read_text().split())
 
 
-def test_compare_datasets_on_the_papers_table_prints_what_section_17_quotes(capsys):
-    prose = section("17.")
+def test_compare_datasets_on_the_papers_table_prints_what_the_how_to_quotes(capsys):
+    prose = section("how-to/predictions.md")
     table = "tests/data/benavoli2016_table2_accuracies.csv"
     assert f"`tablegen compare datasets {table} --mean-ranks-posthoc` finds" in prose
     assert main(["compare", "datasets", str(ROOT / table), "--mean-ranks-posthoc"]) == 0
@@ -288,8 +301,9 @@ def test_compare_datasets_on_the_papers_table_prints_what_section_17_quotes(caps
 
 
 def test_scores_file_command_gives_the_python_answer(tmp_path, capsys):
-    """§17's `tablegen test --scores-file preds.csv --C 12` on the data of §17's Python block."""
-    assert "`tablegen test --scores-file preds.csv --C 12` prints metric × (winner, score" in section("17.")
+    """The predictions how-to's `tablegen test --scores-file preds.csv --C 12` on the data of its Python block."""
+    quoted = "`tablegen test --scores-file preds.csv --C 12` prints metric × (winner, score"
+    assert quoted in section("how-to/predictions.md")
     (code, _), = [block for block in python_blocks() if "significance_test_from_scores" in block[0]]
     namespace, _, _ = run_block(code)
     labels, scores, result = namespace["labels"], namespace["scores"], namespace["result"]
@@ -311,10 +325,10 @@ def test_scores_file_command_gives_the_python_answer(tmp_path, capsys):
     assert "best_accuracy" not in rows
 
 
-def test_compare_f1_command_prints_section_18s_tables(tmp_path, capsys):
-    """§18's `tablegen compare f1 A.csv B.csv` on the Python block's matrices prints the tables it shows."""
+def test_compare_f1_command_prints_the_how_tos_tables(tmp_path, capsys):
+    """The F1 how-to's `tablegen compare f1 A.csv B.csv` on the Python block's matrices prints the tables it shows."""
     (code, prints), = [block for block in python_blocks() if "f1_posterior(" in block[0]]
-    assert "It prints both tables and the sentence" in section("18.")
+    assert "It prints both tables and the sentence" in section("how-to/compare-f1.md")
     namespace, _, _ = run_block(code)
     for name in ("a", "b"):
         (tmp_path / f"{name.upper()}.csv").write_text("\n".join(",".join(map(str, row)) for row in namespace[name]))
@@ -363,7 +377,7 @@ def test_kubernetes_manifest_parses(command):
 
 @pytest.mark.slow
 def test_main_job_command_in_a_fresh_copy(tmp_path):
-    """§1's main-job command, as written, in a copy of the repository's tracked files."""
+    """The README's main-job command, as written, in a copy of the repository's tracked files."""
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     copy = tmp_path / "tablegen"
     for name in filter(None, tracked.decode().split("\0")):
