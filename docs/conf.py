@@ -19,6 +19,7 @@ from generate_reference import write_reference_pages  # noqa: E402
 from tablegen import __version__  # noqa: E402
 
 project = "tablegen"
+copyright = "2026, the tablegen developers"
 author = "the tablegen developers"
 release = version = __version__
 extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
@@ -29,13 +30,13 @@ exclude_patterns = ["_build", "**/.ipynb_checkpoints"]
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_use_rtype = False
-napoleon_use_ivar = True  # a dataclass's "Attributes" section beside its autodoc members: one entry each
 autodoc_typehints = "description"
+autodoc_typehints_description_target = "documented"  # no second, undocumented parameter list
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "undoc-members": False}
 html_theme = "alabaster"
 html_title = f"tablegen {release}"
 html_theme_options = {"description": "Is your best classifier better than chance?", "fixed_sidebar": True,
-                      "page_width": "1100px", "sidebar_width": "240px"}
+                      "page_width": "1300px", "sidebar_width": "240px"}
 
 write_reference_pages(HERE / "reference")

@@ -7,6 +7,7 @@ without anyone editing a page, and a docstring that does not render fails the bu
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import inspect
 from pathlib import Path
 
@@ -32,7 +33,9 @@ def _directive(module_name: str, name: str) -> str:
     if inspect.isclass(obj):
         if issubclass(obj, BaseException):  # on the errors page, with the exit codes
             return f"`{name}`: see [Errors and exit codes](errors.md)."
-        return f"```{{eval-rst}}\n.. autoclass:: {module_name}.{name}\n   :members:\n```"
+        fields = [f.name for f in dataclasses.fields(obj)] if dataclasses.is_dataclass(obj) else []
+        exclude = f"\n   :exclude-members: {', '.join(fields)}" if fields else ""  # its Attributes section has them
+        return f"```{{eval-rst}}\n.. autoclass:: {module_name}.{name}\n   :members:{exclude}\n```"
     return f"```{{eval-rst}}\n.. autofunction:: {module_name}.{name}\n```"
 
 
@@ -63,7 +66,7 @@ def cli_page() -> str:
 
     os.environ["COLUMNS"] = "100"  # argparse wraps help to the terminal: the page is the same everywhere
     parser = build_parser()
-    lines = ["# Command line", "",
+    lines = ["# Command line: every command's options", "",
              "Every command of `tablegen`, with the help its parser prints (`tablegen COMMAND --help`); the exit "
              "codes are on [Errors and exit codes](errors.md).", ""]
     for words, leaf in _leaf_parsers(parser):
