@@ -132,6 +132,9 @@ class Metric:
         (group sizes in ascending score order; the labels permuted, the groups kept), used to test a
         tied winner from scores, and its cost ``(seconds, bytes)``; None where the metric is tested
         against the no-ties null (see :attr:`ties_conservative`).
+    paired_test : str
+        How ``tablegen.compare.paired_test`` compares two models' values of it on one test set by default:
+        ``"delong"`` (AUC: DeLong's asymptotic test) or ``"permutation"`` (swapping the models item by item).
     exact_domain_routine : str or None
         ``function(P, N) -> bool``: the cells where :attr:`exact_routine` is exact (AP: the cells
         whose arrangements fit the enumeration budget; elsewhere it gives a bracketed null, which
@@ -161,6 +164,7 @@ class Metric:
     minority_cost_factor: float = 1.0
     table_bytes_per_rank: float = 0.0
     exact_domain_routine: str | None = None
+    paired_test: str = "permutation"
 
     @property
     def has_exact(self) -> bool:
@@ -331,6 +335,7 @@ _BASE = {
         symmetric_null=True,
         tied_null_routine=f"{_EXACT}.auc_ties:tied_auc_null",
         tied_cost_routine=f"{_EXACT}.auc_ties:tied_auc_cost",
+        paired_test="delong",
     ),
     "best_accuracy": Metric(
         "best_accuracy",

@@ -41,6 +41,8 @@ below it by observed value reaches it (``step_hits``, Westfall & Young's step-do
 Integer widths: int64 counters (n <= 2**31 items); the RNG is uint64.
 """
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -97,7 +99,7 @@ def score_model(labels, order, group_end, n_pos, column, k_cut, weights):
     best_g = 0
     ap = 0.0
     best_m = 0.0
-    tpk = n_pos
+    tpk = n_pos if k_cut >= n else -1  # -1 until a group ends at k: NaN if none does (ties straddle k)
     for j in range(n):
         tp += labels[order[j]]
         if group_end[j]:
@@ -132,7 +134,7 @@ def score_model(labels, order, group_end, n_pos, column, k_cut, weights):
         return ap / n_pos
     if column == 5:
         return min(best_m, 1.0)
-    return float(tpk)
+    return math.nan if tpk < 0 else float(tpk)
 
 
 @jit_cached(nogil=True)

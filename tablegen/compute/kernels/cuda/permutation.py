@@ -51,7 +51,7 @@ def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
     best_g = 0
     ap = 0.0
     best_m = 0.0
-    tpk = n_pos
+    tpk = n_pos if k_cut >= n else -1  # -1 until a group ends at k: NaN if none does (ties straddle k)
     for j in range(n):
         tp += int(labels[i, orders[m, j]])  # int64 (the simulator would keep uint8 and wrap)
         if ends[m, j]:
@@ -80,7 +80,7 @@ def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
         return ap / n_pos
     if column == 5:
         return min(best_m, 1.0)
-    return float(tpk)
+    return math.nan if tpk < 0 else float(tpk)
 
 
 @cuda.jit

@@ -1,0 +1,313 @@
+"""Is model A better than model B on this test set? (``paired_test``), and every pair or the winner against
+the rest with Holm's correction and the confidence set of the best (``pairwise_tests``).
+
+Methods (``method="auto"``: McNemar where a threshold is given or both models give 0/1 predictions, else
+DeLong for AUC and the swap permutation for the other metrics):
+
+- ``"delong"`` (AUC): DeLong's asymptotic z test and the normal confidence interval of the difference
+  (:mod:`.delong`).
+- ``"mcnemar"`` (accuracy at ``threshold``, or 0/1 predictions): exact; ``mid_p=True`` for the mid-p.
+- ``"permutation"`` (any metric from scores): swap the two models' values item by item (:mod:`.tests`);
+  exact over every pattern for n <= 16 items, else R keyed random patterns with a 95% interval.
+
+The confidence interval of the difference is DeLong's for ``"delong"``, and otherwise a bootstrap interval
+(scipy's ``bootstrap``, items resampled in pairs, seeded, 2,000 resamples; BCa up to 2,000 items, percentile
+beyond; NaN where the resamples' law is degenerate).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from tablegen.errors import Argument, TablegenInputError
+
+logger = logging.getLogger(__name__)
+
+#: Bootstrap resamples of a difference's BCa interval.
+BOOTSTRAP_RESAMPLES = 2000
+
+
+@dataclass(frozen=True)
+class PairedTestResult:
+    """Model A against model B on one test set.
+
+    Attributes
+    ----------
+    metric : str
+    value_a, value_b : float
+        Each model's value (for McNemar: its accuracy at the threshold).
+    difference : float
+        value_a - value_b.
+    ci_low, ci_high : float
+        The difference's 95% confidence interval (DeLong's normal interval, else bootstrap BCa).
+    statistic : float
+        DeLong's z; McNemar's b (items only A gets right, of b + c discordant); the permutation's difference.
+    p_value : float
+        Two-sided unless ``alternative`` says otherwise.
+    method : str
+        ``"delong"`` (asymptotic), ``"mcnemar"`` (exact, or mid-p), ``"permutation"`` (exact over every swap
+        pattern, or Monte Carlo over ``replicates`` keyed patterns with ``p_interval``).
+    alternative : str
+    replicates, seed : int or None
+        The Monte Carlo's patterns and root seed (None when exact).
+    p_interval : tuple
+        95% Clopper–Pearson interval of the exact permutation p-value (equal ends when exact).
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(8), np.zeros(8)]
+    >>> a = y + np.linspace(0, 0.9, 16)
+    >>> paired_test(y, a, a[::-1], metric="auc").method
+    'delong'
+    """
+
+    metric: str
+    value_a: float
+    value_b: float
+    difference: float
+    ci_low: float
+    ci_high: float
+    statistic: float
+    p_value: float
+    method: str
+    alternative: str = "two-sided"
+    replicates: int | None = None
+    seed: int | None = None
+    p_interval: tuple = field(default=(float("nan"), float("nan")))
+
+    def significant(self, alpha: float = 0.05) -> bool:
+        """Whether the p-value is at most ``alpha``."""
+        return self.p_value <= alpha
+
+    def sentence(self, names: tuple[str, str] = ("A", "B"), alpha: float = 0.05) -> str:
+        """The verdict in words, with the method."""
+        a, b = names
+        verdict = "differs significantly from" if self.significant(alpha) else "does not differ significantly from"
+        how = {"delong": "DeLong's test, asymptotic", "mcnemar": "exact McNemar test"}.get(self.method)
+        if how is None:
+            how = ("permutation over every swap pattern, exact" if self.replicates is None else
+                   f"{self.replicates:,} random swap patterns, seed {self.seed}; 95% interval "
+                   f"[{self.p_interval[0]:.3g}, {self.p_interval[1]:.3g}]")
+        return (f"{a}'s {self.metric} {self.value_a:.4g} {verdict} {b}'s {self.value_b:.4g} at alpha = {alpha:g}: "
+                f"difference {self.difference:+.4g} (95% CI [{self.ci_low:.4g}, {self.ci_high:.4g}]), "
+                f"p = {self.p_value:.3g} ({self.alternative}; {how})")
+
+    def to_dict(self) -> dict:
+        """Plain Python values (JSON-ready)."""
+        return {"metric": self.metric, "value_a": self.value_a, "value_b": self.value_b,
+                "difference": self.difference, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                "statistic": self.statistic, "p_value": self.p_value, "method": self.method,
+                "alternative": self.alternative, "replicates": self.replicates, "seed": self.seed,
+                "p_interval": list(self.p_interval)}
+
+
+def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, metric: str = "auc",
+                method: str = "auto", alternative: str = "two-sided", threshold: float | None = None,
+                mid_p: bool = False, R: int | None = None, seed: int | None = None,
+                positive_label: object = None) -> PairedTestResult:
+    """Is model A better than model B on this test set?
+
+    Parameters
+    ----------
+    labels : array_like
+        The test items' true classes (two values; see ``positive_label``).
+    scores_a, scores_b : array_like
+        The two models' scores on the same items (higher = more likely positive), or 0/1 predictions.
+    metric : str
+        Any metric computable from scores (``auc``, ``best_f1``, ``average_precision``, ...); McNemar tests
+        accuracy at ``threshold``.
+    method : {"auto", "delong", "permutation", "mcnemar"}
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: A better than B.
+    threshold : float, optional
+        McNemar: an item is predicted positive when its score is >= threshold (0/1 predictions need none).
+    mid_p : bool
+        McNemar's mid-p instead of the exact p.
+    R, seed : int, optional
+        Random swap patterns (default 10,000) and root seed (default 2005) of a permutation test over 16 items.
+    positive_label : optional
+
+    Returns
+    -------
+    PairedTestResult
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(4)
+    >>> y = np.r_[np.ones(40), np.zeros(60)]
+    >>> good, weak = 2 * y + rng.normal(size=100), 0.3 * y + rng.normal(size=100)
+    >>> result = paired_test(y, good, weak, metric="auc")
+    >>> result.method, result.difference > 0, result.p_value < 0.05
+    ('delong', True, True)
+    """
+    from tablegen.compare.pairwise.validation import checked_pair
+
+    q = checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed, positive_label)
+    if q.method == "delong":
+        return _delong(q)
+    if q.method == "mcnemar":
+        return _mcnemar(q, mid_p)
+    return _permutation(q)
+
+
+def _delong(q) -> PairedTestResult:
+    from scipy.stats import norm
+
+    from tablegen.compare.pairwise.delong import delong_difference
+
+    difference, se, z, (low, high) = delong_difference(q.labels, q.scores_a, q.scores_b, 0.95)
+    if q.alternative == "greater":
+        p = float(norm.sf(z))
+    elif q.alternative == "less":
+        p = float(norm.cdf(z))
+    else:
+        p = float(2.0 * norm.sf(abs(z)))
+    a, b = q.values()
+    return PairedTestResult(q.spec.name, a, b, difference, low, high, z, min(p, 1.0), "delong", q.alternative)
+
+
+def _mcnemar(q, mid_p: bool) -> PairedTestResult:
+    from tablegen.compare.pairwise.tests import mcnemar_p
+
+    right_a = (q.scores_a >= q.threshold) == (q.labels == 1)
+    right_b = (q.scores_b >= q.threshold) == (q.labels == 1)
+    b, c = int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b))
+    p = mcnemar_p(b, c, q.alternative, mid_p)
+    accuracy_a, accuracy_b = float(right_a.mean()), float(right_b.mean())
+    low, high = _bootstrap(lambda i: right_a[i].mean() - right_b[i].mean(), q)
+    return PairedTestResult("accuracy", accuracy_a, accuracy_b, accuracy_a - accuracy_b, low, high, float(b), p,
+                            "mcnemar" + (" (mid-p)" if mid_p else ""), q.alternative)
+
+
+def _permutation(q) -> PairedTestResult:
+    from tablegen.compare.pairwise.tests import swap_null, swap_p
+    from tablegen.compute.stats import CI_LEVEL, clopper_pearson
+
+    a, b = q.values()
+    observed = a - b
+    differences, exact = swap_null(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, R=q.R, key=q.key)
+    hits = swap_p(differences, observed * q.divisor, q.alternative)
+    M = differences.size
+    if exact:
+        p, interval = hits / M, (hits / M, hits / M)
+    else:
+        low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
+        p, interval = (hits + 1) / (M + 1), (float(low), float(high))
+    ci = _bootstrap(lambda i: q.metric_difference(i), q)
+    return PairedTestResult(q.spec.name, a, b, observed, ci[0], ci[1], observed, float(p), "permutation",
+                            q.alternative, None if exact else M, None if exact else q.seed, interval)
+
+
+def _bootstrap(statistic, q) -> tuple[float, float]:
+    """The 95% bootstrap interval of ``statistic(indices)`` over paired resamples of the items (scipy, seeded):
+    BCa up to :data:`~.validation.BCA_ITEMS` items (its jackknife scores every leave-one-out sample), the
+    percentile interval beyond; NaN where the resamples' law is degenerate (e.g. a handful of items)."""
+    import warnings
+
+    from scipy.stats import bootstrap
+
+    from tablegen.compare.pairwise.validation import BCA_ITEMS
+
+    indices = np.arange(q.labels.size)
+    method = "BCa" if indices.size <= BCA_ITEMS else "percentile"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy warns of a degenerate law, which NaN ends say here
+        try:
+            result = bootstrap((indices,), lambda i: statistic(np.asarray(i, dtype=np.int64)), vectorized=False,
+                               n_resamples=BOOTSTRAP_RESAMPLES, method=method, confidence_level=0.95,
+                               random_state=np.random.default_rng(q.seed))
+        except (ValueError, TablegenInputError):  # a degenerate law
+            return float("nan"), float("nan")
+    low, high = result.confidence_interval
+    return float(low), float(high)
+
+
+# -- many models -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairwiseResult:
+    """Paired tests between models, Holm-adjusted; the confidence set of the best.
+
+    Attributes
+    ----------
+    metric : str
+    winner : str
+        The model with the largest value.
+    tests : dict
+        (model A, model B) -> :class:`PairedTestResult` (A the better of the two, or the winner).
+    adjusted_p_values : dict
+        (model A, model B) -> Holm-adjusted p-value over the pairs tested.
+    best_set : tuple of str
+        The winner and every model it does not beat at ``alpha`` after Holm: a set that holds the best model
+        (the one with the largest expected value) with probability >= 1 - alpha when ``against="winner"``.
+    alpha : float
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> y = np.r_[np.ones(40), np.zeros(60)]
+    >>> models = {"good": y + rng.normal(size=100), "also good": y + rng.normal(size=100),
+    ...           "noise": rng.normal(size=100)}
+    >>> result = pairwise_tests(y, models, metric="auc")
+    >>> result.winner in result.best_set, "noise" in result.best_set
+    (True, False)
+    """
+
+    metric: str
+    winner: str
+    tests: dict
+    adjusted_p_values: dict
+    best_set: tuple
+    alpha: float
+
+    def to_dict(self) -> dict:
+        """Plain Python values (JSON-ready)."""
+        return {"metric": self.metric, "winner": self.winner, "alpha": self.alpha, "best_set": list(self.best_set),
+                "tests": [{"a": a, "b": b, **t.to_dict(), "adjusted_p_value": self.adjusted_p_values[a, b]}
+                          for (a, b), t in self.tests.items()]}
+
+
+def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
+                   method: str = "auto", against: str = "winner", alpha: float = 0.05,
+                   threshold: float | None = None, R: int | None = None, seed: int | None = None,
+                   positive_label: object = None) -> PairwiseResult:
+    """The winner against each other model (``against="winner"``, one-sided: is the winner better?) or every
+    pair (``"all"``, two-sided), each by :func:`paired_test`, Holm-adjusted; and the confidence set of the best.
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(10), np.zeros(10)]
+    >>> s = np.arange(20.0)[::-1]
+    >>> pairwise_tests(y, {"a": s, "b": s[::-1]}, metric="best_accuracy").winner
+    'a'
+    """
+    from tablegen.compare.datasets.analysis import adjust_p_values
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, threshold_groups
+
+    if against not in ("winner", "all"):
+        raise TablegenInputError.naming(Argument("against"), f" must be 'winner' or 'all', got {against!r}")
+    y = check_binary_labels(labels, positive_label)
+    models = check_model_scores(scores, y.size)
+    if len(models) < 2:
+        raise TablegenInputError.naming(Argument("scores"), " must hold at least two models to compare")
+    spec = get_metric(metric)
+    values = {name: spec.score_groups(threshold_groups(y, s)) for name, s in models.items()}
+    winner = max(values, key=values.get)
+    if against == "winner":
+        pairs = [(winner, m) for m in models if m != winner]
+        alternative = "greater"
+    else:
+        names = list(models)
+        pairs = [(a, b) if values[a] >= values[b] else (b, a) for i, a in enumerate(names) for b in names[i + 1:]]
+        alternative = "two-sided"
+    tests = {(a, b): paired_test(y, models[a], models[b], metric=metric, method=method, alternative=alternative,
+                                 threshold=threshold, R=R, seed=seed) for a, b in pairs}
+    adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
+    beaten = {b for (a, b), p in adjusted.items() if a == winner and p <= alpha}
+    best_set = tuple(m for m in models if m not in beaten)
+    return PairwiseResult(spec.name, winner, tests, adjusted, best_set, alpha)

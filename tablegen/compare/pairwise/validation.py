@@ -1,0 +1,112 @@
+"""The checked question of :func:`tablegen.compare.paired_test`: labels, two models' scores, metric, method."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablegen.compute.metrics import Metric
+from tablegen.errors import Argument, TablegenInputError
+
+METHODS = ("auto", "delong", "permutation", "mcnemar")
+#: Above this many items the bootstrap interval is the percentile one (BCa's jackknife costs n evaluations).
+BCA_ITEMS = 2000
+
+
+@dataclass(frozen=True)
+class PairQuestion:
+    """Two models on one test set, checked."""
+
+    labels: np.ndarray
+    scores_a: np.ndarray
+    scores_b: np.ndarray
+    spec: Metric
+    method: str
+    alternative: str
+    threshold: float | None
+    R: int
+    seed: int
+    key: tuple
+    column: int
+    k_cut: int
+    divisor: int
+
+    def values(self) -> tuple[float, float]:
+        """Each model's value of the metric (the registry's scorer)."""
+        from tablegen.compute.metrics_from_scores import threshold_groups
+
+        return tuple(float(self.spec.score_groups(threshold_groups(self.labels, s)))
+                     for s in (self.scores_a, self.scores_b))
+
+    def metric_difference(self, items: np.ndarray) -> float:
+        """metric(a) - metric(b) on the items ``items`` (a bootstrap resample; NaN without both classes)."""
+        from tablegen.compute.metrics_from_scores import threshold_groups
+
+        y = self.labels[items]
+        if y.min() == y.max():
+            return float("nan")
+        try:
+            return float(self.spec.score_groups(threshold_groups(y, self.scores_a[items]))
+                         - self.spec.score_groups(threshold_groups(y, self.scores_b[items])))
+        except TablegenInputError:  # tp_at_k: a resample whose ties straddle k
+            return float("nan")
+
+
+def checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed,
+                 positive_label) -> PairQuestion:
+    """Check every argument once; errors name the argument."""
+    from tablegen.compare.pairwise.tests import ALTERNATIVES, DEFAULT_SWAPS
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, check_score_metric
+    from tablegen.compute.validation import check_integer, check_seed
+
+    y = check_binary_labels(labels, positive_label)
+    models = check_model_scores({"scores_a": scores_a, "scores_b": scores_b}, y.size)
+    spec = get_metric(check_score_metric(metric))
+    if method not in METHODS:
+        raise TablegenInputError.naming(Argument("method"), f" must be one of {', '.join(METHODS)}, got {method!r}")
+    if alternative not in ALTERNATIVES:
+        raise TablegenInputError.naming(Argument("alternative"), f" must be one of {', '.join(ALTERNATIVES)}, "
+                                        f"got {alternative!r}")
+    if method == "auto":
+        predictions = all(np.isin(s, (0.0, 1.0)).all() for s in models.values())
+        method = "mcnemar" if threshold is not None or predictions else spec.paired_test
+    if method == "delong" and spec.paired_test != "delong":
+        raise TablegenInputError.naming(Argument("method", "delong"), f" compares AUCs; for {spec.name} use ",
+                                        Argument("method", "permutation"))
+    if method == "permutation" and spec.k is not None:  # the count at a cut-off k
+        raise TablegenInputError.naming(
+            Argument("method", "permutation"), f" swaps the models' values item by item, which ties items across "
+            f"the cut-off k, where {spec.name} is not defined; compare {spec.name} with ",
+            Argument("method", "mcnemar"), " on the top-k predictions (threshold at the k-th score) instead")
+    a, b = models["scores_a"], models["scores_b"]
+    if method == "mcnemar":
+        threshold = _threshold(threshold, a, b)
+    elif threshold is not None:
+        raise TablegenInputError.naming(Argument("threshold"), f" applies to McNemar's test of accuracy, not to "
+                                        f"method={method!r}")
+    R = DEFAULT_SWAPS if R is None else check_integer("R", R, 100)
+    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
+    n, P = y.size, int(y.sum())
+    words = np.random.SeedSequence(seed, spawn_key=(P, n - P)).generate_state(2, np.uint64)
+    entry = spec.counted_entry()
+    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
+    return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed,
+                        (np.uint64(words[0]), np.uint64(words[1])), column, int(entry.k or 0),
+                        spec.count_divisor(P, n - P))
+
+
+def _threshold(threshold, a: np.ndarray, b: np.ndarray) -> float:
+    """McNemar's threshold: as given (a finite number), else 0.5 where both models give 0/1 predictions."""
+    if threshold is None:
+        if not all(np.isin(s, (0.0, 1.0)).all() for s in (a, b)):
+            raise TablegenInputError.naming(Argument("threshold"), " is needed for McNemar's test on scores: "
+                                            "an item is predicted positive when its score is >= threshold (or "
+                                            "give 0/1 predictions)")
+        return 0.5
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not np.isfinite(threshold):
+        raise TablegenInputError.naming(Argument("threshold"), f" must be a finite number, got {threshold!r}")
+    return float(threshold)

@@ -1,0 +1,167 @@
+"""Paired tests of two models on one test set, against independent references: a naive O(PN) DeLong, R's pROC
+(tests/data/proc_delong/: cases.csv read by delong.R, expected.csv its output), scipy's binomial test for
+McNemar, and enumerating every swap pattern with the registry's scorers for the permutation test."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from tablegen.compare import paired_test, pairwise_tests
+from tablegen.compare.datasets.analysis import adjust_p_values
+from tablegen.compare.pairwise.delong import delong_covariance
+from tablegen.compare.pairwise.tests import mcnemar_p, swap_null
+from tablegen.compute.metrics import get_metric
+from tablegen.compute.metrics_from_scores import threshold_groups
+from tablegen.errors import TablegenInputError
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "proc_delong"
+
+
+def _naive_delong(y, scores):
+    """DeLong's placement values by comparing every (positive, negative) pair: O(PN), no ranks."""
+    x, z = scores[:, y == 1], scores[:, y == 0]
+    psi = (x[:, :, None] > z[:, None, :]) + 0.5 * (x[:, :, None] == z[:, None, :])  # (K, P, N)
+    v10, v01 = psi.mean(axis=2), psi.mean(axis=1)
+    return v10.mean(axis=1), np.atleast_2d(np.cov(v10)) / x.shape[1] + np.atleast_2d(np.cov(v01)) / z.shape[1]
+
+
+@pytest.mark.parametrize("levels", [None, 2, 5])
+def test_delong_by_midranks_equals_the_pairwise_definition(levels):
+    rng = np.random.default_rng(levels or 0)
+    y = np.r_[np.ones(23, int), np.zeros(31, int)]
+    scores = np.vstack([y + rng.normal(size=54) for _ in range(3)])
+    if levels:
+        scores = np.round(scores * levels) / levels  # ties, within and across classes
+    est = delong_covariance(y, scores)
+    aucs, covariance = _naive_delong(y, scores)
+    np.testing.assert_allclose(est.aucs, aucs, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(est.covariance, covariance, rtol=1e-10, atol=1e-15)
+
+
+def test_delong_equals_r_proc():
+    cases = list(csv.DictReader(open(DATA / "cases.csv")))
+    for row in csv.DictReader(open(DATA / "expected.csv")):
+        items = [c for c in cases if c["case"] == row["case"]]
+        y = np.array([int(c["label"]) for c in items])
+        a, b = (np.array([float(c[name]) for c in items]) for name in ("a", "b"))
+        result = paired_test(y, a, b, metric="auc", method="delong")
+        assert (result.value_a, result.value_b) == pytest.approx((float(row["auc_a"]), float(row["auc_b"])), abs=1e-12)
+        assert result.statistic == pytest.approx(float(row["z"]), rel=1e-9)
+        assert result.p_value == pytest.approx(float(row["p_value"]), rel=1e-9)
+        assert (result.ci_low, result.ci_high) == pytest.approx((float(row["ci_low"]), float(row["ci_high"])),
+                                                                rel=1e-9)
+
+
+@pytest.mark.parametrize(("b", "c"), [(0, 0), (1, 0), (10, 2), (2, 10), (7, 7), (25, 13), (0, 9), (40, 60)])
+def test_mcnemar_is_the_exact_binomial_test_on_the_discordant_pairs(b, c):
+    for alternative in ("two-sided", "greater", "less"):
+        expected = 1.0 if b + c == 0 else binomtest(b, b + c, 0.5, alternative=alternative).pvalue
+        assert mcnemar_p(b, c, alternative) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    if b + c:  # mid-p: the exact p less half the probability of what was observed (each tail counted)
+        from scipy.stats import binom
+        k, n = min(b, c), b + c
+        mid = 1.0 if b == c else 2 * binom.cdf(k, n, 0.5) - binom.pmf(k, n, 0.5)
+        assert mcnemar_p(b, c, mid_p=True) == pytest.approx(min(1.0, mid), rel=1e-12)
+
+
+def test_mcnemar_from_predictions_counts_the_discordant_items():
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 1, 0])
+    a = np.array([1, 1, 1, 0, 0, 0, 0, 1, 1, 0])   # right on 8
+    b = np.array([0, 0, 1, 0, 0, 1, 1, 1, 1, 0])   # right on 4
+    result = paired_test(y, a, b)  # 0/1 predictions: McNemar, threshold 1/2
+    assert result.method == "mcnemar" and (result.value_a, result.value_b) == (0.8, 0.4)
+    assert result.statistic == 4  # A alone right on items 0, 1, 5, 6; B alone right on none: b = 4, c = 0
+    assert result.p_value == pytest.approx(binomtest(4, 4, 0.5).pvalue)
+
+
+def _brute_swap_p(y, a, b, metric, alternative):
+    spec = get_metric(metric)
+    n = y.size
+    ra, rb = (np.argsort(np.argsort(s, kind="stable"), kind="stable") for s in (a, b))  # untied scores: ranks
+
+    def value(s):
+        return spec.score_groups(threshold_groups(y, s))
+    observed = value(ra) - value(rb)
+    reach = 0
+    for flags in itertools.product((0, 1), repeat=n):
+        f = np.array(flags, bool)
+        d = value(np.where(f, rb, ra)) - value(np.where(f, ra, rb))
+        reach += (abs(d) >= abs(observed) - 1e-9) if alternative == "two-sided" else (d >= observed - 1e-9)
+    return reach / 2 ** n
+
+
+@pytest.mark.parametrize("metric", ["auc", "best_f1", "best_accuracy", "average_precision", "best_mcc"])
+def test_the_exact_swap_permutation_equals_enumerating_every_pattern(metric):
+    rng = np.random.default_rng(5)
+    y = np.array([1, 0, 1, 1, 0, 0, 1, 0, 0, 1])
+    a, b = y + rng.normal(size=10), rng.normal(size=10)
+    for alternative in ("two-sided", "greater"):
+        result = paired_test(y, a, b, metric=metric, method="permutation", alternative=alternative)
+        assert result.replicates is None and result.p_interval[0] == result.p_value
+        assert result.p_value == pytest.approx(_brute_swap_p(y, a, b, metric, alternative), abs=1e-12)
+
+
+def test_the_random_swap_patterns_bracket_the_exact_answer_and_repeat():
+    rng = np.random.default_rng(6)
+    n = 18  # over the exact limit: random patterns; the kernel enumerates all 2^18 for the reference
+    y = np.r_[np.ones(8, int), np.zeros(10, int)]
+    a, b = y + rng.normal(size=n), 0.5 * y + rng.normal(size=n)
+    result = paired_test(y, a, b, metric="best_f1", R=20_000, seed=3)
+    assert result.method == "permutation" and result.replicates == 20_000
+    from scipy.stats import rankdata
+
+    from tablegen.compute.kernels.ranking import mcc_weights
+    from tablegen.compute.kernels.swaps import swap_differences
+    every = np.empty(2 ** n)
+    swap_differences(rankdata(a) / n, rankdata(b) / n, y.astype(np.uint8), 8, 2, 0, mcc_weights(8, 10, n + 1), True,
+                     np.uint64(0), np.uint64(0), 0, every)
+    exact = np.mean(np.abs(every) >= abs(result.difference) - 1e-9)
+    assert result.p_interval[0] <= exact <= result.p_interval[1]
+    assert paired_test(y, a, b, metric="best_f1", R=20_000, seed=3) == result
+    differences, _ = swap_null(y, a, b, 2, 0, R=500, key=(np.uint64(1), np.uint64(2)))
+    first, _ = swap_null(y, a, b, 2, 0, R=200, key=(np.uint64(1), np.uint64(2)))
+    assert np.array_equal(differences[:200], first)  # pattern r depends on r alone
+
+
+def test_many_models_holm_and_the_confidence_set_of_the_best():
+    rng = np.random.default_rng(12)  # a draw where the two good models are close: both in the set
+    y = np.r_[np.ones(50), np.zeros(70)]
+    models = {"best": 2.4 * y + rng.normal(size=120), "close": 2.0 * y + rng.normal(size=120),
+              "weak": 0.2 * y + rng.normal(size=120), "noise": rng.normal(size=120)}
+    result = pairwise_tests(y, models, metric="auc")
+    assert result.winner == "best" and set(result.tests) == {("best", m) for m in ("close", "weak", "noise")}
+    raw = [t.p_value for t in result.tests.values()]
+    assert list(result.adjusted_p_values.values()) == pytest.approx(adjust_p_values(raw, "holm").tolist())
+    assert all(t.alternative == "greater" for t in result.tests.values())
+    assert "close" in result.best_set and "noise" not in result.best_set and "weak" not in result.best_set
+    every = pairwise_tests(y, models, metric="auc", against="all")
+    assert len(every.tests) == 6 and all(t.alternative == "two-sided" for t in every.tests.values())
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"method": "delong", "metric": "best_f1"}, "method='delong' compares AUCs"),
+    ({"method": "mcnemar"}, "threshold is needed for McNemar"),
+    ({"method": "permutation", "threshold": 0.5}, "threshold applies to McNemar"),
+    ({"alternative": "bigger"}, "alternative must be one of"),
+    ({"method": "fast"}, "method must be one of"),
+    ({"metric": "nope"}, "unknown metric"),
+    ({"R": 5}, "R must be an integer >= 100"),
+    ({"method": "permutation", "metric": "tp_at_2"}, "tp_at_2 is not defined"),
+])
+def test_bad_arguments_are_refused_naming_them(kwargs, message):
+    y = np.array([1, 0, 1, 0, 1, 0])
+    with pytest.raises(TablegenInputError, match=message):
+        paired_test(y, [0.9, 0.1, 0.8, 0.3, 0.6, 0.5], [0.2, 0.4, 0.9, 0.1, 0.5, 0.6], **kwargs)
+
+
+def test_mismatched_or_missing_scores_are_refused():
+    with pytest.raises(TablegenInputError, match="scores of 'scores_b' has 2 value"):
+        paired_test([1, 0, 1], [0.1, 0.2, 0.3], [0.1, 0.2])
+    with pytest.raises(TablegenInputError, match="NaN"):
+        paired_test([1, 0, 1], [0.1, np.nan, 0.3], [0.1, 0.2, 0.3])
