@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from tablegen.cli.options import storage_options_argument, table_for
+from tablegen.cli.options import metric_name, storage_options_argument, table_for
 from tablegen.cli.progress import ProgressLine
 from tablegen.cli.scores import add_scores_arguments, run_scores, scores_file_given
 from tablegen.compute.metrics import known_metrics_text
@@ -45,7 +45,7 @@ def _cell_arguments(p, alpha: bool = True) -> None:
 
 def _lookup_parser(sub) -> None:
     p = sub.add_parser("lookup", help="critical value of a metric for the best of C random classifiers")
-    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}")
     _cell_arguments(p)
     p.set_defaults(run=_run_lookup)
 
@@ -86,7 +86,7 @@ def _run_lookup(args) -> int:
 
 def _test_parser(sub) -> None:
     p = sub.add_parser("test", help="is a winner's score significant against the best of C random classifiers?")
-    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}")
     p.add_argument("score", type=float, help="the winner's score on the test set")
     _cell_arguments(p)
     add_scores_arguments(p)
@@ -113,7 +113,7 @@ def _run_test(args) -> int:
 
 def _p_value_parser(sub) -> None:
     p = sub.add_parser("p-value", help="p-value of a winner's score against the best of C random classifiers")
-    p.add_argument("metric", help=f"metric: {known_metrics_text()}")
+    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}")
     p.add_argument("score", type=float, help="the winner's score on the test set")
     _cell_arguments(p, alpha=False)
     p.set_defaults(run=_run_p_value)

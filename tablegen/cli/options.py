@@ -1,5 +1,5 @@
-"""Options shared by several commands: ``--storage-options`` of a store, and the check of ``--R`` and
-``--seed`` against ``--method``.
+"""Options shared by several commands: ``--storage-options`` of a store, metric names, and the check of
+``--R`` and ``--seed`` against ``--method``.
 
 ``--storage-options '{"anon": true}'`` is a JSON object handed to fsspec (through
 :func:`tablegen.lookup.table.open_table`, :func:`tablegen.store.open_store` or :func:`tablegen.batch.job.run`)
@@ -12,6 +12,24 @@ import argparse
 import json
 
 from tablegen.errors import TablegenInputError
+
+
+def metric_name(text: str) -> str:
+    """A metric named on the command line (argparse ``type``), in any case: its canonical (lower-case) name
+    when it names one, so that what is printed names it so; otherwise the text as given, for the command's
+    check to refuse with a suggestion.
+
+    Examples
+    --------
+    >>> metric_name("Best_F1"), metric_name("best_f")
+    ('best_f1', 'best_f')
+    """
+    from tablegen.compute.metrics import get_metric
+
+    try:
+        return get_metric(text).name
+    except KeyError:
+        return text
 
 
 def storage_options_argument(parser: argparse.ArgumentParser) -> None:

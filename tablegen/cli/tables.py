@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from tablegen.cli.options import storage_options_argument, storage_options_from
+from tablegen.cli.options import metric_name, storage_options_argument, storage_options_from
 from tablegen.compute.metrics import known_metrics_text
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.export import FORMATS, VALUE_CHOICES
@@ -170,9 +170,10 @@ def _finished_table(args):
 def _table_parser(sub, name, help_text) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help_text)
     _store_argument(p)
-    p.add_argument("--metric", required=True, help=f"metric: {known_metrics_text()}")
+    p.add_argument("--metric", required=True, type=metric_name, help=f"metric: {known_metrics_text()}")
     p.add_argument("--C", type=int, required=True, help="number of competing classifiers")
-    p.add_argument("--alpha", type=float, default=0.01, help="significance level (default %(default)s)")
+    p.add_argument("--alpha", type=float, default=None,
+                   help="significance level (default: 0.01 if the store holds it, else its smallest)")
     p.add_argument("--values", choices=VALUE_CHOICES, default="best",
                    help="best (default: exact where stored, else Monte Carlo), monte-carlo or exact")
     return p

@@ -19,6 +19,7 @@ production path).
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import math
 import re
@@ -406,19 +407,43 @@ def known_metrics_text() -> str:
             "k >= 1 (e.g. tp_at_10, precision_at_10)")
 
 
+def unknown_metric_text(name, known: str | None = None) -> str:
+    """Why ``name`` names no metric, for error messages: the closest known name (in any case) when one is
+    close, then ``known`` (default: every known name).
+
+    Examples
+    --------
+    >>> unknown_metric_text("Best_F")[:48]
+    "unknown metric 'Best_F'; did you mean 'best_f1'?"
+    """
+    known = f"known metrics: {known_metrics_text()}" if known is None else known
+    if isinstance(name, str):
+        close = difflib.get_close_matches(name.lower(), (*BASE_METRICS, "tp_at_10", "precision_at_10"), n=1)
+        if close:
+            return f"unknown metric {name!r}; did you mean {close[0]!r}? {known[0].upper()}{known[1:]}"
+    return f"unknown metric {name!r}; {known}"
+
+
 def get_metric(name: str) -> Metric:
-    """Return the :class:`Metric` called ``name``.
+    """Return the :class:`Metric` called ``name``, in any case (``"AUC"`` is ``"auc"``); the entry's
+    ``name`` is the canonical, lower-case one.
 
     Raises
     ------
     KeyError
-        If the name is unknown (the message lists the known ones).
+        If the name is unknown (the message suggests the closest known name and lists them all).
+
+    Examples
+    --------
+    >>> get_metric("Best_F1").name
+    'best_f1'
     """
+    given, name = name, name.lower() if isinstance(name, str) else name
     if name in _BASE:
         return _BASE[name]
     match = _AT_K.match(name) if isinstance(name, str) else None
     if match is None:
-        raise KeyError(f"unknown metric {name!r}; known metrics: {known_metrics_text()}")
+        raise KeyError(unknown_metric_text(given))
     kind, k = match.group(1), int(match.group(2))
     if kind == "tp":
         return Metric(

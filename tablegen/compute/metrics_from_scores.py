@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablegen.compute.metric_scorers import ThresholdGroups, threshold_groups, tp_at_k
-from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric
+from tablegen.compute.metrics import BASE_METRICS, DEFAULT_METRICS, get_metric, unknown_metric_text
 from tablegen.errors import TablegenInputError
 
 __all__ = ["BASE_SCORE_METRICS", "ThresholdGroups", "check_binary_labels", "check_model_scores", "check_score_metric",
@@ -42,15 +42,14 @@ def check_score_metric(name: str) -> str:
 
     Examples
     --------
-    >>> check_score_metric("best_mcc")
+    >>> check_score_metric("Best_MCC")
     'best_mcc'
     """
     try:
-        get_metric(name)
+        return get_metric(name).name
     except (KeyError, TypeError):
-        raise TablegenInputError(f"metrics: unknown metric {name!r}; from scores tablegen computes "
-                                 f"{', '.join(BASE_METRICS)}, tp_at_<k> and precision_at_<k> (k >= 1)") from None
-    return name
+        known = f"from scores tablegen computes {', '.join(BASE_METRICS)}, tp_at_<k> and precision_at_<k> (k >= 1)"
+        raise TablegenInputError(f"metrics: {unknown_metric_text(name, known)}") from None
 
 
 def metric_from_groups(name: str, g: ThresholdGroups) -> float:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
-from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, known_metrics_text, metric_entries
+from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, metric_entries, unknown_metric_text
 from tablegen.compute.stats import minimum_replicates
 from tablegen.errors import TablegenInputError
 
@@ -66,14 +66,18 @@ def check_alpha(name: str, value) -> float:
 
 
 def check_metric(name: str, value) -> str:
-    """``value``, if it names a known metric (the error lists the known ones)."""
+    """The canonical (lower-case) name of the metric ``value`` names, in any case; the error suggests the
+    closest known name and lists them all.
+
+    Examples
+    --------
+    >>> check_metric("metric", "AUC")
+    'auc'
+    """
     try:
-        get_metric(value)
-    except KeyError:
-        raise TablegenInputError(
-            f"{name}: unknown metric {value!r}; known metrics: {known_metrics_text()}"
-        ) from None
-    return value
+        return get_metric(value).name
+    except (KeyError, TypeError):
+        raise TablegenInputError(f"{name}: {unknown_metric_text(value)}") from None
 
 
 def _metrics(value) -> tuple[str, ...]:

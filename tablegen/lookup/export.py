@@ -22,7 +22,26 @@ VALUE_CHOICES = ("best", "monte-carlo", "exact")
 FORMATS = ("markdown", "csv", "latex")
 
 
-def appendix_grid(table: Table, metric: str, C: int, alpha: float = 0.01, values: str = "best") -> xr.Dataset:
+#: The significance level a table's export or plot shows when none is given, if the table holds it.
+DEFAULT_ALPHA = 0.01
+
+
+def table_alpha(table: Table) -> float:
+    """The significance level shown when none is given: :data:`DEFAULT_ALPHA` if ``table`` holds it, else the
+    smallest it holds.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> table_alpha(SimpleNamespace(ds=SimpleNamespace(alpha=SimpleNamespace(values=np.array([0.1, 0.05])))))
+    0.05
+    """
+    alphas = np.asarray(table.ds.alpha.values, dtype=float)
+    return DEFAULT_ALPHA if np.isclose(DEFAULT_ALPHA, alphas, rtol=1e-6, atol=0).any() else float(alphas.min())
+
+
+def appendix_grid(table: Table, metric: str, C: int, alpha: float | None = None, values: str = "best"
+                  ) -> xr.Dataset:
     """The (P, N) grid of critical values of one metric, C and alpha, as in the paper's appendix.
 
     Parameters
@@ -31,8 +50,9 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float = 0.01, values
     metric : str
     C : int
         Must be one of the table's C.
-    alpha : float
-        Must be one of the table's alpha.
+    alpha : float, optional
+        Must be one of the table's alpha (default :func:`table_alpha`: 0.01 if the table holds it, else its
+        smallest; the grid's ``alpha`` attribute says which).
     values : {"best", "monte-carlo", "exact"}
         ``"best"``: the exact value where the store has one, else the Monte Carlo estimate.
 
@@ -44,9 +64,10 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float = 0.01, values
     """
     if values not in VALUE_CHOICES:
         raise TablegenInputError(f"values must be one of {', '.join(VALUE_CHOICES)}, got {values!r}")
-    C, alpha = check_integer("C", C, 1), check_alpha("alpha", alpha)
+    C = check_integer("C", C, 1)
+    alpha = table_alpha(table) if alpha is None else check_alpha("alpha", alpha)
     metrics = [str(m) for m in table.ds.metric.values]
-    check_metric("metric", metric)
+    metric = check_metric("metric", metric)
     if metric not in metrics:
         raise TablegenInputError(f"metric {metric!r} is not in {table.source} (it holds: {', '.join(metrics)})")
     Cs, alphas = table.ds.C.values, table.ds.alpha.values

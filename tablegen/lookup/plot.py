@@ -22,7 +22,7 @@ def _ticks(axis) -> list[int]:
     return sorted({int(axis[0]), *inside, int(axis[-1])})
 
 
-def plot_critical_values(table: Table, metric: str, C: int, alpha: float = 0.01, kind: str = "contour",
+def plot_critical_values(table: Table, metric: str, C: int, alpha: float | None = None, kind: str = "contour",
                          path=None, values: str = "best"):
     """Draw the critical value of ``metric`` over the table's (P, N) grid.
 
@@ -31,7 +31,9 @@ def plot_critical_values(table: Table, metric: str, C: int, alpha: float = 0.01,
     table : Table
     metric : str
     C : int
-    alpha : float
+    alpha : float, optional
+        One of the table's (default: 0.01 if the table holds it, else its smallest;
+        :func:`tablegen.lookup.export.table_alpha`).
     kind : {"contour", "surface"}
         Filled contours with labelled levels on log axes, or a 3-D surface over log10 P and N.
     path : str or os.PathLike, optional
@@ -50,7 +52,7 @@ def plot_critical_values(table: Table, metric: str, C: int, alpha: float = 0.01,
     P, N, Z = grid.P.values.astype(float), grid.N.values.astype(float), grid.value.values
     if np.isfinite(Z).sum() < 4 or len(P) < 2 or len(N) < 2:
         raise TablegenInputError(f"{table.source} has too few finished cells to draw (needs a 2 x 2 grid)")
-    title = f"{metric}: critical value, best of C = {C}, alpha = {alpha:g}"
+    title = f"{grid.attrs['metric']}: critical value, best of C = {C}, alpha = {grid.attrs['alpha']:g}"
     if kind == "contour":
         figure, axes = plt.subplots(figsize=(7, 5.5), layout="constrained")
         filled = axes.contourf(N, P, np.ma.masked_invalid(Z), levels=14, cmap="viridis")

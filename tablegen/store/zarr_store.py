@@ -380,6 +380,11 @@ def mark_complete(url: str, storage_options: dict | None = None) -> bool:
 def open_store(url: str, storage_options: dict | None = None) -> xr.Dataset:
     """Open a tablegen store as an xarray Dataset (lazy), refusing other schemas and unfinished templates.
 
+    A store is also plain Zarr (format 3): ``xarray.open_zarr(path, consolidated=False)`` opens it without
+    tablegen, and without a warning.  Say ``consolidated=False``: stores carry no consolidated metadata
+    (their integrity manifest checks each array's own metadata), so a bare ``xarray.open_zarr(path)``
+    looks for it first and warns (``RuntimeWarning``) before reading the arrays' metadata one by one.
+
     Raises
     ------
     StoreError
@@ -391,6 +396,9 @@ def open_store(url: str, storage_options: dict | None = None) -> xr.Dataset:
     >>> from tablegen.store.schema import bundled_table_path
     >>> open_store(bundled_table_path()).attrs["complete"]
     True
+    >>> import xarray as xr
+    >>> xr.open_zarr(bundled_table_path(), consolidated=False).sizes["metric"]
+    6
     """
     return open_store_group(url, storage_options)[1]
 

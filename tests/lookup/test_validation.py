@@ -21,7 +21,7 @@ GOOD = dict(P=20, N=30)
         (dict(alpha=0), r"alpha must be in \(0, 1\), got 0"),
         (dict(alpha=1.0), r"alpha must be in \(0, 1\), got 1.0"),
         (dict(alpha="0.05"), "alpha must be a number"),
-        (dict(metric="aucc"), "unknown metric 'aucc'; known metrics: auc, best_accuracy"),
+        (dict(metric="aucc"), "unknown metric 'aucc'; did you mean 'auc'\\? Known metrics: auc, best_accuracy"),
         (dict(metric="tp_at_0"), "unknown metric 'tp_at_0'"),
         (dict(method="magic"), "method must be one of 'auto', 'exact', 'table', 'simulate', got 'magic'"),
         (dict(metric="average_precision", method="exact"),

@@ -45,6 +45,7 @@ from tablegen.compare.f1.results import EtaInfo, F1Comparison, F1Posterior
 from tablegen.compare.f1.sampler import macro_draws, micro_draws
 from tablegen.compare.f1.summary import decide, observed_f1, summarize, summarize_delta
 from tablegen.compare.f1.validation import validate_f1_posterior_args, validate_f1_score_args
+from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.kernels.f1 import sample_dirichlet
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ def prior_delta_draws(m: int, average: str, beta: float, alpha: tuple[float, flo
 
 
 def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = "macro",
-                 rope: float | tuple[float, float] = 0.005, samples: int = 50_000, seed: int | None = None,
+                 rope: float | tuple[float, float] = 0.005, samples: int = 50_000, seed: int | None = DEFAULT_SEED,
                  prior: F1Prior | Mapping[str, object] | None = None, *, mu: str = "joint",
                  prior_samples: int = DEFAULT_PRIOR_SAMPLES, credible_mass: float = 0.95,
                  eta_grid: int = DEFAULT_GRID, point_null: bool = False) -> F1Comparison:
@@ -150,8 +151,9 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
         Region of practical equivalence: a half-width r (the ROPE is (−r, r)) or an interval around 0.
     samples : int
         Independent posterior draws (≥ 100).
-    seed : int, optional
-        Root seed; ``None`` draws fresh entropy, reported as ``result.seed`` so the run can be repeated.
+    seed : int or None
+        Root seed (default 2005, :data:`tablegen.compute.cell.DEFAULT_SEED`: the same call, the same numbers);
+        ``None`` draws fresh entropy, reported as ``result.seed`` so the run can be repeated.
     prior : F1Prior or mapping, optional
         ``beta`` (μ ~ Dir(β)) and ``alpha`` (η ~ Beta(α₁, α₂)); default the paper's β = 1, α = (1, 1).
     mu : {"joint", "independent"}
@@ -221,7 +223,8 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
                         point_null_ratios(delta, prior_delta) if args.point_null else None)
 
 
-def f1_score_posterior(confusion: ArrayLike, average: str = "macro", samples: int = 50_000, seed: int | None = None,
+def f1_score_posterior(confusion: ArrayLike, average: str = "macro", samples: int = 50_000,
+                       seed: int | None = DEFAULT_SEED,
                        prior: F1Prior | Mapping[str, object] | None = None, *, credible_mass: float = 0.95,
                        eta_grid: int = DEFAULT_GRID) -> F1Posterior:
     """Posterior of one classifier's average F1 ψ (the model of :func:`f1_posterior`), with its HDI.
