@@ -2,7 +2,8 @@
 
 A thin layer over :func:`tablegen.evaluate`: the file has a label column (``--label-column``, default
 ``label``) and one numeric column per model.  Prints a table (metric x model: value, winner, max-T
-adjusted p-value) and one paragraph per metric; ``--json``, ``--markdown`` or ``--latex`` print the report
+adjusted p-value, the winner's Holm-adjusted paired p-value against it, the confidence set of the best) and
+one paragraph per metric; ``--json``, ``--markdown`` or ``--latex`` print the report
 in that form instead; ``--plot OUT.png`` draws the models' ROC curves over the band of the best of C
 random rankings.
 """
@@ -49,12 +50,14 @@ def format_report(report) -> str:
     """The text report: a table of (metric, model) rows, then each metric's verdicts in words."""
     lines = [f"{len(report.models)} models on {report.P + report.N:,} test items (P = {report.P:,}, "
              f"N = {report.N:,}); C = {report.C} models tried; alpha = {report.alpha:g}",
-             f"{'metric':<24}{'model':<20}{'value':>10}  {'winner':<7}{'max-T p (adjusted)':>20}"]
+             f"{'metric':<24}{'model':<20}{'value':>10}  {'winner':<7}{'max-T p (adjusted)':>20}"
+             f"{'p vs winner (Holm)':>20}  in best set"]
     for row in report.rows():
         value = "-" if row["value"] != row["value"] else f"{row['value']:.6g}"
-        p = row["max-T p (adjusted)"]
+        p, q = row["max-T p (adjusted)"], row["p vs winner (Holm)"]
         lines.append(f"{row['metric']:<24}{row['model'][:19]:<20}{value:>10}  {'yes' if row['winner'] else '':<7}"
-                     f"{'-' if p != p else f'{p:.3g}':>20}")
+                     f"{'-' if p != p else f'{p:.3g}':>20}{'-' if q != q else f'{q:.3g}':>20}  "
+                     f"{'yes' if row['in best set'] else ''}")
     return "\n".join([*lines, "", *(r.sentence() for r in report)])
 
 

@@ -24,9 +24,13 @@ def small():
 
 
 def test_the_report_is_the_sources_answers_unchanged(small):
+    from tablegen.compare import pairwise_tests
+
     y, models, report = small
     random = tablegen.significance_test_from_scores(y, models, metrics=["auc", "best_f1"], C=5, alpha=0.1)
     for metric in ("auc", "best_f1"):
+        expected = pairwise_tests(y, models, metric=metric, alpha=0.1).to_dict()
+        assert json.dumps(report[metric].versus_others.to_dict()) == json.dumps(expected)  # NaN ends too
         assert report[metric].versus_random.to_dict() == random[metric].to_dict()
         assert report[metric].versus_models.to_dict() == selection_test(y, models, metric=metric, C=5,
                                                                          alpha=0.1).to_dict()
@@ -37,12 +41,15 @@ def test_the_report_is_the_sources_answers_unchanged(small):
 def test_the_report_reads_as_text_tables_and_json(small):
     _, _, report = small
     frame = report.to_frame()
-    assert frame.shape == (6, 3) and frame.loc[("auc", report["auc"].winner), "winner"]
+    assert frame.shape == (6, 5) and frame.loc[("auc", report["auc"].winner), "winner"]
     assert frame.loc[("auc", "c"), "max-T p (adjusted)"] == report["auc"].versus_models.adjusted_p_values["c"]
+    others = report["auc"].versus_others
+    assert frame.loc[("auc", "c"), "p vs winner (Holm)"] == others.adjusted_p_values[others.winner, "c"]
+    assert bool(frame.loc[("auc", others.winner), "in best set"])
     markdown = report.to_markdown()
-    assert markdown.startswith("| metric | model | value | winner | max-T p (adjusted) |")
+    assert markdown.startswith("| metric | model | value | winner | max-T p (adjusted) | p vs winner (Holm) |")
     assert report["auc"].sentence() in markdown
-    assert "\\begin{tabular}{llrlr}" in report.to_latex() and "best\\_f1" in report.to_latex()
+    assert "\\begin{tabular}{llrlrrl}" in report.to_latex() and "best\\_f1" in report.to_latex()
     assert json.loads(json.dumps(report.to_dict()))["metrics"][0]["metric"] == "auc"
     assert "only 7 positives" in report.sentence()  # the few-items note
 

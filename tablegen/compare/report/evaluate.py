@@ -44,6 +44,9 @@ class MetricReport:
     versus_models : SelectionResult or None
         The winner against the label-permutation null of the models given (max-T; raw and adjusted p-values
         per model, effective C); None where the metric applies to no model.
+    versus_others : PairwiseResult or None
+        The winner against each other model (paired tests, one-sided, Holm-adjusted) and the confidence set of
+        the best; None with fewer than two applicable models.
     notes : tuple of str
 
     Examples
@@ -59,6 +62,7 @@ class MetricReport:
     winner: str | None
     versus_random: object
     versus_models: object
+    versus_others: object = None
     notes: tuple = ()
 
     def sentence(self) -> str:
@@ -68,6 +72,14 @@ class MetricReport:
         parts = [self.versus_random.sentence().split(" Note: ")[0]]
         if self.versus_models is not None:
             parts.append("Against the models given: " + self.versus_models.sentence() + ".")
+        if self.versus_others is not None:
+            others = self.versus_others
+            beaten = [b for (a, b), p in others.adjusted_p_values.items() if p <= others.alpha]
+            method = next(iter(others.tests.values())).method
+            parts.append(f"Against each other model ({method}, Holm): {self.winner} beats "
+                         f"{', '.join(beaten) if beaten else 'none of them'} at alpha = {others.alpha:g}; "
+                         f"the best model is among {{{', '.join(others.best_set)}}} with probability "
+                         f"{1 - others.alpha:g}.")
         parts += [f"Note: {note}." for note in self.notes]
         return " ".join(parts)
 
@@ -75,6 +87,7 @@ class MetricReport:
         return {"metric": self.metric, "values": dict(self.values), "winner": self.winner,
                 "versus_random": self.versus_random.to_dict(),
                 "versus_models": None if self.versus_models is None else self.versus_models.to_dict(),
+                "versus_others": None if self.versus_others is None else self.versus_others.to_dict(),
                 "notes": list(self.notes)}
 
 
@@ -88,7 +101,7 @@ class Evaluation:
     >>> y = np.r_[np.ones(15), np.zeros(25)]
     >>> report = evaluate(y, {"a": y + rng.normal(size=40), "b": rng.normal(size=40)}, metrics=["auc"])
     >>> report["auc"].winner, report.C, report.to_frame().shape
-    ('a', 2, (2, 3))
+    ('a', 2, (2, 5))
     """
 
     P: int
@@ -118,7 +131,8 @@ class Evaluation:
                 "metrics": [report.to_dict() for report in self]}
 
     def rows(self) -> list[dict]:
-        """One row per (metric, model): value, winner, and the max-T raw and adjusted p-values."""
+        """One row per (metric, model): value, winner, the max-T adjusted p-value, the Holm-adjusted p-value of
+        the winner against it, and whether it is in the confidence set of the best."""
         rows = []
         for report in self:
             selection = report.versus_models
@@ -127,7 +141,9 @@ class Evaluation:
                 rows.append({"metric": report.metric, "model": model,
                              "value": float("nan") if value is None else value,
                              "winner": model == report.winner,
-                             "max-T p (adjusted)": _p_of(selection, model)})
+                             "max-T p (adjusted)": _p_of(selection, model),
+                             "p vs winner (Holm)": _p_vs_winner(report.versus_others, model),
+                             "in best set": _in_best_set(report.versus_others, model)})
         return rows
 
     def to_frame(self) -> pandas.DataFrame:
@@ -155,6 +171,16 @@ class Evaluation:
         from tablegen.compare.report.plot import plot_evaluation
 
         return plot_evaluation(self, path)
+
+
+def _in_best_set(others, model: str) -> bool:
+    return others is not None and model in others.best_set
+
+
+def _p_vs_winner(others, model: str) -> float:
+    if others is None:
+        return float("nan")
+    return next((p for (a, b), p in others.adjusted_p_values.items() if b == model), float("nan"))
 
 
 def _p_of(selection, model: str) -> float:
@@ -200,6 +226,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
     ('good', True, True)
     """
+    from tablegen.compare.pairwise.paired import pairwise_tests
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import significance_test_from_scores
@@ -219,8 +246,12 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
             except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
                 why_not = (f"no max-T answer against the models given: {error}",)
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
+        others = None
+        applicable = {m: models[m] for m in verdict.scores}
+        if len(applicable) >= 2:
+            others = pairwise_tests(y, applicable, metric=verdict.metric, against="winner", alpha=alpha, seed=seed)
         reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), verdict.winner, verdict,
-                                               selection, notes)
+                                               selection, others, notes)
         logger.info("evaluate: %s done", verdict.metric)
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
 

@@ -1,4 +1,5 @@
-"""The report's picture: the models' ROC curves over the band of the best of C random rankings.
+"""The report's picture: the models' ROC curves over the band of the best of C random rankings, and beside
+them the paired verdicts of each metric's winner against every other model.
 
 At false-positive rate j / N a random ranking's true-positive count is the number of positives drawn
 before the j-th negative, a negative hypergeometric law (scipy's ``nhypergeom(P + N, P, j)``); the best of
@@ -46,7 +47,7 @@ def plot_evaluation(evaluation, path=None):
     from tablegen.common.figures import pyplot, saved
 
     plt = pyplot()
-    figure, axis = plt.subplots(figsize=(6.4, 7.2))
+    figure, (axis, grid) = plt.subplots(1, 2, figsize=(12.8, 7.2), gridspec_kw={"width_ratios": [1.15, 1]})
     fpr, bound = random_roc_band(evaluation.P, evaluation.N, evaluation.C, evaluation.alpha)
     axis.fill_between(fpr, 0.0, bound, step="post", color="0.85",
                       label=f"best of C = {evaluation.C} random rankings: below this with probability "
@@ -60,8 +61,42 @@ def plot_evaluation(evaluation, path=None):
     axis.set(xlabel="false-positive rate", ylabel="true-positive rate", xlim=(0, 1), ylim=(0, 1.01),
              title=f"{len(evaluation.models)} models, P = {evaluation.P:,}, N = {evaluation.N:,}")
     axis.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), fontsize=7.5, frameon=False, ncol=1)
+    _verdict_matrix(grid, evaluation)
     figure.tight_layout()
     return saved(figure, path, plt)
+
+
+def _verdict_matrix(axis, evaluation) -> None:
+    """Metric x model: the winner of each metric (W), the models it beats after Holm (green, their adjusted p),
+    and those it does not (grey: still in the confidence set of the best)."""
+    import matplotlib.colors as colors
+
+    metrics, models = list(evaluation.reports), list(evaluation.models)
+    state = np.full((len(metrics), len(models)), np.nan)
+    for i, report in enumerate(evaluation):
+        others = report.versus_others
+        for j, model in enumerate(models):
+            if model == report.winner:
+                state[i, j] = 2
+            elif others is not None and model in others.best_set:
+                state[i, j] = 0
+            elif others is not None and any(b == model for _, b in others.adjusted_p_values):
+                state[i, j] = 1
+    palette = colors.ListedColormap(["0.82", "#7fbf7f", "#3a6ea5"])
+    axis.imshow(np.ma.masked_invalid(state), cmap=palette, vmin=0, vmax=2, aspect="auto")
+    for i, report in enumerate(evaluation):
+        others = report.versus_others
+        for j, model in enumerate(models):
+            if model == report.winner:
+                axis.text(j, i, "winner", ha="center", va="center", fontsize=7.5, color="white")
+            elif others is not None:
+                p = next((q for (_, b), q in others.adjusted_p_values.items() if b == model), None)
+                if p is not None:
+                    axis.text(j, i, f"{p:.2g}", ha="center", va="center", fontsize=7.5)
+    axis.set_xticks(range(len(models)), models, rotation=45, ha="right", fontsize=8)
+    axis.set_yticks(range(len(metrics)), metrics, fontsize=8)
+    axis.set_title(f"the winner against each model: Holm-adjusted p (green: beaten at alpha = {evaluation.alpha:g};"
+                   "\ngrey: not beaten, in the confidence set of the best)", fontsize=9)
 
 
 def _p_text(report, name: str) -> str:
