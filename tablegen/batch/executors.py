@@ -3,18 +3,23 @@ single-threaded worker processes by default, a GPU cluster, or any running sched
 scheduler file), and the environment their worker processes start with.
 
 Both run the same task (:func:`tablegen.batch.tasks.run_chunk`) and yield each chunk as it is written;
-seeds are keyed on the cell and replicate, so both give bit-identical stores.
+seeds are keyed on the cell and replicate, so both give bit-identical stores.  While a task runs, its
+progress (the cost model's seconds done, after each cell and each metric's exact values) reaches an
+``on_work`` callback on the calling thread: directly in the serial executor, from dask workers as
+events of a topic of the run (``Worker.log_event``, ``Client.subscribe_topic``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
+import queue
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tablegen.batch.config import JobConfig
 from tablegen.batch.plan import Chunk
@@ -86,13 +91,33 @@ def allocator_environment():
                 os.environ[name] = value
 
 
-def serial_results(config: JobConfig, chunks: list[Chunk]) -> Iterator[Chunk]:
+#: ``on_work(chunk, done, step)``: a running task's estimated single-core seconds done so far and those of the
+#: step it has started (:data:`tablegen.batch.tasks.WorkReport`), on the calling thread; the dask executor also
+#: calls ``on_work(None, 0.0, 0.0)`` when a look at the cluster brought no report (every :data:`POLL_SECONDS`).
+WorkCallback = Callable[[Chunk, float, float], None]
+
+#: Seconds between looks at the cluster while tasks run: how late a worker's progress report is shown at most.
+POLL_SECONDS = 0.5
+
+
+def serial_results(config: JobConfig, chunks: list[Chunk], on_work: WorkCallback | None = None) -> Iterator[Chunk]:
     for chunk in chunks:
-        run_chunk(config, chunk)
+        run_chunk(config, chunk, None if on_work is None else functools.partial(on_work, chunk))
         yield chunk
 
 
-def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float) -> Iterator[Chunk]:
+def run_chunk_reporting(config: JobConfig, chunk: Chunk, topic: str) -> int:
+    """:func:`~tablegen.batch.tasks.run_chunk` on a dask worker, its work reports sent to the client as
+    events of ``topic`` (``Worker.log_event``: fire and forget, through the scheduler)."""
+    from distributed import get_worker
+
+    worker, where = get_worker(), [chunk.p_start, chunk.p_stop, chunk.n_start, chunk.n_stop]
+    return run_chunk(config, chunk, lambda done, step: worker.log_event(topic, {"chunk": where, "done": done,
+                                                                                 "step": step}))
+
+
+def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float,
+                 on_work: WorkCallback | None = None) -> Iterator[Chunk]:
     from distributed import wait
 
     with _connected_client(config, client) as connected:
@@ -102,20 +127,45 @@ def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grac
         # not share tasks — dask would hand the second run the first one's finished futures, and the
         # second store would never be written.
         run_token = uuid.uuid4().hex[:8]
-        futures = {connected.submit(run_chunk, config, chunk, key=f"tablegen-chunk-{config.result_hash[:8]}-"
-                                    f"{run_token}-{chunk.p_start}-{chunk.n_start}", pure=False,
-                                    retries=TASK_RETRIES): chunk
-                   for chunk in chunks}
-        idle_since, poll = None, min(max(grace / 4, 0.05), 5.0)
-        while futures:
-            try:
-                finished = wait(list(futures), timeout=poll, return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                finished = ()
-            for future in finished:
-                future.result()  # re-raises a task's error here (after its retries), with its traceback
-                yield futures.pop(future)
-            idle_since = _watch_workers(connected, futures, idle_since, grace)
+        topic, reports = f"tablegen-work-{run_token}", queue.SimpleQueue()
+        connected.subscribe_topic(topic, reports.put)  # called on the client's event-loop thread
+        try:
+            futures = {connected.submit(run_chunk_reporting, config, chunk, topic,
+                                        key=f"tablegen-chunk-{config.result_hash[:8]}-{run_token}-"
+                                            f"{chunk.p_start}-{chunk.n_start}", pure=False,
+                                        retries=TASK_RETRIES): chunk
+                       for chunk in chunks}
+            idle_since, poll, written = None, min(max(grace / 4, 0.05), POLL_SECONDS), []
+            while futures:
+                try:
+                    finished = wait(list(futures), timeout=poll, return_when="FIRST_COMPLETED").done
+                except TimeoutError:
+                    finished = ()
+                _drain(reports, on_work, set(futures.values()))
+                for future in finished:
+                    future.result()  # re-raises a task's error here (after its retries), with its traceback
+                    written.append(future)
+                    yield futures.pop(future)
+                idle_since = _watch_workers(connected, futures, idle_since, grace)
+            # The scheduler forgets the finished tasks now, not when the last reference to their futures goes:
+            # a worker closed while it holds a result is "lost" with a warning.
+            connected.cancel(written)
+        finally:
+            connected.unsubscribe_topic(topic)
+
+
+def _drain(reports: queue.SimpleQueue, on_work: WorkCallback | None, running: set[Chunk]) -> None:
+    """Hand the workers' reports received so far to ``on_work`` (those of tasks still running)."""
+    if on_work is not None and reports.empty():
+        on_work(None, 0.0, 0.0)
+    while True:
+        try:
+            _, message = reports.get_nowait()
+        except queue.Empty:
+            return
+        chunk = Chunk(*message["chunk"])
+        if on_work is not None and chunk in running:
+            on_work(chunk, float(message["done"]), float(message["step"]))
 
 
 def _watch_workers(connected, futures: dict, idle_since: float | None, grace: float) -> float | None:
@@ -211,4 +261,35 @@ def _connected_client(config: JobConfig, client):
                 LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
                              env=worker_environment(), dashboard_address=":0") as cluster, \
                 Client(cluster) as connected:
-            yield connected
+            try:
+                yield connected
+            finally:
+                _close_workers(cluster, connected)
+
+
+#: Seconds a LocalCluster's worker is given to stop at the end of a run before its nanny kills it.
+WORKER_CLOSE_SECONDS = 30.0
+
+
+def _close_workers(cluster, client, timeout: float = WORKER_CLOSE_SECONDS) -> None:
+    """Stop the cluster's workers, each given ``timeout`` seconds (0.8 of it to exit by itself), once the
+    scheduler holds no result on them (the run's futures are released as the run lets them go).
+
+    The cluster's own close gives a worker 4 s and then kills it with a "Worker process still alive"
+    warning: on a loaded 2-core machine a worker that has just finished its last task can take longer.
+    """
+    import asyncio
+
+    deadline = time.monotonic() + 5.0
+    with contextlib.suppress(OSError, TimeoutError):
+        while any(client.has_what().values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    async def close() -> None:
+        await asyncio.gather(*(worker.close(timeout=timeout, reason="tablegen-run-done")
+                               for worker in list(cluster.workers.values())), return_exceptions=True)
+
+    try:
+        cluster.sync(close)
+    except (OSError, TimeoutError, RuntimeError) as error:  # the cluster's own close still follows
+        logger.debug("closing the workers: %s", error)

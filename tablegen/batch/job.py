@@ -25,7 +25,13 @@ from typing import TYPE_CHECKING
 
 from tablegen._version import __version__
 from tablegen.batch.config import EXECUTORS, JobConfig, load_config
-from tablegen.batch.executors import DEFAULT_WORKER_GRACE, check_scheduler, dask_results, serial_results
+from tablegen.batch.executors import (
+    DEFAULT_WORKER_GRACE,
+    WorkCallback,
+    check_scheduler,
+    dask_results,
+    serial_results,
+)
 from tablegen.batch.plan import Chunk, Plan, make_plan
 from tablegen.compute.kernels.cuda.device import DEVICES, resolve_device
 from tablegen.compute.limits import check_memory, grid_memory
@@ -257,7 +263,7 @@ ProgressCallback = Callable[[int, int, Chunk], None]
 def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client: Client | None = None,
         command: str = "", break_lock: bool = False, progress: ProgressCallback | None = None,
         on_client: Callable[[object], None] | None = None, worker_grace: float | None = None,
-        on_plan: Callable[[Plan], None] | None = None) -> RunSummary:
+        on_plan: Callable[[Plan], None] | None = None, on_work: WorkCallback | None = None) -> RunSummary:
     """Run (or resume) a job to completion; returns what it did.
 
     Parameters
@@ -281,6 +287,10 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
         Seconds without any dask worker before the run stops (default ``cluster.worker_grace``, else 300).
     on_plan : callable, optional
         Called with the plan (:func:`inspect_store`) once the lock is held, before any task (the CLI prints it).
+    on_work : callable, optional
+        ``on_work(chunk, done, step)`` as a running task advances (before each cell, and each metric's exact
+        values), with the cost model's estimated seconds of the chunk done so far (:func:`~.plan.chunk_seconds`
+        in all) and of the step it starts, on this thread; with dask, from the workers within about 0.5 s.
 
     Raises
     ------
@@ -309,9 +319,9 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
         if not chunks:
             results = iter(())
         elif executor == "serial":
-            results = serial_results(config, chunks)
+            results = serial_results(config, chunks, on_work)
         else:
-            results = dask_results(config, chunks, client, on_client, grace)
+            results = dask_results(config, chunks, client, on_client, grace, on_work)
         for chunk in results:
             done += chunk.size
             if progress is not None:

@@ -107,7 +107,7 @@ def job_config(path: str, store: str | None, workers: int, storage_options: dict
 
 
 def run_on_cluster(cluster, config: JobConfig, jobs: int, *, command: str = "", break_lock: bool = False,
-                   progress=None, on_plan=None) -> RunSummary:
+                   progress=None, on_plan=None, on_work=None) -> RunSummary:
     """Keep ``jobs`` batch jobs submitted to ``cluster`` while ``config`` runs on it through a client.
 
     Jobs are submitted only once the store is locked and work remains.  The cluster is adaptive
@@ -122,7 +122,7 @@ def run_on_cluster(cluster, config: JobConfig, jobs: int, *, command: str = "", 
         The job, with a store every worker can reach.
     jobs : int
         Batch jobs to keep submitted while there is work.
-    command, break_lock, progress, on_plan
+    command, break_lock, progress, on_plan, on_work
         As for :func:`tablegen.batch.job.run`.
 
     Returns
@@ -133,7 +133,7 @@ def run_on_cluster(cluster, config: JobConfig, jobs: int, *, command: str = "", 
 
     with Client(cluster) as client:
         return run(config, executor="dask", client=client, command=command, break_lock=break_lock,
-                   progress=progress, on_client=lambda _: _scale(cluster, jobs), on_plan=on_plan)
+                   progress=progress, on_client=lambda _: _scale(cluster, jobs), on_plan=on_plan, on_work=on_work)
 
 
 def _scale(cluster, jobs: int) -> None:

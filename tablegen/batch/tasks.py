@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 
 import numpy as np
 
 from tablegen.batch.config import JobConfig
 from tablegen.batch.plan import Chunk
 from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell_values
+from tablegen.compute.cost import cell_seconds
 from tablegen.compute.mc import DEFAULT_BLOCK_SIZE
 from tablegen.compute.validation import SimulateCellArgs
 from tablegen.store.zarr_store import DATA_VARIABLES, write_chunk
@@ -21,22 +23,41 @@ from tablegen.store.zarr_store import DATA_VARIABLES, write_chunk
 logger = logging.getLogger(__name__)
 
 
-def compute_chunk(config: JobConfig, chunk: Chunk) -> dict[str, np.ndarray]:
-    """Every data variable of the chunk's cells, shaped as in the store over the chunk's region."""
-    p_values, n_values = config.P[chunk.p_slice], config.N[chunk.n_slice]
+#: ``report(done, step)``: a task's estimated single-core seconds done so far and those of the step it starts
+#: now (the cost model's, :mod:`tablegen.compute.cost`), called before each step (a cell's simulation, a
+#: metric's exact values) and once at the end (``step`` 0); ``done`` ends at :func:`~tablegen.batch.plan.chunk_seconds`.
+WorkReport = Callable[[float, float], None]
+
+
+def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = None) -> dict[str, np.ndarray]:
+    """Every data variable of the chunk's cells, shaped as in the store over the chunk's region.
+
+    The cells are simulated one by one, then the exact values are computed metric by metric; ``report``
+    is told the estimated seconds done and those of the next step before each (so a task reports as it
+    starts, and then after each cell).  The order changes no number: seeds are keyed on the cell.
+    """
+    pairs, entries = len(config.Cs) * len(config.alphas), config.metric_entries
     cells = chunk.cells(config)
-    exact = (exact_critical_values_for_cells(cells, config.metric_entries, config.Cs, config.alphas)
-             if config.exact else {})
-    shape = (len(p_values), len(n_values))
+    steps = [cell_seconds(P, N, config.replicates, entries, False, pairs) for P, N in cells]
+    steps += [spec.cells_exact_seconds(cells, pairs) for spec in entries] if config.exact else []
+    step, done, report = iter(steps), 0.0, report or (lambda done, step: None)
     per_cell = {name: [] for name in DATA_VARIABLES}
     for P, N in cells:
+        report(done, seconds := next(step))
         args = SimulateCellArgs(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
                                 config.tail_probabilities, DEFAULT_BLOCK_SIZE)  # the config was checked on load
         arrays = simulate_cell_values(args, exact=False, device=config.device).arrays()  # NaN exact values
-        if config.exact:
-            arrays["exact_critical_value"] = exact[P, N]
         for name in DATA_VARIABLES:
-            per_cell[name].append(arrays[name])
+            per_cell[name].append(np.array(arrays[name]))  # a copy: the exact values are filled in below
+        done += seconds
+    for i, spec in enumerate(entries if config.exact else ()):  # by metric: AUC's sweep serves every cell
+        report(done, seconds := next(step))
+        values = exact_critical_values_for_cells(cells, (spec,), config.Cs, config.alphas)
+        for cell, exact in zip(cells, per_cell["exact_critical_value"], strict=True):
+            exact[i] = values[cell][0]
+        done += seconds
+    report(done, 0.0)
+    shape = (chunk.p_stop - chunk.p_start, chunk.n_stop - chunk.n_start)
     return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
 
 
@@ -46,13 +67,14 @@ def _stack_cells(values: list, shape: tuple[int, int]) -> np.ndarray:
     return stacked.reshape(stacked.shape[:-1] + shape)
 
 
-def run_chunk(config: JobConfig, chunk: Chunk) -> int:
+def run_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = None) -> int:
     """The task: compute a chunk and write it into the store (data, then done flags).
 
-    Idempotent: a retry after a lost worker rewrites the same bytes.  Returns the number of cells.
+    Idempotent: a retry after a lost worker rewrites the same bytes.  ``report`` is told the estimated
+    seconds done as the work advances (:func:`compute_chunk`).  Returns the number of cells.
     """
     start = time.perf_counter()
-    arrays = compute_chunk(config, chunk)
+    arrays = compute_chunk(config, chunk, report)
     write_chunk(config.store_url, (chunk.p_slice, chunk.n_slice), arrays, config.storage_options)
     logger.info("chunk %s: %d cells in %.1f s", chunk.label(config), chunk.size, time.perf_counter() - start)
     return chunk.size

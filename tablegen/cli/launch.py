@@ -146,7 +146,8 @@ def main(argv, parser: argparse.ArgumentParser, make_cluster) -> int:
             print(f"dask dashboard: {cluster.dashboard_link}", flush=True)
             summary = cluster_launch.run_on_cluster(
                 cluster, config, args.jobs, command=shlex.join([parser.prog, *argv]), break_lock=args.break_lock,
-                progress=lambda *a: progress["line"](*a), on_plan=show_plan)
+                progress=lambda *a: progress["line"](*a), on_plan=show_plan,
+                on_work=lambda *a: progress["line"].work(*a))
     except TablegenInputError as error:  # exit codes: tablegen.errors (2 for bad input, 6 for a locked store, ...)
         parser.exit(error.exit_code, f"{parser.prog}: error: {error}\n")
     print(summary)

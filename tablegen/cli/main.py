@@ -68,7 +68,15 @@ def _verbose_everywhere(subparsers) -> None:
 
 
 def main(argv=None) -> int:
-    """Entry point of the ``tablegen`` command; returns the exit code."""
+    """Entry point of the ``tablegen`` command; returns the exit code (:data:`EXIT_BROKEN_PIPE`, quietly, when
+    the reader of standard output went away: ``tablegen verify STORE | head``)."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _main(argv) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.argv = argv
@@ -80,10 +88,32 @@ def main(argv=None) -> int:
         dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
         logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
-        return args.run(args)  # every command's parser sets run=<function(args) -> exit code>
+        code = args.run(args)  # every command's parser sets run=<function(args) -> exit code>
+        sys.stdout.flush()  # here, so that a reader gone early (| head) is met in main(), not at exit
+        return code
     except TablegenInputError as error:
         print(f"tablegen: error: {_option_message(error, args)}", file=sys.stderr)
         return error.exit_code  # exit codes: tablegen.errors, README "Exit codes"
+
+
+#: Exit status when the reader of standard output went away (``tablegen verify STORE | head``): 128 + SIGPIPE,
+#: what a shell reports for a program that a closed pipe stopped.
+EXIT_BROKEN_PIPE = 141
+
+
+def _reader_gone() -> int:
+    """Leave quietly when standard output's reader has closed the pipe: not an error of the command, so no
+    traceback.  Python ignores SIGPIPE, so a write raises ``BrokenPipeError`` instead; standard output is
+    pointed at the null device so that the flush at exit raises nothing more (as Python's documentation of
+    the ``signal`` module advises)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file behind sys.stdout
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def _option_message(error: TablegenInputError, args: argparse.Namespace) -> str:

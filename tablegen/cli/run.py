@@ -13,7 +13,7 @@ import sys
 import time
 
 from tablegen.batch.config import EXECUTORS
-from tablegen.cli.options import storage_options_argument, storage_options_from
+from tablegen.cli.options import metric_name, storage_options_argument, storage_options_from
 from tablegen.cli.progress import ProgressLine, RunProgress
 from tablegen.compute.metrics import known_metrics_text
 
@@ -33,7 +33,8 @@ def _simulate_parser(sub) -> None:
                         "of every C and alpha, as for a simulated lookup: tablegen.lookup.api.simulation_replicates)")
     p.add_argument("--seed", type=int, default=None,
                    help="root seed (default 2005, as for a simulated lookup: the same cell, the same answer)")
-    p.add_argument("--metrics", nargs="+", default=None, help=f"metrics (default all): {known_metrics_text()}")
+    p.add_argument("--metrics", nargs="+", default=None, type=metric_name,
+                   help=f"metrics (default all): {known_metrics_text()}")
     p.add_argument("--C", type=int, nargs="+", default=[10, 100, 1000], help="numbers of competitors")
     p.add_argument("--alpha", type=float, nargs="+", default=[0.01], help="significance levels")
     p.add_argument("--no-exact", action="store_true", help="skip the exact values")
@@ -151,9 +152,13 @@ def _run_run(args) -> int:
         print(format_plan(config, plan), file=text, flush=True)
         progress["line"] = RunProgress(config, plan)
 
+    def show_client(client) -> None:  # the cluster is up: the tasks are submitted next
+        progress["line"].tasks_started()
+        print(f"dask dashboard: {client.dashboard_link}", file=text, flush=True)
+
     summary = run(config, executor=args.executor, command=" ".join(["tablegen", *args.argv]),
                   break_lock=args.break_lock, progress=lambda *a: progress["line"](*a),
-                  worker_grace=args.worker_grace, on_plan=show_plan,
-                  on_client=lambda client: print(f"dask dashboard: {client.dashboard_link}", file=text, flush=True))
+                  worker_grace=args.worker_grace, on_plan=show_plan, on_client=show_client,
+                  on_work=lambda *a: progress["line"].work(*a))
     print(json.dumps(summary.to_dict(), indent=2) if args.json else summary)
     return 0

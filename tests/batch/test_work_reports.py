@@ -1,0 +1,69 @@
+"""Tasks report their work as it advances (for the progress line), the same numbers whoever runs them, and a
+LocalCluster run ends without a lost-result or killed-worker warning."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+from jobtools import small_config
+
+from tablegen.batch.job import run
+from tablegen.batch.plan import Chunk, chunk_grid, chunk_seconds
+from tablegen.batch.tasks import compute_chunk
+from tablegen.compute.cell import exact_critical_values_for_cells
+
+_SMALL = {"replicates": 10_000, "Cs": [10], "alphas": [0.05]}
+
+
+def test_a_task_reports_each_step_before_it_starts_and_its_whole_cost_at_the_end(tmp_path):
+    config = small_config(tmp_path / "unused.zarr", grid={"P": [5, 10], "N": [8, 16]}, **_SMALL)
+    chunk = Chunk(0, 2, 0, 2)
+    reports = []
+    arrays = compute_chunk(config, chunk, lambda done, step: reports.append((done, step)))
+    cells, metrics = chunk.size, len(config.metrics)
+    assert len(reports) == cells + metrics + 1  # before each cell, before each metric's exact values, at the end
+    assert reports[0][0] == 0 and reports[0][1] > 0  # the first comes before any work
+    for (done, step), (next_done, _) in zip(reports, reports[1:]):
+        assert next_done == pytest.approx(done + step)  # each step's cost is counted once it is done
+    assert reports[-1] == (pytest.approx(chunk_seconds(config, chunk)), 0.0)  # the plan's estimate of the chunk
+    # the exact values, filled in metric by metric, are those computed for all metrics at once
+    whole = exact_critical_values_for_cells(chunk.cells(config), config.metric_entries, config.Cs, config.alphas)
+    expected = np.stack([whole[cell] for cell in chunk.cells(config)], axis=-1).reshape(
+        arrays["exact_critical_value"].shape)
+    np.testing.assert_array_equal(arrays["exact_critical_value"], expected)
+
+
+def test_a_serial_run_hands_every_report_to_on_work():
+    config = small_config("memory://work-reports.zarr", grid={"P": [5], "N": [8, 16]}, **_SMALL)
+    seen = []
+    run(config, executor="serial", on_work=lambda chunk, done, step: seen.append((chunk, done, step)))
+    chunk = Chunk(0, 1, 0, 2)
+    assert {c for c, _, _ in seen} == {chunk}
+    assert seen[-1][1] == pytest.approx(chunk_seconds(config, chunk)) and seen[-1][2] == 0.0
+
+
+@pytest.mark.slow
+def test_a_local_cluster_run_reports_from_its_workers_and_ends_without_warnings(tmp_path):
+    config = small_config(tmp_path / "cluster.zarr", **_SMALL)
+    seen, records = [], _Records()
+    logging.getLogger("distributed").addHandler(records)  # dask's loggers may not propagate to the root
+    try:
+        run(config, on_work=lambda chunk, done, step: seen.append((chunk, done, step)))
+    finally:
+        logging.getLogger("distributed").removeHandler(records)
+    reports = [(chunk, done) for chunk, done, _ in seen if chunk is not None]  # None: a look with no news
+    assert reports and {chunk for chunk, _ in reports} <= set(chunk_grid(config))
+    assert all(done <= chunk_seconds(config, chunk) * (1 + 1e-9) for chunk, done in reports)
+    noise = [message for message in records.messages if "still alive" in message or "lose already" in message]
+    assert not noise, noise
+
+
+class _Records(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
