@@ -41,15 +41,17 @@ def test_the_report_is_the_sources_answers_unchanged(small):
 def test_the_report_reads_as_text_tables_and_json(small):
     _, _, report = small
     frame = report.to_frame()
-    assert frame.shape == (6, 5) and frame.loc[("auc", report["auc"].winner), "winner"]
+    assert frame.shape == (6, 7) and frame.loc[("auc", report["auc"].winner), "winner"]
     assert frame.loc[("auc", "c"), "max-T p (adjusted)"] == report["auc"].versus_models.adjusted_p_values["c"]
     others = report["auc"].versus_others
     assert frame.loc[("auc", "c"), "p vs winner (Holm)"] == others.adjusted_p_values[others.winner, "c"]
     assert bool(frame.loc[("auc", others.winner), "in best set"])
     markdown = report.to_markdown()
-    assert markdown.startswith("| metric | model | value | winner | max-T p (adjusted) | p vs winner (Holm) |")
+    assert markdown.startswith("| metric | model | value | 95% CI low | 95% CI high | winner | max-T p (adjusted) |")
+    low, high = frame.loc[("auc", "a"), ["95% CI low", "95% CI high"]]
+    assert (low, high) == report["auc"].intervals["a"] and low <= report["auc"].values["a"] <= high
     assert report["auc"].sentence() in markdown
-    assert "\\begin{tabular}{llrlrrl}" in report.to_latex() and "best\\_f1" in report.to_latex()
+    assert "\\begin{tabular}{llrrrlrrl}" in report.to_latex() and "best\\_f1" in report.to_latex()
     assert json.loads(json.dumps(report.to_dict()))["metrics"][0]["metric"] == "auc"
     assert "only 7 positives" in report.sentence()  # the few-items note
 

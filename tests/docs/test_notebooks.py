@@ -210,7 +210,7 @@ def test_from_predictions():
     assert 1 < effective < 3
     independent, permuted = (float(v) for v in re.findall(r"^critical AUC, best of .*: ([\d.]+)$", text, flags=re.M))
     assert permuted < independent
-    assert "significant: ['logistic C=" in text and "\\begin{tabular}{llrlrrl}" in text
+    assert "significant: ['logistic C=" in text and "\\begin{tabular}{llrrrlrrl}" in text
     assert images(nb) == 1
 
 

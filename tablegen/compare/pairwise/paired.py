@@ -11,8 +11,8 @@ DeLong for AUC and the swap permutation for the other metrics):
   exact over every pattern for n <= 16 items, else R keyed random patterns with a 95% interval.
 
 The confidence interval of the difference is DeLong's for ``"delong"``, and otherwise a bootstrap interval
-(scipy's ``bootstrap``, items resampled in pairs, seeded, 2,000 resamples; BCa up to 2,000 items, percentile
-beyond; NaN where the resamples' law is degenerate).
+(scipy's ``bootstrap``, items resampled in pairs within each class, seeded, 2,000 resamples; BCa up to 2,000
+items, percentile beyond; NaN where the resamples' law is degenerate).
 """
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def _mcnemar(q, mid_p: bool) -> PairedTestResult:
     b, c = int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b))
     p = mcnemar_p(b, c, q.alternative, mid_p)
     accuracy_a, accuracy_b = float(right_a.mean()), float(right_b.mean())
-    low, high = _bootstrap(lambda i: right_a[i].mean() - right_b[i].mean(), q)
+    low, high = _bootstrap(lambda i: right_a[i].mean() - right_b[i].mean(), q.labels, q.seed)
     return PairedTestResult("accuracy", accuracy_a, accuracy_b, accuracy_a - accuracy_b, low, high, float(b), p,
                             "mcnemar" + (" (mid-p)" if mid_p else ""), q.alternative)
 
@@ -198,29 +198,57 @@ def _permutation(q) -> PairedTestResult:
     else:
         low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
         p, interval = (hits + 1) / (M + 1), (float(low), float(high))
-    ci = _bootstrap(lambda i: q.metric_difference(i), q)
+    ci = _bootstrap(lambda i: q.metric_difference(i), q.labels, q.seed)
     return PairedTestResult(q.spec.name, a, b, observed, ci[0], ci[1], observed, float(p), "permutation",
                             q.alternative, None if exact else M, None if exact else q.seed, interval)
 
 
-def _bootstrap(statistic, q) -> tuple[float, float]:
-    """The 95% bootstrap interval of ``statistic(indices)`` over paired resamples of the items (scipy, seeded):
+def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "auc", seed: int | None = None,
+                       positive_label: object = None) -> tuple[float, float]:
+    """The 95% bootstrap interval of one model's metric on this test set (positives and negatives resampled
+    apart, seeded; BCa up to 2,000 items, percentile beyond; NaN ends where the resamples' law is degenerate).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(3)
+    >>> y = np.r_[np.ones(30), np.zeros(40)]
+    >>> low, high = bootstrap_interval(y, y + rng.normal(size=70), metric="auc")
+    >>> bool(0.5 < low < high < 1.0)
+    True
+    """
+    from tablegen.compare.pairwise.validation import metric_on_items
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, check_score_metric
+    from tablegen.compute.validation import check_seed
+
+    y = check_binary_labels(labels, positive_label)
+    s = check_model_scores({"scores": scores}, y.size)["scores"]
+    spec = get_metric(check_score_metric(metric))
+    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
+    return _bootstrap(lambda i: metric_on_items(spec, y, s, i), y, seed)
+
+
+def _bootstrap(statistic, labels: np.ndarray, seed: int) -> tuple[float, float]:
+    """The 95% bootstrap interval of ``statistic(items)`` (scipy, seeded), resampling the positives and the
+    negatives apart (stratified, as R's pROC does: every resample keeps P and N, so every metric is defined):
     BCa up to :data:`~.validation.BCA_ITEMS` items (its jackknife scores every leave-one-out sample), the
-    percentile interval beyond; NaN where the resamples' law is degenerate (e.g. a handful of items)."""
+    percentile interval beyond; NaN where the resamples' law is degenerate."""
     import warnings
 
     from scipy.stats import bootstrap
 
     from tablegen.compare.pairwise.validation import BCA_ITEMS
 
-    indices = np.arange(q.labels.size)
-    method = "BCa" if indices.size <= BCA_ITEMS else "percentile"
+    positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+    method = "BCa" if labels.size <= BCA_ITEMS else "percentile"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns of a degenerate law, which NaN ends say here
         try:
-            result = bootstrap((indices,), lambda i: statistic(np.asarray(i, dtype=np.int64)), vectorized=False,
+            result = bootstrap((positives, negatives),
+                               lambda p, n: statistic(np.concatenate([p, n]).astype(np.int64)), vectorized=False,
                                n_resamples=BOOTSTRAP_RESAMPLES, method=method, confidence_level=0.95,
-                               random_state=np.random.default_rng(q.seed))
+                               random_state=np.random.default_rng(seed))
         except (ValueError, TablegenInputError):  # a degenerate law
             return float("nan"), float("nan")
     low, high = result.confidence_interval

@@ -41,16 +41,22 @@ class PairQuestion:
 
     def metric_difference(self, items: np.ndarray) -> float:
         """metric(a) - metric(b) on the items ``items`` (a bootstrap resample; NaN without both classes)."""
-        from tablegen.compute.metrics_from_scores import threshold_groups
+        return (metric_on_items(self.spec, self.labels, self.scores_a, items)
+                - metric_on_items(self.spec, self.labels, self.scores_b, items))
 
-        y = self.labels[items]
-        if y.min() == y.max():
-            return float("nan")
-        try:
-            return float(self.spec.score_groups(threshold_groups(y, self.scores_a[items]))
-                         - self.spec.score_groups(threshold_groups(y, self.scores_b[items])))
-        except TablegenInputError:  # tp_at_k: a resample whose ties straddle k
-            return float("nan")
+
+def metric_on_items(spec: Metric, labels: np.ndarray, scores: np.ndarray, items: np.ndarray) -> float:
+    """The metric of one model on the items ``items`` (a bootstrap resample): NaN without both classes, or
+    where tied scores straddle tp_at_k's cut-off."""
+    from tablegen.compute.metrics_from_scores import threshold_groups
+
+    y = labels[items]
+    if y.min() == y.max():
+        return float("nan")
+    try:
+        return float(spec.score_groups(threshold_groups(y, scores[items])))
+    except TablegenInputError:
+        return float("nan")
 
 
 def checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed,

@@ -38,6 +38,8 @@ class MetricReport:
     metric : str
     values : dict
         Each applicable model's value.
+    intervals : dict
+        Each applicable model's 95% bootstrap interval of its value (items resampled, seeded).
     winner : str or None
     versus_random : MetricVerdict
         The winner against the best of C independent random classifiers (critical value, p-value, method).
@@ -59,6 +61,7 @@ class MetricReport:
 
     metric: str
     values: dict
+    intervals: dict
     winner: str | None
     versus_random: object
     versus_models: object
@@ -84,7 +87,8 @@ class MetricReport:
         return " ".join(parts)
 
     def to_dict(self) -> dict:
-        return {"metric": self.metric, "values": dict(self.values), "winner": self.winner,
+        return {"metric": self.metric, "values": dict(self.values),
+                "intervals": {m: list(v) for m, v in self.intervals.items()}, "winner": self.winner,
                 "versus_random": self.versus_random.to_dict(),
                 "versus_models": None if self.versus_models is None else self.versus_models.to_dict(),
                 "versus_others": None if self.versus_others is None else self.versus_others.to_dict(),
@@ -101,7 +105,7 @@ class Evaluation:
     >>> y = np.r_[np.ones(15), np.zeros(25)]
     >>> report = evaluate(y, {"a": y + rng.normal(size=40), "b": rng.normal(size=40)}, metrics=["auc"])
     >>> report["auc"].winner, report.C, report.to_frame().shape
-    ('a', 2, (2, 5))
+    ('a', 2, (2, 7))
     """
 
     P: int
@@ -131,15 +135,17 @@ class Evaluation:
                 "metrics": [report.to_dict() for report in self]}
 
     def rows(self) -> list[dict]:
-        """One row per (metric, model): value, winner, the max-T adjusted p-value, the Holm-adjusted p-value of
-        the winner against it, and whether it is in the confidence set of the best."""
+        """One row per (metric, model): value and its 95% bootstrap interval, winner, the max-T adjusted p-value,
+        the Holm-adjusted p-value of the winner against it, and whether it is in the confidence set of the best."""
         rows = []
         for report in self:
             selection = report.versus_models
             for model in self.models:
                 value = report.values.get(model)
+                low, high = report.intervals.get(model, (float("nan"), float("nan")))
                 rows.append({"metric": report.metric, "model": model,
-                             "value": float("nan") if value is None else value,
+                             "value": float("nan") if value is None else value, "95% CI low": low,
+                             "95% CI high": high,
                              "winner": model == report.winner,
                              "max-T p (adjusted)": _p_of(selection, model),
                              "p vs winner (Holm)": _p_vs_winner(report.versus_others, model),
@@ -226,7 +232,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
     ('good', True, True)
     """
-    from tablegen.compare.pairwise.paired import pairwise_tests
+    from tablegen.compare.pairwise.paired import bootstrap_interval, pairwise_tests
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import significance_test_from_scores
@@ -250,8 +256,9 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         applicable = {m: models[m] for m in verdict.scores}
         if len(applicable) >= 2:
             others = pairwise_tests(y, applicable, metric=verdict.metric, against="winner", alpha=alpha, seed=seed)
-        reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), verdict.winner, verdict,
-                                               selection, others, notes)
+        intervals = {m: bootstrap_interval(y, models[m], metric=verdict.metric, seed=seed) for m in verdict.scores}
+        reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
+                                               verdict, selection, others, notes)
         logger.info("evaluate: %s done", verdict.metric)
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
 
