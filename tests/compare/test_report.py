@@ -95,5 +95,9 @@ def test_bad_input_is_refused_naming_the_argument():
         tablegen.evaluate([1, 0, 1], {"a": [0.1, 0.2]})
     with pytest.raises(tablegen.TablegenInputError, match="NaN"):
         tablegen.evaluate([1, 0, 1], {"a": [0.1, np.nan, 0.3]})
+    with pytest.raises(tablegen.TablegenInputError, match="scores of 'a' must be numbers"):
+        tablegen.evaluate([1, 0, 1], {"a": ["x", "y", "z"]})
+    with pytest.raises(tablegen.TablegenInputError, match="say which is positive"):
+        tablegen.evaluate(["cat", "dog", "cat"], {"a": [0.1, 0.2, 0.3]})
     with pytest.raises(tablegen.TablegenInputError, match="C = 1 is less than the 2 models"):
         tablegen.evaluate([1, 0, 1, 0], {"a": [1, 2, 3, 4], "b": [4, 3, 2, 1]}, C=1)
