@@ -1,6 +1,7 @@
 """Paired tests of two models on one test set, against independent references: a naive O(PN) DeLong, R's pROC
-(tests/data/proc_delong/: cases.csv read by delong.R, expected.csv its output), scipy's binomial test for
-McNemar, and enumerating every swap pattern with the registry's scorers for the permutation test."""
+(tests/data/proc_delong/: cases.csv read by delong.R, expected.csv its output), scipy's binomial test and
+statsmodels' exact McNemar (tests/data/statsmodels_mcnemar/: expected.csv written by mcnemar.py) for McNemar,
+and enumerating every swap pattern with the registry's scorers for the permutation test."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tablegen.compute.metrics_from_scores import threshold_groups
 from tablegen.errors import TablegenInputError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "proc_delong"
+STATSMODELS_MCNEMAR = Path(__file__).resolve().parents[1] / "data" / "statsmodels_mcnemar" / "expected.csv"
 
 
 def _naive_delong(y, scores):
@@ -80,7 +82,24 @@ def test_mcnemar_from_predictions_counts_the_discordant_items():
     assert result.p_value == pytest.approx(binomtest(4, 4, 0.5).pvalue)
 
 
-def _brute_swap_p(y, a, b, metric, alternative):
+def test_mcnemar_equals_statsmodels_exact_mcnemar():
+    for row in csv.DictReader(open(STATSMODELS_MCNEMAR)):
+        counts = [int(row[k]) for k in ("both_right", "only_a_right", "only_b_right", "both_wrong")]
+        right = [(True, True), (True, False), (False, True), (False, False)]  # (A right, B right) per cell
+        y, a, b = [], [], []
+        for (a_right, b_right), count in zip(right, counts):
+            for i in range(count):  # alternate the classes; a prediction is right when it equals the label
+                label = i % 2
+                y.append(label)
+                a.append(label if a_right else 1 - label)
+                b.append(label if b_right else 1 - label)
+        result = paired_test(y, a, b, method="mcnemar")
+        assert min(result.statistic, counts[1] + counts[2] - result.statistic) == float(row["statistic"])
+        assert result.p_value == pytest.approx(float(row["p_value"]), rel=1e-12)
+
+
+def _brute_swap_p(y, a, b, metric):
+    """(two-sided, greater) p-values by scoring every swap pattern with the registry's scorer."""
     spec = get_metric(metric)
     n = y.size
     ra, rb = (np.argsort(np.argsort(s, kind="stable"), kind="stable") for s in (a, b))  # untied scores: ranks
@@ -88,12 +107,13 @@ def _brute_swap_p(y, a, b, metric, alternative):
     def value(s):
         return spec.score_groups(threshold_groups(y, s))
     observed = value(ra) - value(rb)
-    reach = 0
+    both, greater = 0, 0
     for flags in itertools.product((0, 1), repeat=n):
         f = np.array(flags, bool)
         d = value(np.where(f, rb, ra)) - value(np.where(f, ra, rb))
-        reach += (abs(d) >= abs(observed) - 1e-9) if alternative == "two-sided" else (d >= observed - 1e-9)
-    return reach / 2 ** n
+        both += abs(d) >= abs(observed) - 1e-9
+        greater += d >= observed - 1e-9
+    return {"two-sided": both / 2 ** n, "greater": greater / 2 ** n}
 
 
 @pytest.mark.parametrize("metric", ["auc", "best_f1", "best_accuracy", "average_precision", "best_mcc"])
@@ -101,10 +121,11 @@ def test_the_exact_swap_permutation_equals_enumerating_every_pattern(metric):
     rng = np.random.default_rng(5)
     y = np.array([1, 0, 1, 1, 0, 0, 1, 0, 0, 1])
     a, b = y + rng.normal(size=10), rng.normal(size=10)
+    brute = _brute_swap_p(y, a, b, metric)
     for alternative in ("two-sided", "greater"):
         result = paired_test(y, a, b, metric=metric, method="permutation", alternative=alternative)
         assert result.replicates is None and result.p_interval[0] == result.p_value
-        assert result.p_value == pytest.approx(_brute_swap_p(y, a, b, metric, alternative), abs=1e-12)
+        assert result.p_value == pytest.approx(brute[alternative], abs=1e-12)
 
 
 def test_the_random_swap_patterns_bracket_the_exact_answer_and_repeat():
@@ -153,11 +174,16 @@ def test_many_models_holm_and_the_confidence_set_of_the_best():
     ({"metric": "nope"}, "unknown metric"),
     ({"R": 5}, "R must be an integer >= 100"),
     ({"method": "permutation", "metric": "tp_at_2"}, "tp_at_2 is not defined"),
+    ({"labels": [1, 0, 2, 0, 1, 0]}, "labels must hold exactly two classes"),
+    ({"labels": [1, 1, 1, 1, 1, 1]}, "labels must hold exactly two classes"),
+    ({"scores_b": [0.2, 0.4, np.inf, 0.1, 0.5, 0.6]}, "scores_b"),
 ])
 def test_bad_arguments_are_refused_naming_them(kwargs, message):
-    y = np.array([1, 0, 1, 0, 1, 0])
+    arguments = {"labels": np.array([1, 0, 1, 0, 1, 0]), "scores_a": [0.9, 0.1, 0.8, 0.3, 0.6, 0.5],
+                 "scores_b": [0.2, 0.4, 0.9, 0.1, 0.5, 0.6]}
+    arguments.update({k: kwargs.pop(k) for k in list(kwargs) if k in arguments})
     with pytest.raises(TablegenInputError, match=message):
-        paired_test(y, [0.9, 0.1, 0.8, 0.3, 0.6, 0.5], [0.2, 0.4, 0.9, 0.1, 0.5, 0.6], **kwargs)
+        paired_test(arguments["labels"], arguments["scores_a"], arguments["scores_b"], **kwargs)
 
 
 def test_mismatched_or_missing_scores_are_refused():
