@@ -60,6 +60,18 @@ def test_delong_equals_r_proc():
                                                                 rel=1e-9)
 
 
+def test_the_interval_level_is_one_minus_alpha():
+    from scipy.stats import norm
+    rng = np.random.default_rng(8)
+    y = np.r_[np.ones(30), np.zeros(40)]
+    a, b = 1.5 * y + rng.normal(size=70), y + rng.normal(size=70)
+    wide, narrow = (paired_test(y, a, b, alpha=alpha) for alpha in (0.05, 0.2))
+    half = (wide.ci_high - wide.ci_low) / 2 / norm.ppf(0.975) * norm.ppf(0.9)  # the same standard error
+    assert (narrow.ci_low, narrow.ci_high) == pytest.approx((wide.difference - half, wide.difference + half))
+    assert narrow.confidence_level == pytest.approx(0.8) and "80% CI" in narrow.sentence()
+    assert narrow.p_value == wide.p_value and "alpha = 0.2" in narrow.sentence()
+
+
 @pytest.mark.parametrize(("b", "c"), [(0, 0), (1, 0), (10, 2), (2, 10), (7, 7), (25, 13), (0, 9), (40, 60)])
 def test_mcnemar_is_the_exact_binomial_test_on_the_discordant_pairs(b, c):
     for alternative in ("two-sided", "greater", "less"):
@@ -161,6 +173,9 @@ def test_many_models_holm_and_the_confidence_set_of_the_best():
     assert list(result.adjusted_p_values.values()) == pytest.approx(adjust_p_values(raw, "holm").tolist())
     assert all(t.alternative == "greater" for t in result.tests.values())
     assert "close" in result.best_set and "noise" not in result.best_set and "weak" not in result.best_set
+    bonferroni = {m for (_, m), t in result.tests.items() if 3 * t.p_value <= 0.05}  # beaten at alpha / (K - 1)
+    holm = {m for (_, m), p in result.adjusted_p_values.items() if p <= 0.05}
+    assert set(result.best_set) == set(models) - bonferroni and set(result.best_set) >= set(models) - holm
     every = pairwise_tests(y, models, metric="auc", against="all")
     assert len(every.tests) == 6 and all(t.alternative == "two-sided" for t in every.tests.values())
 
@@ -174,6 +189,7 @@ def test_many_models_holm_and_the_confidence_set_of_the_best():
     ({"metric": "nope"}, "unknown metric"),
     ({"R": 5}, "R must be an integer >= 100"),
     ({"method": "permutation", "metric": "tp_at_2"}, "tp_at_2 is not defined"),
+    ({"alpha": 1.5}, "alpha must be in"),
     ({"labels": [1, 0, 2, 0, 1, 0]}, "labels must hold exactly two classes"),
     ({"labels": [1, 1, 1, 1, 1, 1]}, "labels must hold exactly two classes"),
     ({"scores_b": [0.2, 0.4, np.inf, 0.1, 0.5, 0.6]}, "scores_b"),

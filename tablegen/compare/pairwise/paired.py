@@ -44,7 +44,8 @@ class PairedTestResult:
     difference : float
         value_a - value_b.
     ci_low, ci_high : float
-        The difference's 95% confidence interval (DeLong's normal interval, else bootstrap BCa).
+        The difference's ``confidence_level`` interval (DeLong's normal interval, else bootstrap BCa), not
+        adjusted for multiplicity.
     statistic : float
         DeLong's z; McNemar's b (items only A gets right, of b + c discordant); the permutation's difference.
     p_value : float
@@ -57,6 +58,8 @@ class PairedTestResult:
         The Monte Carlo's patterns and root seed (None when exact).
     p_interval : tuple
         95% Clopper–Pearson interval of the exact permutation p-value (equal ends when exact).
+    confidence_level : float
+        Of ``ci_low``/``ci_high``: 1 - ``alpha`` of :func:`paired_test`.
 
     Examples
     --------
@@ -79,14 +82,16 @@ class PairedTestResult:
     replicates: int | None = None
     seed: int | None = None
     p_interval: tuple = field(default=(float("nan"), float("nan")))
+    confidence_level: float = 0.95
 
     def significant(self, alpha: float = 0.05) -> bool:
         """Whether the p-value is at most ``alpha``."""
         return self.p_value <= alpha
 
-    def sentence(self, names: tuple[str, str] = ("A", "B"), alpha: float = 0.05) -> str:
-        """The verdict in words, with the method."""
+    def sentence(self, names: tuple[str, str] = ("A", "B"), alpha: float | None = None) -> str:
+        """The verdict in words, with the method (``alpha`` defaults to 1 - ``confidence_level``)."""
         a, b = names
+        alpha = round(1.0 - self.confidence_level, 12) if alpha is None else alpha
         verdict = "differs significantly from" if self.significant(alpha) else "does not differ significantly from"
         how = {"delong": "DeLong's test, asymptotic", "mcnemar": "exact McNemar test"}.get(self.method)
         if how is None:
@@ -94,7 +99,8 @@ class PairedTestResult:
                    f"{self.replicates:,} random swap patterns, seed {self.seed}; 95% interval "
                    f"[{self.p_interval[0]:.3g}, {self.p_interval[1]:.3g}]")
         return (f"{a}'s {self.metric} {self.value_a:.4g} {verdict} {b}'s {self.value_b:.4g} at alpha = {alpha:g}: "
-                f"difference {self.difference:+.4g} (95% CI [{self.ci_low:.4g}, {self.ci_high:.4g}]), "
+                f"difference {self.difference:+.4g} ({100 * self.confidence_level:g}% CI "
+                f"[{self.ci_low:.4g}, {self.ci_high:.4g}]), "
                 f"p = {self.p_value:.3g} ({self.alternative}; {how})")
 
     def to_dict(self) -> dict:
@@ -103,13 +109,13 @@ class PairedTestResult:
                 "difference": self.difference, "ci_low": self.ci_low, "ci_high": self.ci_high,
                 "statistic": self.statistic, "p_value": self.p_value, "method": self.method,
                 "alternative": self.alternative, "replicates": self.replicates, "seed": self.seed,
-                "p_interval": list(self.p_interval)}
+                "p_interval": list(self.p_interval), "confidence_level": self.confidence_level}
 
 
 def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, metric: str = "auc",
                 method: str = "auto", alternative: str = "two-sided", threshold: float | None = None,
                 mid_p: bool = False, R: int | None = None, seed: int | None = None,
-                positive_label: object = None) -> PairedTestResult:
+                positive_label: object = None, alpha: float = 0.05) -> PairedTestResult:
     """Is model A better than model B on this test set?
 
     Parameters
@@ -131,6 +137,8 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     R, seed : int, optional
         Random swap patterns (default 10,000) and root seed (default 2005) of a permutation test over 16 items.
     positive_label : optional
+    alpha : float
+        The difference's confidence interval is at level 1 - alpha (default 95%).
 
     Returns
     -------
@@ -146,21 +154,23 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     ('delong', True, True)
     """
     from tablegen.compare.pairwise.validation import checked_pair
+    from tablegen.compute.validation import check_alpha
 
+    level = 1.0 - check_alpha("alpha", alpha)
     q = checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed, positive_label)
     if q.method == "delong":
-        return _delong(q)
+        return _delong(q, level)
     if q.method == "mcnemar":
-        return _mcnemar(q, mid_p)
-    return _permutation(q)
+        return _mcnemar(q, mid_p, level)
+    return _permutation(q, level)
 
 
-def _delong(q) -> PairedTestResult:
+def _delong(q, level: float) -> PairedTestResult:
     from scipy.stats import norm
 
     from tablegen.compare.pairwise.delong import delong_difference
 
-    difference, se, z, (low, high) = delong_difference(q.labels, q.scores_a, q.scores_b, 0.95)
+    difference, se, z, (low, high) = delong_difference(q.labels, q.scores_a, q.scores_b, level)
     if q.alternative == "greater":
         p = float(norm.sf(z))
     elif q.alternative == "less":
@@ -168,10 +178,11 @@ def _delong(q) -> PairedTestResult:
     else:
         p = float(2.0 * norm.sf(abs(z)))
     a, b = q.values()
-    return PairedTestResult(q.spec.name, a, b, difference, low, high, z, min(p, 1.0), "delong", q.alternative)
+    return PairedTestResult(q.spec.name, a, b, difference, low, high, z, min(p, 1.0), "delong", q.alternative,
+                            confidence_level=level)
 
 
-def _mcnemar(q, mid_p: bool) -> PairedTestResult:
+def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
     from tablegen.compare.pairwise.tests import mcnemar_p
 
     right_a = (q.scores_a >= q.threshold) == (q.labels == 1)
@@ -179,12 +190,12 @@ def _mcnemar(q, mid_p: bool) -> PairedTestResult:
     b, c = int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b))
     p = mcnemar_p(b, c, q.alternative, mid_p)
     accuracy_a, accuracy_b = float(right_a.mean()), float(right_b.mean())
-    low, high = _bootstrap(lambda i: right_a[i].mean() - right_b[i].mean(), q.labels, q.seed)
+    low, high = _bootstrap(lambda i: right_a[i].mean() - right_b[i].mean(), q.labels, q.seed, level)
     return PairedTestResult("accuracy", accuracy_a, accuracy_b, accuracy_a - accuracy_b, low, high, float(b), p,
-                            "mcnemar" + (" (mid-p)" if mid_p else ""), q.alternative)
+                            "mcnemar" + (" (mid-p)" if mid_p else ""), q.alternative, confidence_level=level)
 
 
-def _permutation(q) -> PairedTestResult:
+def _permutation(q, level: float) -> PairedTestResult:
     from tablegen.compare.pairwise.tests import swap_null, swap_p
     from tablegen.compute.stats import CI_LEVEL, clopper_pearson
 
@@ -198,9 +209,9 @@ def _permutation(q) -> PairedTestResult:
     else:
         low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
         p, interval = (hits + 1) / (M + 1), (float(low), float(high))
-    ci = _bootstrap(lambda i: q.metric_difference(i), q.labels, q.seed)
+    ci = _bootstrap(lambda i: q.metric_difference(i), q.labels, q.seed, level)
     return PairedTestResult(q.spec.name, a, b, observed, ci[0], ci[1], observed, float(p), "permutation",
-                            q.alternative, None if exact else M, None if exact else q.seed, interval)
+                            q.alternative, None if exact else M, None if exact else q.seed, interval, level)
 
 
 def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "auc", seed: int | None = None,
@@ -229,8 +240,8 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     return _bootstrap(lambda i: metric_on_items(spec, y, s, i), y, seed)
 
 
-def _bootstrap(statistic, labels: np.ndarray, seed: int) -> tuple[float, float]:
-    """The 95% bootstrap interval of ``statistic(items)`` (scipy, seeded), resampling the positives and the
+def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` bootstrap interval of ``statistic(items)`` (scipy, seeded), resampling the positives and the
     negatives apart (stratified, as R's pROC does: every resample keeps P and N, so every metric is defined):
     BCa up to :data:`~.validation.BCA_ITEMS` items (its jackknife scores every leave-one-out sample), the
     percentile interval beyond; NaN where the resamples' law is degenerate."""
@@ -247,7 +258,7 @@ def _bootstrap(statistic, labels: np.ndarray, seed: int) -> tuple[float, float]:
         try:
             result = bootstrap((positives, negatives),
                                lambda p, n: statistic(np.concatenate([p, n]).astype(np.int64)), vectorized=False,
-                               n_resamples=BOOTSTRAP_RESAMPLES, method=method, confidence_level=0.95,
+                               n_resamples=BOOTSTRAP_RESAMPLES, method=method, confidence_level=level,
                                random_state=np.random.default_rng(seed))
         except (ValueError, TablegenInputError):  # a degenerate law
             return float("nan"), float("nan")
@@ -270,8 +281,13 @@ class PairwiseResult:
     adjusted_p_values : dict
         (model A, model B) -> Holm-adjusted p-value over the pairs tested.
     best_set : tuple of str
-        The winner and every model it does not beat at ``alpha`` after Holm: a set that holds the best model
-        (the one with the largest expected value) with probability >= 1 - alpha when ``against="winner"``.
+        The confidence set of the best: the winner and every model m the winner does not beat at level
+        alpha / (K - 1), K models (Bonferroni over the winner's K - 1 comparisons; Hsu's multiple comparisons
+        with the best, single-step).  It holds the best model m* (largest expected value) with probability
+        >= 1 - alpha: m* is left out only if some j != m* beats it at alpha / (K - 1), each such test has that
+        level when j is not better than m*, and there are K - 1 of them.  A superset of the models not beaten
+        after Holm (step-down, which has no such proof for a data-chosen winner); from the same p-values for
+        ``against="winner"`` (one-sided) or ``"all"`` (the two-sided p of the pair; conservative).
     alpha : float
 
     Examples
@@ -334,8 +350,8 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
         pairs = [(a, b) if values[a] >= values[b] else (b, a) for i, a in enumerate(names) for b in names[i + 1:]]
         alternative = "two-sided"
     tests = {(a, b): paired_test(y, models[a], models[b], metric=metric, method=method, alternative=alternative,
-                                 threshold=threshold, R=R, seed=seed) for a, b in pairs}
+                                 threshold=threshold, R=R, seed=seed, alpha=alpha) for a, b in pairs}
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
-    beaten = {b for (a, b), p in adjusted.items() if a == winner and p <= alpha}
+    beaten = {b for (a, b), t in tests.items() if a == winner and (len(models) - 1) * t.p_value <= alpha}
     best_set = tuple(m for m in models if m not in beaten)
     return PairwiseResult(spec.name, winner, tests, adjusted, best_set, alpha)
