@@ -21,7 +21,7 @@ from tablegen.cli.topk import add_topk_parser
 from tablegen.errors import TablegenInputError
 
 # Everything else is imported by the command that needs it: `tablegen --help` and a lookup load no
-# dask, zarr or xarray (README §12, benchmarks/bench_startup.py).
+# dask, zarr or xarray (docs/explanation/performance.md, benchmarks/bench_startup.py).
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):

@@ -86,6 +86,14 @@ def shell_commands() -> list[str]:
     return commands
 
 
+def test_no_source_cites_a_readme_section():
+    """The README's sections became the site's pages: code, configs and notes name pages, not "README §n"."""
+    stale = [f"{path.relative_to(ROOT)}:{n}" for folder in ("tablegen", "jobs", "configs", "benchmarks", "tests")
+             for path in (ROOT / folder).rglob("*") if path.suffix in (".py", ".md", ".yaml") and path != Path(__file__)
+             for n, line in enumerate(path.read_text(errors="ignore").splitlines(), 1) if "README §" in line]
+    assert not stale, stale
+
+
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: str(path.relative_to(ROOT)))
 def test_the_documentation_points_at_nothing_outside_the_repository(document):
     """A user gets the repository: every relative link resolves to a file in it, and nothing names a design
