@@ -81,7 +81,8 @@ class MetricReport:
             method = next(iter(others.tests.values())).method
             parts.append(f"Against each other model ({method}, Holm): {self.winner} beats "
                          f"{', '.join(beaten) if beaten else 'none of them'} at alpha = {others.alpha:g}; "
-                         f"the best model is among {{{', '.join(others.best_set)}}} with probability "
+                         f"the confidence set of the best (the models the winner does not beat at alpha / (K - 1)) "
+                         f"is {{{', '.join(others.best_set)}}}: it holds the best model with probability at least "
                          f"{1 - others.alpha:g}.")
         parts += [f"Note: {note}." for note in self.notes]
         return " ".join(parts)

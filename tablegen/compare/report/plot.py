@@ -67,36 +67,32 @@ def plot_evaluation(evaluation, path=None):
 
 
 def _verdict_matrix(axis, evaluation) -> None:
-    """Metric x model: the winner of each metric (W), the models it beats after Holm (green, their adjusted p),
-    and those it does not (grey: still in the confidence set of the best)."""
+    """Metric x model: each metric's winner, the Holm-adjusted p-value of the winner against every other model
+    (green where the winner beats it at alpha, grey where it does not), a dot on the models in the confidence
+    set of the best."""
     import matplotlib.colors as colors
 
     metrics, models = list(evaluation.reports), list(evaluation.models)
     state = np.full((len(metrics), len(models)), np.nan)
+    texts = {}
     for i, report in enumerate(evaluation):
         others = report.versus_others
         for j, model in enumerate(models):
             if model == report.winner:
-                state[i, j] = 2
-            elif others is not None and model in others.best_set:
-                state[i, j] = 0
-            elif others is not None and any(b == model for _, b in others.adjusted_p_values):
-                state[i, j] = 1
-    palette = colors.ListedColormap(["0.82", "#7fbf7f", "#3a6ea5"])
-    axis.imshow(np.ma.masked_invalid(state), cmap=palette, vmin=0, vmax=2, aspect="auto")
-    for i, report in enumerate(evaluation):
-        others = report.versus_others
-        for j, model in enumerate(models):
-            if model == report.winner:
-                axis.text(j, i, "winner", ha="center", va="center", fontsize=7.5, color="white")
+                state[i, j], texts[i, j] = 2, "winner"
             elif others is not None:
                 p = next((q for (_, b), q in others.adjusted_p_values.items() if b == model), None)
                 if p is not None:
-                    axis.text(j, i, f"{p:.2g}", ha="center", va="center", fontsize=7.5)
+                    state[i, j] = 1 if p <= others.alpha else 0
+                    texts[i, j] = f"{p:.2g}" + (" •" if model in others.best_set else "")
+    palette = colors.ListedColormap(["0.82", "#7fbf7f", "#3a6ea5"])
+    axis.imshow(np.ma.masked_invalid(state), cmap=palette, vmin=0, vmax=2, aspect="auto")
+    for (i, j), text in texts.items():
+        axis.text(j, i, text, ha="center", va="center", fontsize=7.5, color="white" if state[i, j] == 2 else "black")
     axis.set_xticks(range(len(models)), models, rotation=45, ha="right", fontsize=8)
     axis.set_yticks(range(len(metrics)), metrics, fontsize=8)
-    axis.set_title(f"the winner against each model: Holm-adjusted p (green: beaten at alpha = {evaluation.alpha:g};"
-                   "\ngrey: not beaten, in the confidence set of the best)", fontsize=9)
+    axis.set_title(f"winner against each model: Holm-adjusted p (green: beaten at alpha = {evaluation.alpha:g})\n"
+                   "• in the confidence set of the best (not beaten at alpha / (K - 1))", fontsize=9)
 
 
 def _p_text(report, name: str) -> str:
