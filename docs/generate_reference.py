@@ -6,7 +6,6 @@ without anyone editing a page, and a docstring that does not render fails the bu
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import inspect
 from pathlib import Path
@@ -50,26 +49,17 @@ def api_page() -> str:
     return "\n".join(lines)
 
 
-def _leaf_parsers(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
-    groups = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not groups:
-        yield words, parser
-    for group in groups:
-        for name, child in group.choices.items():
-            yield from _leaf_parsers(child, (*words, name))
-
-
 def cli_page() -> str:
     import os
 
-    from tablegen.cli.main import build_parser
+    from tablegen.cli.main import build_parser, command_parsers
 
     os.environ["COLUMNS"] = "100"  # argparse wraps help to the terminal: the page is the same everywhere
     parser = build_parser()
     lines = ["# Command line: every command's options", "",
              "Every command of `tablegen`, with the help its parser prints (`tablegen COMMAND --help`); the exit "
              "codes are on [Errors and exit codes](errors.md).", ""]
-    for words, leaf in _leaf_parsers(parser):
+    for words, leaf in command_parsers(parser):
         lines += [f"## `tablegen {' '.join(words)}`", "", "```text", leaf.format_help().rstrip(), "```", ""]
     return "\n".join(lines)
 

@@ -57,6 +57,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_parsers(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
+    """(command words, parser) of every command that runs, sub-subcommands included (the CLI reference page
+    and the convention tests walk the commands with it).
+
+    Examples
+    --------
+    >>> ("compare", "f1") in [words for words, _ in command_parsers(build_parser())]
+    True
+    """
+    groups = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    if not groups:
+        yield words, parser
+    for group in groups:
+        for name, child in group.choices.items():
+            yield from command_parsers(child, (*words, name))
+
+
 def _verbose_everywhere(subparsers) -> None:
     """Accept -v after a subcommand too (``tablegen run cfg.yaml -v``), at every level."""
     for parser in subparsers.choices.values():

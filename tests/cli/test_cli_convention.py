@@ -1,38 +1,27 @@
 """One convention for every command: its parser sets ``run``, errors name options without rewriting text,
 and delimited files are read by one reader (tablegen.common.csvfile)."""
 
-import argparse
 import ast
 import pickle
 from pathlib import Path
 
 import pytest
 
-from tablegen.cli.main import build_parser, main
+from tablegen.cli.main import build_parser, command_parsers, main
 from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
 
 CLI = Path(__file__).resolve().parents[2] / "tablegen" / "cli"
 
 
-def _leaf_parsers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
-    """(command words, parser) of every command that runs, sub-subcommands included."""
-    groups = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
-    if not groups:
-        yield path, parser
-    for group in groups:
-        for name, child in group.choices.items():
-            yield from _leaf_parsers(child, (*path, name))
-
-
 def test_every_command_parser_sets_its_run_function():
-    leaves = list(_leaf_parsers(build_parser()))
+    leaves = list(command_parsers(build_parser()))
     assert len(leaves) >= 12  # lookup test p-value topk, compare datasets/f1, export plot info verify, run simulate
     missing = [" ".join(path) for path, parser in leaves if not callable(parser._defaults.get("run"))]
     assert not missing, f"parsers without set_defaults(run=...): {missing}"
 
 
 def test_table_commands_live_in_their_own_module():
-    runs = {path[0]: parser._defaults["run"] for path, parser in _leaf_parsers(build_parser())}
+    runs = {path[0]: parser._defaults["run"] for path, parser in command_parsers(build_parser())}
     assert {runs[name].__module__ for name in ("info", "verify", "export", "plot")} == {"tablegen.cli.tables"}
 
 
