@@ -18,7 +18,7 @@ import datetime  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, record, vector_width  # noqa: E402
 
 from tablegen.compare.pairwise.delong import delong_difference  # noqa: E402
 from tablegen.compare.pairwise.tests import swap_null  # noqa: E402
@@ -47,22 +47,29 @@ def data(n, rng):
 
 
 def main() -> None:
+    printed = []
+
+    def out(line):
+        print(line)
+        printed.append(line)
+
     rng = np.random.default_rng(20261125)
-    print(f"# {datetime.date.today()}  {cpu_model()}  ({vector_width()}), one core, CPU time, best of 3")
+    out(f"# {datetime.date.today()}  {cpu_model()}  ({vector_width()}), one core, CPU time, best of 3")
     y, a, b = data(1_000_000, rng)
     seconds = best_of(3, lambda: delong_difference(y, a, b, 0.95))
-    print(f"DeLong, midranks, n = 1,000,000: {seconds:.3f} s")
+    out(f"DeLong, midranks, n = 1,000,000: {seconds:.3f} s")
     y, a, b = data(4000, rng)
     fast = best_of(3, lambda: delong_difference(y, a, b, 0.95))
     slow = best_of(3, lambda: pairwise_definition(y, a, b))
-    print(f"DeLong at n = 4,000: midranks {fast * 1e3:.2f} ms, pairwise definition {slow * 1e3:.1f} ms "
-          f"(ratio {slow / fast:.0f})")
+    out(f"DeLong at n = 4,000: midranks {fast * 1e3:.2f} ms, pairwise definition {slow * 1e3:.1f} ms "
+        f"(ratio {slow / fast:.0f})")
     for n in (1000, 10_000):
         y, a, b = data(n, rng)
         swap_null(y, a, b, 2, 0, R=100, key=(np.uint64(1), np.uint64(2)))  # compile
         seconds = best_of(3, lambda: swap_null(y, a, b, 2, 0, R=2000, key=(np.uint64(1), np.uint64(2))))
-        print(f"swap permutation (best_f1), n = {n:,}: {seconds / 2000 * 1e6:.1f} µs per pattern "
-              f"({seconds / 2000 / n * 1e9:.1f} ns per item)")
+        out(f"swap permutation (best_f1), n = {n:,}: {seconds / 2000 * 1e6:.1f} µs per pattern "
+            f"({seconds / 2000 / n * 1e9:.1f} ns per item)")
+    record("paired", ".venv/bin/python benchmarks/bench_paired.py", printed)
 
 
 if __name__ == "__main__":

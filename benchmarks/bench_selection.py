@@ -24,7 +24,7 @@ import datetime  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, record, vector_width  # noqa: E402
 
 from tablegen.compare.selection.engine import models_sorted, null_counts  # noqa: E402
 from tablegen.compute.kernels.ranking import mcc_weights  # noqa: E402
@@ -96,6 +96,12 @@ def check_agreement(scores: np.ndarray, ranks: np.ndarray, P: int) -> None:
 
 
 def main() -> None:
+    printed = []
+
+    def out(line):
+        print(line)
+        printed.append(line)
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="20 models x 2,000 items x R = 2,000")
     parser.add_argument("--repeats", type=int, default=3)
@@ -111,25 +117,29 @@ def main() -> None:
     check_agreement(scores, ranks, P)
     if args.device == "cuda":
         check_device(scores)
-        print(f"# {datetime.date.today()}  CUDA twin: bit-identical to the CPU kernel (7 metrics, 2,000 replicates "
+        out(f"# {datetime.date.today()}  CUDA twin: bit-identical to the CPU kernel (7 metrics, 2,000 replicates "
               "of 5 models x 400 items)")
         for metric, column in COLUMNS.items():
             seconds = kernel_seconds(scores, P, R, args.repeats, column, device="cuda")
-            print(f"{metric:8} cuda   R = {R:>6,}: {seconds:8.2f} s wall  {seconds / (K * n * R) * 1e12:8.1f} ps per "
-                  "(model, item, permutation)")
+            out(f"{metric:8} cuda   R = {R:>6,}: {seconds:8.2f} s wall  {seconds / (K * n * R) * 1e12:8.1f} ps per "
+                "(model, item, permutation)")
+        if not args.quick:
+            record("selection_cuda", ".venv/bin/python benchmarks/bench_selection.py --device cuda", printed)
         return
-    print(f"# {datetime.date.today()}  {cpu_model()}  ({vector_width()}), one core, CPU time, best of {args.repeats}")
-    print(f"# K = {K} models, n = {n:,} items (P = {P:,})")
+    out(f"# {datetime.date.today()}  {cpu_model()}  ({vector_width()}), one core, CPU time, best of {args.repeats}")
+    out(f"# K = {K} models, n = {n:,} items (P = {P:,})")
     steps = K * n * R
     for metric, column in COLUMNS.items():
         kernel = kernel_seconds(scores, P, R, args.repeats, column)
-        print(f"{metric:17} kernel R = {R:>6,}: {kernel:8.2f} s  {kernel / steps * 1e9:6.3f} ns per "
-              "(model, item, permutation)")
+        out(f"{metric:17} kernel R = {R:>6,}: {kernel:8.2f} s  {kernel / steps * 1e9:6.3f} ns per "
+            "(model, item, permutation)")
     small = kernel_seconds(scores, P, R_numpy, args.repeats)
     vectorised = numpy_seconds(ranks, P, R_numpy, args.repeats)
-    print(f"auc      kernel R = {R_numpy:>6,}: {small:8.2f} s  {small / (K * n * R_numpy) * 1e9:6.3f} ns")
-    print(f"auc      numpy  R = {R_numpy:>6,}: {vectorised:8.2f} s  {vectorised / (K * n * R_numpy) * 1e9:6.3f} ns  "
-          f"(ratio numpy / kernel {vectorised / small:.1f})")
+    out(f"auc      kernel R = {R_numpy:>6,}: {small:8.2f} s  {small / (K * n * R_numpy) * 1e9:6.3f} ns")
+    out(f"auc      numpy  R = {R_numpy:>6,}: {vectorised:8.2f} s  {vectorised / (K * n * R_numpy) * 1e9:6.3f} ns  "
+        f"(ratio numpy / kernel {vectorised / small:.1f})")
+    if not args.quick:
+        record("selection", f".venv/bin/python benchmarks/bench_selection.py --repeats {args.repeats}", printed)
 
 
 if __name__ == "__main__":

@@ -37,3 +37,19 @@ def cpu_model() -> str:
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return platform.processor() or "unknown"
+
+
+#: Where a benchmark writes the figures the documentation shows (the pages include these files).
+RESULTS = __import__("pathlib").Path(__file__).resolve().parent / "results"
+
+
+def record(name: str, command: str, lines: list[str]) -> None:
+    """Write ``lines`` (what the benchmark printed) to ``benchmarks/results/<name>.md`` with the date, the
+    machine and the command, so the docs show figures the script produced, never figures typed by hand."""
+    import datetime
+
+    RESULTS.mkdir(exist_ok=True)
+    header = (f"Measured {datetime.date.today()} on {cpu_model()} ({vector_width()}) by `{command}`; written by the "
+              "script, not by hand:")
+    body = "\n".join(lines)
+    (RESULTS / f"{name}.md").write_text(f"{header}\n\n```text\n{body}\n```\n")
