@@ -1,7 +1,7 @@
 """Seconds per exact critical value and per p-value, per metric and cell, one core, warm process.
 
 Every exact metric at 100², 1000², 3000², 10⁴², (1000, 10⁵) and (20, 10⁶) through the public route
-(:func:`tablegen.compute.metrics.null_distribution`, then one critical value at (C, alpha) = (1000, 0.01) and
+(:func:`tablegen.compute.metric_nulls.null_distribution`, then one critical value at (C, alpha) = (1000, 0.01) and
 one p-value at that value — a fresh null object each time, so nothing is cached between them).
 Beside it, the previous routine where it still runs within ``--old-budget`` seconds (estimated):
 for AUC the Mann–Whitney recursion (``tablegen.compute.exact.auc.auc_pmf_sweep``); for the lattice metrics
@@ -30,7 +30,7 @@ from machine import vector_width  # noqa: E402
 
 from tablegen.compute.exact import null_critical_value, null_tail_ge  # noqa: E402
 from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
-from tablegen.compute.metrics import exact_cost, null_distribution  # noqa: E402
+from tablegen.compute.metric_nulls import exact_cost, null_distribution  # noqa: E402
 from tablegen.compute.stats import upper_tail_probability  # noqa: E402
 
 CELLS = ["100x100", "1000x1000", "3000x3000", "10000x10000", "1000x100000", "20x1000000"]

@@ -17,7 +17,8 @@ import numpy as np
 from tablegen._version import __version__
 from tablegen.compute.accumulator import Tail, critical_order_statistics, tail_upper_order
 from tablegen.compute.kernels.cuda.device import resolve_device
-from tablegen.compute.metrics import Metric, exact_critical_value
+from tablegen.compute.metric_nulls import exact_critical_value
+from tablegen.compute.metrics import Metric
 from tablegen.compute.stats import CI_LEVEL, tail_rank, upper_ranks
 from tablegen.compute.validation import SimulateCellArgs
 

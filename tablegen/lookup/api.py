@@ -45,7 +45,7 @@ from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
-from tablegen.compute.metrics import null_distribution
+from tablegen.compute.metric_nulls import null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import check_alpha, check_class_size, check_integer
 from tablegen.errors import Argument, ResourceLimitError

@@ -8,7 +8,7 @@ import pytest
 
 from tablegen.compute.exact import auc_null_from_pmf, auc_pmf_sweep
 from tablegen.compute.kernels.lattice import half_plane_hit_probability
-from tablegen.compute.metrics import exact_critical_value, exact_p_value, exact_tail_ge, null_distribution
+from tablegen.compute.metric_nulls import exact_critical_value, exact_p_value, exact_tail_ge, null_distribution
 from tablegen.compute.stats import upper_tail_probability
 
 EXACT_METRICS = ("auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "tp_at_1", "tp_at_3",

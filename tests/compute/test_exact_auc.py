@@ -19,7 +19,7 @@ import pytest
 from tablegen.compute.exact.auc import auc_null, auc_null_from_pmf, auc_pmf_sweep
 from tablegen.compute.exact.auc_fft import RELATIVE_ERROR_BOUND, TiltedAuc, TiltedAucNull, snapped_u
 from tablegen.compute.exact.nulls import critical_index
-from tablegen.compute.metrics import exact_critical_value, exact_p_value, null_distribution
+from tablegen.compute.metric_nulls import exact_critical_value, exact_p_value, null_distribution
 from tablegen.compute.stats import upper_tail_probability
 
 TAILS = (0.5, 0.2, 1e-2, 1e-3, 1e-5, 1e-7, 1e-9, 1e-12)

@@ -10,7 +10,8 @@ from tablegen.compute.cell import critical_values_from_tails, exact_critical_val
 from tablegen.compute.exact import null_critical_value, null_tail_ge
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.mc import KernelLayout, block_tails, cell_key, merge_tails, simulate_tails, tail_capacity
-from tablegen.compute.metrics import metric_entries, null_distribution
+from tablegen.compute.metric_nulls import null_distribution
+from tablegen.compute.metrics import metric_entries
 from tablegen.compute.stats import upper_tail_probability
 from tablegen.compute.validation import SimulateCellArgs
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import DATA
 
 from tablegen.compute.exact import auc_null_from_pmf, auc_pmf_sweep
-from tablegen.compute.metrics import exact_critical_value
+from tablegen.compute.metric_nulls import exact_critical_value
 
 PRINTED = 0.0005 + 1e-9  # half a unit in the third place
 

@@ -22,7 +22,7 @@ LAYERS = (
     ("tablegen.compute.stats", "tablegen.compute.limits", "tablegen.compute.accumulator"),
     ("tablegen.compute.exact",),
     ("tablegen.compute.metric_scorers",),
-    ("tablegen.compute.metrics", "tablegen.compute.metrics_from_scores"),
+    ("tablegen.compute.metrics", "tablegen.compute.metrics_from_scores", "tablegen.compute.metric_nulls"),
     ("tablegen.compute.validation", "tablegen.compute.mc"),
     ("tablegen.compute.cell", "tablegen.compute"),
     ("tablegen.store",),

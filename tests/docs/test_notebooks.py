@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 import tablegen
 from tablegen.batch.config import config_from_mapping
 from tablegen.batch.job import run
-from tablegen.compute.metrics import exact_critical_value
+from tablegen.compute.metric_nulls import exact_critical_value
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 NAMES = ["01_reproduce_appendix.ipynb", "02_figures.ipynb", "03_is_my_winner_significant.ipynb",

@@ -15,7 +15,7 @@ from tablegen import TablegenInputError, critical_value, open_table, p_value, si
 from tablegen.batch.config import load_config
 from tablegen.batch.job import create_job_store, run
 from tablegen.compute.mc import RNG_NAME
-from tablegen.compute.metrics import exact_critical_value, exact_p_value
+from tablegen.compute.metric_nulls import exact_critical_value, exact_p_value
 from tablegen.compute.stats import exceedance_bounds, tail_rank
 from tablegen.errors import StoreError
 from tablegen.store.schema import bundled_table_path

@@ -32,8 +32,8 @@ sides) provides its own ``critical_bracket(tail)`` and ``tail_ge_bracket(score)`
 
 Which routine serves which metric, and what it costs, is the metric registry's to say
 (:mod:`tablegen.compute.metrics`: ``get_metric(name).exact_null(P, N)``, ``.exact_cost(P, N)``, and
-the name-keyed :func:`~tablegen.compute.metrics.exact_critical_value`,
-:func:`~tablegen.compute.metrics.exact_p_value`, ...); nothing here knows a metric by its name.
+the name-keyed :func:`~tablegen.compute.metric_nulls.exact_critical_value`,
+:func:`~tablegen.compute.metric_nulls.exact_p_value`, ...); nothing here knows a metric by its name.
 """
 
 from __future__ import annotations

@@ -62,7 +62,8 @@ class LatticeNull:
 
     - :meth:`critical_value` and :meth:`tail_ge_score`: the bracketed search and one programme at
       the score's candidate; they never list all candidates (any P, N; what
-      :func:`tablegen.compute.metrics.exact_critical_value` and :func:`tablegen.compute.metrics.exact_tail_ge` call);
+      :func:`tablegen.compute.metric_nulls.exact_critical_value` and
+      :func:`tablegen.compute.metric_nulls.exact_tail_ge` call);
     - ``values``, :meth:`tail_ge_at` and :meth:`first_index_at_or_below`: the index interface of
       :class:`TabulatedNull`, built on first use from all P (N + 1) candidates (small cells only).
 
