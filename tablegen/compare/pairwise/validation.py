@@ -65,6 +65,7 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
     from tablegen.compare.pairwise.tests import ALTERNATIVES, DEFAULT_SWAPS
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
+    from tablegen.compute.mc import cell_key
     from tablegen.compute.metrics import get_metric
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, check_score_metric
     from tablegen.compute.validation import check_integer, check_seed
@@ -97,11 +98,11 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
     R = DEFAULT_SWAPS if R is None else check_integer("R", R, 100)
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
     n, P = y.size, int(y.sum())
-    words = np.random.SeedSequence(seed, spawn_key=(P, n - P)).generate_state(2, np.uint64)
+    key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
     entry = spec.counted_entry()
     column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
     return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed,
-                        (np.uint64(words[0]), np.uint64(words[1])), column, int(entry.k or 0),
+                        key, column, int(entry.k or 0),
                         spec.count_divisor(P, n - P))
 
 

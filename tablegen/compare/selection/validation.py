@@ -17,6 +17,7 @@ from tablegen.compare.selection.engine import (
 from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
+from tablegen.compute.mc import cell_key
 from tablegen.compute.metrics import Metric, get_metric
 from tablegen.compute.metrics_from_scores import (
     check_binary_labels,
@@ -127,9 +128,9 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
                                      k_cut, weights) for i in range(len(applicable))])
     R = _replicates(R, alpha, method, n, P, len(applicable))
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
-    words = np.random.SeedSequence(seed, spawn_key=(P, n - P)).generate_state(2, np.uint64)
+    key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
     return SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_models, P, n, C, R, seed, alpha, method,
-                             column, k_cut, weights, (np.uint64(words[0]), np.uint64(words[1])), not_applicable,
+                             column, k_cut, weights, key, not_applicable,
                              device)
 
 
