@@ -31,7 +31,7 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, recording, vector_width  # noqa: E402
 
 import tablegen  # noqa: E402
 from tablegen.compute.exact import average_precision as ap  # noqa: E402
@@ -103,4 +103,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("ap_bracket"):
+        main()

@@ -28,7 +28,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, recording, vector_width  # noqa: E402
 
 from tablegen.compute.exact.auc_ties import (  # noqa: E402
     TiltedTiedAucNull,
@@ -126,4 +126,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("auc_ties"):
+        main()

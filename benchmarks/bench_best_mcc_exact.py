@@ -23,7 +23,7 @@ import time
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, recording, vector_width  # noqa: E402
 
 from tablegen.compute.exact.best_mcc import best_mcc_cost, best_mcc_null  # noqa: E402
 from tablegen.compute.exact.lattice import best_f1_cost, best_f1_null  # noqa: E402
@@ -76,4 +76,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("best_mcc_exact"):
+        main()

@@ -26,6 +26,8 @@ import time
 
 import numpy as np
 
+from machine import recording
+
 from tablegen import simulate_cell
 from tablegen.compute import cost
 from tablegen.compute.cell import exact_critical_values
@@ -97,4 +99,5 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("cost"):
+        main()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +29,9 @@ import distributed
 from tablegen.batch.config import config_from_mapping
 from tablegen.batch.executors import worker_environment
 from tablegen.batch.job import run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import recording  # noqa: E402
 
 GRID = [20, 30, 40, 50, 60, 70, 80, 90, 100]
 
@@ -89,4 +93,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("dask_overhead"):
+        main()

@@ -26,7 +26,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from machine import vector_width  # noqa: E402
+from machine import recording, vector_width  # noqa: E402
 
 from tablegen.compute.exact import null_critical_value, null_tail_ge  # noqa: E402
 from tablegen.compute.exact.auc import auc_null_from_pmf, auc_pmf_sweep, recursion_seconds  # noqa: E402
@@ -96,4 +96,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("exact"):
+        main()

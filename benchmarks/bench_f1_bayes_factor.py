@@ -26,7 +26,7 @@ import math
 import platform
 import time
 
-from machine import cpu_model, vector_width
+from machine import cpu_model, recording, vector_width
 
 WINDOWS = (0.05, 0.01, 0.002, 5e-4, 1e-4)
 
@@ -90,4 +90,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("f1_bayes_factor"):
+        main()

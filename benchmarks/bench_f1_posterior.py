@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 
-from machine import cpu_model, vector_width
+from machine import cpu_model, recording, vector_width
 
 
 def matrices(m: int = 20, items: int = 7532, accuracies=(0.82, 0.80), confusers: int = 5, seed: int = 20):
@@ -166,4 +166,8 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    if "--pymc-worker" in sys.argv:
+        main()
+    else:
+        with recording("f1_posterior"):
+            main()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, recording, vector_width  # noqa: E402
 
 from tablegen.batch.config import load_config  # noqa: E402
 from tablegen.batch.job import resolve_config, run  # noqa: E402
@@ -89,4 +89,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("first_run"):
+        main()

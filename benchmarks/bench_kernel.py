@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
-from machine import cpu_model, vector_width  # noqa: E402
+from machine import cpu_model, recording, vector_width  # noqa: E402
 
 from tablegen.compute.kernels.lanes import simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
@@ -392,4 +392,5 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("kernel"):
+        main()

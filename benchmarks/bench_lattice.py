@@ -27,7 +27,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numba as nb  # noqa: E402
 import numpy as np  # noqa: E402
-from machine import vector_width  # noqa: E402
+from machine import recording, vector_width  # noqa: E402
 
 from tablegen.compute.exact.lattice import (  # noqa: E402
     BalancedAccuracyKeys,
@@ -184,4 +184,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("lattice"):
+        main()

@@ -22,6 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from machine import recording
+
 TABLEGEN = str(Path(sys.executable).with_name("tablegen"))
 HEAVY = ("dask", "distributed", "zarr", "xarray", "scipy.stats", "numba")
 LOOKUP = """
@@ -69,4 +71,5 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("startup"):
+        main()

@@ -24,6 +24,7 @@ import argparse
 import platform
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, metric_from
 from tablegen.compute.stats import clopper_pearson
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.api import critical_value
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import recording  # noqa: E402
 
 SNAP = 1e-9
 
@@ -130,4 +134,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    with recording("tied_null"):
+        status = main()
+    raise SystemExit(status)

@@ -43,13 +43,56 @@ def cpu_model() -> str:
 RESULTS = __import__("pathlib").Path(__file__).resolve().parent / "results"
 
 
-def record(name: str, command: str, lines: list[str]) -> None:
+def load_average() -> str:
+    """The 1-minute load average (how busy the machine was: figures from a loaded machine are noisier)."""
+    try:
+        return f"{__import__('os').getloadavg()[0]:.1f}"
+    except OSError:
+        return "unknown"
+
+
+def record(name: str, command: str, lines: list[str], *, load_at_start: str | None = None) -> None:
     """Write ``lines`` (what the benchmark printed) to ``benchmarks/results/<name>.md`` with the date, the
-    machine and the command, so the docs show figures the script produced, never figures typed by hand."""
+    machine, the load average and the command, so the docs show figures the script produced, never figures
+    typed by hand."""
     import datetime
 
     RESULTS.mkdir(exist_ok=True)
-    header = (f"Measured {datetime.date.today()} on {cpu_model()} ({vector_width()}) by `{command}`; written by the "
-              "script, not by hand:")
+    load = f"load average {load_at_start} at the start, {load_average()} at the end" if load_at_start else (
+        f"load average {load_average()} at the end")
+    header = (f"Measured {datetime.date.today()} on {cpu_model()} ({vector_width()}; {load}) by `{command}`; "
+              "written by the script, not by hand:")
     body = "\n".join(lines)
     (RESULTS / f"{name}.md").write_text(f"{header}\n\n```text\n{body}\n```\n")
+
+
+class _Tee:
+    """A text stream that writes through to ``stream`` and keeps a copy of what was written."""
+
+    def __init__(self, stream):
+        self.stream, self.parts = stream, []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+@__import__("contextlib").contextmanager
+def recording(name: str):
+    """Run a benchmark's ``main()`` inside this to have everything it prints recorded by :func:`record`
+    (only when it finishes normally; the command recorded is the one that ran, arguments included)."""
+    import shlex
+    import sys
+
+    load_at_start, tee = load_average(), _Tee(sys.stdout)
+    sys.stdout = tee
+    try:
+        yield
+    finally:
+        sys.stdout = tee.stream
+    script = "benchmarks/" + __import__("pathlib").Path(sys.argv[0]).name
+    command = " ".join([".venv/bin/python", script, *map(shlex.quote, sys.argv[1:])])
+    record(name, command, "".join(tee.parts).rstrip("\n").splitlines(), load_at_start=load_at_start)
