@@ -25,7 +25,6 @@ import argparse
 import time
 
 import numpy as np
-
 from machine import recording
 
 from tablegen import simulate_cell
