@@ -15,9 +15,16 @@ j = (x * total) >> 32 exactly as in the scalar kernel.  Lemire's rejection (redr
 (x * total) mod 2**32 < 2**32 mod total) cannot be done in lockstep, so each lane keeps the minimum
 of (x * total) mod 2**32 over every fused group of steps and is *flagged* when it falls below the
 group's largest ``total`` — a superset of the draws that could need rejection (probability about
-(P+N)**2 / 2**33 per ranking: 5e-4 at P + N = 2000).  Flagged rows are recomputed by the scalar
-kernel (:func:`simulate_rows`), so every row equals the scalar kernel's, bit for bit
-(``tests/compute/test_kernel.py`` checks this on tiny, skewed and large cells, with the fallback exercised).
+total / 2**32 per step: about (P+N)**2 / 2**33 per ranking).  Every CHECKPOINT_STEPS = 256 positions
+(and at the end) each flagged lane is *replayed* one step at a time from the previous checkpoint
+(a copy of every lane's state; the first is the seed), with the scalar kernel's rejection and the
+lanes' arithmetic (:func:`_replay_lane`), and goes on in lockstep from where the scalar kernel would
+be.  A ranking with rejections thus costs a few hundred scalar steps per suspect draw instead of a
+whole scalar ranking, so large cells, where most rankings meet one (P + N = 2e5: about 4.7 suspect
+draws per ranking), run at the lanes' speed.  Every row equals the scalar kernel's, bit for bit
+(``tests/compute/test_kernel.py`` checks this on tiny, skewed and large cells, with replays
+exercised; ``tests/compute/test_stream_golden.py`` against values stored from the earlier
+whole-ranking fallback at P + N = 1e5 and 2e5).
 
 State and arithmetic (all int64, explicit 32-bit masks; no uint64, which numba would not vectorise)
 -------------------------------------------------------------------------------------------------
@@ -49,11 +56,13 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached, variant_name
-from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN, VARIANT_SUFFIXES, mcc_weights, simulate_block
+from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN, VARIANT_SUFFIXES, mcc_weights
 from tablegen.compute.kernels.rng import replicate_state
 
 LANES = 128
 STEPS = 8  # steps per fused group; even, so a group starts on a fresh 64-bit draw
+#: Positions between checkpoints (a multiple of STEPS): a flagged lane is replayed from its last one
+CHECKPOINT_STEPS = 256
 M32 = 0xFFFFFFFF
 # int64 slots of W (each LANES long), then STEPS slots of per-step 2 TP snapshots for tp_at_k
 S0, S1, S2, S3, TP2, U2, BEST_D, BEST_G, G, FLAG, STASH, PREM, BEST_K = range(13)
@@ -61,7 +70,6 @@ SNAPSHOT = 13
 N_INT_SLOTS = SNAPSHOT + STEPS
 AP, F1, MCC = 0, 1, 2  # float64 slots of F
 N_FLOAT_SLOTS = 3
-_NO_LABELS = np.empty((0, 0), np.uint8)
 logger = logging.getLogger(__name__)
 
 
@@ -203,6 +211,98 @@ def _seed_lanes(W, F, key0, key1, first, used, n_pos):
         F[MCC * LANES + l] = 0.0
 
 
+#: int64 and float64 slots a checkpoint keeps (the lane state at an even k; FLAG, STASH and the
+#: snapshots are not needed there)
+_CHECKPOINT_INT = (S0, S1, S2, S3, TP2, U2, BEST_D, BEST_G, G, PREM, BEST_K)
+_CHECKPOINT_FLOAT = (AP, F1, MCC)
+
+
+@nb.njit(nogil=True)
+def _save_checkpoint(W, F, C, CF):
+    """Copy every lane's state into the checkpoint arrays ``C`` (int64) and ``CF`` (float64)."""
+    for i, slot in enumerate(_CHECKPOINT_INT):
+        for l in range(LANES):
+            C[i * LANES + l] = W[slot * LANES + l]
+    for i, slot in enumerate(_CHECKPOINT_FLOAT):
+        for l in range(LANES):
+            CF[i * LANES + l] = F[slot * LANES + l]
+
+
+@nb.njit(nogil=True, error_model="numpy")
+def _replay_lane(W, F, C, CF, l, k_from, k_to, n, n_pos, key0, key1, replicate, half_inverse, f1_inverse,
+                 mcc_w, with_mcc, ks, out, row):
+    """Recompute lane ``l`` from position ``k_from`` (its checkpoint; 0: its seed) to ``k_to``, one step at a
+    time with Lemire's rejection, as the scalar kernel does; write its state back and its TP at the
+    cut-offs in (k_from, k_to] into ``out[row]``.
+
+    The same draws as :func:`tablegen.compute.kernels.ranking.bounded_draw` (a rejected 32-bit draw is
+    replaced by the high half of the next output, the pending low half kept) and the same
+    :func:`_step` arithmetic as the lanes, so the lane ends exactly where the scalar kernel would.
+    """
+    if k_from == 0:
+        s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
+        x0, x1, x2, x3 = np.int64(s0), np.int64(s1), np.int64(s2), np.int64(s3)
+        tp2 = u2 = best_d = g = best_g = best_k = 0
+        p_rem = n_pos << 32
+        ap = f1 = mcc = 0.0
+    else:
+        x0, x1, x2, x3 = C[0 * LANES + l], C[1 * LANES + l], C[2 * LANES + l], C[3 * LANES + l]
+        tp2, u2, best_d = C[4 * LANES + l], C[5 * LANES + l], C[6 * LANES + l]
+        best_g, g, p_rem, best_k = C[7 * LANES + l], C[8 * LANES + l], C[9 * LANES + l], C[10 * LANES + l]
+        ap, f1, mcc = CF[0 * LANES + l], CF[1 * LANES + l], CF[2 * LANES + l]
+    g_pos, g_neg = n - n_pos, -n_pos
+    low_min = M32
+    segment = 0
+    while segment < ks.shape[0] and ks[segment] <= k_from:
+        segment += 1
+    stash = 0
+    for k in range(k_from, k_to):
+        if (k & 1) == 0:
+            stash, x0, x1, x2, x3 = _draw(x0, x1, x2, x3)
+            x32 = (stash >> 32) & M32
+        else:
+            x32 = stash & M32
+        total = n - k
+        if ((x32 * total) & M32) < total:
+            threshold = ((1 << 32) - total) % total
+            while ((x32 * total) & M32) < threshold:
+                r, x0, x1, x2, x3 = _draw(x0, x1, x2, x3)
+                x32 = (r >> 32) & M32
+        tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k = _step(
+            x32, total, k + 1, g_pos, g_neg, half_inverse[k + 1], f1_inverse[k + 1],
+            tp2, u2, best_d, g, best_g, low_min, ap, f1, p_rem, best_k)
+        if with_mcc:
+            mcc = max(mcc, float(g) * mcc_w[k + 1])
+        while segment < ks.shape[0] and ks[segment] == k + 1:
+            out[row, TP_COLUMN + segment] = tp2 >> 1
+            segment += 1
+    W[S0 * LANES + l] = x0; W[S1 * LANES + l] = x1; W[S2 * LANES + l] = x2; W[S3 * LANES + l] = x3
+    W[TP2 * LANES + l] = tp2; W[U2 * LANES + l] = u2; W[BEST_D * LANES + l] = best_d
+    W[BEST_G * LANES + l] = best_g; W[G * LANES + l] = g; W[PREM * LANES + l] = p_rem
+    W[BEST_K * LANES + l] = best_k; W[STASH * LANES + l] = stash
+    F[AP * LANES + l] = ap; F[F1 * LANES + l] = f1; F[MCC * LANES + l] = mcc
+
+
+@nb.njit(nogil=True)
+def _settle_and_save(W, F, C, CF, used, k_from, k_to, n, n_pos, key0, key1, first, half_inverse, f1_inverse,
+                     mcc_w, with_mcc, ks, out, row0, replayed, n_replayed):
+    """Replay (:func:`_replay_lane`) every lane flagged since the checkpoint at ``k_from``, clear the
+    flags and, unless ``k_to`` is the end, take the checkpoint at ``k_to``.  Appends the replayed rows
+    to ``replayed`` (from ``n_replayed`` on) and returns the new count."""
+    for l in range(used):
+        if W[FLAG * LANES + l] < 0:
+            _replay_lane(W, F, C, CF, l, k_from, k_to, n, n_pos, key0, key1, first + l, half_inverse,
+                         f1_inverse, mcc_w, with_mcc, ks, out, row0 + l)
+            if n_replayed < replayed.shape[0]:
+                replayed[n_replayed] = row0 + l
+            n_replayed += 1
+    for l in range(LANES):
+        W[FLAG * LANES + l] = 0
+    if k_to < n:
+        _save_checkpoint(W, F, C, CF)
+    return n_replayed
+
+
 @nb.njit(nogil=True, error_model="numpy")
 def _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results, with_mcc):
     """Metric values of the group's lanes into ``out`` rows row0.. (vectorised divisions first;
@@ -227,8 +327,9 @@ def _lanes_kernel(with_mcc):
     """The lane kernel, with or without the best MCC work (``with_mcc``, a compile-time constant,
     picks the generated functions that score it or not)."""
 
-    def lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged):
-        """Fill ``out`` like ``simulate_block``; return how many rows were flagged (listed in ``flagged``)."""
+    def lanes_block(n_pos, n_neg, key0, key1, first_replicate, ks, out, replayed):
+        """Fill ``out`` like ``simulate_block``; return how many lane replays ran (their rows listed in
+        ``replayed``, a row once per replay)."""
         n = n_pos + n_neg
         half_inverse = np.zeros(n + STEPS + 1)
         f1_inverse = np.zeros(n + STEPS + 1)
@@ -239,15 +340,18 @@ def _lanes_kernel(with_mcc):
         mcc_w = mcc_weights(n_pos, n_neg, n + STEPS + 1 if with_mcc else 0)
         W = np.zeros(N_INT_SLOTS * LANES, dtype=np.int64)
         F = np.zeros(N_FLOAT_SLOTS * LANES)
+        C = np.zeros(len(_CHECKPOINT_INT) * LANES, dtype=np.int64)
+        CF = np.zeros(len(_CHECKPOINT_FLOAT) * LANES)
         results = np.zeros(TP_COLUMN * LANES)
         n_ks = ks.shape[0]
-        n_flagged = 0
+        n_replayed = 0
         for row0 in range(0, out.shape[0], LANES):
             used = min(LANES, out.shape[0] - row0)
             _seed_lanes(W, F, key0, key1, first_replicate + row0, used, n_pos)
             segment = 0
             next_k = ks[0] if n_ks > 0 else n + 1
             k = 0
+            checkpoint = 0
             while k < n:
                 if k + STEPS <= n and (k & 1) == 0:
                     if next_k > k + STEPS:
@@ -266,6 +370,11 @@ def _lanes_kernel(with_mcc):
                             segment += 1
                             next_k = ks[segment] if segment < n_ks else n + 1
                     k += STEPS
+                    if k - checkpoint >= CHECKPOINT_STEPS and k < n:
+                        n_replayed = _settle_and_save(W, F, C, CF, used, checkpoint, k, n, n_pos, key0, key1,
+                                                      first_replicate + row0, half_inverse, f1_inverse, mcc_w,
+                                                      with_mcc, ks, out, row0, replayed, n_replayed)
+                        checkpoint = k
                 else:
                     if with_mcc:
                         _single_mcc(W, F, k, n, n_pos, half_inverse, f1_inverse, mcc_w)
@@ -277,12 +386,11 @@ def _lanes_kernel(with_mcc):
                             out[row0 + l, TP_COLUMN + segment] = W[TP2 * LANES + l] >> 1
                         segment += 1
                         next_k = ks[segment] if segment < n_ks else n + 1
+            n_replayed = _settle_and_save(W, F, C, CF, used, checkpoint, n, n, n_pos, key0, key1,
+                                          first_replicate + row0, half_inverse, f1_inverse, mcc_w, with_mcc,
+                                          ks, out, row0, replayed, n_replayed)
             _finish_lanes(W, F, out, row0, used, n_pos, n_neg, results, with_mcc)
-            for l in range(used):
-                if W[FLAG * LANES + l] < 0:
-                    flagged[n_flagged] = row0 + l
-                    n_flagged += 1
-        return n_flagged
+        return n_replayed
 
     name = f"_lanes_block_{VARIANT_SUFFIXES[with_mcc]}"
     return jit_cached(nogil=True, error_model="numpy")(variant_name(lanes_block, name))
@@ -293,10 +401,11 @@ _LANES_BLOCK = (_lanes_kernel(False), _lanes_kernel(True))
 
 
 def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out, with_mcc=False):
-    """Fill ``out`` exactly as ``simulate_block`` would (same arguments, no labels); return rows recomputed.
+    """Fill ``out`` exactly as ``simulate_block`` would (same arguments, no labels); return how many lane
+    replays ran.
 
-    The lane kernel fills every row; rows it flagged as possibly needing a rejection redraw are then
-    recomputed by the scalar kernel.  Without ``with_mcc`` (the default) the variant generated without
+    The lane kernel fills every row; a lane flagged as possibly needing a rejection redraw is replayed
+    from its last checkpoint with the scalar kernel's rejection (see the module docstring).  Without ``with_mcc`` (the default) the variant generated without
     best MCC's work runs (its column is NaN, every other column the same, bit for bit).
 
     Examples
@@ -312,9 +421,5 @@ def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out, with_mcc=F
     >>> bool(((0.0 <= out) & (out <= 2)).all())
     True
     """
-    flagged = np.empty(out.shape[0], dtype=np.int64)
-    n_flagged = _LANES_BLOCK[bool(with_mcc)](n_pos, n_neg, key0, key1, first_replicate, ks, out, flagged)
-    for row in flagged[:n_flagged]:
-        simulate_block(n_pos, n_neg, key0, key1, first_replicate + int(row), ks, out[row:row + 1], _NO_LABELS,
-                       with_mcc)
-    return n_flagged
+    replayed = np.empty(out.shape[0], dtype=np.int64)
+    return int(_LANES_BLOCK[bool(with_mcc)](n_pos, n_neg, key0, key1, first_replicate, ks, out, replayed))

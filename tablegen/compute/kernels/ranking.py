@@ -42,7 +42,7 @@ import math
 import numba as nb
 import numpy as np
 
-from tablegen.compute.kernels.jit import variant_name
+from tablegen.compute.kernels.jit import jit_cached, variant_name
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: Columns of the kernel's output before the tp_at_k columns.
@@ -158,11 +158,11 @@ def _scalar_kernel(with_mcc):
             write_base_columns(out, row, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m,
                                with_mcc)
 
-    return nb.njit(nogil=True)(variant_name(scalar_block, f"_simulate_block_{VARIANT_SUFFIXES[with_mcc]}"))
+    return jit_cached(nogil=True)(variant_name(scalar_block, f"_simulate_block_{VARIANT_SUFFIXES[with_mcc]}"))
 
 
 #: The compiled scalar kernel without and with best MCC (indexed by ``with_mcc``); numba compiles each
-#: on first use.
+#: on first use in the first process and loads it from its on-disk cache in the others.
 _SCALAR = (_scalar_kernel(False), _scalar_kernel(True))
 
 
