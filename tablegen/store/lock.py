@@ -11,9 +11,15 @@ path still names the file it locked (a releasing run unlinks it), and retries ot
 left by a run on *another host* is honoured (some cluster filesystems keep flock per node) until
 ``--break-lock``; a live holder is never broken, on any host whose filesystem shares flock.
 
+The lock belongs to the store, not to the path typed: the path is resolved first (a store reached
+through a symbolic link has the same lock), and the holder also locks the store's folder itself
+(created empty if it does not exist yet, removed again if the run leaves it empty), so deleting the
+lock file under a live run does not let a second writer in.  The lock file is opened without
+following a symbolic link planted in its place, and a record is read to at most 64 KiB.
+
 On object stores (fsspec URLs other than local paths) there is no lock primitive: the record is
 created with exclusive-create semantics where the backend offers them, read back to confirm, and a
-lock of a dead process on this host is taken over; this is best effort, as documented in README.
+lock of a dead process on this host is taken over; this is best effort (see the store reference in the documentation).
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ logger = logging.getLogger(__name__)
 
 LOCK_SUFFIX = ".lock"
 _RETRIES = 100
+#: The most of a lock record that is read (a record is ~200 bytes; a lock linked to /dev/zero is not read forever).
+MAX_RECORD_BYTES = 65536
 
 try:
     import fcntl
@@ -98,9 +106,11 @@ class StoreLock:
 
     def __init__(self, url: str, storage_options: dict | None = None, break_lock: bool = False):
         self.fs, root = store_fs(url, storage_options)
-        self.path = f"{root}{LOCK_SUFFIX}"
-        self.url, self.break_lock, self.fd = url, break_lock, None
         self.local = "file" in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
+        if self.local:
+            root = os.path.realpath(root)  # a store reached through a symbolic link has one lock
+        self.path, self.root = f"{root}{LOCK_SUFFIX}", root
+        self.url, self.break_lock, self.fd, self.folder_fd, self._made_folder = url, break_lock, None, None, False
         self.record = {"token": uuid.uuid4().hex, "host": socket.gethostname(), "pid": os.getpid(),
                        "user": getpass.getuser(), "started": _now()}
 
@@ -133,7 +143,7 @@ class StoreLock:
     def _acquire_local(self) -> None:
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         for _ in range(_RETRIES):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open_lock_file()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -150,11 +160,60 @@ class StoreLock:
                 except StoreError:
                     os.close(fd)
                     raise
-                self._write_fd(fd)
                 self.fd = fd
+                try:
+                    self._lock_folder()
+                except StoreError:
+                    self.fd = None
+                    os.close(fd)
+                    raise
+                self._write_fd(fd)
                 return None
             os.close(fd)  # the file we locked was unlinked by a releasing run: lock the new one
         raise StoreError(f"store {self.url!r}: could not take its lock after {_RETRIES} tries")
+
+    def _open_lock_file(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise StoreError(f"store {self.url!r}: its lock {self.path} is a symbolic link, which tablegen "
+                                 "never writes through; remove it if no run is writing the store") from None
+            raise
+
+    def _lock_folder(self) -> None:
+        """Lock the store's folder too (its inode: the store itself, whatever path or lock file names it)."""
+        try:
+            os.mkdir(self.root)
+            self._made_folder = True
+        except FileExistsError:
+            pass
+        if not os.path.isdir(self.root) or os.path.islink(self.root):
+            return  # a file where the store should be: create_store names that
+        folder = os.open(self.root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(folder)
+            raise StoreLockedError(f"store {self.url!r} is being written by another tablegen run that still holds "
+                                   "the store's folder (its lock file was removed, so its holder is unknown); "
+                                   "wait for it to finish") from None
+        except OSError as error:  # a filesystem without folder locks (NFS emulates flock with POSIX locks)
+            os.close(folder)
+            logger.debug("store %s: its folder cannot be locked (%s); the lock file alone guards it", self.url, error)
+            return
+        self.folder_fd = folder
+
+    def _release_folder(self) -> None:
+        if self.folder_fd is None:
+            return
+        if self._made_folder:
+            try:
+                os.rmdir(self.root)  # only if the run left it empty
+            except OSError:
+                pass
+        os.close(self.folder_fd)
+        self.folder_fd, self._made_folder = None, False
 
     def _same_file(self, fd: int) -> bool:
         try:
@@ -164,11 +223,7 @@ class StoreLock:
 
     @staticmethod
     def _read_fd(fd: int) -> bytes:
-        os.lseek(fd, 0, os.SEEK_SET)
-        chunks = []
-        while block := os.read(fd, 65536):
-            chunks.append(block)
-        return b"".join(chunks)
+        return os.pread(fd, MAX_RECORD_BYTES, 0)
 
     def _write_fd(self, fd: int) -> None:
         os.ftruncate(fd, 0)
@@ -178,7 +233,7 @@ class StoreLock:
     def _read(self):
         try:
             with self.fs.open(self.path, "rb") as f:
-                return _parse(f.read())
+                return _parse(f.read(MAX_RECORD_BYTES))
         except FileNotFoundError:
             return None
 
@@ -220,6 +275,7 @@ class StoreLock:
         """Remove the lock if it is still ours (the file first, then the kernel lock)."""
         if self.fd is not None:
             try:
+                self._release_folder()
                 if self._same_file(self.fd):
                     os.unlink(self.path)
             finally:
@@ -237,3 +293,22 @@ class StoreLock:
     def __exit__(self, *exc):
         self.release()
         return False
+
+
+def live_holder(url: str, storage_options: dict | None = None) -> str | None:
+    """Who is writing the store now (its lock's holder, in words), or None when no live run holds the lock.
+
+    A record left by a dead process on this host, or by this very process, is no live writer; a record
+    left by a run on another host is counted as live (it cannot be judged from here).  Only reads.
+    """
+    try:
+        lock = StoreLock(url, storage_options)
+        record = lock._read()
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict):
+        return None
+    here = record.get("host") == socket.gethostname()
+    if here and (record.get("pid") == os.getpid() or not _pid_alive(record.get("pid"))):
+        return None
+    return _holder_text(record)

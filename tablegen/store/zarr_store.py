@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass
 
@@ -171,8 +172,21 @@ def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
 def _remove_unfinished(url: str, storage_options: dict | None) -> None:
     fs, root = store_fs(url, storage_options)
     logger.warning("store %s: its template was never finished (creation interrupted); writing it again", url)
-    if fs.exists(root):
-        fs.rm(root, recursive=True)
+    if fs.exists(root):  # its contents: the folder itself may be held by the writer's lock
+        for entry in fs.ls(root, detail=False):
+            fs.rm(entry, recursive=True)
+
+
+def _write_marker(fs, path: str, payload: bytes) -> None:
+    """Write the creation marker as a new file: a local one never through a symbolic link planted in its place."""
+    if "file" not in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)):
+        fs.pipe(path, payload)
+        return
+    if os.path.lexists(path):
+        os.unlink(path)  # an earlier marker, or a link: removed, never followed
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(payload)
 
 
 def create_store(template: StoreTemplate, url: str, storage_options: dict | None = None, attrs: dict | None = None,
@@ -198,7 +212,8 @@ def create_store(template: StoreTemplate, url: str, storage_options: dict | None
     try:
         if state == "unfinished":
             _remove_unfinished(url, storage_options)
-        fs.pipe(f"{root}{CREATING_SUFFIX}", json.dumps({"config_hash": (attrs or {}).get("config_hash")}).encode())
+        _write_marker(fs, f"{root}{CREATING_SUFFIX}",
+                      json.dumps({"config_hash": (attrs or {}).get("config_hash")}).encode())
         _write_template(template, url, storage_options, attrs or {}, command)
         fs.rm(f"{root}{CREATING_SUFFIX}")
     except OSError as error:

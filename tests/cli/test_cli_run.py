@@ -129,7 +129,8 @@ def test_a_locked_store_exits_6_and_is_left_as_it_was(tmp_path, capsys):
     with StoreLock(str(store)):
         assert main(["run", str(config), "--executor", "serial"]) == 6
         assert "is locked by another tablegen run" in capsys.readouterr().err
-        assert not store.exists()
+        assert list(store.iterdir()) == []  # the holder's folder (the lock holds it), nothing written into it
+    assert not store.exists()  # the holder left it empty: removed with its lock
     assert main(["run", str(config), "--executor", "serial"]) == 0  # the same command works once it is free
 
 

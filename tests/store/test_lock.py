@@ -153,3 +153,73 @@ def test_unwritable_lock_place_is_a_store_error(tmp_path):
     blocker.write_text("not a directory")
     with pytest.raises(StoreError, match="cannot take the lock"):
         StoreLock(str(blocker / "s.zarr")).acquire()
+
+
+# --- the lock belongs to the store, not to the path typed ----------------------------------------
+
+def test_a_store_reached_through_a_symbolic_link_has_the_same_lock(tmp_path):
+    store = tmp_path / "real.zarr"
+    store.mkdir()
+    link = tmp_path / "link.zarr"
+    link.symlink_to(store)
+    with StoreLock(str(store)):
+        with pytest.raises(StoreError, match="locked by another tablegen run"):
+            StoreLock(str(link)).acquire()
+    with StoreLock(str(link)):  # and the other way round
+        with pytest.raises(StoreError, match="locked by another tablegen run"):
+            StoreLock(str(store)).acquire()
+
+
+def test_deleting_the_lock_file_under_a_live_holder_lets_no_second_writer_in(tmp_path):
+    url = str(tmp_path / "s.zarr")
+    with StoreLock(url):
+        os.unlink(url + LOCK_SUFFIX)
+        second = StoreLock(url)
+        with pytest.raises(StoreError, match="being written by another tablegen run"):
+            second.acquire()
+        assert second.fd is None and second.folder_fd is None
+    with StoreLock(url):  # free again once the holder is gone
+        pass
+
+
+def test_the_folder_made_for_the_lock_is_removed_when_left_empty_and_kept_otherwise(tmp_path):
+    store = tmp_path / "s.zarr"
+    with StoreLock(str(store)):
+        assert store.is_dir()
+    assert not store.exists()
+    with StoreLock(str(store)):
+        (store / "zarr.json").write_text("{}")
+    assert (store / "zarr.json").exists()
+
+
+def test_a_planted_lock_symlink_is_refused_and_its_target_left_alone(tmp_path):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    url = str(tmp_path / "s.zarr")
+    os.symlink(target, url + LOCK_SUFFIX)
+    with pytest.raises(StoreError, match="is a symbolic link"):
+        StoreLock(url).acquire()
+    assert target.read_text() == "keep me"
+
+
+def test_a_lock_linked_to_dev_zero_is_refused_at_once(tmp_path):
+    url = str(tmp_path / "s.zarr")
+    os.symlink("/dev/zero", url + LOCK_SUFFIX)
+    start = time.perf_counter()
+    with pytest.raises(StoreError, match="is a symbolic link"):
+        StoreLock(url).acquire()
+    assert time.perf_counter() - start < 5  # not read without limit (a generous bound: no memory blow-up)
+
+
+def test_a_planted_creation_marker_symlink_is_replaced_not_written_through(tmp_path):
+    from tablegen.store.zarr_store import CREATING_SUFFIX, StoreTemplate, create_store
+
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    url = str(tmp_path / "s.zarr")
+    os.symlink(target, url + CREATING_SUFFIX)
+    template = StoreTemplate(("auc",), (0.01,), (10,), (20,), (40,), (0.1,), chunks=(1, 1))
+    with StoreLock(url):
+        create_store(template, url)
+    assert target.read_text() == "keep me"
+    assert not os.path.lexists(url + CREATING_SUFFIX)
