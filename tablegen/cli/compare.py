@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 #: Modules that each define ``add_parser(subparsers)``; imported when the parser is built.
-SUBCOMMANDS: tuple[str, ...] = ("tablegen.cli.compare_datasets", "tablegen.cli.compare_f1")
+SUBCOMMANDS: tuple[str, ...] = ("tablegen.cli.compare_datasets", "tablegen.cli.compare_f1", "tablegen.cli.compare_cv")
 
 
 def add_compare_parser(sub) -> None:

@@ -2,8 +2,10 @@
 
 A thin layer over :func:`tablegen.compare.across_datasets`: prints the Friedman test, the mean ranks,
 every pair (statistic, raw and adjusted p, decision) and, with ``--mean-ranks-posthoc``, the
-mean-ranks test with its sub-pool flip counts; ``--json`` prints ``result.to_dict()``; ``--plot``
-draws the picture.
+mean-ranks test with its sub-pool flip counts; ``--bayesian`` adds the Bayesian signed-rank (or sign) test
+of every pair with a ROPE; ``--format markdown|latex`` prints the tables instead; ``--json`` prints
+``result.to_dict()`` (with ``"bayesian"``); ``--plot`` draws the picture, ``--cd`` the critical-difference
+diagram, ``--bayes-plot`` the Bayesian matrix.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import json
 import sys
 
 from tablegen.compare.datasets.analysis import CORRECTIONS, TESTS, across_datasets, format_p
+from tablegen.compare.datasets.cd_diagram import METHODS
+from tablegen.compute.cell import DEFAULT_SEED
 
 
 def add_parser(subparsers) -> None:
@@ -22,14 +26,37 @@ def add_parser(subparsers) -> None:
                                    "column names the rows; '#' lines are comments)")
     p.add_argument("--test", choices=TESTS, default="wilcoxon", help="pairwise test (default %(default)s)")
     p.add_argument("--correction", choices=CORRECTIONS, default="holm",
-                   help="family-wise error control (default %(default)s)")
+                   help="holm, bonferroni, hommel (family-wise error); bh, by (false discovery rate) "
+                        "(default %(default)s)")
     p.add_argument("--alpha", type=float, default=0.05, help="family-wise level (default %(default)s)")
     p.add_argument("--lower-is-better", action="store_true", help="the scores are errors or losses")
     p.add_argument("--mean-ranks-posthoc", action="store_true",
                    help="also the mean-ranks test, with how often its verdicts flip across sub-pools")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--plot", default=None, metavar="OUT.png", help="draw mean ranks and the pairwise verdicts")
+    p.add_argument("--cd", default=None, metavar="OUT.png",
+                   help="draw the critical-difference diagram: bars join what the pairwise test does not separate")
+    p.add_argument("--cd-method", choices=METHODS, default="tests",
+                   help="'nemenyi': the mean-ranks version (needs --mean-ranks-posthoc) (default %(default)s)")
+    _bayesian_arguments(p)
+    p.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
+                   help="text report, or the tables as Markdown or LaTeX (default %(default)s)")
     p.set_defaults(run=run)
+
+
+def _bayesian_arguments(p) -> None:
+    p.add_argument("--bayesian", action="store_true",
+                   help="also the Bayesian test of every pair (signed-rank with --test wilcoxon, else sign)")
+    p.add_argument("--rope", type=float, default=0.01,
+                   help="half-width of the region of practical equivalence, in score units (default %(default)s)")
+    p.add_argument("--prior", type=float, default=None,
+                   help="prior strength at 0 (default 0.5 for signed-rank, 1 for sign)")
+    p.add_argument("--samples", type=int, default=50_000, help="posterior draws (default %(default)s)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed (default %(default)s)")
+    p.add_argument("--probability", type=float, default=0.95,
+                   help="posterior probability a Bayesian decision needs (default %(default)s)")
+    p.add_argument("--bayes-plot", default=None, metavar="OUT.png", help="draw the Bayesian probabilities (needs "
+                                                                          "--bayesian)")
 
 
 def _pairs_table(result) -> list[str]:
@@ -71,7 +98,7 @@ def format_result(result) -> str:
              "is better)",
              f"Friedman test: chi2 = {f.statistic:.4f}, df = {f.df}, p = {format_p(f.p_value)}", "",
              "Mean ranks (1 = best): " + ", ".join(f"{a} {result.mean_ranks[a]:.3f}" for a in result.ranking()), "",
-             f"Pairwise {result.test_name} tests, {result.correction.capitalize()}-adjusted, "
+             f"Pairwise {result.test_name} tests, {result.correction_name}-adjusted, "
              f"alpha = {result.alpha:g} (W/L/T: data sets on which the first wins, loses, ties)"]
     lines += _pairs_table(result)
     if result.mean_ranks_posthoc is not None:
@@ -79,19 +106,58 @@ def format_result(result) -> str:
     return "\n".join(lines + ["", result.sentence()])
 
 
+def _check(args) -> None:
+    """Options that need another option, refused before any work."""
+    from tablegen.errors import TablegenInputError
+
+    if args.bayes_plot is not None and not args.bayesian:
+        raise TablegenInputError("--bayes-plot needs --bayesian")
+    if args.cd is not None and args.cd_method == "nemenyi" and not args.mean_ranks_posthoc:
+        raise TablegenInputError("--cd-method nemenyi needs --mean-ranks-posthoc")
+
+
+def _bayesian(args):
+    if not args.bayesian:
+        return None
+    from tablegen.compare.datasets.bayesian import bayesian_pairs
+
+    return bayesian_pairs(args.results, test="signed_rank" if args.test == "wilcoxon" else "sign", rope=args.rope,
+                          prior=args.prior, samples=args.samples, seed=args.seed, probability=args.probability,
+                          higher_is_better=not args.lower_is_better)
+
+
+def _print(result, bayesian, args) -> None:
+    if args.json:
+        data = result.to_dict()
+        data["bayesian"] = None if bayesian is None else bayesian.to_dict()
+        print(json.dumps(data, indent=2))
+    elif args.format != "text":
+        from tablegen.compare.datasets.report import comparison_table
+
+        print(comparison_table(result, bayesian, args.format), end="")
+    else:
+        print(format_result(result) + ("" if bayesian is None else "\n\n" + "\n".join(bayesian.sentences())))
+
+
 def run(args) -> int:
     """Run ``tablegen compare datasets``."""
+    _check(args)
     result = across_datasets(args.results, higher_is_better=not args.lower_is_better, test=args.test,
                              correction=args.correction, alpha=args.alpha, mean_ranks_posthoc=args.mean_ranks_posthoc)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else format_result(result))
-    if args.plot is not None:
-        _plot(result, args.plot, quiet=args.json)
+    bayesian = _bayesian(args)
+    _print(result, bayesian, args)
+    quiet = args.json or args.format != "text"
+    for option, path, draw in (("--plot", args.plot, result.plot),
+                               ("--cd", args.cd, lambda p: result.plot_cd(p, args.cd_method)),
+                               ("--bayes-plot", args.bayes_plot, lambda p: bayesian.plot(p, result.ranking()))):
+        if path is not None:
+            _plot(option, path, draw, quiet)
     return 0
 
 
-def _plot(result, path, quiet: bool) -> None:
+def _plot(option: str, path, draw, quiet: bool) -> None:
     from tablegen.cli.images import image_errors  # one translation of image-writing errors for every --plot
 
-    with image_errors("--plot", path):
-        result.plot(path)
+    with image_errors(option, path):
+        draw(path)
     print(f"wrote {path}", file=sys.stderr if quiet else sys.stdout)  # keep --json output parseable

@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tablegen.compare.datasets.corrections import CORRECTIONS as _CORRECTIONS
+from tablegen.compare.datasets.corrections import adjust, check_correction
 from tablegen.compare.datasets.results_table import results_table
 from tablegen.compute.validation import check_alpha
 from tablegen.errors import TablegenInputError
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 TESTS = ("wilcoxon", "sign")
-CORRECTIONS = ("holm", "bonferroni")
+CORRECTIONS = tuple(_CORRECTIONS)
 TEST_NAMES = {"wilcoxon": "Wilcoxon signed-rank", "sign": "sign"}
 
 
@@ -69,7 +71,7 @@ class PairwiseComparison:
         Wilcoxon: min(W+, W−) over the nonzero differences (scipy's two-sided statistic); sign: the
         number of data sets on which ``a`` is better.
     p_value, adjusted_p_value : float
-        Raw two-sided p-value and its Holm or Bonferroni adjustment.
+        Raw two-sided p-value and its adjustment by the chosen correction.
     significant : bool
         adjusted_p_value <= alpha.
     better : str or None
@@ -91,10 +93,12 @@ class PairwiseComparison:
 
 
 def adjust_p_values(p_values: ArrayLike, correction: str = "holm") -> np.ndarray:
-    """Family-wise adjusted p-values: Holm's step-down method or Bonferroni.
+    """Adjusted p-values: family-wise (Holm, Bonferroni, Hommel) or false discovery rate (Benjamini–Hochberg
+    ``"bh"``, Benjamini–Yekutieli ``"by"``); the formulas are in :mod:`tablegen.compare.datasets.corrections`.
 
     Bonferroni: min(1, K p).  Holm: sort ascending, p_(i) -> max_{j <= i} min(1, (K − j + 1) p_(j)).
-    Rejecting where the adjusted value is <= alpha controls the family-wise error at alpha.
+    Rejecting where the adjusted value is <= alpha controls the family-wise error (the false discovery
+    rate for ``"bh"`` and ``"by"``) at alpha.
 
     Examples
     --------
@@ -102,18 +106,10 @@ def adjust_p_values(p_values: ArrayLike, correction: str = "holm") -> np.ndarray
     [0.03, 0.06, 0.06]
     >>> adjust_p_values([0.01, 0.04, 0.03], "bonferroni").round(2).tolist()
     [0.03, 0.12, 0.09]
+    >>> adjust_p_values([0.01, 0.04, 0.03], "bh").round(2).tolist()
+    [0.03, 0.04, 0.04]
     """
-    p = np.asarray(p_values, dtype=float)
-    K = p.size
-    if correction == "bonferroni":
-        return np.minimum(1.0, K * p)
-    if correction != "holm":
-        raise TablegenInputError(f"correction must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}")
-    order = np.argsort(p, kind="stable")
-    stepped = np.maximum.accumulate(np.minimum(1.0, (K - np.arange(K)) * p[order]))
-    adjusted = np.empty(K)
-    adjusted[order] = stepped
-    return adjusted
+    return adjust(p_values, correction)
 
 
 def rank_matrix(X: np.ndarray, higher_is_better: bool = True) -> np.ndarray:
@@ -201,6 +197,8 @@ class AcrossDatasetsResult:
         Every pair, in column order.
     mean_ranks_posthoc : tuple of MeanRanksComparison or None
         Only with ``mean_ranks_posthoc=True``.
+    mean_scores : dict or None
+        Algorithm -> mean score over the data sets.
 
     Examples
     --------
@@ -225,6 +223,7 @@ class AcrossDatasetsResult:
     mean_ranks: dict
     pairwise: tuple
     mean_ranks_posthoc: tuple | None = None
+    mean_scores: dict | None = None
 
     @property
     def n(self) -> int:
@@ -240,6 +239,11 @@ class AcrossDatasetsResult:
     def test_name(self) -> str:
         """The pairwise test's name in words ("Wilcoxon signed-rank" or "sign")."""
         return TEST_NAMES[self.test]
+
+    @property
+    def correction_name(self) -> str:
+        """The correction in words ("Holm", "Benjamini-Hochberg", ...)."""
+        return _CORRECTIONS[self.correction][0]
 
     def ranking(self) -> list[str]:
         """Algorithms from the best mean rank to the worst."""
@@ -266,7 +270,7 @@ class AcrossDatasetsResult:
                    + (f", so the algorithms do not all perform alike at alpha = {self.alpha:g}."
                       if f.p_value <= self.alpha else f": no evidence at alpha = {self.alpha:g} that they differ."))
         found = self.significant_pairs()
-        pairs = (f" Pairwise {self.test_name} tests, {self.correction.capitalize()}-adjusted: "
+        pairs = (f" Pairwise {self.test_name} tests, {self.correction_name}-adjusted: "
                  f"{len(found)} of {len(self.pairwise)} pairs differ at alpha = {self.alpha:g}")
         detail = "; ".join(f"{c.better} beats {c.b if c.better == c.a else c.a} (adjusted p = {c.adjusted_p_value:.3g})"
                            for c in sorted(found, key=lambda c: c.adjusted_p_value))
@@ -283,7 +287,7 @@ class AcrossDatasetsResult:
         return {"algorithms": list(self.algorithms), "datasets": list(self.datasets), "n": self.n, "m": self.m,
                 "test": self.test, "correction": self.correction, "alpha": self.alpha,
                 "higher_is_better": self.higher_is_better, "friedman": asdict(self.friedman),
-                "mean_ranks": dict(self.mean_ranks), "ranking": self.ranking(),
+                "mean_ranks": dict(self.mean_ranks), "mean_scores": self.mean_scores, "ranking": self.ranking(),
                 "pairwise": [asdict(c) for c in self.pairwise],
                 "mean_ranks_posthoc": None if self.mean_ranks_posthoc is None
                 else [c.to_dict() for c in self.mean_ranks_posthoc]}
@@ -294,12 +298,19 @@ class AcrossDatasetsResult:
 
         return plot_across_datasets(self, path)
 
+    def plot_cd(self, path: str | os.PathLike[str] | None = None, method: str = "tests") -> Figure:
+        """The critical-difference diagram (:func:`tablegen.compare.datasets.cd_diagram.plot_cd`): bars join
+        the algorithms the pairwise test does not separate; ``method="nemenyi"`` for the mean-ranks version
+        (needs ``mean_ranks_posthoc=True``)."""
+        from tablegen.compare.datasets.cd_diagram import plot_cd
+
+        return plot_cd(self, path, method)
+
 
 def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc) -> float:
     if test not in TESTS:
         raise TablegenInputError(f"test must be one of {', '.join(map(repr, TESTS))}, got {test!r}")
-    if correction not in CORRECTIONS:
-        raise TablegenInputError(f"correction must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}")
+    check_correction(correction)
     for name, value in (("higher_is_better", higher_is_better), ("mean_ranks_posthoc", mean_ranks_posthoc)):
         if not isinstance(value, (bool, np.bool_)):
             raise TablegenInputError(f"{name} must be True or False, got {value!r}")
@@ -322,8 +333,9 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
         True for accuracies, AUCs; False for error rates, losses.
     test : {"wilcoxon", "sign"}
         The pairwise test: its verdict on a pair depends only on those two algorithms.
-    correction : {"holm", "bonferroni"}
-        Family-wise error control over the m(m − 1)/2 pairs.
+    correction : {"holm", "bonferroni", "hommel", "bh", "by"}
+        Family-wise error control over the m(m − 1)/2 pairs (Holm, Bonferroni, Hommel), or false discovery
+        rate control (Benjamini–Hochberg ``"bh"``, Benjamini–Yekutieli ``"by"``).
     alpha : float
         Family-wise significance level.
     mean_ranks_posthoc : bool
@@ -360,7 +372,7 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
         higher_is_better=bool(higher_is_better), friedman=friedman_test(X, higher_is_better),
         mean_ranks={a: float(r) for a, r in zip(algorithms, mean_ranks)},
         pairwise=pairwise_tests(X, algorithms, test, correction, alpha, higher_is_better),
-        mean_ranks_posthoc=posthoc)
+        mean_ranks_posthoc=posthoc, mean_scores={a: float(v) for a, v in zip(algorithms, X.mean(axis=0))})
 
 
 def format_p(p: float) -> str:

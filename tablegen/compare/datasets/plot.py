@@ -40,7 +40,7 @@ def _matrix_panel(ax, result, order) -> None:
                         color="white" if p[i, j] <= result.alpha else "black")
     ax.set_xticks(range(len(order)), order, rotation=45, ha="right")
     ax.set_yticks(range(len(order)), order)
-    ax.set_title(f"{result.correction.capitalize()}-adjusted p, {result.test_name} test\n"
+    ax.set_title(f"{result.correction_name}-adjusted p, {result.test_name} test\n"
                  f"green: row beats column, red: row loses, grey: no difference at alpha = {result.alpha:g}",
                  fontsize=9)
 
