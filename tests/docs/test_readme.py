@@ -281,7 +281,7 @@ def section(page: str) -> str:
 
 
 def test_compare_datasets_on_the_papers_table_prints_what_the_how_to_quotes(capsys):
-    prose = section("how-to/predictions.md")
+    prose = section("how-to/across-datasets.md")
     table = "tests/data/benavoli2016_table2_accuracies.csv"
     assert f"`tablegen compare datasets {table} --mean-ranks-posthoc` finds" in prose
     assert main(["compare", "datasets", str(ROOT / table), "--mean-ranks-posthoc"]) == 0
