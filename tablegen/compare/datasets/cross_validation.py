@@ -54,7 +54,7 @@ class CrossValidationComparison:
         The corrected resampled t statistic and its two-sided p-value.
     rope, probability : float
     p_a_better, p_rope, p_b_better : float
-        Posterior probabilities of δ > rope, |δ| <= rope, δ < −rope (exact).
+        Posterior probabilities of δ > rope, −rope ≤ δ ≤ rope, δ < −rope (exact).
     decision : str
         "a better", "equivalent (ROPE)", "b better" or "no decision".
 
