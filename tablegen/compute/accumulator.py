@@ -10,6 +10,10 @@ union of the parts' top-``capacity`` multisets.  It is therefore associative and
 result does not depend on how a stream is cut into batches or in which order batches arrive
 (property-tested in ``tests/compute/test_accumulator.py``).  Memory is at most ``capacity`` entries, and
 much less for metrics with few distinct values in the tail.
+
+:class:`TailStream` is the same reduction for a stream of blocks (a Monte Carlo pass): each sample is
+taken once in numba (:mod:`tablegen.compute.kernels.tails`, a running floor and counts in place) and
+:meth:`TailStream.tail` is the :class:`Tail` that :func:`tail_add` of every block would give.
 """
 
 from __future__ import annotations
@@ -161,3 +165,75 @@ def tail_count_at_least(tail: Tail, threshold: float) -> int | None:
     if tail.retained < tail.seen and (tail.retained == 0 or threshold <= tail.values[0]):
         return None
     return int(tail.counts[tail.values >= threshold].sum())
+
+
+class TailStream:
+    """The top ``capacity`` samples of a stream of blocks, kept in numba (a running floor; samples
+    equal to a retained value counted in place), with the count of samples >= ``threshold``.
+
+    :meth:`tail` is the same :class:`Tail` as :func:`tail_add` of every block in turn, bit for bit.
+
+    Examples
+    --------
+    >>> stream = TailStream(3, threshold=2.0)
+    >>> stream.add(np.array([1.0, 5.0, 2.0, 2.0]))
+    >>> stream.add(np.array([0.5, 5.0]))
+    >>> tail = stream.tail()
+    >>> tail.values.tolist(), tail.counts.tolist(), tail.seen, stream.at_least
+    ([2.0, 5.0], [1, 2], 6, 4)
+    """
+
+    def __init__(self, capacity: int, threshold: float = np.inf, buffer_size: int = 1 << 14):
+        from tablegen.compute.kernels import tails as kernel
+
+        self._kernel = kernel
+        self._values, self._counts = np.empty(64), np.zeros(64, np.int64)
+        self._buffer_size = buffer_size
+        self._buffer = np.empty(max(1, min(int(capacity), buffer_size)))
+        self._state = np.zeros(5, np.int64)
+        self._state[kernel.CAPACITY] = int(capacity)
+        self._low = np.array([np.inf])
+        self.threshold = float(threshold)
+        self.capacity = int(capacity)
+        self.seen = 0
+        self.at_least = 0
+
+    def add(self, samples: np.ndarray, seen: int | None = None) -> None:
+        """Take a block of samples (any order; a strided view will do).  ``seen``: how many samples the
+        block held before any were dropped below :meth:`floor` (default: all of ``samples``)."""
+        samples = np.asarray(samples, dtype=np.float64)
+        start = 0
+        while start < samples.shape[0]:
+            start, at_least = self._kernel.absorb(samples, start, self._values, self._counts, self._buffer,
+                                                  self._state, self._low, self.threshold)
+            self.at_least += at_least
+            if start < samples.shape[0]:
+                self._fold()
+        self.seen += samples.shape[0] if seen is None else int(seen)
+
+    def _fold(self) -> None:
+        batch = self._buffer[:int(self._state[self._kernel.HELD])]
+        batch.sort()  # numpy's sort, in place: faster than numba's
+        self._values, self._counts = self._kernel.fold(self._values, self._counts, batch, self._state)
+        self._low[0] = np.inf
+        distinct = int(self._state[self._kernel.HI] - self._state[self._kernel.LO])  # doubled while filling, then 1/4
+        growth = distinct if self._state[self._kernel.RETAINED] < self.capacity else distinct // 4
+        wanted = min(self.capacity, max(self._buffer_size, growth))
+        if wanted != self._buffer.shape[0]:
+            self._buffer = np.empty(max(1, wanted))
+
+    def floor(self) -> float:
+        """A value no sample at or below which can enter (-inf while the tail is not full)."""
+        state = self._state
+        if state[self._kernel.RETAINED] < self.capacity or self.capacity == 0:
+            return -np.inf
+        lo, hi, held = (int(state[i]) for i in (self._kernel.LO, self._kernel.HI, self._kernel.HELD))
+        floor = self._values[lo] if lo < hi else np.inf
+        return float(min(floor, self._low[0]) if held else floor)
+
+    def tail(self) -> Tail:
+        """The retained tail as a :class:`Tail` (ascending distinct values with counts)."""
+        self._fold()
+        self._buffer = np.empty(1)
+        lo, hi = int(self._state[self._kernel.LO]), int(self._state[self._kernel.HI])
+        return Tail(self._values[lo:hi], self._counts[lo:hi], self.seen, self.capacity)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.compute.accumulator import Tail, tail_add, tail_candidates, tail_empty, tail_merge
+from tablegen.compute.accumulator import Tail, TailStream, tail_add, tail_empty, tail_merge
 from tablegen.compute.kernels.lanes import simulate_rows
 from tablegen.compute.kernels.minority import (
     MINORITY_FIXED,
@@ -154,9 +154,9 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[Metric],
     """Run R replicates in blocks and return the retained upper tail of each metric (registry entries
     ``metrics``; the tails are keyed by their names).
 
-    Samples below a full tail's floor are dropped as each block arrives and the survivors are
-    merged in batches of about ``capacity``, so a deep tail is not re-merged after every block; the
-    result is the same as adding every block in turn (the floor only rises).
+    Each block's samples go through a :class:`~tablegen.compute.accumulator.TailStream` (a running
+    floor, samples counted in place, in numba); the result is the same as adding every block in turn
+    with :func:`~tablegen.compute.accumulator.tail_add`.
     """
     return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress, device)[0]
 
@@ -185,44 +185,41 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
                  f"tables over {P + N:,} ranks)",
                  "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")
     key = cell_key(seed, P, N)
-    tails = {m: tail_empty(capacity) for m in metrics}
-    counts = {m: 0 for m in thresholds}
-    pending: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
-    pending_seen = 0
-    block_size, block_candidates = _block_source(P, N, R, key, layout, metrics, thresholds, block_size, device)
+    on_cpu = _resolved(device) == "cpu"  # the device counts the samples >= threshold itself
+    streams = {m: TailStream(capacity, thresholds.get(m, np.inf) if on_cpu else np.inf) for m in metrics}
+    device_counts = {m: 0 for m in thresholds}
+    block_size, score_block = _block_source(P, N, R, key, layout, metrics, thresholds, block_size, device)
     for first in range(0, R, block_size):
         count = min(block_size, R - first)
-        candidates, block_counts = block_candidates(first, count, tails)
-        pending_seen += count
-        for m in metrics:
-            pending[m].append(candidates[m])
-            if m in thresholds:
-                counts[m] += block_counts[m]
-        if first + count == R or max(sum(b.size for b in pending[m]) for m in metrics) >= capacity:
-            tails = {m: tail_add(tails[m], np.concatenate(pending[m]), seen=pending_seen) for m in metrics}
-            pending = {m: [] for m in metrics}
-            pending_seen = 0
+        for m, hits in score_block(first, count, streams).items():
+            device_counts[m] += hits
         if progress is not None:
             progress(first + count, R)
-    return tails, counts
+    counts = {m: streams[m].at_least + device_counts[m] for m in thresholds}
+    return {m: stream.tail() for m, stream in streams.items()}, counts
+
+
+def _resolved(device: str) -> str:
+    from tablegen.compute.kernels.cuda.device import resolve_device
+
+    return resolve_device(device)
 
 
 def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block_size: int, device: str):
-    """(block size, function(first, count, tails) -> (candidates per metric, counts >= threshold)).
+    """(block size, function(first, count, streams) -> counts >= threshold found on the device).
 
-    On the CPU a block is scored by :func:`score_replicates` and filtered by ``tail_candidates``; on
-    a GPU (imported only then) it is scored and filtered on the device, in blocks of
-    :data:`~tablegen.compute.kernels.cuda.driver.DEVICE_BLOCK_SIZE` replicates (or ``block_size`` if larger;
-    at most R).
+    On the CPU a block is scored by :func:`score_replicates` and each metric's column goes to its
+    :class:`~tablegen.compute.accumulator.TailStream` (which filters and counts in numba); on a GPU
+    (imported only then) it is scored and filtered on the device against the streams' floors, in
+    blocks of :data:`~tablegen.compute.kernels.cuda.driver.DEVICE_BLOCK_SIZE` replicates (or
+    ``block_size`` if larger; at most R), and only the samples above them come back.
     """
-    from tablegen.compute.kernels.cuda.device import resolve_device
-
-    if resolve_device(device) == "cpu":
-        def cpu_block(first, count, tails):
+    if _resolved(device) == "cpu":
+        def cpu_block(first, count, streams):
             out = score_replicates(P, N, key, first, count, layout)
-            columns = {m: out[:, layout.columns[m]] for m in metrics}
-            return ({m: tail_candidates(tails[m], columns[m]) for m in metrics},
-                    {m: int(np.count_nonzero(columns[m] >= thresholds[m])) for m in metrics if m in thresholds})
+            for m in metrics:
+                streams[m].add(out[:, layout.columns[m]])
+            return {}
         return block_size, cpu_block
     from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
 
@@ -231,16 +228,12 @@ def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block
     columns = [layout.columns[m] for m in metrics]
     limits = [float(thresholds.get(m, np.inf)) for m in metrics]
 
-    def cuda_block(first, count, tails):
-        floors = [-np.inf if _open(tails[m]) else float(tails[m].values[0]) for m in metrics]
-        kept, at_least = cell.candidates(first, count, columns, floors, limits)
-        return dict(zip(metrics, kept)), {m: at_least[c] for c, m in enumerate(metrics) if m in thresholds}
+    def cuda_block(first, count, streams):
+        kept, at_least = cell.candidates(first, count, columns, [streams[m].floor() for m in metrics], limits)
+        for m, samples in zip(metrics, kept):
+            streams[m].add(samples, seen=count)
+        return {m: at_least[c] for c, m in enumerate(metrics) if m in thresholds}
     return block_size, cuda_block
-
-
-def _open(tail: Tail) -> bool:
-    """Whether every sample is a candidate for ``tail`` (see :func:`tail_candidates`)."""
-    return tail.capacity == 0 or tail.retained < tail.capacity
 
 
 def tail_capacity(R: int, Cs, alphas, tail_probabilities) -> int:

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablegen.compute.accumulator import (
+    TailStream,
     tail_add,
     tail_count_at_least,
     tail_empty,
@@ -68,3 +69,37 @@ def test_rank_beyond_the_retained_tail_is_refused():
     tail = tail_add(tail_empty(3), [1.0, 2.0, 3.0, 4.0])
     with pytest.raises(ValueError, match="outside the retained tail"):
         tail_upper_order(tail, 4)
+
+
+# --- the streaming accumulator (numba) gives the same tail as the reduction above -----------------
+
+
+def _stream_tail(batches, capacity, threshold, buffer_size):
+    stream = TailStream(capacity, threshold, buffer_size=buffer_size)
+    for batch in batches:
+        stream.add(np.asarray(batch, dtype=float))
+    return stream.tail(), stream.at_least
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=samples, capacity=st.integers(1, 40), cuts=st.lists(st.integers(0, 120), max_size=6),
+       buffer_size=st.integers(1, 9), threshold=st.integers(0, 13).map(float))
+def test_stream_gives_the_tail_and_count_of_the_reduction(values, capacity, cuts, buffer_size, threshold):
+    edges = sorted({0, len(values), *[min(c, len(values)) for c in cuts]})
+    batches = [values[i:j] for i, j in zip(edges[:-1], edges[1:])]
+    tail, at_least = _stream_tail(batches, capacity, threshold, buffer_size)
+    expected = tail_add(tail_empty(capacity), np.asarray(values, dtype=float))
+    assert (tail.values.tobytes(), tail.counts.tolist(), tail.seen) == (
+        expected.values.tobytes(), expected.counts.tolist(), expected.seen)
+    assert at_least == sum(v >= threshold for v in values)
+
+
+@pytest.mark.parametrize("distinct", [50, 1 << 20])  # counted in place / past the lookup limit, buffered
+def test_stream_of_many_blocks_equals_the_reduction(distinct):
+    rng = np.random.default_rng(distinct)
+    values = rng.integers(0, distinct, 200_000) / distinct
+    blocks = np.array_split(values.reshape(-1, 4), 7)  # strided columns, as the engine passes them
+    tail, at_least = _stream_tail([block[:, 1] for block in blocks], 5_000, 0.9, 1 << 10)
+    expected = tail_add(tail_empty(5_000), values.reshape(-1, 4)[:, 1])
+    assert tail.values.tobytes() == expected.values.tobytes() and tail.counts.tolist() == expected.counts.tolist()
+    assert at_least == np.count_nonzero(values.reshape(-1, 4)[:, 1] >= 0.9) and tail.seen == 50_000
