@@ -93,10 +93,10 @@ def _interval(rate, low, high) -> str:
 
 def _table_1(args) -> None:
     print(f"Table 1: every metric, C = 1, alpha = {args.alpha}, {args.trials:,} trials\n")
-    print("| score values | " + " | ".join(BASE_SCORE_METRICS) + " |")
-    print("|---|" + "---|" * len(BASE_SCORE_METRICS))
+    print("| score values | " + " | ".join(args.metrics) + " |")
+    print("|---|" + "---|" * len(args.metrics))
     for levels in [None, *args.levels]:
-        rates = rejection_rates(args.P, args.N, levels, 1, args.alpha, args.trials, args.seed)
+        rates = rejection_rates(args.P, args.N, levels, 1, args.alpha, args.trials, args.seed, args.metrics)
         label = "none (no ties)" if levels is None else levels
         print(f"| {label} | " + " | ".join(_interval(*r) for r in rates.values())
               + " |")
@@ -113,6 +113,8 @@ def main(argv=None) -> int:
                         help="trials of table 1 (table 2: 10x at C = 1, 2x at C = 10)")
     parser.add_argument("--seed", type=int, default=2005)
     parser.add_argument("--auc-only", action="store_true", help="table 2 only")
+    parser.add_argument("--metrics", nargs="+", default=[*BASE_SCORE_METRICS, "best_mcc"],
+                        help="metrics of table 1 (default: every metric scored from predictions)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     print(f"# Rejection rate of random scorers against the no-ties critical value\n\n"
@@ -134,6 +136,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    with recording("tied_null"):
+    with recording("tied_null_auc" if "--auc-only" in sys.argv else "tied_null"):
         status = main()
     raise SystemExit(status)

@@ -62,8 +62,48 @@ def record(name: str, command: str, lines: list[str], *, load_at_start: str | No
         f"load average {load_average()} at the end")
     header = (f"Measured {datetime.date.today()} on {cpu_model()} ({vector_width()}; {load}) by `{command}`; "
               "written by the script, not by hand:")
-    body = "\n".join(lines)
-    (RESULTS / f"{name}.md").write_text(f"{header}\n\n```text\n{body}\n```\n")
+    (RESULTS / f"{name}.md").write_text(f"{header}\n\n{as_markdown(lines)}")
+
+
+def as_markdown(lines: list[str]) -> str:
+    """What a benchmark printed, for a docs page: its Markdown tables and lists as such, everything else verbatim
+    in text blocks (so a printed ``#`` line never becomes a heading of the page).
+
+    Examples
+    --------
+    >>> print(as_markdown(["load 0.1", "| a | b |", "|---|---|", "| 1 | 2 |", "done"]))
+    ```text
+    load 0.1
+    ```
+    <BLANKLINE>
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    <BLANKLINE>
+    ```text
+    done
+    ```
+    <BLANKLINE>
+    """
+    blocks: list[tuple[bool, list[str]]] = []
+    for line in lines:
+        is_table = line.lstrip().startswith("|") and line.rstrip().endswith("|")
+        if not blocks or blocks[-1][0] != is_table:
+            blocks.append((is_table, []))
+        blocks[-1][1].append(line.strip() if is_table else line)
+    parts = []
+    for is_table, block in blocks:
+        if is_table:
+            parts.append("\n".join(block) + "\n")
+        elif all(text.startswith("- ") or not text.strip() for text in block) and any(block):
+            parts.append("\n".join(text for text in block if text.strip()) + "\n")  # a list stays a list
+        elif any(text.strip() for text in block):
+            while not block[0].strip():
+                block.pop(0)
+            while not block[-1].strip():
+                block.pop()
+            parts.append("```text\n" + "\n".join(block) + "\n```\n")
+    return "\n".join(parts)
 
 
 class _Tee:
