@@ -47,6 +47,7 @@ from tablegen.store.zarr_store import (
     mark_complete,
     read_writable_attributes,
     remove_partial_files,
+    remove_stray_files,
     repair_plan_mask,
     store_state,
 )
@@ -207,6 +208,7 @@ class StoreInspection:
     plan: Plan
     damaged_regions: tuple = ()
     problems: tuple = ()
+    stray: tuple = ()
 
 
 def inspect_store(config: JobConfig) -> StoreInspection:
@@ -217,7 +219,8 @@ def inspect_store(config: JobConfig) -> StoreInspection:
         return StoreInspection(state, make_plan(config))
     check_resumable(config)
     mask, report = repair_plan_mask(config.store_url, config.storage_options)
-    return StoreInspection(state, make_plan(config, mask), tuple(report.regions), tuple(report.problems))
+    return StoreInspection(state, make_plan(config, mask), tuple(report.regions), tuple(report.problems),
+                           tuple(report.stray))
 
 
 def prepare_store(config: JobConfig, command: str = "") -> Plan:
@@ -227,6 +230,7 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
     inspection = inspect_store(config)
     if inspection.state == "ready":
         remove_partial_files(config.store_url, config.storage_options)  # a killed run's half-written files
+        remove_stray_files(config.store_url, config.storage_options, inspection.stray)  # and stray chunks
     if inspection.state != "ready":
         create_job_store(config, command, inspection.state)
     elif inspection.plan.remaining:  # a resume with work to do: in the store's history

@@ -81,8 +81,9 @@ def _verify_parser(sub) -> None:
     _store_argument(p)
     p.add_argument("--worst", type=int, default=10, help="how many worst entries to list (default %(default)s)")
     p.add_argument("--integrity", action=argparse.BooleanOptionalAction, default=True,
-                   help="first check every chunk's checksum and hash against the store's manifest and every done "
-                        "cell for missing data (default on); damage exits with code 3")
+                   help="first check the store against its manifest: metadata, coordinates, root attributes, every "
+                        "chunk's checksum and hash, done flags, and files the manifest does not know (default "
+                        "on); damage exits with code 3, a store being written with code 6")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(run=_run_verify)
 
@@ -90,14 +91,23 @@ def _verify_parser(sub) -> None:
 def _integrity_lines(source: str, report) -> list[str]:
     if report.unchecked:
         return [f"{source}: integrity not checked: {report.unchecked}"]
+    shown = ", ".join(report.foreign[:10]) + (f" and {len(report.foreign) - 10:,} more" if len(report.foreign) > 10
+                                               else "")
+    foreign = [f"  files the manifest does not know, not tablegen's (left as they are): {shown}"] if shown else []
     if report.ok:
-        return [f"{source}: integrity: {report.chunks_checked:,} chunks match the manifest"]
+        return [f"{source}: integrity: {report.chunks_checked:,} chunks match the manifest", *foreign]
     lines = [f"{source}: DAMAGED: {len(report.problems):,} problems"]
     lines += [f"  {problem}" for problem in report.problems[:50]]
+    lines += foreign
     if len(report.problems) > 50:
         lines.append(f"  and {len(report.problems) - 50:,} more (--json lists all)")
-    lines.append("  re-create the store: its metadata is damaged" if report.fatal else
-                 f"  `tablegen run CONFIG --store {source}` recomputes the {len(report.regions):,} damaged chunks")
+    if report.fatal:
+        lines.append("  re-create the store: its metadata is damaged (a resume refuses it)")
+    elif report.regions:
+        lines.append(f"  `tablegen run CONFIG --store {source}` recomputes the {len(report.regions):,} damaged chunks"
+                     + (" and removes the stray files" if report.stray else ""))
+    elif report.stray:
+        lines.append(f"  `tablegen run CONFIG --store {source}` removes the stray chunk and half-written files")
     return lines
 
 
@@ -109,6 +119,13 @@ def _run_verify(args) -> int:
         raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")
     options = storage_options_from(args)
     integrity = check_integrity(args.store or bundled_table_path(), options) if args.integrity else None
+    if integrity is not None and integrity.being_written:  # a live run holds the lock: no false damage
+        if args.json:
+            print(json.dumps({"integrity": integrity.to_dict()}, indent=2))
+        else:
+            print(f"{args.store or 'bundled table'}: the store is being written ({integrity.being_written}); "
+                  "nothing was checked: verify it when that run has finished")
+        return 6
     if integrity is not None and not integrity.ok:
         if args.json:
             print(json.dumps({"integrity": integrity.to_dict()}, indent=2))
@@ -121,7 +138,7 @@ def _run_verify(args) -> int:
         print(json.dumps({**report, "integrity": integrity.to_dict() if integrity else None}, indent=2))
         return 0
     if integrity is not None:
-        print(_integrity_lines(table.source, integrity)[0])
+        print("\n".join(_integrity_lines(table.source, integrity)))
     if not report["checked"]:
         print(f"{table.source}: no cell has both a Monte Carlo and an exact value; nothing to verify")
         return 0
@@ -161,8 +178,8 @@ def _finished_table(args):
     import numpy as np
 
     table = _open(args)
-    if not table.ds.attrs.get("complete"):
-        missing = int((~np.asarray(table.ds.done.values, dtype=bool)).sum())
+    if not table.attrs.get("complete"):
+        missing = int((~np.asarray(table.read("done"), dtype=bool)).sum())
         print(f"tablegen: warning: {table.source} is unfinished; {missing:,} cells are left empty", file=sys.stderr)
     return table
 

@@ -33,10 +33,10 @@ def table_alpha(table: Table) -> float:
     Examples
     --------
     >>> from types import SimpleNamespace
-    >>> table_alpha(SimpleNamespace(ds=SimpleNamespace(alpha=SimpleNamespace(values=np.array([0.1, 0.05])))))
+    >>> table_alpha(SimpleNamespace(coordinate=lambda name: np.array([0.1, 0.05])))
     0.05
     """
-    alphas = np.asarray(table.ds.alpha.values, dtype=float)
+    alphas = np.asarray(table.coordinate("alpha"), dtype=float)
     return DEFAULT_ALPHA if np.isclose(DEFAULT_ALPHA, alphas, rtol=1e-6, atol=0).any() else float(alphas.min())
 
 
@@ -66,26 +66,26 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float | None = None,
         raise TablegenInputError(f"values must be one of {', '.join(VALUE_CHOICES)}, got {values!r}")
     C = check_integer("C", C, 1)
     alpha = table_alpha(table) if alpha is None else check_alpha("alpha", alpha)
-    metrics = [str(m) for m in table.ds.metric.values]
+    metrics = [str(m) for m in table.coordinate("metric")]
     metric = check_metric("metric", metric)
     if metric not in metrics:
         raise TablegenInputError(f"metric {metric!r} is not in {table.source} (it holds: {', '.join(metrics)})")
-    Cs, alphas = table.ds.C.values, table.ds.alpha.values
+    Cs, alphas = table.coordinate("C"), table.coordinate("alpha")
     if C not in Cs:
         raise TablegenInputError(f"C = {C} is not in {table.source} (C: {', '.join(map(str, Cs))})")
     if not np.isclose(alpha, alphas, rtol=1e-6, atol=0).any():
         listed = ", ".join(f"{a:g}" for a in alphas)
         raise TablegenInputError(f"alpha = {alpha:g} is not in {table.source} (alpha: {listed})")
-    P, N = table.ds.P.values, table.ds.N.values
+    P, N = table.coordinate("P"), table.coordinate("N")
     grid_P, grid_N = np.meshgrid(P, N, indexing="ij")
-    done = np.asarray(table.ds.done.values, dtype=bool)
+    done = np.asarray(table.read("done"), dtype=bool)
     if not done.any():
         raise TablegenInputError(f"{table.source} has no finished cell to export")
     k = metrics.index(metric)
     a = int(np.argmin(np.abs(alphas - alpha)))
     c = int(np.flatnonzero(Cs == C)[0])
-    exact = np.asarray(table.ds.exact_critical_value[k, a, c].values, dtype=float)
-    estimate = np.asarray(table.ds.critical_value[k, a, c].values, dtype=float)
+    exact = np.asarray(table.read("exact_critical_value")[k, a, c], dtype=float)  # every chunk checked
+    estimate = np.asarray(table.read("critical_value")[k, a, c], dtype=float)
     if values == "exact":
         if not np.isfinite(exact[done]).any():
             raise TablegenInputError(
@@ -102,7 +102,7 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float | None = None,
 
     return xr.Dataset({"value": (("P", "N"), value), "exact": (("P", "N"), is_exact & done)}, coords=coords,
                       attrs={"metric": metric, "C": C, "alpha": alpha, "values": values, "source": table.source,
-                             "replicates": table.ds.attrs.get("replicates")})
+                             "replicates": table.attrs.get("replicates")})
 
 
 def grid_to_dict(grid: xr.Dataset) -> dict:

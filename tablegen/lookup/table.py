@@ -20,7 +20,6 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import numpy as np
-import xarray as xr
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import get_metric
@@ -34,14 +33,13 @@ from tablegen.compute.validation import (
 )
 from tablegen.errors import Argument, StoreError, StoreIntegrityError, TablegenInputError
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
-from tablegen.store.reader import ChunkReader, store_fingerprint
-from tablegen.store.schema import bundled_table_path
-from tablegen.store.zarr_store import open_store_group
+from tablegen.store.reader import StoreReader, store_fingerprint
+from tablegen.store.schema import VARIABLES, bundled_table_path
 
 if TYPE_CHECKING:
     import os
 
-    import zarr
+    import xarray as xr
     from numpy.typing import ArrayLike
 
 logger = logging.getLogger(__name__)
@@ -58,12 +56,19 @@ class Table:
     Every lookup takes one metric and broadcasts the other arguments: scalars give scalar answers,
     arrays give arrays of the broadcast shape.
 
+    Everything a lookup reads (coordinates, metadata, the chunks of the cells asked) is checked
+    against the store's manifest before it answers (:class:`~tablegen.store.reader.StoreReader`); a
+    damaged piece is refused with :class:`~tablegen.errors.StoreIntegrityError` naming it.
+
     Attributes
     ----------
-    ds : xarray.Dataset
-        The store as a Dataset (lazy; variables as in :mod:`tablegen.store.schema`).
+    attrs : dict
+        The store's root attributes (provenance: ``replicates``, ``root_seed``, ``config_hash`` ...).
     source : str
         The store's path or URL (``"bundled table"`` for the package's own).
+    ds : xarray.Dataset
+        The store as a lazy Dataset, opened on first use (imports xarray); its values are read as stored,
+        not checked: lookups, exports and ``tablegen verify`` check them.
 
     Examples
     --------
@@ -77,22 +82,64 @@ class Table:
     [False, True]
     """
 
-    def __init__(self, ds: xr.Dataset, source: str, url: str | None = None, storage_options: dict | None = None,
-                 group: zarr.Group | None = None):
-        self.ds, self.source = ds, source
-        self._reader = None if url is None else ChunkReader(url, storage_options, source, group)
-        self._P, self._N = ds.P.values, ds.N.values
-        self._C, self._alpha = ds.C.values, ds.alpha.values
-        self._metrics = [str(m) for m in ds.metric.values]
-        self._loaded: dict = {}
-        self._done = np.asarray(self._variable("done").values, dtype=bool)
-        self._replicates = np.asarray(self._variable("replicates").values)
-        self._tail_probabilities = ds.tail_probability.values
+    def __init__(self, reader: StoreReader):
+        self._store, self.source, self.attrs = reader, reader.source, reader.attrs
+        self._P, self._N = reader.coordinate("P"), reader.coordinate("N")
+        self._C, self._alpha = reader.coordinate("C"), reader.coordinate("alpha")
+        self._metrics = [str(m) for m in reader.coordinate("metric")]
+        self._tail_probabilities = reader.coordinate("tail_probability")
+        self._chunks = reader.chunks("done")
+        self._ds = None
+
+    @property
+    def ds(self) -> xr.Dataset:
+        """The store as a lazy xarray Dataset (opened once, on first use)."""
+        if self._ds is None:
+            import xarray as xr
+
+            for name in VARIABLES:  # every array's metadata checked first: damage is named, not a traceback
+                self._store.array(name)
+            try:
+                self._ds = xr.open_zarr(self._store.group.store, consolidated=False, zarr_format=3)
+            except Exception as error:  # noqa: BLE001 - metadata xarray cannot read
+                raise StoreIntegrityError(f"{self.source}: its metadata cannot be read ({type(error).__name__}: "
+                                          f"{error}); run `tablegen verify` on it to see what is damaged") from None
+        return self._ds
+
+    @property
+    def digests(self) -> dict:
+        """What this table has checked against the manifest so far: key -> hex SHA-256 (kept while it is open)."""
+        return dict(self._store.digests)
+
+    def coordinate(self, name: str) -> np.ndarray:
+        """A coordinate's values (checked against the manifest when the table opened).
+
+        Examples
+        --------
+        >>> open_table().coordinate("alpha").tolist()
+        [0.01, 0.05]
+        """
+        if name not in ("metric", "alpha", "C", "P", "N", "tail_probability"):
+            raise TablegenInputError(f"name must be a coordinate (metric, alpha, C, P, N, tail_probability), "
+                                     f"got {name!r}")
+        return self._store.coordinate(name)
+
+    def read(self, name: str) -> np.ndarray:
+        """A whole variable of the store, every chunk checked against the manifest (for exports over the grid).
+
+        Examples
+        --------
+        >>> open_table().read("done").all()
+        np.True_
+        """
+        if name not in VARIABLES:
+            raise TablegenInputError(f"name must be one of {', '.join(VARIABLES)}, got {name!r}")
+        return self._store.variable(name)
 
     def __repr__(self) -> str:
         return (f"<tablegen.Table {self.source}: {len(self._metrics)} metrics, P {_shown(self._P)}, "
                 f"N {_shown(self._N)}, C {_shown(self._C)}, alpha {_shown(self._alpha)}, "
-                f"R = {self.ds.attrs.get('replicates', '?'):,}>")
+                f"R = {self.attrs.get('replicates', '?'):,}>")
 
     # -- what the table holds -------------------------------------------------------------------
     def contains(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike | None = None,
@@ -111,7 +158,7 @@ class Table:
                                      f"it holds: {', '.join(self._metrics)}")
         return self._metrics.index(metric)
 
-    def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose: tuple) -> np.ndarray:
+    def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose) -> np.ndarray:
         if name == "alpha":
             matches = np.isclose(wanted[..., None], axis, rtol=1e-6, atol=0)  # float32 alphas too
         else:
@@ -121,7 +168,7 @@ class Table:
             missing = wanted[~found].flat[0]
             raise TablegenInputError.naming(
                 f"{name} = {missing.item():g} is not in this table ({self.source}; {name}: {_shown(axis)}). "
-                "Lookups never interpolate between grid cells", *purpose)
+                "Lookups never interpolate between grid cells", *purpose())
         return matches.argmax(axis=-1)
 
     def _indices(self, metric, P, N, C, alpha, what: str = ""):
@@ -134,11 +181,12 @@ class Table:
             alpha = np.asarray(alpha)
             for a in np.atleast_1d(alpha).ravel():
                 check_alpha("alpha", a.item() if isinstance(a, np.generic) else a)
-        return self._locate(k, P, N, C, alpha, self._instead(self._metrics[k], what, P, N) if what else ())
+        return self._locate(k, P, N, C, alpha, lambda: self._instead(self._metrics[k], what, P, N) if what else ())
 
-    def _locate(self, k: int, P, N, C, alpha, purpose: tuple):
+    def _locate(self, k: int, P, N, C, alpha, purpose):
         """(k, index per dimension, broadcast arrays) of checked arguments; an error where the table
-        lacks a value (ending with the message parts ``purpose``) or a cell is unfinished."""
+        lacks a value (ending with the message parts ``purpose()`` returns: made only then) or a cell is
+        unfinished."""
         arrays = [np.asarray(P), np.asarray(N)]
         if C is not None:
             arrays.append(np.asarray(C))
@@ -153,9 +201,7 @@ class Table:
             index["C"] = self._axis("C", arrays[2], self._C, purpose)
         if alpha is not None:
             index["alpha"] = self._axis("alpha", arrays[-1], self._alpha, purpose)
-        not_done = ~self._done[index["P"], index["N"]]
-        if self._reader is not None:
-            self._reader.refuse_damaged("done", index["P"], index["N"])
+        not_done = ~self._at("done", None, index).astype(bool)
         if not_done.any():
             i = np.argmax(not_done)
             raise TablegenInputError(
@@ -166,24 +212,31 @@ class Table:
 
     def _gather(self, name: str, k: int, index: dict) -> np.ndarray:
         """Values of variable ``name`` for metric ``k`` at the broadcast integer ``index`` per dimension."""
-        if (name, k) not in self._loaded:  # one metric's slice, read once: lookups are then numpy indexing
-            self._loaded[(name, k)] = self._variable(name).isel(metric=k)
-        if self._reader is not None:  # a cell whose chunk is missing or undecodable is refused, never answered
-            self._reader.refuse_damaged(name, index["P"], index["N"])
-        variable = self._loaded[(name, k)]
-        leading = tuple(index[dim] for dim in variable.dims if dim in index)
-        trailing = [dim for dim in variable.dims if dim not in index]
-        values = variable.transpose(*[d for d in variable.dims if d in index], *trailing).values
-        return values[leading]
+        return self._at(name, k, index)
 
-    def _variable(self, name: str) -> xr.DataArray:
-        """A whole variable, loaded once; through the chunk reader (which notes damaged chunks) when it has one."""
-        if name not in self._loaded:
-            if self._reader is None:
-                self._loaded[name] = self.ds[name].load()
-            else:
-                self._loaded[name] = xr.DataArray(self._reader.read(name), dims=self.ds[name].dims)
-        return self._loaded[name]
+    def _at(self, name: str, k: int | None, index: dict) -> np.ndarray:
+        """Values of ``name`` (at metric ``k`` if it has that dimension) at the broadcast integer ``index``:
+        shape of the index arrays, then every dimension not indexed.  Only the chunks of the cells asked are
+        read (each checked against the manifest once, then kept)."""
+        dims = [d for d in VARIABLES[name][0] if d != "metric"]
+        lead, trail = [d for d in dims if d in index], [d for d in dims if d not in index]
+        p_index, n_index = np.broadcast_arrays(index["P"], index["N"])
+        shape = p_index.shape
+        flat = {d: np.broadcast_to(index[d], shape).ravel() for d in lead}
+        sizes = {"C": len(self._C), "alpha": len(self._alpha), "tail_probability": len(self._tail_probabilities)}
+        out = np.empty((flat["P"].size, *[sizes[d] for d in trail]), dtype=VARIABLES[name][1])
+        cp, cn = self._chunks
+        regions = flat["P"] // cp * (-(-len(self._N) // cn)) + flat["N"] // cn
+        for region in dict.fromkeys(regions.tolist()):  # not np.unique: it imports numpy.ma (~50 ms cold)
+            rows = np.nonzero(regions == region)[0]
+            i, j = int(flat["P"][rows[0]] // cp), int(flat["N"][rows[0]] // cn)
+            block = self._store.block(name, i, j)
+            block = block[k] if k is not None else block
+            block = np.moveaxis(block, [dims.index(d) for d in (*lead, *trail)], range(len(dims)))
+            local = {d: flat[d][rows] for d in lead}
+            local["P"], local["N"] = local["P"] - i * cp, local["N"] - j * cn
+            out[rows] = block[tuple(local[d] for d in lead)]
+        return out.reshape(shape + out.shape[1:])
 
     # -- lookups --------------------------------------------------------------------------------
     def critical_value(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike, alpha: ArrayLike = 0.01) -> Answer:
@@ -210,7 +263,7 @@ class Table:
         if not (has_exact | np.isfinite(estimate)).all():  # a done cell always holds a value: never answer NaN
             raise StoreIntegrityError(f"{self.source} holds no critical value for a requested cell although it is "
                                       "marked done; the store is damaged: run `tablegen verify` on it")
-        replicates = self._replicates[index["P"], index["N"]]
+        replicates = self._at("replicates", None, index)
         return self._answer(value=np.where(has_exact, exact, estimate), ci_low=np.where(has_exact, exact, low),
                             ci_high=np.where(has_exact, exact, high),
                             method=np.where(has_exact, "exact", "table"),
@@ -244,7 +297,7 @@ class Table:
 
     def _p_answer(self, k: int, index: dict, score, C_) -> Answer:
         quantiles = self._gather("tail_quantile", k, index)  # (..., tail_probability)
-        R = self._replicates[index["P"], index["N"]]
+        R = self._at("replicates", None, index)
         low_hits, high_hits = exceedance_bounds(quantiles, self._tail_probabilities, R, score,
                                                 tolerance=SNAP_TOLERANCE)
         ci_low_tail, ci_high_tail = clopper_pearson(low_hits, high_hits, R)
@@ -302,7 +355,7 @@ class Table:
         k = self._metrics.index(metric)
         try:
             k, index, _ = self._locate(k, P, N, C if alpha is not None else None, alpha,
-                                       self._instead(metric, what, P, N))
+                                       lambda: self._instead(metric, what, P, N))
         except TablegenInputError:
             if required:
                 raise
@@ -337,17 +390,21 @@ OPEN_TABLES = 8
 
 
 def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict | None = None,
-               allow_incomplete: bool = False, reuse: bool = True) -> Table:
+               allow_incomplete: bool = False, reuse: bool = True, allow_unverified: bool = False) -> Table:
     """Open a tablegen store for lookups; ``None`` opens the table bundled with the package.
 
-    A finished store is opened once and kept (up to :data:`OPEN_TABLES` of them, keyed by URL and
-    storage options): repeated lookups in the same store, such as ``tablegen.critical_value(...,
-    table="x.zarr")`` in a loop, reuse it.  Each call still reads the store's root metadata and
-    manifest header (two small files) and opens the store afresh if either changed: whatever
-    tablegen writes into a store (written again, resumed, repaired) changes them, so a kept table
-    never answers from replaced data.  A chunk damaged behind tablegen's back is not seen by a kept
-    table that has already read it (it answers with the values as written); reports on the store
-    itself (``tablegen verify``, ``info``, ``export``, ``plot``) pass ``reuse=False``.
+    The store is read with zarr alone (no xarray, dask or pandas; :attr:`Table.ds` opens a Dataset on
+    demand), and everything a lookup reads is checked against the store's manifest first: the root
+    attributes and the manifest's own digest when the table opens, each array's metadata, the coordinates
+    and each chunk when first read.  A finished store is opened once and kept (up to
+    :data:`OPEN_TABLES` of them, keyed by URL and storage options): repeated lookups in the same store,
+    such as ``tablegen.critical_value(..., table="x.zarr")`` in a loop, reuse it with what it has
+    checked.  Each call still reads the store's root metadata and manifest header (two small files) and
+    opens the store afresh if either changed: whatever tablegen writes into a store (written again,
+    resumed, repaired) changes them, so a kept table never answers from replaced data.  A chunk damaged
+    behind tablegen's back after a kept table has read it is not seen by that table (it answers with the
+    values it checked); reports on the store itself (``tablegen verify``, ``info``, ``export``, ``plot``)
+    pass ``reuse=False``.
 
     Parameters
     ----------
@@ -361,16 +418,22 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
     reuse : bool
         Return the table kept open for this store if it is unchanged (default); False opens the store
         afresh (and keeps that one).
+    allow_unverified : bool
+        Read a store of schema version 1, which has no checksums or manifest (nothing can be checked), with
+        a warning; migrate it instead with :func:`tablegen.store.migrate_store` (values unchanged).
 
     Raises
     ------
     StoreError
-        Missing store, another schema, or an unfinished store without ``allow_incomplete``.
+        Missing store, another schema, an unfinished store without ``allow_incomplete``, or a schema-1
+        store without ``allow_unverified``.
+    StoreIntegrityError
+        The store's root disagrees with its manifest (later lookups name damaged chunks the same way).
 
     Examples
     --------
     >>> table = open_table()
-    >>> table.ds.attrs["replicates"], table.ds.attrs["command"]
+    >>> table.attrs["replicates"], table.attrs["command"]
     (10000000, 'tablegen run configs/paper.yaml')
     >>> open_table() is table  # kept open
     True
@@ -384,15 +447,15 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
             and kept[1].source == source:
         _OPENED.move_to_end(key)
         return kept[1]
-    group, ds = open_store_group(url, storage_options)
-    if not ds.attrs.get("complete") and not allow_incomplete:
-        done = int(np.asarray(ds.done.values).sum())
-        raise StoreError(f"{source} is incomplete ({done:,} of {ds.done.size:,} cells done); resume it with "
+    reader = StoreReader(url, storage_options, source, allow_unverified=allow_unverified)
+    complete = reader.attrs.get("complete") is True
+    if not complete and not allow_incomplete:
+        done = reader.variable("done")
+        raise StoreError(f"{source} is incomplete ({int(done.sum()):,} of {done.size:,} cells done); resume it with "
                          "`tablegen run CONFIG`, or pass allow_incomplete=True to look up the finished cells")
-    checked = ds.attrs.get("schema_version") != 1  # version 1 stores have no checksums (read as they are)
-    table = Table(ds, source, url=url if checked else None, storage_options=storage_options, group=group)
+    table = Table(reader)
     _OPENED.pop(key, None)
-    if ds.attrs.get("complete") and fingerprint is not None:  # an unfinished store changes as it runs: not kept
+    if complete and fingerprint is not None:  # an unfinished store changes as it runs: not kept
         _OPENED[key] = (fingerprint, table)
         while len(_OPENED) > OPEN_TABLES:
             _OPENED.popitem(last=False)

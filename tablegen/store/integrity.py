@@ -1,100 +1,65 @@
-"""Integrity of a store: per-chunk checksums, a content manifest, and a check that names what is wrong.
+"""Integrity of a store: per-chunk checksums, the content manifest, and a check that names what is wrong.
 
-Three layers of evidence, each naming the array and chunk it concerns:
+Four layers of evidence, each naming the array, chunk or file it concerns:
 
 * every chunk ends in a crc32c checksum of its bytes (:func:`tablegen.store.schema.chunk_codecs`), so a
   flipped bit or a truncated file fails to decode instead of decoding into wrong numbers;
-* the manifest (subgroup ``manifest``) records, when a task has written a region and before its
-  done flags, the SHA-256 of each variable's decoded values over that region (array ``manifest/sha256``,
-  one Zarr chunk per region, so tasks never share one), and at completion all of them in one
-  attribute (``manifest/zarr.json``: ``chunks``); a chunk file that vanished, or holds other values, is
-  found by comparing against it;
-* the manifest's ``created`` attribute (written last when the template is made: its presence marks a
-  finished template) holds digests of every array's metadata, of the coordinates and of the root
-  attributes, so an edited ``zarr.json`` is named too.
+* the manifest (:mod:`tablegen.store.manifest`) holds the SHA-256 of each variable's decoded values per
+  region, so a chunk that vanished, was swapped with another or holds other values is found;
+* its ``created`` record holds digests of every array's metadata, of the coordinates and of the root
+  attributes that say what the store holds, so an edited ``zarr.json`` or coordinate is named too; and
+  the root holds the manifest's own digest, so a manifest swapped or rolled back is found;
+* every file of the store must be one the manifest knows (a stray chunk or a ``*.partial`` file a killed
+  run left is listed), and done flags must agree with the manifest's entries.
 
-:func:`check_integrity` returns an :class:`IntegrityReport`; :func:`read_variable` reads a variable for
-lookups and says which cells could not be read; :func:`clear_regions` un-does damaged regions so a
-resume recomputes exactly them.
+:func:`check_integrity` returns an :class:`IntegrityReport`; :func:`clear_regions` un-does damaged regions
+so a resume recomputes exactly them; :func:`remove_stray_files` removes what a resume may remove.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import zarr
 
 from tablegen.errors import StoreIntegrityError
+from tablegen.store.lock import live_holder
+from tablegen.store.manifest import (
+    ARRAYS,
+    CHAIN,
+    COORDINATES,
+    DIGESTS,
+    MANIFEST,
+    Problem,
+    RootCheck,
+    chain_digest,
+    check_array_metadata,
+    check_coordinate,
+    consolidated_chunks,
+    digest,
+    read_root,
+)
 from tablegen.store.schema import (
     CHUNKED_VARIABLES,
-    DATA_VARIABLES,
     VARIABLES,
     WRITE_CONFIG,
-    chunk_codecs,
     chunk_key,
     chunk_regions,
     open_group,
     store_fs,
 )
 
+__all__ = ["IntegrityReport", "Problem", "check_integrity", "clear_regions", "consolidate", "raise_if_damaged",
+           "read_block", "remove_stray_files", "template_finished", "write_region_entry", "written_regions"]
+
 logger = logging.getLogger(__name__)
 
-MANIFEST = "manifest"
-DIGESTS = "sha256"
-#: Root attributes a run changes after creation, or that say when and how a store was made rather than what
-#: it holds (two stores of one job differ in them); left out of the metadata record.
-VOLATILE_ATTRIBUTES = ("complete", "completed", "created", "command", "history")
-#: Fields of the ``config`` attribute that say where a job ran, not what it computed.
-_WHERE_FIELDS = ("store_url", "cluster", "name")
-COORDINATES = ("metric", "alpha", "C", "P", "N", "tail_probability")
-
-
-def digest(values, dtype) -> bytes:
-    """SHA-256 of values as little-endian ``dtype`` in C order (what the chunk decodes to)."""
-    array = np.ascontiguousarray(np.asarray(values, dtype=np.dtype(dtype).newbyteorder("<")))
-    return hashlib.sha256(array.tobytes()).digest()
-
-
-def _json_digest(value) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def metadata_record(group: zarr.Group) -> dict:
-    """Digests of every array's metadata, of the coordinates' values and of each root attribute."""
-    arrays = {name: _json_digest(group[name].metadata.to_dict()) for name in (*CHUNKED_VARIABLES, *COORDINATES)}
-    coordinates = {name: _json_digest(np.asarray(group[name][...]).tolist()) for name in COORDINATES}
-    return {"arrays": arrays, "coordinates": coordinates, "attributes": attribute_digests(group.attrs.asdict())}
-
-
-def attribute_digests(attrs: dict) -> dict:
-    """Digest of each root attribute that says what a store holds (config without where it ran)."""
-    digests = {}
-    for key, value in attrs.items():
-        if key in VOLATILE_ATTRIBUTES:
-            continue
-        if key == "config":
-            try:
-                value = {k: v for k, v in json.loads(value).items() if k not in _WHERE_FIELDS}
-            except (TypeError, ValueError, AttributeError):
-                pass
-        digests[key] = _json_digest(value)
-    return digests
-
-
-def start_manifest(group: zarr.Group, chunks: tuple[int, int]) -> None:
-    """Create the manifest beside a freshly written template; its ``created`` record is written last."""
-    shape = group["done"].shape
-    grid = (-(-shape[0] // chunks[0]), -(-shape[1] // chunks[1]))
-    manifest = group.create_group(MANIFEST, overwrite=True)
-    manifest.create_array(DIGESTS, shape=(*grid, len(CHUNKED_VARIABLES), 32), chunks=(1, 1, len(CHUNKED_VARIABLES), 32),
-                          dtype="uint8", fill_value=0, dimension_names=("P_chunk", "N_chunk", "variable", "byte"),
-                          attributes={"variables": list(CHUNKED_VARIABLES)}, **chunk_codecs())
-    manifest.attrs.update({"hash": "sha256 of each variable's decoded values over a chunk (little-endian, C order)",
-                           "created": metadata_record(group)})
+#: zarr's local store writes each file to ``<name>.<32 hex digits>.partial`` and renames it into place; a run
+#: killed in between leaves that file behind.
+PARTIAL = re.compile(r"\.[0-9a-f]{32}\.partial$")
 
 
 def template_finished(group: zarr.Group) -> bool:
@@ -105,47 +70,19 @@ def template_finished(group: zarr.Group) -> bool:
         return False
 
 
-def region_digests(arrays: dict[str, np.ndarray], region_shape: tuple[int, int]) -> np.ndarray:
-    """(variables, 32) digests of a region about to be written, done flags (all True) included."""
-    rows = [np.frombuffer(digest(arrays[name], VARIABLES[name][1]), dtype=np.uint8) for name in DATA_VARIABLES]
-    rows.append(np.frombuffer(digest(np.ones(region_shape, bool), "bool"), dtype=np.uint8))
-    return np.stack(rows)
-
-
 def write_region_entry(group: zarr.Group, i: int, j: int, digests: np.ndarray | None) -> None:
     """Record (or, with ``None``, clear) region (i, j)'s digests: its own Zarr chunk of the manifest."""
     array = group[MANIFEST][DIGESTS].with_config(WRITE_CONFIG)
     array[i, j] = np.zeros(array.shape[2:], np.uint8) if digests is None else digests
 
 
-def consolidate(group: zarr.Group) -> None:
-    """Gather every region's digests into the manifest's ``chunks`` attribute (at completion)."""
+def consolidate(group: zarr.Group) -> str:
+    """Gather every region's digests into the manifest's ``chunks`` attribute (at completion); returns the
+    chain digest the root must then record with ``complete = True``."""
     manifest = group[MANIFEST]
-    table = np.asarray(manifest[DIGESTS][...])
-    chunks = {}
-    for (i, j) in np.ndindex(table.shape[:2]):
-        if table[i, j].any():
-            for v, name in enumerate(CHUNKED_VARIABLES):
-                chunks[chunk_key(name, group[name].ndim, i, j)] = table[i, j, v].tobytes().hex()
-    manifest.attrs.update({"chunks": dict(sorted(chunks.items()))})
-
-
-@dataclass
-class Problem:
-    """One thing wrong with a store: what, in which array and chunk, over which cells."""
-
-    what: str
-    array: str = ""
-    chunk: str = ""
-    cells: str = ""
-
-    def __str__(self) -> str:
-        where = f"chunk {self.chunk}: " if self.chunk else f"{self.array}: " if self.array else ""
-        cells = f" (cells {self.cells})" if self.cells else ""
-        return f"{where}{self.what}{cells}"
-
-    def to_dict(self) -> dict:
-        return {"what": self.what, "array": self.array, "chunk": self.chunk, "cells": self.cells}
+    chunks = consolidated_chunks(np.asarray(manifest[DIGESTS][...]), {n: group[n].ndim for n in CHUNKED_VARIABLES})
+    manifest.attrs.update({"chunks": chunks})
+    return chain_digest(manifest.attrs.asdict(), complete=True)
 
 
 @dataclass
@@ -155,22 +92,33 @@ class IntegrityReport:
     Attributes
     ----------
     problems : list of Problem
-        Everything wrong, each naming its array and chunk.
+        Everything wrong, each naming its array and chunk (or file).
     regions : set of (int, int)
         Chunk indices over (P, N) whose cells a resume must recompute.
+    stray : list of str
+        Chunk files outside their array's grid and ``*.partial`` files a killed run left (relative paths):
+        problems, which a resume removes.
+    foreign : list of str
+        Other files inside the store that the manifest does not know (a user's notes, say): listed, not
+        problems, and never removed.
     fatal : bool
         True when metadata is damaged: no resume can repair that (re-create the store).
     chunks_checked : int
         Chunk files read and compared with the manifest.
     unchecked : str
         Why nothing could be checked (a schema-1 store has no checksums or manifest), else "".
+    being_written : str
+        The live run writing the store now, in words ("" if none): nothing was checked.
     """
 
     problems: list = field(default_factory=list)
     regions: set = field(default_factory=set)
+    stray: list = field(default_factory=list)
+    foreign: list = field(default_factory=list)
     fatal: bool = False
     chunks_checked: int = 0
     unchecked: str = ""
+    being_written: str = ""
 
     @property
     def ok(self) -> bool:
@@ -178,8 +126,10 @@ class IntegrityReport:
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "problems": [p.to_dict() for p in self.problems], "fatal": self.fatal,
-                "chunks_to_recompute": sorted([list(r) for r in self.regions]), "chunks_checked": self.chunks_checked,
-                "unchecked": self.unchecked}
+                "chunks_to_recompute": sorted([list(r) for r in self.regions]), "stray_files": list(self.stray),
+                "foreign_files": list(self.foreign),
+                "chunks_checked": self.chunks_checked, "unchecked": self.unchecked,
+                "being_written": self.being_written}
 
 
 def _present_keys(fs, root: str, name: str) -> set[str]:
@@ -197,11 +147,47 @@ def read_block(array: zarr.Array, i: int, j: int) -> np.ndarray:
     return np.asarray(array.blocks[(0,) * (array.ndim - 2) + (i, j)])
 
 
-def _cells_text(P, N, chunks, i, j) -> str:
+def cells_text(P, N, chunks, i, j) -> str:
+    """The cells of region (i, j), as ``P 15..20 x N 8..16``."""
     ps, ns = P[i * chunks[0]:(i + 1) * chunks[0]], N[j * chunks[1]:(j + 1) * chunks[1]]
     def span(v):
-        return str(int(v[0])) if len(v) == 1 else f"{int(v[0])}..{int(v[-1])}"
+        return "?" if len(v) == 0 else str(v[0]) if len(v) == 1 else f"{v[0]}..{v[-1]}"
     return f"P {span(ps)} x N {span(ns)}"
+
+
+def expected_files(arrays: dict, manifest_grid: tuple) -> set[str]:
+    """Every file a store of these arrays holds: metadata documents and each array's chunk keys."""
+    files = {"zarr.json", f"{MANIFEST}/zarr.json", f"{MANIFEST}/{DIGESTS}/zarr.json"}
+    for name, array in arrays.items():
+        files.add(f"{name}/zarr.json")
+        grid = [range(-(-s // c)) for s, c in zip(array.shape, array.chunks)]
+        files.update("/".join([name, "c", *map(str, index)]) for index in np.ndindex(*[len(g) for g in grid]))
+    files.update(f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0"
+                 for i in range(manifest_grid[0]) for j in range(manifest_grid[1]))
+    return files
+
+
+def stray_files(fs, root: str, arrays: dict, manifest_grid: tuple) -> list[str]:
+    """Files inside the store that the manifest does not know (relative paths, sorted)."""
+    base = root.strip("/")
+    try:
+        found = {path.strip("/")[len(base) + 1:] for path in fs.find(root)}
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(found - expected_files(arrays, manifest_grid))
+
+
+def stray_problem(path: str) -> Problem:
+    """How verify names a stray file (:func:`removable`)."""
+    if PARTIAL.search(path):
+        return Problem("a half-written file a killed run left behind (a resume removes it)", chunk=path)
+    return Problem("a chunk file outside its array's grid, unknown to the manifest (a resume removes it)", chunk=path)
+
+
+def removable(path: str) -> bool:
+    """Whether a file the manifest does not know is tablegen's or zarr's, so a resume removes it: a half-written
+    file (``*.<uuid>.partial``), or a chunk key of one of the store's arrays outside its grid."""
+    return bool(PARTIAL.search(path)) or ("/c/" in path and path.split("/", 1)[0] in (*ARRAYS, MANIFEST))
 
 
 class _Checker:
@@ -219,42 +205,37 @@ class _Checker:
             self.report.regions.add(region)
         self.report.fatal |= fatal
 
-    def open_arrays(self) -> bool:
-        for name in (*CHUNKED_VARIABLES, *COORDINATES):
+    def open_arrays(self) -> None:
+        for name in ARRAYS:
             try:
                 self.arrays[name] = self.group[name]
             except Exception as error:  # noqa: BLE001 - any failure to parse metadata is damage to name
                 self.add(Problem(f"metadata cannot be read ({type(error).__name__}: {error})", name), fatal=True)
-        return not self.report.fatal
 
-    def manifest(self):
-        try:
-            manifest = self.group[MANIFEST]
-            created = manifest.attrs["created"]
-            return manifest, created
-        except Exception:  # noqa: BLE001
-            self.add(Problem("the store has no finished manifest (an unfinished template, or a store written before "
-                             "integrity manifests: migrate it with tablegen.store.migrate_store)"), fatal=True)
-            return None, None
+    def check_metadata(self, root: RootCheck) -> None:
+        for problem in root.problems:
+            self.add(problem, fatal=True)
+        if "created" not in root.manifest:
+            self.add(Problem("the store has no finished manifest (an unfinished template, or its record was lost)",
+                             f"{MANIFEST}/zarr.json"), fatal=True)
+            return
+        for name, array in self.arrays.items():
+            problem = check_array_metadata(root, self.fs, self.root, name, array)
+            if problem is not None:
+                self.add(problem, fatal=True)
+        for name in COORDINATES:
+            if name not in self.arrays:
+                continue
+            try:
+                problem = check_coordinate(root, name, self.arrays[name][...])
+            except Exception as error:  # noqa: BLE001 - a coordinate chunk missing or undecodable
+                problem = Problem(f"coordinate values cannot be read ({type(error).__name__}: {error})", name)
+            if problem is not None:
+                self.add(problem, fatal=True)
 
-    def check_metadata(self, created: dict) -> None:
-        now = metadata_record_safe(self.group, self.arrays)
-        for kind in ("arrays", "coordinates"):
-            for name, expected in created.get(kind, {}).items():
-                if now[kind].get(name) != expected:
-                    what = "metadata (zarr.json) differs from what was written" if kind == "arrays" else \
-                        "coordinate values differ from what was written"
-                    self.add(Problem(what, name), fatal=True)
-        stored = created.get("attributes", {})
-        changed = sorted(k for k in set(stored) | set(now["attributes"]) if stored.get(k) != now["attributes"].get(k))
-        if changed:
-            self.add(Problem(f"root attributes differ from what was written: {', '.join(changed)}", "zarr.json"),
-                     fatal=True)
-
-    def expected(self, manifest, regions) -> dict:
+    def entries(self, manifest: zarr.Group, regions, root: RootCheck) -> dict:
         """(i, j) -> digests (variables, 32) from the per-region manifest, checked against the consolidated one."""
         array, entries = manifest[DIGESTS], {}
-        consolidated = manifest.attrs.get("chunks")
         for (i, j) in regions:
             try:
                 entry = np.asarray(array.blocks[i, j, 0, 0]).reshape(len(CHUNKED_VARIABLES), 32)
@@ -264,16 +245,19 @@ class _Checker:
                 continue
             if entry.any():
                 entries[(i, j)] = entry
-                self._compare_consolidated(consolidated, entry, i, j)
+            self._compare_consolidated(root, entry, i, j)
         return entries
 
-    def _compare_consolidated(self, consolidated, entry, i, j) -> None:
-        if consolidated is None:
-            return
+    def _compare_consolidated(self, root: RootCheck, entry, i, j) -> None:
+        consolidated = root.manifest.get("chunks")
+        if not isinstance(consolidated, dict) or not (root.complete or entry.any()):
+            return  # an unfinished store's regions not yet written: nothing consolidated to agree with
         for v, name in enumerate(CHUNKED_VARIABLES):
-            if consolidated.get(chunk_key(name, self.arrays[name].ndim, i, j)) != entry[v].tobytes().hex():
-                self.add(Problem("the consolidated manifest disagrees with the region's manifest entry", name,
-                                 chunk_key(name, self.arrays[name].ndim, i, j)), region=(i, j))
+            key = chunk_key(name, self.arrays[name].ndim, i, j)
+            if consolidated.get(key) != (entry[v].tobytes().hex() if entry.any() else None):
+                what = ("the region's manifest entry is missing although the consolidated manifest records it"
+                        if not entry.any() else "the consolidated manifest disagrees with the region's manifest entry")
+                self.add(Problem(what, name, key), region=(i, j))
                 return
 
     def check_region(self, i, j, entry, present, cells) -> None:
@@ -295,26 +279,36 @@ class _Checker:
                         else "holds other values than were written (its hash differs from the manifest)")
                 self.add(Problem(what, name, key, cells), region=(i, j))
 
-
-def metadata_record_safe(group, arrays) -> dict:
-    """:func:`metadata_record` over already opened arrays, unreadable coordinates recorded as None."""
-    record = {"arrays": {}, "coordinates": {}, "attributes": {}}
-    for name, array in arrays.items():
-        record["arrays"][name] = _json_digest(array.metadata.to_dict())
-    for name in COORDINATES:
+    def check_unrecorded(self, i: int, j: int, present, cells: str) -> None:
+        """A region without a manifest entry must not claim to be done."""
+        key = chunk_key("done", 2, i, j)
+        if key not in present["done"]:
+            return
         try:
-            record["coordinates"][name] = _json_digest(np.asarray(arrays[name][...]).tolist())
-        except Exception:  # noqa: BLE001
-            record["coordinates"][name] = None
-    record["attributes"] = attribute_digests(group.attrs.asdict())
-    return record
+            done = read_block(self.arrays["done"], i, j)
+        except Exception as error:  # noqa: BLE001
+            self.add(Problem(f"cannot be decoded ({type(error).__name__}: {error})", "done", key, cells),
+                     region=(i, j))
+            return
+        if done.any():
+            self.add(Problem("cells are marked done but the manifest has no entry for their chunk", "done", key,
+                             cells), region=(i, j))
+
+    def check_stray(self, manifest: zarr.Group) -> None:
+        unknown = stray_files(self.fs, self.root, self.arrays, manifest[DIGESTS].shape[:2])
+        self.report.stray = [path for path in unknown if removable(path)]
+        self.report.foreign = [path for path in unknown if not removable(path)]
+        for path in self.report.stray:
+            self.add(stray_problem(path))
 
 
 def check_integrity(url: str, storage_options: dict | None = None) -> IntegrityReport:
-    """Check every chunk of every written region against the manifest, and the metadata against its record.
+    """Check the store against its manifest: the root and its chain, every array's metadata, the
+    coordinates, every chunk of every written region, the done flags, and the files present.
 
     A region counts as written once its manifest entry exists (entries are written after the data and
-    before the done flags), or once its done flags say so.  Regions never written are not checked.
+    before the done flags), or once its done flags say so.  Regions never written are not checked.  A
+    store that a live run is writing is not checked (``being_written`` says who writes it).
 
     Examples
     --------
@@ -322,52 +316,61 @@ def check_integrity(url: str, storage_options: dict | None = None) -> IntegrityR
     >>> check_integrity(bundled_table_path()).ok
     True
     """
+    holder = live_holder(url, storage_options)
+    if holder is not None:
+        return IntegrityReport(being_written=holder)
     checker = _Checker(url, storage_options)
-    if checker.group.attrs.get("schema_version") == 1:
+    root = read_root(checker.group, checker.fs, checker.root)
+    if root.version == 1 and not root.manifest:
         checker.report.unchecked = ("schema version 1: the store has no checksums or manifest to check against; "
                                     "migrate it with tablegen.store.migrate_store")
         return checker.report
-    if not checker.open_arrays():
-        return checker.report
-    manifest, created = checker.manifest()
-    if manifest is None:
-        return checker.report
-    checker.check_metadata(created)
+    checker.open_arrays()
+    checker.check_metadata(root)
     if checker.report.fatal:
+        return checker.report
+    manifest = checker.group[MANIFEST]
+    try:
+        manifest[DIGESTS]
+    except Exception as error:  # noqa: BLE001 - the region table's metadata missing or unreadable
+        checker.add(Problem(f"the manifest's region table cannot be read ({type(error).__name__}: {error})",
+                            f"{MANIFEST}/{DIGESTS}"), fatal=True)
         return checker.report
     done_array = checker.arrays["done"]
     chunks = done_array.chunks
     regions = chunk_regions(done_array.shape, chunks)
-    P, N = np.asarray(checker.arrays["P"][...]), np.asarray(checker.arrays["N"][...])
+    P, N = np.asarray(checker.arrays["P"][...]).tolist(), np.asarray(checker.arrays["N"][...]).tolist()
     present = {name: _present_keys(checker.fs, checker.root, name) for name in CHUNKED_VARIABLES}
-    entries = checker.expected(manifest, regions)
+    entries = checker.entries(manifest, regions, root)
     for (i, j) in regions:
-        cells = _cells_text(P, N, chunks, i, j)
+        cells = cells_text(P, N, chunks, i, j)
         if (i, j) in entries:
             checker.check_region(i, j, entries[(i, j)], present, cells)
         elif (i, j) not in checker.report.regions:
-            _check_unrecorded(checker, i, j, present, cells)
+            checker.check_unrecorded(i, j, present, cells)
+    checker.check_stray(manifest)
     return checker.report
 
 
-def _check_unrecorded(checker: _Checker, i: int, j: int, present, cells: str) -> None:
-    """A region without a manifest entry must not claim to be done."""
-    key = chunk_key("done", 2, i, j)
-    if key not in present["done"]:
-        return
-    try:
-        done = read_block(checker.arrays["done"], i, j)
-    except Exception as error:  # noqa: BLE001
-        checker.add(Problem(f"cannot be decoded ({type(error).__name__}: {error})", "done", key, cells),
-                    region=(i, j))
-        return
-    if done.any():
-        checker.add(Problem("cells are marked done but the manifest has no entry for their chunk", "done", key, cells),
-                    region=(i, j))
+def remove_stray_files(url: str, storage_options: dict | None, stray) -> int:
+    """Remove stray files (:attr:`IntegrityReport.stray`: ``*.partial``, chunks outside the grid); the number
+    removed.  Any other path given is left alone."""
+    stray = [path for path in stray if removable(path)]
+    fs, root = store_fs(url, storage_options)
+    for path in stray:
+        try:
+            fs.rm(f"{root}/{path}")
+        except FileNotFoundError:  # already gone (remove_partial_files, say)
+            pass
+    if stray:
+        logger.warning("store %s: removed %d file(s) its manifest does not know: %s", url, len(stray),
+                       ", ".join(stray[:5]))
+    return len(stray)
 
 
 def clear_regions(url: str, storage_options: dict | None, regions) -> None:
-    """Mark every cell of ``regions`` not done and drop their manifest entries (a resume then rewrites them)."""
+    """Mark every cell of ``regions`` not done and drop their manifest entries (a resume then rewrites them);
+    the store is then incomplete, and its root's chain digest says so."""
     group = open_group(url, storage_options, "r+")
     done = group["done"].with_config(WRITE_CONFIG)
     chunks = done.chunks
@@ -375,7 +378,11 @@ def clear_regions(url: str, storage_options: dict | None, regions) -> None:
         done[i * chunks[0]:(i + 1) * chunks[0], j * chunks[1]:(j + 1) * chunks[1]] = False
         write_region_entry(group, i, j, None)
     if regions:
-        group.attrs.update({"complete": False})
+        update = {"complete": False}
+        manifest = group[MANIFEST].attrs.asdict()
+        if CHAIN in group.attrs and "created" in manifest:
+            update[CHAIN] = chain_digest(manifest, complete=False)
+        group.attrs.update(update)
 
 
 def written_regions(group: zarr.Group) -> set[tuple[int, int]]:
@@ -393,34 +400,6 @@ def written_regions(group: zarr.Group) -> set[tuple[int, int]]:
         except Exception:  # noqa: BLE001
             written.add((i, j))
     return written
-
-
-def read_variable(group: zarr.Group, fs, root: str, name: str, written: set) -> tuple[np.ndarray, dict]:
-    """A whole variable for lookups, and ``{(i, j): reason}`` for every chunk that is missing or undecodable.
-
-    A chunk of a region in ``written`` (:func:`written_regions`) must exist.  Damaged chunks read as the
-    fill value in the array; callers must refuse the cells named in the dict.
-    """
-    array = group[name]
-    present = _present_keys(fs, root, name)
-    damaged, chunks = {}, array.chunks[-2:]
-    for (i, j) in chunk_regions(array.shape[-2:], chunks):
-        key = chunk_key(name, array.ndim, i, j)
-        if key not in present and (i, j) in written:
-            damaged[(i, j)] = f"{name}: chunk {key} is missing"
-    try:
-        return np.asarray(array[...]), damaged
-    except Exception:  # noqa: BLE001 - find the undecodable chunks one by one
-        pass
-    values = np.full(array.shape, array.fill_value, dtype=array.dtype)
-    for (i, j) in chunk_regions(array.shape[-2:], chunks):
-        key = chunk_key(name, array.ndim, i, j)
-        region = (..., slice(i * chunks[0], (i + 1) * chunks[0]), slice(j * chunks[1], (j + 1) * chunks[1]))
-        try:
-            values[region] = read_block(array, i, j)
-        except Exception as error:  # noqa: BLE001
-            damaged[(i, j)] = f"{name}: chunk {key} cannot be decoded ({type(error).__name__}: {error})"
-    return values, damaged
 
 
 def raise_if_damaged(report: IntegrityReport, url: str) -> None:

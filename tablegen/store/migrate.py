@@ -1,11 +1,14 @@
-"""Migrate a store of schema version 1 (no checksums, no manifest) to version 2, values unchanged; add the
-CF/ACDD attributes to a store written before stores carried them (:func:`add_conventions`, metadata only).
+"""Migrate a store to this schema version, values unchanged; add the CF/ACDD attributes to a store written
+before stores carried them (:func:`add_conventions`, metadata only).
 
-Every array is copied value for value (raw Zarr reads and writes, no xarray decoding, so NaN payloads
-and integer fills stay as they are) into a new store beside the old one, re-encoded with the crc32c
-checksum codec and with every chunk written; the manifest is then built from the copied values, and
-the new store takes the old one's place.  Re-runnable: a store already at version 2 is left alone, and
-a migration killed half-way starts again from the old store.
+From version 1 (no checksums, no manifest): every array is copied value for value (raw Zarr reads and
+writes, no xarray decoding, so NaN payloads and integer fills stay as they are) into a new store beside
+the old one, re-encoded with the crc32c checksum codec and with every chunk written; the manifest is then
+built from the copied values, and the new store takes the old one's place.  From version 2 (a manifest,
+no hash chain): metadata only, after an integrity check: the manifest's record is written again in this
+version's form (every array's metadata document as stored, the schema version) and the root records its
+digest.  Re-runnable: a store already at this version is left alone, and a migration killed half-way
+starts again.
 """
 
 from __future__ import annotations
@@ -17,19 +20,20 @@ import numpy as np
 
 from tablegen._version import __version__
 from tablegen.errors import StoreError, StoreIntegrityError
-from tablegen.store.integrity import (
+from tablegen.store.integrity import check_integrity, consolidate, write_region_entry
+from tablegen.store.manifest import (
+    CHAIN,
     MANIFEST,
-    check_integrity,
-    consolidate,
+    chain_digest,
     metadata_record,
     region_digests,
     start_manifest,
-    write_region_entry,
 )
 from tablegen.store.schema import (
     CONVENTION_ATTRIBUTES,
     COORDINATE_ATTRIBUTES,
     DATA_VARIABLES,
+    READABLE_VERSIONS,
     SCHEMA_NAME,
     SCHEMA_VERSION,
     WRITE_CONFIG,
@@ -54,21 +58,61 @@ def _copy_array(old, new_group, name: str) -> None:
     array.with_config(WRITE_CONFIG)[...] = old[...]
 
 
-def _write_manifest(group) -> None:
+def _write_manifest(group, fs, root: str) -> None:
     done = np.asarray(group["done"][...], dtype=bool)
     chunks = group["done"].chunks
-    start_manifest(group, chunks)
+    start_manifest(group, chunks, fs, root)
     for (i, j) in chunk_regions(done.shape, chunks):
         p, n = slice(i * chunks[0], (i + 1) * chunks[0]), slice(j * chunks[1], (j + 1) * chunks[1])
         if done[p, n].all():
             arrays = {name: np.asarray(group[name][..., p, n]) for name in DATA_VARIABLES}
             write_region_entry(group, i, j, region_digests(arrays, done[p, n].shape))
     if group.attrs.get("complete") is True:
-        consolidate(group)
+        group.attrs.update({CHAIN: consolidate(group)})
 
+
+def rerecord(group, fs, root: str) -> None:
+    """Write the manifest's record of the metadata again (this version's form) and the root's chain digest:
+    after a metadata-only change that was checked first."""
+    manifest = group[MANIFEST]
+    manifest.attrs.update({"schema_version": SCHEMA_VERSION, "created": metadata_record(group, fs, root)})
+    group.attrs.update({CHAIN: chain_digest(manifest.attrs.asdict(), group.attrs.get("complete") is True)})
+
+
+def _manifest_version(group) -> int | None:
+    try:
+        return group[MANIFEST].attrs.get("schema_version", 2)
+    except Exception:  # noqa: BLE001 - no manifest
+        return None
+
+
+#: What older tablegens wrote in ``references`` after the paper; stores migrated get today's words.
+_OLD_REFERENCES_TAIL = "tablegen (this package, its README and DESIGN.md)"
+
+
+def _migrate_metadata(url: str, storage_options: dict | None, group, fs, root: str) -> None:
+    """Version 2 to this version in place: metadata only, once the store passes its version-2 check."""
+    if _manifest_version(group) == 2:  # else a migration killed after its manifest record: finish it
+        before = check_integrity(url, storage_options)
+        if before.unchecked or before.being_written or not before.ok:
+            raise StoreIntegrityError(f"store {url!r} cannot be migrated: " + (
+                before.unchecked or before.being_written and f"it is being written ({before.being_written})"
+                or "; ".join(str(p) for p in before.problems[:5])) + "; repair it first (tablegen run on its config)")
+    group = open_group(url, storage_options, "r+")
+    attrs = group.attrs.asdict()
+    update = {"schema_version": SCHEMA_VERSION}
+    references = attrs.get("references")
+    if isinstance(references, str) and references.endswith(_OLD_REFERENCES_TAIL):
+        update["references"] = CONVENTION_ATTRIBUTES["references"]
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    line = history_line(now, f"migrated to schema version {SCHEMA_VERSION} (tablegen.store.migrate_store), "
+                             "values untouched", __version__)
+    update["history"] = f"{attrs['history']}\n{line}" if attrs.get("history") else line
+    group.attrs.update(update)
+    rerecord(group, fs, root)
 
 def migrate_store(url: str, storage_options: dict | None = None) -> bool:
-    """Rewrite a version-1 store as version 2 (checksummed chunks and a manifest); values bit for bit the same.
+    """Rewrite a version-1 or version-2 store as this version; values bit for bit the same.
 
     Parameters
     ----------
@@ -79,12 +123,15 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     Returns
     -------
     bool
-        True if the store was migrated, False if it already was at version 2.
+        True if the store was migrated, False if it already was at this version.
 
     Raises
     ------
     StoreError
-        If the store is not a tablegen store of version 1 or 2.
+        If the store is not a tablegen store of a version this tablegen reads.
+    StoreIntegrityError
+        If a version-2 store fails its integrity check (repair it first: its record is not rewritten over
+        damage).
 
     Examples
     --------
@@ -97,10 +144,15 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
         fs.mv(f"{root}{OLD_SUFFIX}", root, recursive=True)
     old = open_group(url, storage_options, "r")
     attrs = old.attrs.asdict()
-    if attrs.get("schema") != SCHEMA_NAME or attrs.get("schema_version") not in (1, SCHEMA_VERSION):
-        raise StoreError(f"store {url!r} is not a tablegen store of schema version 1 or {SCHEMA_VERSION}")
-    if attrs["schema_version"] == SCHEMA_VERSION:
+    if attrs.get("schema") != SCHEMA_NAME or attrs.get("schema_version") not in READABLE_VERSIONS:
+        raise StoreError(f"store {url!r} is not a tablegen store of schema version "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}")
+    if attrs["schema_version"] == SCHEMA_VERSION and _manifest_version(old) == SCHEMA_VERSION:
         return False
+    if _manifest_version(old) is not None:
+        _migrate_metadata(url, storage_options, old, fs, root)
+        logger.info("migrated %s to schema version %d (metadata only)", url, SCHEMA_VERSION)
+        return True
     target = f"{root}{MIGRATING_SUFFIX}"
     if fs.exists(target):
         fs.rm(target, recursive=True)
@@ -108,7 +160,7 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     new.attrs.update({**attrs, "schema_version": SCHEMA_VERSION})
     for name in sorted(old.array_keys()):
         _copy_array(old[name], new, name)
-    _write_manifest(new)
+    _write_manifest(new, fs, target)
     fs.mv(root, f"{root}{OLD_SUFFIX}", recursive=True)
     fs.mv(target, root, recursive=True)
     fs.rm(f"{root}{OLD_SUFFIX}", recursive=True)
@@ -147,10 +199,13 @@ def add_conventions(url: str, storage_options: dict | None = None) -> bool:
     False
     """
     before = check_integrity(url, storage_options)
-    if before.unchecked or not before.ok:
+    if before.unchecked or before.being_written or not before.ok:
         raise StoreIntegrityError(f"store {url!r} cannot take new attributes: "
                                   + (before.unchecked or "; ".join(str(p) for p in before.problems[:5])))
     group = open_group(url, storage_options, "r+")
+    if _manifest_version(group) != SCHEMA_VERSION:
+        raise StoreError(f"store {url!r} has schema version {_manifest_version(group)}; migrate it first "
+                         "(tablegen.store.migrate_store: values unchanged)")
     attrs = group.attrs.asdict()
     missing_coordinates = {name: wanted for name, wanted in COORDINATE_ATTRIBUTES.items()
                            if any(group[name].attrs.get(k) != v for k, v in wanted.items())}
@@ -167,7 +222,7 @@ def add_conventions(url: str, storage_options: dict | None = None) -> bool:
     history += "\n" + history_line(now, "CF/ACDD attributes added (tablegen.store.add_conventions), values "
                                          "untouched", __version__)
     group.attrs.update({**missing_root, "history": history})
-    group[MANIFEST].attrs.update({"created": metadata_record(group)})
+    rerecord(group, *store_fs(url, storage_options))
     after = check_integrity(url, storage_options)
     if not after.ok:  # cannot happen unless the store changed meanwhile: say so
         raise StoreIntegrityError(f"store {url!r} fails its integrity check after the update: "

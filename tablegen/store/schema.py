@@ -19,7 +19,12 @@ from tablegen.errors import StoreError, StoreIntegrityError
 
 #: Bumped whenever a variable, dimension, codec or required attribute changes meaning.
 #: 2: every chunk carries a crc32c checksum and the store holds a content manifest.
-SCHEMA_VERSION = 2
+#: 3: the manifest also records its schema version and every array's metadata document as stored, and the
+#: root records the manifest's own digest (a hash chain).
+SCHEMA_VERSION = 3
+#: Schema versions this tablegen reads: 1 (no checksums, no manifest) only with ``allow_unverified``; 2 with
+#: the checks its manifest allows (no hash chain); writes need this version (:func:`~tablegen.store.migrate_store`).
+READABLE_VERSIONS = (1, 2, SCHEMA_VERSION)
 SCHEMA_NAME = "tablegen-critical-values"
 
 _CRITICAL = ("metric", "alpha", "C", "P", "N")
@@ -60,7 +65,7 @@ CONVENTION_ATTRIBUTES = {
                "routine exists), and the upper-tail quantiles of one random ranking's score.",
     "references": "G. Forman and I. Cohen, Beware the null hypothesis: critical value tables for evaluating "
                   "classifiers, ECML 2005, LNCS 3720, https://doi.org/10.1007/11564096_17; tablegen (this "
-                  "package, its README and DESIGN.md)",
+                  "package; the table is described in its documentation, docs/reference/store.md)",
 }
 
 

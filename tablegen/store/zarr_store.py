@@ -27,31 +27,31 @@ import datetime
 import json
 import logging
 import os
-import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import dask.array as da
 import numpy as np
-import xarray as xr
 
 from tablegen._version import __version__
 from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.store.integrity import (
+    PARTIAL,
     check_integrity,
     clear_regions,
     consolidate,
-    region_digests,
-    start_manifest,
+    remove_stray_files,
     template_finished,
     write_region_entry,
 )
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
+from tablegen.store.manifest import CHAIN, region_digests, start_manifest
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
 from tablegen.store.schema import (
     CONVENTION_ATTRIBUTES,
     COORDINATE_ATTRIBUTES,
     DATA_VARIABLES,
+    READABLE_VERSIONS,
     SCHEMA_NAME,
     SCHEMA_VERSION,
     VARIABLES,
@@ -63,11 +63,14 @@ from tablegen.store.schema import (
     store_fs,
 )
 
+if TYPE_CHECKING:
+    import xarray as xr
+
 __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VARIABLES", "StoreError",
            "StoreIntegrityError", "StoreLock", "StoreTemplate", "append_history", "check_integrity", "clear_regions",
            "create_store", "done_mask", "mark_complete", "migrate_store", "open_store", "open_store_group",
-           "read_writable_attributes", "remove_partial_files", "store_exists", "store_report", "store_state",
-           "verify_report", "write_chunk"]
+           "read_writable_attributes", "remove_partial_files", "remove_stray_files", "store_exists", "store_report",
+           "store_state", "verify_report", "write_chunk"]
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +103,12 @@ def store_state(url: str, storage_options: dict | None = None) -> str:
     attrs = group.attrs.asdict()
     if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") == SCHEMA_VERSION \
             and not template_finished(group):
-        return "unfinished"
+        fs, root = store_fs(url, storage_options)
+        if fs.exists(f"{root}{CREATING_SUFFIX}"):
+            return "unfinished"
+        # no creation under way, yet no manifest record: a finished store whose record was lost (or a template
+        # of a tablegen before the marker); never removed: ready, and its integrity check refuses it
+        logger.warning("store %s has no manifest record and no creation marker; it is not removed", url)
     return "ready"
 
 
@@ -129,6 +137,9 @@ class StoreTemplate:
 
     def dataset(self) -> xr.Dataset:
         """The Dataset with every variable lazily at its fill value (nothing is computed from it)."""
+        import dask.array as da
+        import xarray as xr
+
         sizes = {"metric": len(self.metrics), "alpha": len(self.alphas), "C": len(self.Cs),
                  "P": len(self.P), "N": len(self.N), "tail_probability": len(self.tail_probabilities)}
         chunk_of = {"P": self.chunks[0], "N": self.chunks[1]}
@@ -145,9 +156,6 @@ class StoreTemplate:
         return xr.Dataset(variables, coords=coords)
 
 
-#: zarr's local store writes each file to ``<name>.<32 hex digits>.partial`` and renames it into place; a run
-#: killed in between leaves that file behind.
-_PARTIAL = re.compile(r"\.[0-9a-f]{32}\.partial$")
 
 
 def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
@@ -161,7 +169,7 @@ def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
         return 0
     removed = 0
     for path in fs.find(root):
-        if _PARTIAL.search(path):
+        if PARTIAL.search(path):
             fs.rm(path)
             removed += 1
     if removed:
@@ -239,11 +247,7 @@ def _write_template(template: StoreTemplate, url: str, storage_options: dict | N
     )
     ds.to_zarr(url, mode="w-", compute=False, zarr_format=3, consolidated=False,
                storage_options=storage_options or None, encoding={name: chunk_codecs() for name in VARIABLES})
-    start_manifest(open_group(url, storage_options, "r+"), template.chunks)
-
-
-#: Schema versions this tablegen reads; version 1 (no checksums, no manifest) for lookups only.
-READABLE_VERSIONS = (1, SCHEMA_VERSION)
+    start_manifest(open_group(url, storage_options, "r+"), template.chunks, *store_fs(url, storage_options))
 
 
 def check_schema(attrs: dict, url: str, write: bool = True) -> None:
@@ -253,7 +257,7 @@ def check_schema(attrs: dict, url: str, write: bool = True) -> None:
     readable = attrs.get("schema_version") in READABLE_VERSIONS
     if attrs.get("schema_version") != SCHEMA_VERSION and (write or not readable):
         hint = ("; migrate it (values unchanged) with tablegen.store.migrate_store(path)"
-                if attrs.get("schema_version") == 1 else "")
+                if attrs.get("schema_version") in READABLE_VERSIONS else "")
         raise StoreError(f"store {url!r} has schema version {attrs.get('schema_version')!r}; this tablegen "
                          f"{__version__} reads version {SCHEMA_VERSION}{hint}")
 
@@ -387,8 +391,8 @@ def mark_complete(url: str, storage_options: dict | None = None) -> bool:
     group = open_group(url, storage_options, "r+")
     if group.attrs.get("complete") is True and "chunks" in group["manifest"].attrs:
         return False
-    consolidate(group)
-    group.attrs.update({"complete": True, "completed": _now()})
+    chain = consolidate(group)
+    group.attrs.update({"complete": True, "completed": _now(), CHAIN: chain})
     return True
 
 
@@ -435,9 +439,11 @@ def open_store_group(url: str, storage_options: dict | None = None) -> tuple:
     if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") == SCHEMA_VERSION:
         _check_finished(group, url)
     check_schema(attrs, url, write=False)
-    if attrs.get("schema_version") != SCHEMA_VERSION:
-        logger.warning("store %s has schema version %s: no checksums or manifest, so damage cannot be detected; "
-                       "migrate it with tablegen.store.migrate_store", url, attrs.get("schema_version"))
+    if attrs.get("schema_version") == 1:
+        logger.warning("store %s has schema version 1: no checksums or manifest, so damage cannot be detected; "
+                       "migrate it with tablegen.store.migrate_store", url)
+    import xarray as xr
+
     try:
         return group, xr.open_zarr(group.store, consolidated=False, zarr_format=3)
     except Exception as error:  # noqa: BLE001 - an array's zarr.json damaged: name it, no traceback

@@ -14,7 +14,7 @@ from jobtools import assert_stores_bit_identical, small_config
 
 from tablegen.batch.job import run
 from tablegen.cli.main import main
-from tablegen.errors import StoreIntegrityError
+from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.lookup.table import open_table
 from tablegen.store.zarr_store import check_integrity, migrate_store, open_store
 
@@ -150,7 +150,10 @@ def test_migration_keeps_every_value_and_adds_checksums(reference, tmp_path):
     _as_version_1(reference, old)
     before = {name: np.asarray(a[...]) for name, a in zarr.open_group(str(old), mode="r").arrays()}
     assert check_integrity(str(old)).unchecked.startswith("schema version 1")
-    assert open_table(str(old)).critical_value("auc", 5, 8, C=10).value  # version 1 still answers lookups
+    with pytest.raises(StoreError, match="schema version 1: no checksums or manifest.*allow_unverified=True"):
+        open_table(str(old))
+    with pytest.warns(UserWarning, match="read as it is"):  # version 1 answers lookups only when asked to
+        assert open_table(str(old), allow_unverified=True).critical_value("auc", 5, 8, C=10).value
     assert migrate_store(str(old)) is True and migrate_store(str(old)) is False
     after = zarr.open_group(str(old), mode="r")
     for name, values in before.items():
@@ -159,5 +162,5 @@ def test_migration_keeps_every_value_and_adds_checksums(reference, tmp_path):
             assert np.asarray(after[name][...]).tobytes() == values.tobytes(), name
     report = check_integrity(str(old))
     assert report.ok and report.chunks_checked == 4 * 7
-    assert open_store(str(old)).attrs["schema_version"] == 2
+    assert open_store(str(old)).attrs["schema_version"] == 3
     assert [c["name"] for c in after["critical_value"].metadata.to_dict()["codecs"]] == ["bytes", "zstd", "crc32c"]

@@ -19,9 +19,9 @@ from tablegen.batch import tasks
 from tablegen.batch.job import run
 from tablegen.cli.main import main
 from tablegen.errors import StoreIntegrityError
-from tablegen.store.integrity import MANIFEST, check_integrity, metadata_record
-from tablegen.store.migrate import add_conventions
-from tablegen.store.schema import CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES, bundled_table_path
+from tablegen.store.integrity import check_integrity
+from tablegen.store.migrate import add_conventions, rerecord
+from tablegen.store.schema import CONVENTION_ATTRIBUTES, COORDINATE_ATTRIBUTES, bundled_table_path, store_fs
 
 
 def _config(store, **changes):
@@ -98,9 +98,11 @@ def test_conventions_are_recorded_in_the_manifest_and_history_is_not(tmp_path, c
 def test_the_bundled_table_carries_them_with_its_values_and_integrity_unchanged():
     ds = xr.open_zarr(bundled_table_path(), consolidated=False)
     _assert_conventions(ds)
-    created, added = ds.attrs["history"].split("\n")
+    created, added, migrated = ds.attrs["history"].split("\n")
     assert created == "2026-11-21T12:56:31+00:00: tablegen run configs/paper.yaml: created (tablegen 0.1.0)"
     assert "CF/ACDD attributes added" in added and "values untouched" in added
+    assert "migrated to schema version 3" in migrated and "values untouched" in migrated
+    assert "docs/reference/store.md" in ds.attrs["references"] and "DESIGN" not in ds.attrs["references"]
     assert check_integrity(bundled_table_path()).ok
     assert add_conventions(bundled_table_path()) is False  # already there: nothing written
 
@@ -117,7 +119,7 @@ def _strip_conventions(store: Path) -> None:
         meta["attributes"] = {}
         (store / name / "zarr.json").write_text(json.dumps(meta))
     group = zarr.open_group(str(store), mode="r+")
-    group[MANIFEST].attrs.update({"created": metadata_record(group)})
+    rerecord(group, *store_fs(str(store), None))
     assert check_integrity(str(store)).ok and "Conventions" not in group.attrs
 
 
