@@ -66,9 +66,6 @@ class Table:
         The store's root attributes (provenance: ``replicates``, ``root_seed``, ``config_hash`` ...).
     source : str
         The store's path or URL (``"bundled table"`` for the package's own).
-    ds : xarray.Dataset
-        The store as a lazy Dataset, opened on first use (imports xarray); its values are read as stored,
-        not checked: lookups, exports and ``tablegen verify`` check them.
 
     Examples
     --------
@@ -93,7 +90,8 @@ class Table:
 
     @property
     def ds(self) -> xr.Dataset:
-        """The store as a lazy xarray Dataset (opened once, on first use)."""
+        """The store as a lazy xarray Dataset, opened on first use (it imports xarray); its values are read as
+        stored, not checked against the manifest: lookups, :meth:`read` and ``tablegen verify`` check them."""
         if self._ds is None:
             import xarray as xr
 
