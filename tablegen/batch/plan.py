@@ -7,11 +7,19 @@ computes statistics; it only needs the config, the done mask and the cost model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablegen.compute.cost import cell_seconds, shared_exact_seconds
+from tablegen.compute.cost import (
+    REGIME_TEXT,
+    REGIMES,
+    cell_seconds,
+    monte_carlo_seconds,
+    regimes,
+    shared_exact_seconds,
+    startup_seconds,
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,10 @@ class Plan:
     cells_done: int
     core_seconds: float
     core_seconds_remaining: float
+    regimes: dict = field(default_factory=dict)
+    exact_seconds: float = 0.0
+    startup_seconds: float = 0.0
+    chunk_seconds: dict = field(default_factory=dict, compare=False)
 
     @property
     def cells_remaining(self) -> int:
@@ -74,21 +86,86 @@ def make_plan(config, done: np.ndarray | None = None) -> Plan:
 
     A chunk is remaining unless every one of its cells is done (tasks write whole chunks, so a
     partly done chunk only arises from a different chunking, which resuming refuses anyway).
-    Remaining chunks are ordered most expensive first, so the long tasks start early.
+    Remaining chunks are ordered most expensive first, so the long tasks start early.  The Monte
+    Carlo cost of every cell is computed over the whole grid at once (numpy), and summed per chunk.
     """
     done = np.zeros((len(config.P), len(config.N)), dtype=bool) if done is None else np.asarray(done, bool)
     chunks = chunk_grid(config)
-    seconds = {chunk: chunk_seconds(config, chunk) for chunk in chunks}
-    remaining = [chunk for chunk in chunks if not done[chunk.p_slice, chunk.n_slice].all()]
+    costs = grid_costs(config)
+    seconds = dict(zip(chunks, costs.chunk_seconds.ravel().tolist()))
+    chunk_done = np.logical_and.reduceat(np.logical_and.reduceat(done, costs.p_starts, axis=0),
+                                         costs.n_starts, axis=1).ravel() if done.size else np.ones(0, bool)
+    remaining = [chunk for chunk, finished in zip(chunks, chunk_done.tolist()) if not finished]
     remaining.sort(key=lambda chunk: -seconds[chunk])
+    regimes = {name: (int(costs.regime_cells[r]), float(costs.regime_seconds[r]))
+               for r, name in enumerate(REGIMES) if costs.regime_cells[r]}
     return Plan(
         chunks=tuple(chunks),
         remaining=tuple(remaining),
         cells=config.cells,
         cells_done=int(done.sum()),
-        core_seconds=sum(seconds.values()),
-        core_seconds_remaining=sum(seconds[chunk] for chunk in remaining),
+        core_seconds=float(sum(seconds.values())),
+        core_seconds_remaining=float(sum(seconds[chunk] for chunk in remaining)),
+        regimes=regimes,
+        exact_seconds=costs.exact_seconds,
+        startup_seconds=startup_seconds(_cores(config), config.exact),
+        chunk_seconds=seconds,
     )
+
+
+@dataclass(frozen=True)
+class GridCosts:
+    """Estimated seconds of a grid: per chunk (P-major, shaped by the chunk grid), per Monte Carlo regime
+    (:data:`~tablegen.compute.cost.REGIMES`) and of the exact values; the chunks' first P and N indices."""
+
+    chunk_seconds: np.ndarray
+    regime_cells: np.ndarray
+    regime_seconds: np.ndarray
+    exact_seconds: float
+    p_starts: np.ndarray
+    n_starts: np.ndarray
+
+
+def grid_costs(config) -> GridCosts:
+    """The cost model (:mod:`tablegen.compute.cost`) over a job's whole grid."""
+    P, N = np.meshgrid(np.asarray(config.P, np.int64), np.asarray(config.N, np.int64), indexing="ij")
+    entries = config.metric_entries
+    monte_carlo = monte_carlo_seconds(P, N, config.replicates, entries)
+    regime = regimes(P, N, entries)
+    step_p, step_n = config.chunks
+    p_starts, n_starts = np.arange(0, len(config.P), step_p), np.arange(0, len(config.N), step_n)
+    chunk_seconds = np.add.reduceat(np.add.reduceat(monte_carlo, p_starts, axis=0), n_starts, axis=1)
+    exact = 0.0
+    if config.exact:
+        pairs = len(config.Cs) * len(config.alphas)
+        per_cell = sum((_per_cell_exact_seconds(spec, P, N, pairs) for spec in entries
+                        if spec.exact_work == "per_cell"), np.zeros(P.shape))
+        per_chunk = np.add.reduceat(np.add.reduceat(per_cell, p_starts, axis=0), n_starts, axis=1)
+        if any(spec.exact_work == "shared" for spec in entries):
+            for i, p0 in enumerate(p_starts.tolist()):
+                for j, n0 in enumerate(n_starts.tolist()):
+                    chunk = Chunk(p0, min(p0 + step_p, len(config.P)), n0, min(n0 + step_n, len(config.N)))
+                    per_chunk[i, j] += shared_exact_seconds(chunk.cells(config), entries, pairs)
+        chunk_seconds += per_chunk
+        exact = float(per_chunk.sum())
+    return GridCosts(chunk_seconds, np.bincount(regime.ravel(), minlength=len(REGIMES)),
+                     np.bincount(regime.ravel(), monte_carlo.ravel(), minlength=len(REGIMES)), exact,
+                     p_starts, n_starts)
+
+
+def _per_cell_exact_seconds(spec, P: np.ndarray, N: np.ndarray, pairs: int) -> np.ndarray:
+    """``pairs`` times the entry's :meth:`~tablegen.compute.metrics.Metric.exact_cost` of each cell where it
+    is exact (0 elsewhere): its cost routine called once on the arrays where it takes them, else cell by cell."""
+    at = (np.ones(P.shape, bool) if spec.exact_domain_routine is None
+          else np.frompyfunc(spec.exact_at, 2, 1)(P, N).astype(bool))
+    seconds = np.zeros(P.shape)
+    if at.any():
+        try:
+            costs = np.broadcast_to(np.asarray(spec.exact_cost(P[at], N[at])[0], dtype=float), (int(at.sum()),))
+        except (TypeError, ValueError):  # a routine written for one cell
+            costs = np.array([spec.exact_cost(int(p), int(n))[0] for p, n in zip(P[at].tolist(), N[at].tolist())])
+        seconds[at] = pairs * costs
+    return seconds
 
 
 def chunk_seconds(config, chunk: Chunk) -> float:
@@ -116,7 +193,17 @@ def format_plan(config, plan: Plan) -> str:
         f"{_core_time(plan.core_seconds_remaining)} remaining"
         + (f"; about {_duration(plan.core_seconds_remaining / _cores(config))} on {_cores(config)} workers"
            if _cores(config) else ""),
+        "where it goes (CPU time of the whole grid, by regime; the start-up comes on top):",
     ]
+    for name, (cells, seconds) in plan.regimes.items():
+        lines.append(f"  {REGIME_TEXT[name] + ':':<58}{cells:>11,} cells, {_core_time(seconds)}")
+    if config.exact:
+        lines.append(f"  {'exact values:':<58}{'':>18}{_core_time(plan.exact_seconds)}")
+    workers = _cores(config)
+    where = (f"this process and a LocalCluster of {workers} workers" if workers else
+             "this process; each worker of the running cluster adds its own" if config.cluster
+             else "this process")
+    lines.append(f"  {'start-up (' + where + '):':<76}{_core_time(plan.startup_seconds)}")
     return "\n".join(lines)
 
 

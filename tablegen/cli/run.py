@@ -125,10 +125,14 @@ def _run_parser(sub) -> None:
 
 
 def plan_to_dict(plan) -> dict:
-    """A plan's totals as JSON-ready values (``tablegen run --dry-run --json``)."""
+    """A plan's totals as JSON-ready values (``tablegen run --dry-run --json``): cells and chunks, the cost
+    model's CPU seconds (cells, exact values within them, start-up) and each regime's cells and seconds."""
     return {"cells": plan.cells, "cells_done": plan.cells_done, "cells_remaining": plan.cells_remaining,
             "chunks": len(plan.chunks), "chunks_remaining": len(plan.remaining),
-            "core_seconds": plan.core_seconds, "core_seconds_remaining": plan.core_seconds_remaining}
+            "core_seconds": plan.core_seconds, "core_seconds_remaining": plan.core_seconds_remaining,
+            "startup_seconds": plan.startup_seconds, "exact_seconds": plan.exact_seconds,
+            "regimes": {name: {"cells": cells, "core_seconds": seconds}
+                        for name, (cells, seconds) in plan.regimes.items()}}
 
 
 def _run_run(args) -> int:

@@ -20,6 +20,7 @@ production path).
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import math
 import re
@@ -66,8 +67,10 @@ CLOSED_FORM_SECONDS = 1e-3
 _EXACT = "tablegen.compute.exact"
 
 
+@functools.cache
 def _resolve(path: str) -> Callable:
-    """The function ``module:name`` (every path here names a routine in a layer below the registry)."""
+    """The function ``module:name`` (every path here names a routine in a layer below the registry; looked
+    up once: a grid's plan asks for millions)."""
     module, name = path.split(":")
     return getattr(importlib.import_module(module), name)
 

@@ -63,8 +63,9 @@ def enumerable(P: int, N: int) -> bool:
     >>> enumerable(3, 5), enumerable(20, 20)
     (True, False)
     """
-    return (P >= 1 and N >= 0 and arrangements(P, N) <= ENUMERATION_BUDGET
-            and 8 * (2 * P + 1) * _UNIT_ROUNDOFF <= VALUE_RESOLUTION)
+    # C(P + N, P) >= 2**min(P, N): a cheap refusal before the exact (big-integer) count
+    return (P >= 1 and N >= 0 and min(P, N) <= ENUMERATION_BUDGET.bit_length()
+            and arrangements(P, N) <= ENUMERATION_BUDGET and 8 * (2 * P + 1) * _UNIT_ROUNDOFF <= VALUE_RESOLUTION)
 
 
 def average_precision_cost(P: int, N: int) -> tuple[float, float]:

@@ -433,11 +433,17 @@ def lattice_cost(P: int, N: int, family: type = None) -> tuple[float, float]:
     (True, True)
     """
     family = BestF1Keys if family is None else family
-    diagonals = float(P) + float(N)
-    band = min(min(P, N) + 1.0, BAND_DEVIATIONS * math.sqrt(float(P) * float(N) / max(diagonals, 1.0)) + 10.0)
-    programme = SECONDS_PER_POINT * diagonals * band + SECONDS_PER_DIAGONAL * diagonals + SECONDS_PER_LINE * min(P, N)
-    records = 72.0 * diagonals if diagonals <= family.record_limit else 0.0
-    return SETUP_SECONDS + family.programmes * programme, records + 32.0 * (P + 3) + 128.0 * min(P, N) + 1e6
+    if np.ndim(P) or np.ndim(N):  # arrays of cells at once (a grid's plan), the same arithmetic elementwise
+        P, N = np.asarray(P, dtype=float), np.asarray(N, dtype=float)
+        diagonals, small = P + N, np.minimum(P, N)
+        band = np.minimum(small + 1.0, BAND_DEVIATIONS * np.sqrt(P * N / np.maximum(diagonals, 1.0)) + 10.0)
+        records = np.where(diagonals <= family.record_limit, 72.0 * diagonals, 0.0)
+    else:
+        diagonals, small = float(P) + float(N), min(P, N)
+        band = min(small + 1.0, BAND_DEVIATIONS * math.sqrt(float(P) * float(N) / max(diagonals, 1.0)) + 10.0)
+        records = 72.0 * diagonals if diagonals <= family.record_limit else 0.0
+    programme = SECONDS_PER_POINT * diagonals * band + SECONDS_PER_DIAGONAL * diagonals + SECONDS_PER_LINE * small
+    return SETUP_SECONDS + family.programmes * programme, records + 32.0 * (P + 3) + 128.0 * small + 1e6
 
 
 def best_f1_cost(P: int, N: int) -> tuple[float, float]:

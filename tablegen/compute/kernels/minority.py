@@ -67,12 +67,21 @@ _TWO32 = np.uint64(1 << 32)
 _S32 = np.uint64(32)
 
 
-def uses_minority_sampling(P: int, N: int) -> bool:
-    """Whether cell (P, N) is sampled by this kernel: ``200 + 12 min(P, N) <= P + N``.
+def uses_minority_sampling(P, N):
+    """Whether cell (P, N) is sampled by this kernel: ``200 + 12 min(P, N) <= P + N`` (elementwise for
+    arrays of P and N, as a grid's plan asks).
 
     A function of (P, N) alone, so a cell's stream never depends on where or how it runs.
+
+    Examples
+    --------
+    >>> uses_minority_sampling(20, 1000), uses_minority_sampling(100, 100)
+    (True, False)
+    >>> uses_minority_sampling(np.array([20, 100]), np.array([1000, 100])).tolist()
+    [True, False]
     """
-    return MINORITY_FIXED + MINORITY_PER_POSITION * min(P, N) <= P + N
+    chosen = MINORITY_FIXED + MINORITY_PER_POSITION * np.minimum(P, N) <= np.add(P, N)
+    return bool(chosen) if np.ndim(chosen) == 0 else chosen
 
 
 @nb.njit(inline="always", nogil=True)
