@@ -405,8 +405,9 @@ def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out, with_mcc=F
     replays ran.
 
     The lane kernel fills every row; a lane flagged as possibly needing a rejection redraw is replayed
-    from its last checkpoint with the scalar kernel's rejection (see the module docstring).  Without ``with_mcc`` (the default) the variant generated without
-    best MCC's work runs (its column is NaN, every other column the same, bit for bit).
+    from its last checkpoint with the scalar kernel's rejection (see the module docstring).  Without
+    ``with_mcc`` (the default) the variant generated without best MCC's work runs (its column is NaN,
+    every other column the same, bit for bit).
 
     Examples
     --------
