@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
-from machine import cpu_model, recording, vector_width  # noqa: E402
+from machine import cpu_model, load_average, recording, vector_width  # noqa: E402
 
 from tablegen.compute.kernels.lanes import simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="rankings per cell in each timed run of the per-ranking numpy loop (default: %(default)s)")
     parser.add_argument("--cells", type=parse_cell, nargs="+", default=list(DEFAULT_CELLS), metavar="PxN",
                         help="cells to time (default: %(default)s)")
+    parser.add_argument("--no-sizes", action="store_true",
+                        help="skip the simulate_cell comparison of small, reference and large cells")
     return parser
 
 
@@ -265,11 +267,11 @@ def check_numpy_scores(rng: np.random.Generator) -> None:
                                        err_msg=f"numpy baseline disagrees on {metric} at P={P}, N={N}")
 
 
-def time_once(run: Callable[[int], object], replicates: int) -> float:
-    """Wall-clock seconds (``time.perf_counter``) of one call ``run(replicates)``."""
-    start = time.perf_counter()
+def time_once(run: Callable[[int], object], replicates: int) -> tuple[float, float]:
+    """(CPU seconds, ``time.process_time``; wall seconds, ``time.perf_counter``) of one call ``run(replicates)``."""
+    cpu, wall = time.process_time(), time.perf_counter()
     run(replicates)
-    return time.perf_counter() - start
+    return time.process_time() - cpu, time.perf_counter() - wall
 
 
 def warmed_up_runners(P: int, N: int, rng: np.random.Generator) -> dict[str, Callable[[int], object]]:
@@ -303,7 +305,8 @@ def time_cells(cells: Sequence[tuple[int, int]], replicates: dict[str, int], rep
     Returns
     -------
     dict
-        ``{(P, N): {"numba": ns, "lanes": ns, "numpy": ns, "numpy_loop": ns}}``.
+        ``{(P, N): {"numba": (cpu ns, wall ns), "lanes": ..., "numpy": ..., "numpy_loop": ...}}``, the run
+        with the least CPU time of each.
     """
     rng = np.random.default_rng(SEED)
     runners = {cell: warmed_up_runners(*cell, rng) for cell in cells}
@@ -313,9 +316,40 @@ def time_cells(cells: Sequence[tuple[int, int]], replicates: dict[str, int], rep
         order = names if repeat % 2 == 0 else names[::-1]
         for cell in cells:
             for name in order:
-                seconds = time_once(runners[cell][name], replicates[name])
-                timings[cell][name].append(seconds / (replicates[name] * sum(cell)) * 1e9)
+                cpu, wall = time_once(runners[cell][name], replicates[name])
+                steps = replicates[name] * sum(cell)
+                timings[cell][name].append((cpu / steps * 1e9, wall / steps * 1e9))
     return {cell: {name: min(runs) for name, runs in by_name.items()} for cell, by_name in timings.items()}
+
+
+#: (P, N, R, Cs, alphas) of the end-to-end comparison: small, reference, large cells (large ones at a small R
+#: and one (C, alpha), which their bookkeeping does not feel)
+SIZE_CELLS = ((20, 20, 4_000_000, (10, 100, 1000), (0.01, 0.05)), (100, 100, 1_000_000, (10, 100, 1000), (0.01, 0.05)),
+              (1000, 1000, 500_000, (10, 100, 1000), (0.01, 0.05)), (50_000, 50_000, 4_000, (10,), (0.05,)),
+              (100_000, 100_000, 2_000, (10,), (0.05,)))
+
+
+def simulate_cell_sizes(repeats: int) -> list[str]:
+    """``simulate_cell`` (default metrics and tail probabilities, no exact values) per element-step, CPU and
+    wall, at small, reference and large cells in one process, with each cell's ratio to (1000, 1000)."""
+    from tablegen import simulate_cell
+
+    rows = []
+    for P, N, R, Cs, alphas in SIZE_CELLS:
+        simulate_cell(P, N, min(R, 200_000), 1, exact=False, Cs=Cs, alphas=alphas)  # kernels loaded
+        runs = [time_once(lambda r: simulate_cell(P, N, r, 1, exact=False, Cs=Cs, alphas=alphas), R)
+                for _ in range(repeats)]
+        cpu, wall = min(runs)
+        rows.append((P, N, R, Cs, alphas, cpu, wall, cpu / (R * (P + N)) * 1e9))
+    reference = next(ns for P, N, *_, ns in rows if (P, N) == (1000, 1000))
+    lines = ["", "simulate_cell per element-step (default metrics and tail probabilities, exact=False; best of "
+             f"{repeats} by CPU time):", "",
+             "| cell (P, N) | R | C, alpha | CPU s | wall s | CPU ns/element-step | vs (1000, 1000) |",
+             "|---|---:|---|---:|---:|---:|---:|"]
+    for P, N, R, Cs, alphas, cpu, wall, ns in rows:
+        lines.append(f"| ({P:,}, {N:,}) | {R:,} | {list(Cs)}, {list(alphas)} | {cpu:.3f} | {wall:.3f} | {ns:.3f} | "
+                     f"{ns / reference:.2f} |")
+    return lines
 
 
 #: AVX-512 instructions whose presence shows the lane loop was vectorised (multiply-shift sampling,
@@ -357,16 +391,18 @@ def format_report(best: dict, replicates: dict[str, int], repeats: int, command:
         f"numpy batches of about {BATCH_ELEMENTS} elements; numba blocks of {DEFAULT_BLOCK_SIZE} rankings",
         f"- lane kernel assembly: {lane_kernel_vectorisation()}",
         f"- command: `{command}`",
+        f"- load average {load_average()}; CPU time (time.process_time) per element-step, wall time beside it",
         "",
-        "| cell (P, N) | kernel | numba ns/element-step | lane kernel alone | numpy batched | ratio "
+        "| cell (P, N) | kernel | numba CPU ns/element-step | (wall) | lane kernel alone | numpy batched | ratio "
         "| numpy per ranking | ratio |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for (P, N), ns in best.items():
         kernel = "minority" if uses_minority_sampling(P, N) else "lanes"
-        lines.append(f"| ({P}, {N}) | {kernel} | {ns['numba']:.2f} | {ns['lanes']:.2f} | {ns['numpy']:.2f} | "
-                     f"{ns['numpy'] / ns['numba']:.1f} | {ns['numpy_loop']:.2f} | "
-                     f"{ns['numpy_loop'] / ns['numba']:.1f} |")
+        cpu = {name: value[0] for name, value in ns.items()}
+        lines.append(f"| ({P}, {N}) | {kernel} | {cpu['numba']:.2f} | {ns['numba'][1]:.2f} | {cpu['lanes']:.2f} | "
+                     f"{cpu['numpy']:.2f} | {cpu['numpy'] / cpu['numba']:.1f} | {cpu['numpy_loop']:.2f} | "
+                     f"{cpu['numpy_loop'] / cpu['numba']:.1f} |")
     return "\n".join(lines)
 
 
@@ -389,6 +425,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     best = time_cells(args.cells, replicates, args.repeats)
     command = shlex.join([sys.executable, script, *argv])
     print(format_report(best, replicates, args.repeats, command))
+    if not args.no_sizes:
+        print("\n".join(simulate_cell_sizes(min(args.repeats, 3))))
 
 
 if __name__ == "__main__":
