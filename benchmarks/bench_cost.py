@@ -14,9 +14,11 @@ a run's processes) beside wall time, with the load average.  Parts, in one proce
   ``setup + R (lane_ranking + per_element_step (P + N)) + R per_replicate metrics`` (lane kernel) and
   ``setup + R (minority_ranking + minority_position min(P, N) + minority_rank (P + N)) + R per_replicate
   metrics`` (minority kernel);
-* start-up: ``tablegen run`` of a one-cell job with ``--executor serial`` and with a LocalCluster of 1
-  and 2 workers (a fresh process each time, kernels already in numba's cache): the CPU of the command
-  and all its processes, fitted as ``startup + per_worker workers``;
+* start-up: ``tablegen run`` of a one-cell job (AUC alone, no exact values) and of ``configs/smoke.yaml``
+  with ``--executor serial`` and with a LocalCluster of 1 and 2 workers (a fresh process each time,
+  kernels already in numba's cache): the CPU of the command and all its processes less the model's
+  seconds of the cells, fitted as ``startup + cluster + workers (per_worker + per_worker_exact)``
+  (``cluster`` only with a LocalCluster, ``per_worker_exact`` only for a job with exact values);
 * the model (the coefficients in ``tablegen/compute/cost.py``) against every measured figure: the ratio
   model / measured, which should lie within 1/1.5 .. 1.5;
 * the half-plane lattice exact values and the exact AUC recursion beside their own models (fitted in
@@ -90,18 +92,21 @@ def simulation_rows(quick: bool):
 
 
 def fit_simulation(rows) -> dict:
-    """Least squares on the relative error of the simulation model's seven coefficients."""
+    """Non-negative least squares on the relative error of the simulation model's six per-ranking coefficients
+    (SETUP_SECONDS, a few ms, is kept as it is: at these R it is below the noise)."""
+    from scipy.optimize import nnls
+
     design, target = [], []
     for P, N, R, metrics, _, cpu, _ in rows:
         minority = uses_minority_sampling(P, N)
         lane = not minority
-        design.append([1.0, R * lane, R * (P + N) * lane, R * minority, R * min(P, N) * minority,
+        design.append([R * lane, R * (P + N) * lane, R * minority, R * min(P, N) * minority,
                        R * (P + N) * minority, R * metrics])
-        target.append(cpu)
+        target.append(cpu - cost.SETUP_SECONDS)
     design, target = np.array(design, float), np.array(target)
     weights = 1.0 / target
-    fit, *_ = np.linalg.lstsq(design * weights[:, None], target * weights, rcond=None)
-    names = ("SETUP_SECONDS", "SECONDS_PER_LANE_RANKING", "SECONDS_PER_ELEMENT_STEP", "SECONDS_PER_MINORITY_RANKING",
+    fit, _ = nnls(design * weights[:, None], target * weights)
+    names = ("SECONDS_PER_LANE_RANKING", "SECONDS_PER_ELEMENT_STEP", "SECONDS_PER_MINORITY_RANKING",
              "SECONDS_PER_MINORITY_POSITION", "SECONDS_PER_MINORITY_RANK", "SECONDS_PER_REPLICATE")
     return dict(zip(names, fit))
 
@@ -114,22 +119,40 @@ def run_cpu(arguments: list[str]) -> tuple[float, float]:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), time.perf_counter() - wall
 
 
+#: The start-up jobs: one cell with AUC alone and no exact values, and configs/smoke.yaml (nine cells, default
+#: metrics, exact values: the workers' first tasks load the exact routines too)
+TINY_JOB = ("name: tiny\ngrid: {P: [20], N: [20]}\nreplicates: 2000\nseed: 1\nmetrics: [auc]\nCs: [10]\n"
+            "alphas: [0.05]\nexact: false\nchunks: {P: 1, N: 1}\nstore: {url: unused.zarr}\n")
+
+
 def startup_rows(quick: bool):
-    """[(workers, cpu, wall)] of a one-cell run: serial (0) and LocalClusters of 1 and 2 workers."""
+    """[(job, workers, cpu, wall, cells' model seconds)] of ``tablegen run``: serial (0 workers) and LocalClusters
+    of 1 and 2 workers, each after a warm-up run (files cached, kernels compiled)."""
+    from tablegen.batch.config import load_config
+    from tablegen.batch.plan import make_plan
+
     rows = []
     with tempfile.TemporaryDirectory() as place:
-        config = Path(place) / "tiny.yaml"
-        config.write_text("name: tiny\ngrid: {P: [20], N: [20]}\nreplicates: 2000\nseed: 1\nmetrics: [auc]\n"
-                          "Cs: [10]\nalphas: [0.05]\nexact: false\nchunks: {P: 1, N: 1}\n")
-        for workers in (0, 1, 2) if not quick else (0,):
-            store = Path(place) / f"store-{workers}.zarr"
-            where = ["--executor", "serial"] if workers == 0 else ["--workers", str(workers)]
-            run_cpu(["run", str(config), "--store", str(store), *where])  # warm: files cached, kernels compiled
-            for attempt in range(2):
-                store = Path(place) / f"store-{workers}-{attempt}.zarr"
-                cpu, wall = run_cpu(["run", str(config), "--store", str(store), *where])
-                rows.append((workers, cpu, wall))
+        tiny = Path(place) / "tiny.yaml"
+        tiny.write_text(TINY_JOB)
+        for name, config in (("one cell, AUC", tiny), ("configs/smoke.yaml", ROOT / "configs" / "smoke.yaml")):
+            cells = make_plan(load_config(config)).core_seconds
+            for workers in (0, 1, 2) if not quick else (0,):
+                where = ["--executor", "serial"] if workers == 0 else ["--workers", str(workers)]
+                for attempt in ("warm-up", "timed"):
+                    store = Path(place) / f"{config.stem}-{workers}-{attempt}.zarr"
+                    cpu, wall = run_cpu(["run", str(config), "--store", str(store), *where])
+                rows.append((name, workers, cpu, wall, cells))
     return rows
+
+
+def fit_startup(rows) -> dict:
+    """Least squares of the start-up's four coefficients on (measured CPU - the cells' model seconds)."""
+    design = [[1.0, float(w > 0), w, w * (name != "one cell, AUC")] for name, w, _, _, _ in rows]
+    target = [cpu - cells for _, _, cpu, _, cells in rows]
+    fit, *_ = np.linalg.lstsq(np.array(design), np.array(target), rcond=None)
+    return dict(zip(("STARTUP_SECONDS", "STARTUP_SECONDS_CLUSTER", "STARTUP_SECONDS_PER_WORKER",
+                     "STARTUP_SECONDS_PER_WORKER_EXACT"), fit))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -141,9 +164,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = simulation_rows(args.quick)
     fitted = fit_simulation(rows)
     starts = startup_rows(args.quick)
-    workers = np.array([w for w, _, _ in starts], float)
-    slope, intercept = np.polyfit(workers, [c for _, c, _ in starts], 1) if len(set(workers)) > 1 else (0.0, starts[0][1])
-    fitted.update(STARTUP_SECONDS=intercept, STARTUP_SECONDS_PER_WORKER=slope)
+    fitted.update(fit_startup(starts))
 
     print("\n| cell (P, N) | regime | metrics | R | CPU s | wall s | ns per ranking (CPU) | ns per element-step "
           "| model CPU s | model / CPU |")
@@ -155,12 +176,13 @@ def main(argv: list[str] | None = None) -> None:
         ratios.append(model / cpu)
         print(f"| ({P:,}, {N:,}) | {regime} | {metrics} | {R:,} | {cpu:.3f} | {wall:.3f} | {cpu / R * 1e9:.1f} | "
               f"{cpu / R / (P + N) * 1e9:.3f} | {model:.3f} | {model / cpu:.2f} |")
-    print("\n| start-up of `tablegen run`, one cell | CPU s | wall s | model CPU s | model / CPU |")
-    print("|---|---:|---:|---:|---:|")
-    for w, cpu, wall in starts:
-        model = cost.startup_seconds(w) + cost.cell_seconds(20, 20, 2000, metric_entries(["auc"]), False, 0)
+    print("\n| `tablegen run` (start-up included) | executor | CPU s, all processes | wall s | model CPU s "
+          "(start-up + cells) | model / CPU |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, w, cpu, wall, cells in starts:
+        model = cost.startup_seconds(w, exact=name != "one cell, AUC") + cells
         ratios.append(model / cpu)
-        print(f"| {'serial executor' if w == 0 else f'LocalCluster, {w} worker(s)'} | {cpu:.2f} | {wall:.2f} | "
+        print(f"| {name} | {'serial' if w == 0 else f'LocalCluster, {w} worker(s)'} | {cpu:.2f} | {wall:.2f} | "
               f"{model:.2f} | {model / cpu:.2f} |")
     by_cell = {(P, N): cpu / R / (P + N) for P, N, R, m, _, cpu, _ in rows if m > 1}
     if (1000, 1000) in by_cell:
@@ -184,7 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         madd.append(cpu / (P * P * N * N / 4))
         print(f"auc recursion ({P:4d}, {N:4d}): {cpu:7.3f} CPU s = {madd[-1]:.3g} s per multiply-add")
 
-    print("\ncoefficient                       fitted  in tablegen (compute/cost.py; the AUC one in compute/exact/auc.py)")
+    print("\ncoefficient                       fitted  in tablegen (compute/cost.py; AUC's in compute/exact/auc.py)")
     for name, value in [*fitted.items(), ("SECONDS_PER_AUC_MADD", max(madd))]:
         print(f"{name:<30}{value:10.3g}  {getattr(exact_auc if 'AUC' in name else cost, name):10.3g}")
     print(f"load average at the end: {load_average()}")
