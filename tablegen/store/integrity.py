@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import zarr
 
-from tablegen.errors import StoreIntegrityError
 from tablegen.store.lock import live_holder
 from tablegen.store.manifest import (
     ARRAYS,
@@ -52,8 +51,8 @@ from tablegen.store.schema import (
     store_fs,
 )
 
-__all__ = ["IntegrityReport", "Problem", "check_integrity", "clear_regions", "consolidate", "raise_if_damaged",
-           "read_block", "remove_stray_files", "template_finished", "write_region_entry", "written_regions"]
+__all__ = ["IntegrityReport", "Problem", "check_integrity", "clear_regions", "consolidate", "read_block",
+           "remove_stray_files", "template_finished", "write_region_entry"]
 
 logger = logging.getLogger(__name__)
 
@@ -383,28 +382,3 @@ def clear_regions(url: str, storage_options: dict | None, regions) -> None:
         if CHAIN in group.attrs and "created" in manifest:
             update[CHAIN] = chain_digest(manifest, complete=False)
         group.attrs.update(update)
-
-
-def written_regions(group: zarr.Group) -> set[tuple[int, int]]:
-    """Chunk indices (i, j) whose region was written (a manifest entry, or one that cannot be decoded)."""
-    array = group[MANIFEST][DIGESTS]
-    try:
-        return {tuple(ij) for ij in np.argwhere(np.asarray(array[...]).any(axis=(2, 3))).tolist()}
-    except Exception:  # noqa: BLE001 - damaged entries count as written: their cells are then checked
-        pass
-    written = set()
-    for (i, j) in np.ndindex(array.shape[:2]):
-        try:
-            if np.asarray(array.blocks[i, j, 0, 0]).any():
-                written.add((i, j))
-        except Exception:  # noqa: BLE001
-            written.add((i, j))
-    return written
-
-
-def raise_if_damaged(report: IntegrityReport, url: str) -> None:
-    """Raise :class:`StoreIntegrityError` listing the problems when the report is not clean."""
-    if report.problems:
-        shown = "; ".join(str(p) for p in report.problems[:10])
-        more = f" and {len(report.problems) - 10} more" if len(report.problems) > 10 else ""
-        raise StoreIntegrityError(f"store {url!r} is damaged: {shown}{more}")
