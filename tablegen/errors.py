@@ -4,20 +4,22 @@ The errors subclass :class:`TablegenInputError` (a :class:`ValueError`), so ``ex
 TablegenInputError`` catches anything tablegen refuses; ``exit_code`` tells usage errors from runtime
 refusals:
 
-====  ============================  ===========================================================
-code  error                         meaning
-====  ============================  ===========================================================
-0     —                             success (also a test that finds a score not significant)
-1     any other exception           a bug: a traceback, please report it
-2     :class:`TablegenInputError`   bad input: the message names the argument, option or field
-      :class:`StoreError`           a store path that does not exist, is not a tablegen store,
-                                    of another schema or config, or cannot be written
-3     :class:`StoreIntegrityError`  a damaged store (``tablegen verify --integrity`` names it)
-4     :class:`RunStoppedError`      a run that stopped unfinished (no worker, no scheduler);
-                                    resumable
-5     :class:`ResourceLimitError`   over the memory or time limit (estimate and way out given)
-6     :class:`StoreLockedError`     the store is locked by another run: retry when it is done
-====  ============================  ===========================================================
+====  ================================  ===========================================================
+code  error                             meaning
+====  ================================  ===========================================================
+0     —                                 success (also a test that finds a score not significant)
+1     any other exception               a bug: a traceback, please report it
+2     :class:`TablegenInputError`       bad input: the message names the argument, option or field
+      :class:`StoreError`               a store path that does not exist, is not a tablegen store,
+                                        of another schema or config, or cannot be written
+3     :class:`StoreIntegrityError`      a damaged store (``tablegen verify --integrity`` names it)
+4     :class:`RunStoppedError`          a run that stopped unfinished (no worker, no scheduler);
+                                        resumable
+      :class:`StoreUnreachableError`    a store URL whose host did not answer (refused, reset,
+                                        timed out, unknown host): the same command may work later
+5     :class:`ResourceLimitError`       over the memory or time limit (estimate and way out given)
+6     :class:`StoreLockedError`         the store is locked by another run: retry when it is done
+====  ================================  ===========================================================
 
 Examples
 --------
@@ -135,6 +137,16 @@ class StoreLockedError(StoreError):
     """A store locked by another run (exit code 6): not a usage error — the same command works later."""
 
     exit_code = 6
+
+
+class StoreUnreachableError(StoreError):
+    """A store URL whose server could not be reached (connection refused, reset or timed out; unknown host).
+
+    Nothing was read or written; the same command may work once the server answers.  Exit code 4, as a run
+    that stopped for want of a scheduler: not a usage error, not damage.
+    """
+
+    exit_code = 4
 
 
 class RunStoppedError(TablegenInputError):

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
@@ -42,15 +43,14 @@ from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
 from tablegen.compute.validation import (
     check_alpha,
     check_class_size,
+    check_competitors,
     check_integer,
     check_metric,
     check_replicates,
+    check_seed,
     check_unique_list,
 )
 from tablegen.errors import TablegenInputError
-
-if TYPE_CHECKING:
-    import os
 
 _TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "store",
               "cluster", "device"}
@@ -205,7 +205,45 @@ def _cluster(value) -> dict:
     (kind, target), = value.items()
     if not isinstance(target, str) or not target:
         _fail(f"cluster.{kind}", f"must be a non-empty string, got {target!r}")
+    problem = scheduler_address_problem(target) if kind == "scheduler_address" else None
+    if problem:
+        _fail(f"cluster.{kind}", problem)
     return {kind: target, **options}
+
+
+#: dask's network protocols that a scheduler address may name (``inproc`` lives in one process only).
+SCHEDULER_PROTOCOLS = ("tcp", "tls", "ws", "wss", "ucx")
+
+
+def scheduler_address_problem(address: object) -> str | None:
+    """What is wrong with ``address`` as a dask scheduler address (``tcp://host:8786``, ``host:8786``), or None.
+
+    Checked before anything is reached, so that a typo is a usage error, not an unreachable scheduler.
+
+    Examples
+    --------
+    >>> scheduler_address_problem("tcp://10.0.0.5:8786") is None, scheduler_address_problem("[::1]:8786") is None
+    (True, True)
+    >>> scheduler_address_problem("tcp://node1")
+    "is not a scheduler address such as tcp://host:8786 (no port), got 'tcp://node1'"
+    """
+    if not isinstance(address, str):
+        return f"must be a string such as tcp://host:8786, got {address!r}"
+    protocol, _, location = address.rpartition("://")
+    protocol = protocol or "tcp"
+    why = None
+    if protocol not in SCHEDULER_PROTOCOLS:
+        why = f"protocol {protocol!r} is not one of {', '.join(SCHEDULER_PROTOCOLS)}"
+    else:
+        host, colon, port = location.rpartition(":")
+        host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+        if not colon or not port:
+            why = "no port"
+        elif not port.isdigit() or not 0 < int(port) < 65536:
+            why = f"port {port!r} is not in 1..65535"
+        elif not host or any(c.isspace() or c in "/?#@[]" for c in host):
+            why = f"host {host!r} is not a host name or IP address"
+    return None if why is None else f"is not a scheduler address such as tcp://host:8786 ({why}), got {address!r}"
 
 
 def _device(value) -> str:
@@ -239,7 +277,7 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
     grid = data["grid"]
     if not isinstance(grid, dict) or set(grid) != {"P", "N"}:
         _fail("grid", f"must be a mapping with keys P and N, got {grid!r}")
-    Cs = _checked("Cs", check_unique_list, "Cs", data["Cs"], lambda n, v: check_integer(n, v, 1))
+    Cs = _checked("Cs", check_unique_list, "Cs", data["Cs"], lambda n, v: check_competitors(v))
     alphas = _checked("alphas", check_unique_list, "alphas", data["alphas"], check_alpha)
     metrics = data.get("metrics", list(DEFAULT_METRICS))
     if not isinstance(metrics, list) or not metrics:
@@ -255,7 +293,7 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
         P=_axis("grid.P", grid["P"]),
         N=_axis("grid.N", grid["N"]),
         replicates=_checked("replicates", check_replicates, data["replicates"], Cs, alphas),
-        seed=_checked("seed", check_integer, "seed", data["seed"], 0),
+        seed=_checked("seed", check_seed, "seed", data["seed"], False),
         metrics=metrics,
         Cs=Cs,
         alphas=alphas,
@@ -276,6 +314,8 @@ def load_config(path: str | os.PathLike[str]) -> JobConfig:
     >>> load_config("configs/smoke.yaml").cells  # from the repository root
     9
     """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise TablegenInputError(f"path must be the path of a YAML job config, got {path!r}")
     path = Path(path)
     if not path.is_file():
         raise TablegenInputError(f"config file {str(path)!r} does not exist")

@@ -12,6 +12,7 @@ events of a topic of the run (``Worker.log_event``, ``Client.subscribe_topic``).
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import logging
 import os
@@ -25,7 +26,7 @@ from tablegen.batch.config import JobConfig
 from tablegen.batch.plan import Chunk
 from tablegen.batch.tasks import run_chunk
 from tablegen.compute.kernels.cuda.device import resolve_device
-from tablegen.errors import RunStoppedError, TablegenInputError
+from tablegen.errors import Argument, RunStoppedError, TablegenInputError
 
 logger = logging.getLogger(__name__)
 
@@ -102,8 +103,28 @@ POLL_SECONDS = 0.5
 
 def serial_results(config: JobConfig, chunks: list[Chunk], on_work: WorkCallback | None = None) -> Iterator[Chunk]:
     for chunk in chunks:
-        run_chunk(config, chunk, None if on_work is None else functools.partial(on_work, chunk))
+        with stopped_when_out_of_space(config):
+            run_chunk(config, chunk, None if on_work is None else functools.partial(on_work, chunk))
         yield chunk
+
+
+#: errno values of a store that has no room left: the device is full, or the user's quota is spent.
+OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextlib.contextmanager
+def stopped_when_out_of_space(config: JobConfig):
+    """Turn a chunk's write failing for want of space (``No space left on device``, quota exceeded) into
+    :class:`RunStoppedError`: every chunk written before is kept and a resume rewrites the one that failed."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno not in OUT_OF_SPACE:
+            raise
+        raise RunStoppedError(
+            f"store {config.store_url}: no space left ({error.strerror}); the run stopped. Every finished chunk is "
+            "kept and the lock released: free space (or move the store with --store), then run the same command "
+            "again to resume") from None
 
 
 def run_chunk_reporting(config: JobConfig, chunk: Chunk, topic: str) -> int:
@@ -143,7 +164,8 @@ def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grac
                     finished = ()
                 _drain(reports, on_work, set(futures.values()))
                 for future in finished:
-                    future.result()  # re-raises a task's error here (after its retries), with its traceback
+                    with stopped_when_out_of_space(config):
+                        future.result()  # re-raises a task's error here (after its retries), with its traceback
                     written.append(future)
                     yield futures.pop(future)
                 idle_since = _watch_workers(connected, futures, idle_since, grace)
@@ -194,10 +216,13 @@ def _watch_workers(connected, futures: dict, idle_since: float | None, grace: fl
 def check_scheduler(config: JobConfig) -> None:
     """Reach the config's scheduler (file or address) within its connect timeout, before anything is written.
 
+    For a LocalCluster, checks its number of workers instead (:func:`check_local_workers`).
+
     Raises
     ------
     TablegenInputError
-        If the scheduler file does not exist or names no scheduler address.
+        If the scheduler file does not exist or names no scheduler address, an address is not one
+        (``tcp://host:port``), or a LocalCluster would have more workers than the cap.
     RunStoppedError
         If the scheduler cannot be reached in time.
     """
@@ -205,9 +230,12 @@ def check_scheduler(config: JobConfig) -> None:
     timeout = spec.get("connect_timeout", DEFAULT_CONNECT_TIMEOUT)
     if "scheduler_file" in spec:
         address = _scheduler_file_address(spec["scheduler_file"])
+        _check_address(address, Argument("scheduler_file", spec["scheduler_file"]), ": its address ")
     elif "scheduler_address" in spec:
         address = spec["scheduler_address"]
+        _check_address(address, Argument("scheduler_address"), " ")
     else:
+        check_local_workers(spec.get("workers", 2))
         return
     from distributed import Client
 
@@ -216,6 +244,40 @@ def check_scheduler(config: JobConfig) -> None:
     except (OSError, TimeoutError, ValueError) as error:
         raise RunStoppedError(f"cannot reach the dask scheduler at {address} within {timeout:g} s ({error}); "
                               "nothing was written: start the scheduler or fix the address, then rerun") from None
+
+
+#: A LocalCluster may have at most this many worker processes per core (os.cpu_count()): each has one thread,
+#: so more only share the cores, and starting hundreds of processes on a small machine takes minutes.
+MAX_WORKERS_PER_CORE = 4
+
+
+def check_local_workers(workers: int, cores: int | None = None) -> None:
+    """Refuse a LocalCluster of more than :data:`MAX_WORKERS_PER_CORE` worker processes per core of this machine.
+
+    Examples
+    --------
+    >>> check_local_workers(8, cores=2)
+    >>> try:
+    ...     check_local_workers(1000, cores=2)
+    ... except TablegenInputError as error:
+    ...     print(str(error)[:71])
+    workers = 1000 is more than this machine's cap of 8 worker processes (4
+    """
+    cores = cores or os.cpu_count() or 1
+    cap = MAX_WORKERS_PER_CORE * cores
+    if workers > cap:
+        raise TablegenInputError(
+            f"workers = {workers} is more than this machine's cap of {cap} worker processes ({MAX_WORKERS_PER_CORE} "
+            f"per core, {cores} cores): each worker has one thread, so more only share the cores; give --workers "
+            f"{cores} (or cluster.workers in the config), or a scheduler of a larger cluster")
+
+
+def _check_address(address: str, *what: str | Argument) -> None:
+    from tablegen.batch.config import scheduler_address_problem
+
+    problem = scheduler_address_problem(address)
+    if problem:
+        raise TablegenInputError.naming(*what, problem, "; nothing was written")
 
 
 def _scheduler_file_address(path: str) -> str:
@@ -240,7 +302,7 @@ def _connected_client(config: JobConfig, client):
     if client is not None:
         yield client
         return
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     cluster_spec = config.cluster or {"workers": 2}
     if "scheduler_address" in cluster_spec:
@@ -257,14 +319,30 @@ def _connected_client(config: JobConfig, client):
         with allocator_environment(), gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
             yield connected
     else:
-        with allocator_environment(), \
-                LocalCluster(n_workers=cluster_spec["workers"], threads_per_worker=1, processes=True,
-                             env=worker_environment(), dashboard_address=":0") as cluster, \
+        with allocator_environment(), _local_cluster(cluster_spec["workers"]) as cluster, \
                 Client(cluster) as connected:
             try:
                 yield connected
             finally:
                 _close_workers(cluster, connected)
+
+
+@contextlib.contextmanager
+def _local_cluster(workers: int):
+    """A LocalCluster of ``workers`` single-threaded processes; one that fails to start (a worker dying as
+    it starts: "Nanny failed to start", no ports, a timeout) stops the run with :class:`RunStoppedError`."""
+    from distributed import LocalCluster
+
+    try:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, env=worker_environment(),
+                               dashboard_address=":0")
+    except (RuntimeError, OSError, TimeoutError) as error:
+        raise RunStoppedError(
+            f"the local dask cluster of {workers} worker(s) did not start ({type(error).__name__}: {error}); "
+            "nothing was computed. The lock is released and every finished chunk kept: run the same command "
+            "again, with fewer --workers if memory is short, or --executor serial") from None
+    with cluster:
+        yield cluster
 
 
 #: Seconds a LocalCluster's worker is given to stop at the end of a run before its nanny kills it.

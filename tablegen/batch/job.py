@@ -31,6 +31,7 @@ from tablegen.batch.executors import (
     check_scheduler,
     dask_results,
     serial_results,
+    stopped_when_out_of_space,
 )
 from tablegen.batch.plan import Chunk, Plan, make_plan
 from tablegen.compute.kernels.cuda.device import DEVICES, resolve_device
@@ -312,7 +313,8 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     """
     config, grace = _run_iv(config, executor, client, worker_grace)
     start = time.perf_counter()
-    with StoreLock(config.store_url, config.storage_options, break_lock=break_lock):
+    with stopped_when_out_of_space(config), StoreLock(config.store_url, config.storage_options,
+                                                      break_lock=break_lock):
         plan = prepare_store(config, command)
         if on_plan is not None:
             on_plan(plan)

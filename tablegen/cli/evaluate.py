@@ -68,6 +68,10 @@ def run(args) -> int:
     check_simulation_options(args)
     if args.R is not None and args.R < 1:
         raise TablegenInputError(f"--R must be a positive integer, got {args.R}")
+    if args.R is not None:
+        from tablegen.compute.validation import check_replicates
+
+        check_replicates(args.R, (), ())  # at most 2**53, whether or not anything is simulated
     labels, scores = read_predictions(args.predictions, args.label_column, option="PREDS.csv")
     report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
                       positive_label=args.positive_label, method=args.method, R=args.R, seed=args.seed)

@@ -105,6 +105,9 @@ def _main(argv) -> int:
         dask.config.set({"logging.distributed": "warning"})  # read when distributed is imported
         logging.getLogger("distributed").setLevel(logging.WARNING)
     try:
+        from tablegen.cli.images import check_output_files
+
+        check_output_files(args)  # before any work: an output that cannot be written is refused first
         code = args.run(args)  # every command's parser sets run=<function(args) -> exit code>
         sys.stdout.flush()  # here, so that a reader gone early (| head) is met in main(), not at exit
         return code

@@ -16,6 +16,7 @@ from tablegen.batch.config import EXECUTORS
 from tablegen.cli.options import metric_name, storage_options_argument, storage_options_from
 from tablegen.cli.progress import ProgressLine, RunProgress
 from tablegen.compute.metrics import known_metrics_text
+from tablegen.errors import TablegenInputError
 
 
 def add_run_parsers(sub) -> None:
@@ -135,11 +136,29 @@ def plan_to_dict(plan) -> dict:
                         for name, (cells, seconds) in plan.regimes.items()}}
 
 
+def _check_cluster_options(args) -> None:
+    """Refuse cluster options that ``--executor serial`` would ignore, and a scheduler address that is not one
+    (before the config is read: a usage error, exit code 2)."""
+    from tablegen.batch.config import scheduler_address_problem
+
+    if args.executor == "serial":
+        given = [option for option, value in (("--workers", args.workers), ("--scheduler-address",
+                                              args.scheduler_address), ("--scheduler-file", args.scheduler_file),
+                                              ("--worker-grace", args.worker_grace)) if value is not None]
+        if given:
+            raise TablegenInputError(f"{given[0]} applies to --executor dask (the default), not to --executor "
+                                     "serial, which runs every task in this process")
+    problem = scheduler_address_problem(args.scheduler_address) if args.scheduler_address is not None else None
+    if problem:
+        raise TablegenInputError(f"--scheduler-address {problem}")
+
+
 def _run_run(args) -> int:
     from tablegen.batch.config import load_config
     from tablegen.batch.job import dry_run_plan, resolve_config, run
     from tablegen.batch.plan import format_plan
 
+    _check_cluster_options(args)
     config = resolve_config(load_config(args.config), store_url=args.store, workers=args.workers,
                             scheduler_address=args.scheduler_address, scheduler_file=args.scheduler_file,
                             device=args.device, storage_options=storage_options_from(args))

@@ -49,6 +49,12 @@ def scores_file_given(args) -> bool:
             raise TablegenInputError(f"{', '.join(extra)}: not used with --scores-file (the metrics come from "
                                      "--metrics, P and N from the labels)")
         return True
+    unused = [option for option, given in (("--metrics", args.metrics is not None),
+                                           ("--positive-label", args.positive_label is not None),
+                                           ("--label-column", args.label_column != "label")) if given]
+    if unused:
+        raise TablegenInputError(f"{unused[0]} applies only with --scores-file (the single-score form is METRIC "
+                                 "SCORE --P --N --C)")
     missing = [f"--{name}" if name in ("P", "N", "C") else name.upper() for name in _SINGLE_FORM
                if getattr(args, name) is None]
     if missing:

@@ -77,7 +77,8 @@ def read_lines(path, name: str, comments: bool = True) -> list[tuple[int, str]]:
     Raises
     ------
     TablegenInputError
-        If the file cannot be read: "``name``: cannot read it (why)".
+        If the file cannot be read ("``name``: cannot read it (why)"), or is not text ("``name``: not a
+        text CSV file": not UTF-8, or holding NUL bytes).
 
     Examples
     --------
@@ -90,10 +91,19 @@ def read_lines(path, name: str, comments: bool = True) -> list[tuple[int, str]]:
     """
     try:
         with open(os.fspath(path), newline="", encoding="utf-8-sig") as handle:
-            return [(number, line) for number, line in enumerate(handle, start=1)
-                    if line.strip() and not (comments and line.lstrip().startswith("#"))]
-    except (OSError, UnicodeDecodeError) as error:
-        raise TablegenInputError(f"{name}: cannot read it ({error})") from None
+            lines = list(enumerate(handle, start=1))
+    except IsADirectoryError:
+        raise TablegenInputError(f"{name}: is a directory, not a text CSV file") from None
+    except UnicodeDecodeError as error:
+        raise TablegenInputError(f"{name}: not a text CSV file (not UTF-8 text: byte {error.start} is "
+                                 f"{error.object[error.start:error.start + 1]!r})") from None
+    except OSError as error:
+        raise TablegenInputError(f"{name}: cannot read it ({error.strerror or error})") from None
+    for number, line in lines:
+        if "\x00" in line:  # NUL bytes are valid UTF-8 but never part of a text table
+            raise TablegenInputError(f"{name}: not a text CSV file (line {number} holds a NUL byte)")
+    return [(number, line) for number, line in lines
+            if line.strip() and not (comments and line.lstrip().startswith("#"))]
 
 
 def split_fields(line: str) -> list[str]:

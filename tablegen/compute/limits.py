@@ -139,6 +139,54 @@ def topk_memory(P: int, K: int, levels: int = 1) -> float:
     return 24.0 * (P + 3) + 8.0 * K * (2 * levels + 6) + 65536.0
 
 
+#: Single-core seconds per step of the top-k sweep (one count of one k: pmf, tails, bounds), measured at
+#: 6.3-7.3 ns on a 2-core Xeon (P = 2e4..1e5, K up to 1e6), rounded up.
+TOPK_SECONDS_PER_STEP = 8e-9
+
+
+def topk_seconds(P: int, K: int, sweeps: int = 1) -> float:
+    """Single-core seconds of ``sweeps`` top-k sweeps to K over P positives: each k steps through its
+    min(k, P) + 1 possible counts.
+
+    Examples
+    --------
+    >>> round(topk_seconds(10**6, 10**6))
+    4000
+    """
+    steps = K * (K + 1) / 2 + K if K <= P else P * (P + 1) / 2 + (K - P) * P + K
+    return TOPK_SECONDS_PER_STEP * steps * sweeps
+
+
+def f1_draws_memory(samples: int, classes: int, posteriors: int) -> float:
+    """Peak bytes of ``samples`` posterior F1 draws of ``posteriors`` confusion matrices over ``classes`` classes,
+    an upper bound: 16 bytes per draw, class and matrix (the μ draws and their working copy), 100 per draw besides
+    (η draws, the F1 draws, their difference).  tracemalloc peaks: 35-43 bytes per draw and class at 3 classes,
+    24 at 30, 14 at 100.
+
+    Examples
+    --------
+    >>> format_bytes(f1_draws_memory(10**8, 3, 2))
+    '19.6 GB'
+    """
+    return (16.0 * classes * posteriors + 100.0) * samples
+
+
+#: Single-core seconds per posterior F1 draw, per squared class count and per draw (measured 15-16 ns * M**2 at
+#: M = 30 and 100 classes, 0.4 us per draw at M = 3), rounded up.
+F1_SECONDS_PER_DRAW_CLASS2, F1_SECONDS_PER_DRAW = 20e-9, 0.5e-6
+
+
+def f1_draws_seconds(samples: int, classes: int, posteriors: int) -> float:
+    """Single-core seconds of ``samples`` posterior F1 draws of ``posteriors`` matrices over ``classes`` classes.
+
+    Examples
+    --------
+    >>> round(f1_draws_seconds(50_000, 1000, 2))
+    2000
+    """
+    return samples * posteriors * (F1_SECONDS_PER_DRAW_CLASS2 * classes**2 + F1_SECONDS_PER_DRAW)
+
+
 def time_limit_seconds() -> float:
     """The most single-core seconds a lookup may plan to spend: ``TABLEGEN_TIME_LIMIT`` or one hour.
 

@@ -8,6 +8,7 @@ Every check runs before any work is done or anything is written.  Errors are
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ import numpy as np
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, metric_entries, unknown_metric_text
 from tablegen.compute.stats import minimum_replicates
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 METHODS = ("auto", "exact", "table", "simulate")
 #: The largest C a lookup takes: (1 - alpha)**(1/C) needs C as a float.
@@ -39,6 +40,22 @@ def check_integer(name: str, value, minimum: int) -> int:
     if value < minimum:
         raise TablegenInputError(f"{name} must be an integer >= {minimum}, got {value}")
     return int(value)
+
+
+def check_competitors(C) -> int:
+    """``C`` (the number of classifiers compared) as an int, if it is an integer in [1, 1e300] (a larger C has
+    no tail probability a float can hold).
+
+    Examples
+    --------
+    >>> check_competitors(10**30) == 10**30
+    True
+    """
+    C = check_integer("C", C, 1)
+    if C > MAX_C:
+        raise TablegenInputError(f"C (a {len(str(C))}-digit number) is beyond what a tail probability can be "
+                                 "computed for: C must be at most 1e300")
+    return C
 
 
 def check_class_size(name: str, value) -> int:
@@ -83,7 +100,7 @@ def check_metric(name: str, value) -> str:
 def _metrics(value) -> tuple[str, ...]:
     if value is None:
         return DEFAULT_METRICS
-    if isinstance(value, str):
+    if isinstance(value, str) or not isinstance(value, Iterable):
         value = [value]
     names = tuple(check_metric("metrics", m) for m in value)
     for name in names:
@@ -125,8 +142,8 @@ def check_real_array(name: str, values) -> np.ndarray:
 
 def check_unique_list(name: str, values: Iterable, check) -> tuple:
     """A non-empty tuple of distinct values, each passed through ``check(f"{name}[i]", value)``."""
-    if isinstance(values, (numbers.Number, str)):
-        values = [values]
+    if isinstance(values, (numbers.Number, str, bytes)) or not isinstance(values, Iterable):
+        values = [values]  # one value (or something that is no list): checked as the list's only element
     checked = tuple(check(f"{name}[{i}]", v) for i, v in enumerate(values))
     if not checked:
         raise TablegenInputError(f"{name} must hold at least one value")
@@ -135,16 +152,34 @@ def check_unique_list(name: str, values: Iterable, check) -> tuple:
     return checked
 
 
+#: Seeds are 64-bit: below 2**64 (a larger integer is refused, never reduced silently).
+SEED_LIMIT = 2**64
+#: The most replicates R anything plans: R and R * t must be exact floats (the interval's ranks).
+MAX_REPLICATES = 2**53
+
+
 def check_seed(name: str, value, allow_none: bool) -> int | None:
-    """A root seed: a non-negative integer (or None where ``allow_none``)."""
+    """A root seed: an integer in [0, 2**64) (or None where ``allow_none``).
+
+    Examples
+    --------
+    >>> check_seed("seed", 2**64 - 1, allow_none=False) == 2**64 - 1
+    True
+    """
     if value is None and allow_none:
         return None
-    return check_integer(name, value, 0)
+    seed = check_integer(name, value, 0)
+    if seed >= SEED_LIMIT:
+        raise TablegenInputError.naming(Argument(name), f" must be below 2**64, got {seed}")
+    return seed
 
 
 def check_replicates(R, Cs, alphas) -> int:
     """``R`` as an int, if it is at least the minimum of every (C, alpha) (the error gives it)."""
     R = check_integer("R", R, 1)
+    if R > MAX_REPLICATES:
+        raise TablegenInputError.naming(Argument("R"), f" must be at most 2**53 = {MAX_REPLICATES:,} replicates, "
+                                        f"got {R:,}")
     for C in Cs:
         for alpha in alphas:
             needed = minimum_replicates(C, alpha)
@@ -158,9 +193,13 @@ def check_replicates(R, Cs, alphas) -> int:
 
 def check_score(metric: str, score, P: int, N: int) -> float:
     """A winner's score: a real number in ``metric``'s range at (P, N), as a float."""
-    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) or np.isnan(score):
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real) \
+            or (not isinstance(score, numbers.Integral) and math.isnan(score)):
         raise TablegenInputError(f"score must be a number, got {score!r}")
-    score = float(score)
+    try:
+        score = float(score)
+    except OverflowError:  # an integer beyond any float: outside every metric's range
+        raise TablegenInputError(f"score must be a number in the metric's range, got {score!r}") from None
     spec = get_metric(metric)
     if spec.integer_valued and abs(score - round(score)) > SNAP_TOLERANCE:
         hint = (f"; {score:g} looks like a precision: use precision_at_{spec.k}" if 0.0 < score < 1.0 else "")
@@ -236,7 +275,7 @@ def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, tail_probabi
     ('auc',)
     """
     P, N = check_class_size("P", P), check_class_size("N", N)
-    Cs = tuple(check_unique_list("Cs", Cs, lambda n, v: check_integer(n, v, 1)))
+    Cs = tuple(check_unique_list("Cs", Cs, lambda n, v: check_competitors(v)))
     alphas = tuple(check_unique_list("alphas", alphas, check_alpha))
     return SimulateCellArgs(
         P=P,
@@ -246,6 +285,6 @@ def validate_simulate_cell_args(P, N, R, seed, metrics, Cs, alphas, tail_probabi
         metrics=_metrics(metrics),
         Cs=Cs,
         alphas=alphas,
-        tail_probabilities=tuple(map(float, tail_probabilities)),
+        tail_probabilities=tuple(check_unique_list("tail_probabilities", tail_probabilities, check_alpha)),
         block_size=check_integer("block_size", block_size, 1),
     )

@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 
 from tablegen.compute.metrics import Metric, get_metric
 from tablegen.compute.validation import (
-    MAX_C,
     check_alpha,
     check_class_size,
-    check_integer,
+    check_competitors,
     check_method,
     check_metric,
     check_replicates,
@@ -70,9 +69,10 @@ class LookupArgs:
 
 
 def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score=False, method="auto", R=None,
-                         seed=None, table=None) -> LookupArgs:
+                         seed=None, table=None, needs_alpha=False) -> LookupArgs:
     """Checked and normalised arguments of :func:`tablegen.critical_value`, ``p_value`` and
-    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value).
+    ``significance_test`` (``alpha`` is None for a p-value, ``score`` None for a critical value; where
+    ``needs_alpha``, None is refused naming it).
 
     Examples
     --------
@@ -85,11 +85,11 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
         raise TablegenInputError(
             "C is required: the number of classifiers compared on this test set, counting every model tried "
             "(discarded ones too); the winner is judged against the best of C random classifiers")
-    C = check_integer("C", C, 1)
-    if C > MAX_C:
-        raise TablegenInputError(f"C (a {len(str(C))}-digit number) is beyond what a tail probability can be "
-                                 "computed for: C must be at most 1e300")
+    C = check_competitors(C)
     seed = check_seed("seed", seed, allow_none=True)
+    if alpha is None and needs_alpha:
+        raise TablegenInputError.naming(Argument("alpha"), " is required: the significance level, a number in (0, 1) "
+                                        "such as 0.01, got None")
     alpha = check_alpha("alpha", alpha) if alpha is not None else None
     score = check_score(metric, score, P, N) if score is not None or needs_score else None
     spec = get_metric(metric)
@@ -100,7 +100,7 @@ def validate_lookup_args(metric, P, N, *, C, alpha=None, score=None, needs_score
             Argument("method", python="method 'simulate' or 'auto'", option="--method simulate or auto"),
             "), not to ", Argument("method", method))
     if R is not None:
-        R = check_replicates(R, (C,), (alpha,)) if alpha is not None else check_integer("R", R, 1)
+        R = check_replicates(R, (C,), (alpha,) if alpha is not None else ())
     return LookupArgs(metric=metric, P=P, N=N, C=C, method=method, alpha=alpha, score=score, R=R, seed=seed,
                       spec=spec, table=check_table(table))
 

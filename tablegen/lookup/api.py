@@ -47,7 +47,7 @@ from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.metric_nulls import null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
-from tablegen.compute.validation import check_alpha, check_class_size, check_integer
+from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
 from tablegen.errors import Argument, ResourceLimitError
 from tablegen.lookup._iv import LookupArgs, validate_lookup_args
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
@@ -107,7 +107,7 @@ def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) ->
     """
     from tablegen.compute.cost import SECONDS_PER_REPLICATE, sampling_seconds
 
-    P, N, C = check_class_size("P", P), check_class_size("N", N), check_integer("C", C, 1)
+    P, N, C = check_class_size("P", P), check_class_size("N", N), check_competitors(C)
     alpha = check_alpha("alpha", alpha) if alpha is not None else None
     budget = SIMULATION_SECONDS / (sampling_seconds(P, N) + SECONDS_PER_REPLICATE)
     floor = max(MIN_SIMULATION_REPLICATES, 4 * minimum_replicates(C, alpha) if alpha is not None else 0)
@@ -319,7 +319,8 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
     >>> round(float(critical_value("auc", 10_000, 10_000, C=10)), 6)      # exact at any size
     0.51261
     """
-    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
+    a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table,
+                             needs_alpha=True)
     source = _source(a, a.table, "critical value")
     answer = _resolve(source, _exact_critical, a)
     return answer if answer is not None else _simulate(a, True, False, progress)[0]
@@ -374,7 +375,7 @@ def significance_test(metric: str, score: float, P: int, N: int, C: int | None =
     (True, 'exact')
     """
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
-                             seed=seed, table=table)
+                             seed=seed, table=table, needs_alpha=True)
     cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)
     pv = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
     if cv is None or pv is None:

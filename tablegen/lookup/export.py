@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the table machinery (xarray, zarr) loads when a table is ex
     import xarray as xr
 
     from tablegen.lookup.table import Table
-from tablegen.compute.validation import check_alpha, check_integer, check_metric
+from tablegen.compute.validation import check_alpha, check_competitors, check_metric
 from tablegen.errors import TablegenInputError
 
 #: Which stored values to export: exact where stored else Monte Carlo, only Monte Carlo, only exact.
@@ -64,7 +64,7 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float | None = None,
     """
     if values not in VALUE_CHOICES:
         raise TablegenInputError(f"values must be one of {', '.join(VALUE_CHOICES)}, got {values!r}")
-    C = check_integer("C", C, 1)
+    C = check_competitors(C)
     alpha = table_alpha(table) if alpha is None else check_alpha("alpha", alpha)
     metrics = [str(m) for m in table.coordinate("metric")]
     metric = check_metric("metric", metric)

@@ -33,6 +33,7 @@ time limit under ``method="auto"``.  Every tied verdict carries a note saying wh
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,7 @@ from tablegen.compute.metrics_from_scores import (
     check_score_metric,
     threshold_groups,
 )
-from tablegen.compute.validation import check_alpha, check_integer
+from tablegen.compute.validation import check_alpha, check_competitors
 from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
@@ -194,11 +195,13 @@ def _checked(labels, scores, metrics, C, alpha, positive_label):
     models = check_model_scores(scores, y.size)
     if metrics is None:
         metrics = BASE_SCORE_METRICS
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    metrics = [metrics] if isinstance(metrics, str) or not isinstance(metrics, Iterable) else list(metrics)
+    if not all(isinstance(m, str) for m in metrics):
+        raise TablegenInputError(f"metrics must be metric names, got {metrics!r}")
     if not metrics or len(set(metrics)) != len(metrics):
         raise TablegenInputError(f"metrics must name at least one metric, without duplicates; got {metrics}")
     metrics = metric_entries([check_score_metric(m) for m in metrics])
-    C = len(models) if C is None else check_integer("C", C, 1)
+    C = len(models) if C is None else check_competitors(C)
     if C < len(models):
         raise TablegenInputError(f"C = {C} is less than the {len(models)} models given: C counts every model tried "
                                  "(discarded ones too), so it is at least the number of models")

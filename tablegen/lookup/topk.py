@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compute.limits import check_memory, topk_memory
+from tablegen.compute.limits import check_memory, check_time, topk_memory, topk_seconds
 from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
-from tablegen.compute.validation import check_alpha, check_class_size, check_integer
+from tablegen.compute.validation import check_alpha, check_class_size, check_competitors, check_integer
 from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
@@ -200,7 +200,16 @@ def _check_question(P, N, K, C, alpha) -> tuple[int, int, int, int, float]:
     K = P + N if K is None else check_integer("K", K, 1)
     if K > P + N:
         raise TablegenInputError(f"K must be at most P + N = {P + N}, got {K}")
-    return P, N, K, check_integer("C", C, 1), check_alpha("alpha", alpha)
+    return P, N, K, check_competitors(C), check_alpha("alpha", alpha)
+
+
+def _check_resources(P: int, N: int, K: int, sweeps: int) -> None:
+    """Refuse (exit code 5, with the estimate) a top-k question over the memory or time limit, before any work."""
+    what = f"top-k bounds at P = {P:,}, N = {N:,}, K = {K:,}"
+    way_out = ("for P this large the binomial limit Binomial(k, P / (P + N)) is accurate (scipy.stats.binom.isf), "
+               "or use a smaller P or K")
+    check_memory(topk_memory(P, K), what, way_out)
+    check_time(topk_seconds(P, K, sweeps), what, way_out)
 
 
 def _sweep(P, N, K, levels, observed, lower_level=0.5):
@@ -274,9 +283,7 @@ def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: floa
     (3, 3.193)
     """
     P, N, K, C, alpha = _check_question(P, N, K, C, alpha)
-    check_memory(topk_memory(P, K), f"top-k bounds at P = {P:,}, N = {N:,}, K = {K:,}",
-                 "for P this large the binomial limit Binomial(k, P / (P + N)) is accurate (scipy.stats.binom.isf), "
-                 "or use a smaller P")
+    _check_resources(P, N, K, sweeps=1)
     p = float(upper_tail_probability(C, alpha))
     discrete, interpolated, _, _, lower = _sweep(P, N, K, [p], np.full(K, np.nan), lower_level=alpha)
     k = np.arange(1, K + 1)
@@ -292,7 +299,7 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
     ----------
     observed : array of float (K,)
         Positives in the top k for k = 1..K (counts, or averages over runs: non-integers allowed;
-        NaN skips a k).  Each within [max(0, k - N), min(k, P)].
+        NaN is refused).  Each within [max(0, k - N), min(k, P)].
     P, N, C, alpha
         As :func:`topk_bounds`.
     variant : {"discrete", "interpolated"}
@@ -313,6 +320,11 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
     curve = np.asarray(observed, dtype=float) if np.asarray(observed).dtype.kind in "iuf" else None
     if curve is None or curve.ndim != 1 or curve.size == 0 or np.isinf(curve).any():
         raise TablegenInputError(f"observed must be a non-empty 1-d array of counts, got {observed!r}")
+    if np.isnan(curve).any():
+        i = int(np.flatnonzero(np.isnan(curve))[0])
+        raise TablegenInputError.naming(_count_at(i + 1), " is NaN: give the count of positives in the top k "
+                                        "for every k = 1..K")
+    _check_resources(*_check_question(P, N, curve.size, C, alpha)[:3], sweeps=2)
     bounds = topk_bounds(P, N, curve.size, C=C, alpha=alpha)
     k = bounds.k
     low, high = np.maximum(0, k - bounds.N), np.minimum(k, bounds.P)

@@ -8,6 +8,7 @@ internals.
 from __future__ import annotations
 
 import json
+import socket
 from importlib import resources
 
 import fsspec
@@ -15,7 +16,7 @@ import numpy as np
 import zarr
 from zarr.codecs import Crc32cCodec, ZstdCodec
 
-from tablegen.errors import StoreError, StoreIntegrityError
+from tablegen.errors import StoreError, StoreIntegrityError, StoreUnreachableError
 
 #: Bumped whenever a variable, dimension, codec or required attribute changes meaning.
 #: 2: every chunk carries a crc32c checksum and the store holds a content manifest.
@@ -118,12 +119,75 @@ def bundled_table_path() -> str:
     return str(resources.files("tablegen") / "data" / BUNDLED_TABLE_NAME)
 
 
+def check_protocol(url: str) -> None:
+    """Refuse a store URL whose fsspec protocol is unknown, or whose backend package is not installed, before
+    anything is opened: an input error naming the protocol, and the package to install.
+
+    Examples
+    --------
+    >>> check_protocol("tables/paper.zarr"); check_protocol("memory://t.zarr")
+    >>> try:
+    ...     check_protocol("bogus://bucket/t.zarr")
+    ... except StoreError as error:
+    ...     print(error)
+    store 'bogus://bucket/t.zarr': unknown protocol 'bogus' (fsspec knows file, memory, s3, gs, http, ...)
+    """
+    from fsspec.core import split_protocol
+    from fsspec.registry import get_filesystem_class
+
+    if not isinstance(url, str) or not url:
+        raise StoreError(f"a store is a non-empty path or fsspec URL, got {url!r}")
+    for piece in url.split("::"):  # a chained URL (simplecache::s3://...): every protocol in the chain
+        protocol = split_protocol(piece)[0]
+        if protocol is None:
+            continue
+        try:
+            get_filesystem_class(protocol)
+        except ImportError as error:
+            raise StoreError(f"store {url!r}: the {protocol}:// protocol needs a package that is not installed "
+                             f"({error}); install it, or use a local path") from None
+        except ValueError:
+            raise StoreError(f"store {url!r}: unknown protocol {protocol!r} "
+                             "(fsspec knows file, memory, s3, gs, http, ...)") from None
+
+
+def check_storage_options(url: str, storage_options: dict | None) -> None:
+    """Refuse storage options for a local path (they are fsspec options of a URL's backend).
+
+    Examples
+    --------
+    >>> try:
+    ...     check_storage_options("tables/paper.zarr", {"anon": True})
+    ... except StoreError as error:
+    ...     print(str(error)[:64])
+    storage options apply to an fsspec URL (s3://..., memory://...);
+    """
+    if storage_options and "://" not in url:
+        raise StoreError(f"storage options apply to an fsspec URL (s3://..., memory://...); {url!r} is a local "
+                         "path")
+
+
+def _unreachable(url: str, error: BaseException) -> StoreUnreachableError:
+    return StoreUnreachableError(f"store {url!r} could not be reached ({type(error).__name__}: "
+                                 f"{getattr(error, 'strerror', None) or error}); check the address and the "
+                                 "network, then run the same command again")
+
+
+#: What a store out of reach raises through fsspec (refused, reset or timed-out connections, unknown hosts).
+UNREACHABLE_ERRORS = (ConnectionError, TimeoutError, socket.gaierror, socket.herror)
+
+
 def open_group(url: str, storage_options: dict | None, mode: str) -> zarr.Group:
-    """``zarr.open_group`` with every way it can fail on a bad path or store turned into :class:`StoreError`."""
+    """``zarr.open_group`` with every way it can fail on a bad path or store turned into :class:`StoreError`
+    (a store out of reach: :class:`StoreUnreachableError`)."""
+    check_protocol(url)
+    check_storage_options(url, storage_options)
     try:
         return zarr.open_group(url, mode=mode, storage_options=storage_options or None, zarr_format=3)
     except (FileNotFoundError, zarr.errors.GroupNotFoundError, zarr.errors.NodeTypeValidationError):
         raise StoreError(f"store {url!r} does not exist (or holds no Zarr group)") from None
+    except UNREACHABLE_ERRORS as error:
+        raise _unreachable(url, error) from None
     except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError) as error:
         raise StoreIntegrityError(f"store {url!r}: its metadata (zarr.json) cannot be read ({type(error).__name__}: "
                                   f"{error}); the store is damaged") from None
@@ -132,8 +196,17 @@ def open_group(url: str, storage_options: dict | None, mode: str) -> zarr.Group:
 
 
 def store_fs(url: str, storage_options: dict | None):
-    """(filesystem, root path without a trailing slash) of a store path or fsspec URL."""
-    fs, root = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    """(filesystem, root path without a trailing slash) of a store path or fsspec URL; a protocol that is
+    unknown or not installed, or options the backend refuses: :class:`StoreError`; a store out of reach:
+    :class:`StoreUnreachableError`."""
+    check_protocol(url)
+    check_storage_options(url, storage_options)
+    try:
+        fs, root = fsspec.core.url_to_fs(url, **(storage_options or {}))
+    except UNREACHABLE_ERRORS as error:
+        raise _unreachable(url, error) from None
+    except (TypeError, ValueError) as error:  # e.g. storage options the backend does not take
+        raise StoreError(f"store {url!r} cannot be opened with these storage options ({error})") from None
     return fs, root.rstrip("/")
 
 

@@ -83,11 +83,13 @@ def test_test_with_simulation_shows_progress_and_is_reproducible(capsys):
     (["export", "/nonexistent.zarr", "--metric", "auc", "--C", "10"], "does not exist"),
     (["export", "--metric", "auc", "--C", "30"], "C = 30 is not in bundled table (C: 10, 100, 1000)"),
     (["export", "--metric", "average_precision", "--C", "10", "--values", "exact"], "holds no exact values"),
-    (["export", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/t.md"], "cannot write the table"),
+    (["export", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/t.md"],
+     "-o /nonexistent/dir/t.md: the directory /nonexistent/dir"),
     (["lookup", "auc", "--P", "20", "--N", "20", "--C", "1000", "--R", "1000", "--method", "exact"],
      "--R applies only to simulated answers (--method simulate or auto), not to --method exact"),
     (["export", "--metric", "auc", "--C", "10", "--digits", "-1"], "--digits must be in 0..15"),
-    (["plot", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/x.png"], "cannot write the image"),
+    (["plot", "--metric", "auc", "--C", "10", "-o", "/nonexistent/dir/x.png"],
+     "-o /nonexistent/dir/x.png: the directory /nonexistent/dir"),
     (["info", "/nonexistent.zarr"], "does not exist"),
 ])
 def test_bad_input_exits_2_naming_the_argument(capsys, argv, message):

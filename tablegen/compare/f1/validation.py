@@ -119,7 +119,10 @@ def _integer(name: str, value, minimum: int) -> int:
 
 
 def _seed(value) -> int | None:
-    return None if value is None else _integer("seed", value, 0)
+    seed = None if value is None else _integer("seed", value, 0)
+    if seed is not None and seed >= 2**64:
+        raise _bad("seed", f" must be below 2**64, got {seed}")
+    return seed
 
 
 def _mass(value) -> float:
@@ -165,6 +168,7 @@ def validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples,
     prior_samples = _integer("prior_samples", prior_samples, MIN_SAMPLES)
     if not isinstance(point_null, (bool, np.bool_)):
         raise TablegenInputError(f"point_null must be True or False, got {point_null!r}")
+    check_draws(samples, a.shape[0], 2, prior_samples)
     return F1Args((a, b), _choice("average", average, AVERAGES), samples, _seed(seed), check_prior(prior),
                   _mass(credible_mass), _integer("eta_grid", eta_grid, 65), check_rope(rope), mu, prior_samples,
                   bool(point_null))
@@ -172,6 +176,25 @@ def validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples,
 
 def validate_f1_score_args(confusion, average, samples, seed, prior, credible_mass, eta_grid) -> F1Args:
     """Check every argument of :func:`tablegen.compare.f1_score_posterior` before any work."""
-    return F1Args((check_confusion("confusion", confusion),), _choice("average", average, AVERAGES),
-                  _integer("samples", samples, MIN_SAMPLES), _seed(seed), check_prior(prior), _mass(credible_mass),
-                  _integer("eta_grid", eta_grid, 65))
+    confusion = check_confusion("confusion", confusion)
+    samples = _integer("samples", samples, MIN_SAMPLES)
+    check_draws(samples, confusion.shape[0], 1)
+    return F1Args((confusion,), _choice("average", average, AVERAGES), samples, _seed(seed), check_prior(prior),
+                  _mass(credible_mass), _integer("eta_grid", eta_grid, 65))
+
+
+def check_draws(samples: int, classes: int, posteriors: int, prior_samples: int = 0) -> None:
+    """Refuse (exit code 5, with the estimate) posterior draws over the memory or time limit, before any draw:
+    ``samples`` draws of ``posteriors`` matrices and ``prior_samples`` draws of the prior (as many matrices).
+
+    Examples
+    --------
+    >>> check_draws(50_000, 3, 2, 200_000)
+    """
+    from tablegen.compute.limits import check_memory, check_time, f1_draws_memory, f1_draws_seconds
+
+    what = f"{samples:,} posterior draws over {classes:,} classes"
+    way_out = ("use fewer ", Argument("samples"), "")
+    check_memory(max(f1_draws_memory(samples, classes, posteriors), f1_draws_memory(prior_samples, classes,
+                                                                                      posteriors)), what, way_out)
+    check_time(f1_draws_seconds(samples + prior_samples, classes, posteriors), what, way_out)

@@ -26,7 +26,7 @@ from tablegen.compute.metrics_from_scores import (
     threshold_groups,
 )
 from tablegen.compute.stats import minimum_replicates
-from tablegen.compute.validation import check_alpha, check_integer, check_seed
+from tablegen.compute.validation import check_alpha, check_competitors, check_integer, check_seed
 from tablegen.errors import Argument, TablegenInputError
 
 METHODS = ("auto", "exact", "permutation")
@@ -112,7 +112,7 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
     if method not in METHODS:
         raise TablegenInputError.naming(Argument("method"), f" must be one of {', '.join(METHODS)}, got {method!r}")
     K = len(models)
-    C = K if C is None else check_integer("C", C, 1)
+    C = K if C is None else check_competitors(C)
     if C < K:
         raise TablegenInputError.naming(Argument("C"), f" = {C} is less than the {K} models given: C counts every "
                                         "model tried, so it is at least the number given")
