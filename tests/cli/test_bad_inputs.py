@@ -145,6 +145,7 @@ def test_topk_test_refuses_nan_counts():
         topk_test([1, float("nan"), 2], 10, 90)
 
 
+@pytest.mark.slow  # matplotlib and the top-k kernel: seconds from a cold cache
 def test_an_image_without_a_suffix_is_reported_as_the_png_written(files):
     code, _ = tablegen(["topk", "--P", "10", "--N", "90", "--counts", "1", "1", "2", "--plot", "band"], files)
     out = io.StringIO()
