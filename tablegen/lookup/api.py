@@ -150,7 +150,11 @@ def _source(a: LookupArgs, table, what: str):
     stored = stored if what == "critical value" else _from_table(a, table, what)
     if stored is not None:
         return stored
-    return "exact" if fits and seconds <= _simulation_seconds(a) else "simulate"
+    # exact where it is estimated cheaper than simulating, but never beyond the time limit: where both routes are
+    # beyond it, the simulation's own guards refuse the question with its estimate instead of exact running on
+    from tablegen.compute.limits import time_limit_seconds
+
+    return "exact" if fits and seconds <= min(_simulation_seconds(a), time_limit_seconds()) else "simulate"
 
 
 @contextlib.contextmanager
