@@ -18,6 +18,7 @@ import logging
 import os
 import queue
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -141,7 +142,7 @@ def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grac
                  on_work: WorkCallback | None = None) -> Iterator[Chunk]:
     from distributed import wait
 
-    with _connected_client(config, client) as connected:
+    with _connected_client(config, client, grace) as connected:
         if on_client is not None:
             on_client(connected)
         # Keys unique to this run: two runs of one config (two stores, or a rerun) on one client must
@@ -237,13 +238,55 @@ def check_scheduler(config: JobConfig) -> None:
     else:
         check_local_workers(spec.get("workers", 2))
         return
-    from distributed import Client
-
     try:
-        Client(address, timeout=timeout).close()
+        _connect_within(address, timeout)
     except (OSError, TimeoutError, ValueError) as error:
         raise RunStoppedError(f"cannot reach the dask scheduler at {address} within {timeout:g} s ({error}); "
                               "nothing was written: start the scheduler or fix the address, then rerun") from None
+
+
+def _connect_within(address: str, timeout: float) -> None:
+    """Connect a client to ``address`` and close it, all within ``timeout`` seconds (plus a little).
+
+    distributed's own timeout covers opening the connection, not the handshake after it: a port that accepts the
+    connection and then says nothing a dask scheduler would (a dashboard's HTTP port, any other server) held the
+    client for as long as that server kept the connection open.  Here the whole attempt runs in a daemon thread
+    that is abandoned at the deadline.
+    """
+    from distributed import Client
+
+    outcome: dict = {}
+
+    def attempt() -> None:
+        try:
+            Client(address, timeout=timeout).close()
+            outcome["done"] = True
+        except BaseException as error:  # handed to the caller below
+            outcome["error"] = error
+
+    thread = threading.Thread(target=attempt, name="tablegen-scheduler-check", daemon=True)
+    thread.start()
+    thread.join(timeout + 5.0)
+    if "error" in outcome:
+        raise outcome["error"]
+    if "done" not in outcome:
+        raise TimeoutError(f"no dask handshake within {timeout + 5.0:g} s{_speaks_http(address)}")
+
+
+def _speaks_http(address: str) -> str:
+    """A hint when ``host:port`` answers HTTP (e.g. the dashboard's port instead of the scheduler's)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        with socket.create_connection((parts.hostname, parts.port), timeout=2.0) as probe:
+            probe.sendall(b"GET / HTTP/1.0\r\n\r\n")
+            reply = probe.recv(5)
+    except (OSError, ValueError, TypeError):
+        return ""
+    return "; that port answers HTTP: is it the dashboard's port rather than the scheduler's?" \
+        if reply.startswith(b"HTTP") else ""
 
 
 #: A LocalCluster may have at most this many worker processes per core (os.cpu_count()): each has one thread,
@@ -297,8 +340,9 @@ def _scheduler_file_address(path: str) -> str:
 
 
 @contextlib.contextmanager
-def _connected_client(config: JobConfig, client):
-    """The given client, or one connected to the config's cluster (a LocalCluster by default)."""
+def _connected_client(config: JobConfig, client, grace: float = DEFAULT_WORKER_GRACE):
+    """The given client, or one connected to the config's cluster (a LocalCluster by default, whose scheduler
+    drops a worker that has not been heard from for :func:`worker_ttl_seconds` of ``grace``)."""
     if client is not None:
         yield client
         return
@@ -319,7 +363,7 @@ def _connected_client(config: JobConfig, client):
         with allocator_environment(), gpu_cluster(worker_environment()) as cluster, Client(cluster) as connected:
             yield connected
     else:
-        with allocator_environment(), _local_cluster(cluster_spec["workers"]) as cluster, \
+        with allocator_environment(), _local_cluster(cluster_spec["workers"], grace) as cluster, \
                 Client(cluster) as connected:
             try:
                 yield connected
@@ -327,15 +371,31 @@ def _connected_client(config: JobConfig, client):
                 _close_workers(cluster, connected)
 
 
+def worker_ttl_seconds(grace: float) -> float:
+    """How long the LocalCluster's scheduler waits for a silent worker (stopped, hung, its host gone) before it
+    drops it and hands its tasks to the others: half the run's worker grace, at least 15 s (dask's default is 5
+    minutes, which let one SIGSTOPped worker stall a run whatever the grace).  Workers keep sending heartbeats
+    while they compute: every kernel releases the GIL.
+
+    Examples
+    --------
+    >>> worker_ttl_seconds(30.0), worker_ttl_seconds(300.0)
+    (15.0, 150.0)
+    """
+    return max(grace / 2.0, 15.0)
+
+
 @contextlib.contextmanager
-def _local_cluster(workers: int):
+def _local_cluster(workers: int, grace: float = DEFAULT_WORKER_GRACE):
     """A LocalCluster of ``workers`` single-threaded processes; one that fails to start (a worker dying as
     it starts: "Nanny failed to start", no ports, a timeout) stops the run with :class:`RunStoppedError`."""
+    import dask
     from distributed import LocalCluster
 
     try:
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, env=worker_environment(),
-                               dashboard_address=":0")
+        with dask.config.set({"distributed.scheduler.worker-ttl": f"{worker_ttl_seconds(grace):g}s"}):
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   env=worker_environment(), dashboard_address=":0")
     except (RuntimeError, OSError, TimeoutError) as error:
         raise RunStoppedError(
             f"the local dask cluster of {workers} worker(s) did not start ({type(error).__name__}: {error}); "

@@ -110,6 +110,29 @@ def test_an_unreachable_scheduler_exits_4_before_the_store_is_created(tmp_path, 
     assert not store.exists() and not Path(str(store) + ".lock").exists()
 
 
+@pytest.mark.slow
+def test_a_scheduler_address_that_answers_http_exits_4_within_its_timeout(tmp_path, capsys):
+    """A port that accepts the connection and never speaks dask (here an HTTP server, as a dashboard's port)."""
+    import http.server
+    import threading
+    import time
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        store = tmp_path / "s.zarr"
+        address = f"tcp://127.0.0.1:{server.server_address[1]}"
+        config = _config_file(tmp_path, store, f"cluster: {{scheduler_address: '{address}', connect_timeout: 1}}\n")
+        start = time.perf_counter()
+        assert main(["run", str(config)]) == 4
+        assert time.perf_counter() - start < 30  # the timeout and its margin, never as long as the server waits
+        err = capsys.readouterr().err
+        assert f"cannot reach the dask scheduler at {address}" in err and "answers HTTP" in err
+        assert not store.exists() and not Path(str(store) + ".lock").exists()
+    finally:
+        server.shutdown()
+
+
 @pytest.fixture
 def threads_cluster():
     """An in-process cluster (workers are threads of this process: monkeypatches reach them)."""
