@@ -133,6 +133,49 @@ def test_a_scheduler_address_that_answers_http_exits_4_within_its_timeout(tmp_pa
         server.shutdown()
 
 
+@pytest.mark.slow
+def test_a_stopped_worker_does_not_stall_the_run(tmp_path):
+    """SIGSTOP one of two LocalCluster workers once both have joined and one is computing: the scheduler drops
+    it when it misses its heartbeats (the worker TTL: half the grace, at least 15 s), its tasks go to the other
+    worker, and the run finishes with a store that verifies."""
+    import signal
+    import subprocess
+    import time
+
+    psutil = pytest.importorskip("psutil")  # installed with distributed
+    store, config, log = tmp_path / "s.zarr", tmp_path / "job.yaml", tmp_path / "run.log"
+    config.write_text("grid: {P: [300, 400], N: [900, 1000]}\nreplicates: 1000000\nseed: 11\nmetrics: [auc]\n"
+                      f"Cs: [10]\nalphas: [0.01]\nchunks: {{P: 1, N: 1}}\nstore: {{url: {store}}}\n"
+                      "cluster: {workers: 2, worker_grace: 30}\n")
+    with open(log, "w") as output:
+        run_process = subprocess.Popen([str(Path(sys.executable).with_name("tablegen")), "run", str(config), "-v"],
+                                       stdout=output, stderr=subprocess.STDOUT)
+    stopped, deadline = None, time.monotonic() + 120
+    try:
+        while stopped is None and time.monotonic() < deadline and run_process.poll() is None:
+            if log.read_text().count("Register worker") < 2:  # both joined: a stop in start-up is another case
+                time.sleep(0.2)
+                continue
+            for child in psutil.Process(run_process.pid).children(recursive=True):
+                if "spawn_main" in " ".join(child.cmdline()) and child.cpu_percent(interval=0.2) > 5:
+                    stopped = child
+                    stopped.send_signal(signal.SIGSTOP)
+                    break
+        assert stopped is not None, "no computing worker process was seen"
+        run_process.wait(timeout=150)
+    finally:
+        if stopped is not None:
+            try:
+                stopped.send_signal(signal.SIGCONT)
+            except psutil.NoSuchProcess:
+                pass
+        if run_process.poll() is None:
+            run_process.kill()
+    assert run_process.returncode == 0, log.read_text()[-3000:]
+    assert "failed to heartbeat" in log.read_text()
+    assert main(["verify", str(store)]) == 0
+
+
 @pytest.fixture
 def threads_cluster():
     """An in-process cluster (workers are threads of this process: monkeypatches reach them)."""
