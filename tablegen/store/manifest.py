@@ -36,8 +36,9 @@ CHAIN = "manifest_sha256"
 #: Root attributes a run changes after creation, or that say when and how a store was made rather than what
 #: it holds (two stores of one job differ in them); left out of the metadata record.
 VOLATILE_ATTRIBUTES = ("complete", "completed", "created", "command", "history", CHAIN)
-#: Fields of the ``config`` attribute that say where a job ran, not what it computed.
-_WHERE_FIELDS = ("store_url", "cluster", "name")
+#: Fields of the ``config`` attribute that say where a job ran, not what it computed (a store is the same bit for
+#: bit on any device, so its manifest is too).
+_WHERE_FIELDS = ("store_url", "cluster", "name", "device")
 COORDINATES = ("metric", "alpha", "C", "P", "N", "tail_probability")
 #: Every array of a store: the (P, N)-chunked variables, then the coordinates.
 ARRAYS = (*CHUNKED_VARIABLES, *COORDINATES)
