@@ -22,11 +22,13 @@ def add_parser(subparsers) -> None:
                                  "'#' lines are comments)")
     p.add_argument("--runs", type=int, default=1, help="repetitions of k-fold cross-validation (default %(default)s)")
     p.add_argument("--rho", type=float, default=None,
-                   help="correlation between folds: the test fraction n_test/n_total (default 1/k = runs/folds)")
+                   help="correlation between folds: the test fraction n_test/n_total, in (0, 1) (default 1/k = "
+                        "runs/folds)")
     p.add_argument("--rope", type=float, default=0.01,
-                   help="half-width of the region of practical equivalence (default %(default)s)")
+                   help="half-width of the region of practical equivalence, in score units: >= 0, and < 1 for "
+                        "scores in [0, 1] (default %(default)s)")
     p.add_argument("--probability", type=float, default=0.95,
-                   help="posterior probability a decision needs (default %(default)s)")
+                   help="posterior probability a decision needs, in [0.5, 1) (default %(default)s)")
     p.add_argument("--lower-is-better", action="store_true", help="the scores are errors or losses")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)

@@ -44,17 +44,24 @@ def add_parser(subparsers) -> None:
     p.set_defaults(run=run)
 
 
+#: The options of the Bayesian test (each needs --bayesian) and their defaults (None: the test's own).
+BAYESIAN_DEFAULTS = {"rope": 0.01, "prior": None, "samples": 50_000, "seed": DEFAULT_SEED, "probability": 0.95}
+
+
 def _bayesian_arguments(p) -> None:
     p.add_argument("--bayesian", action="store_true",
                    help="also the Bayesian test of every pair (signed-rank with --test wilcoxon, else sign)")
-    p.add_argument("--rope", type=float, default=0.01,
-                   help="half-width of the region of practical equivalence, in score units (default %(default)s)")
+    p.add_argument("--rope", type=float, default=None,
+                   help="half-width of the region of practical equivalence, in score units: >= 0, and < 1 for "
+                        "scores in [0, 1] (default 0.01; needs --bayesian)")
     p.add_argument("--prior", type=float, default=None,
-                   help="prior strength at 0 (default 0.5 for signed-rank, 1 for sign)")
-    p.add_argument("--samples", type=int, default=50_000, help="posterior draws (default %(default)s)")
-    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help="root seed (default %(default)s)")
-    p.add_argument("--probability", type=float, default=0.95,
-                   help="posterior probability a Bayesian decision needs (default %(default)s)")
+                   help="prior strength at 0, > 0 (default 0.5 for signed-rank, 1 for sign; needs --bayesian)")
+    p.add_argument("--samples", type=int, default=None, help="posterior draws, >= 100 (default 50000; needs "
+                                                             "--bayesian)")
+    p.add_argument("--seed", type=int, default=None, help=f"root seed (default {DEFAULT_SEED}; needs --bayesian)")
+    p.add_argument("--probability", type=float, default=None,
+                   help="posterior probability a Bayesian decision needs, in [0.5, 1) (default 0.95; needs "
+                        "--bayesian)")
     p.add_argument("--bayes-plot", default=None, metavar="OUT.png", help="draw the Bayesian probabilities (needs "
                                                                           "--bayesian)")
 
@@ -110,10 +117,23 @@ def _check(args) -> None:
     """Options that need another option, refused before any work."""
     from tablegen.errors import TablegenInputError
 
-    if args.bayes_plot is not None and not args.bayesian:
-        raise TablegenInputError("--bayes-plot needs --bayesian")
+    if not args.bayesian:
+        given = [name for name in ("bayes_plot", *BAYESIAN_DEFAULTS) if getattr(args, name) is not None]
+        if given:
+            raise TablegenInputError(f"--{given[0].replace('_', '-')} needs --bayesian (it sets the Bayesian test, "
+                                     "which runs only with --bayesian)")
+    else:  # the Bayesian options are checked before the frequentist tests run
+        from tablegen.compare.datasets.bayesian import checked_pairs_args
+
+        checked_pairs_args(args.results, **_bayesian_options(args))
     if args.cd is not None and args.cd_method == "nemenyi" and not args.mean_ranks_posthoc:
         raise TablegenInputError("--cd-method nemenyi needs --mean-ranks-posthoc")
+
+
+def _bayesian_options(args) -> dict:
+    options = {name: default if getattr(args, name) is None else getattr(args, name)
+               for name, default in BAYESIAN_DEFAULTS.items()}
+    return {"test": "signed_rank" if args.test == "wilcoxon" else "sign", **options}
 
 
 def _bayesian(args):
@@ -121,9 +141,7 @@ def _bayesian(args):
         return None
     from tablegen.compare.datasets.bayesian import bayesian_pairs
 
-    return bayesian_pairs(args.results, test="signed_rank" if args.test == "wilcoxon" else "sign", rope=args.rope,
-                          prior=args.prior, samples=args.samples, seed=args.seed, probability=args.probability,
-                          higher_is_better=not args.lower_is_better)
+    return bayesian_pairs(args.results, higher_is_better=not args.lower_is_better, **_bayesian_options(args))
 
 
 def _print(result, bayesian, args) -> None:

@@ -30,8 +30,8 @@ def add_parser(subparsers) -> None:
                             "names are allowed; '#' lines are comments")
     p.add_argument("--average", choices=AVERAGES, default="macro", help="F1 average (default %(default)s)")
     p.add_argument("--rope", default="0.005", metavar="R|LOW,HIGH",
-                   help="region of practical equivalence: half-width R or an interval, e.g. --rope=-0.01,0.02 "
-                        "(default %(default)s)")
+                   help="region of practical equivalence: half-width R in (0, 1) or an interval LOW,HIGH with "
+                        "-1 < LOW < 0 < HIGH < 1, e.g. --rope=-0.01,0.02 (default %(default)s)")
     p.add_argument("--samples", type=int, default=50_000, help="posterior draws (default %(default)s)")
     p.add_argument("--seed", type=int, default=2005,
                    help="root seed (default %(default)s: the same matrices, the same numbers)")

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablegen.compare.datasets.corrections import CORRECTIONS as _CORRECTIONS
-from tablegen.compare.datasets.corrections import adjust, check_correction
+from tablegen.compare.datasets.corrections import adjust
 from tablegen.compare.datasets.results_table import results_table
+from tablegen.compare.datasets.validation import check_choice, check_correction
 from tablegen.compute.validation import check_alpha
 from tablegen.errors import TablegenInputError
 
@@ -308,9 +309,8 @@ class AcrossDatasetsResult:
 
 
 def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc) -> float:
-    if test not in TESTS:
-        raise TablegenInputError(f"test must be one of {', '.join(map(repr, TESTS))}, got {test!r}")
-    check_correction(correction)
+    check_choice("test", test, TESTS)
+    check_correction(correction, _CORRECTIONS)
     for name, value in (("higher_is_better", higher_is_better), ("mean_ranks_posthoc", mean_ranks_posthoc)):
         if not isinstance(value, (bool, np.bool_)):
             raise TablegenInputError(f"{name} must be True or False, got {value!r}")

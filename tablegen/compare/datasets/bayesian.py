@@ -31,9 +31,17 @@ import numpy as np
 from tablegen.compare.datasets import dirichlet
 from tablegen.compare.datasets.dirichlet import format_probability
 from tablegen.compare.datasets.results_table import results_table
+from tablegen.compare.datasets.validation import (
+    check_choice,
+    check_draws,
+    check_names,
+    check_pair_scores,
+    check_probability,
+    check_rope,
+)
 from tablegen.compute.cell import DEFAULT_SEED
-from tablegen.compute.validation import check_alpha, check_integer, check_seed
-from tablegen.errors import TablegenInputError
+from tablegen.compute.validation import check_seed
+from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     import os
@@ -160,19 +168,20 @@ def _summary(a, b, d, draws, options, seed, keep) -> BayesianPair:
                         draws if keep else None)
 
 
-def _check(test, rope, prior, samples, seed, probability):
-    if test not in BAYESIAN_TESTS:
-        raise TablegenInputError(f"test must be one of {', '.join(map(repr, BAYESIAN_TESTS))}, got {test!r}")
-    for name, value, allow_zero in (("rope", rope, True), ("prior", prior, False)):
-        if prior is None and name == "prior":
-            continue
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
-                or value < 0 or (value == 0 and not allow_zero):
-            raise TablegenInputError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}, got {value!r}")
+def _check(test, prior, seed, probability):
+    """The options that do not depend on the scores, checked before the scores are read."""
+    test = check_choice("test", test, BAYESIAN_TESTS)
+    if prior is not None and (isinstance(prior, (bool, np.bool_)) or not isinstance(prior, numbers.Real)
+                              or not math.isfinite(prior) or prior <= 0):
+        raise TablegenInputError.naming(Argument("prior"), f" must be a finite number > 0, got {prior!r}")
     prior = BAYESIAN_TESTS[test] if prior is None else float(prior)
-    samples = check_integer("samples", samples, 100)
-    seed = check_seed("seed", seed, allow_none=True)
-    return (test, float(rope), prior, samples, check_alpha("probability", probability)), seed
+    return test, prior, check_seed("seed", seed, allow_none=True), check_probability(probability)
+
+
+def _options(checked, X, rope, samples) -> tuple:
+    """(test, rope, prior, samples, probability) with the checks that depend on the (n, m) scores ``X``."""
+    test, prior, _, probability = checked
+    return test, check_rope(rope, X), prior, check_draws(samples, X.shape[0]), probability
 
 
 def _weights(n, prior, samples, seed):
@@ -195,17 +204,19 @@ def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope
     test : {"signed_rank", "sign"}
     rope : float
         Half-width of the region of practical equivalence, in the scores' units (0.01 = one point of
-        accuracy on a 0–1 scale).  0 leaves the ROPE out (p_rope = 0; as baycomp).
+        accuracy on a 0–1 scale).  0 leaves the ROPE out (p_rope = 0; as baycomp).  Any finite value >= 0,
+        but below 1 where every score lies in [0, 1] (a ROPE of 1 would hold every difference).
     prior : float, optional
-        Strength of the prior pseudo-observation at 0 (in the ROPE); default 0.5 (signed-rank) or 1 (sign).
+        Strength of the prior pseudo-observation at 0 (in the ROPE), > 0; default 0.5 (signed-rank) or 1 (sign).
     samples : int
-        Independent posterior draws (>= 100).
+        Independent posterior draws (>= 100; more than memory holds is refused, exit 5, with the estimate).
     seed : int or None
         Root seed (default 2005: the same call gives the same numbers); None draws fresh entropy, reported.
     probability : float
-        The posterior probability a decision needs.
+        The posterior probability a decision needs, in [0.5, 1) (so at most one outcome can reach it).
     higher_is_better : bool
     names : (str, str)
+        The names of x and y (two strings).
 
     Returns
     -------
@@ -219,20 +230,15 @@ def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope
     >>> pair.decision, pair.winner, pair.settled
     ('a better', 'svm', True)
     """
-    options, seed = _check(test, rope, prior, samples, seed, probability)
-    X, _, _ = results_table(np.column_stack([np.asarray(x, dtype=float), np.asarray(y, dtype=float)])
-                            if np.ndim(x) == 1 and np.ndim(y) == 1 and np.size(x) == np.size(y) else _bad_pair(x, y))
+    checked, names = _check(test, prior, seed, probability), check_names(names)
+    X, _, _ = results_table(np.column_stack(check_pair_scores(x, y, 2)))
+    options, seed = _options(checked, X, rope, samples), checked[2]
     d = (X[:, 0] - X[:, 1]) * (1.0 if higher_is_better else -1.0)
     w, seed = _weights(d.size, options[2], options[3], seed)
-    pair = _summary(str(names[0]), str(names[1]), d, dirichlet.theta_draws(d, test, options[1], w), options, seed, True)
+    pair = _summary(names[0], names[1], d, dirichlet.theta_draws(d, test, options[1], w), options, seed, True)
     logger.info("bayesian_pair: %s test, %d data sets, %d draws, seed %d: %s", test, d.size, options[3], seed,
                 pair.decision)
     return pair
-
-
-def _bad_pair(x, y):
-    raise TablegenInputError(f"x and y must be 1-D sequences of the same length (one score per data set), got "
-                             f"shapes {np.shape(x)} and {np.shape(y)}")
 
 
 @dataclass(frozen=True)
@@ -289,6 +295,14 @@ class BayesianPairs:
         return plot_pairs(self, path, order)
 
 
+def checked_pairs_args(scores, test, rope, prior, samples, seed, probability) -> tuple:
+    """The (n, m) scores, their algorithms, the options (test, rope, prior, samples, probability) and the seed
+    of :func:`bayesian_pairs`, every one checked (the command line checks them before any work)."""
+    checked = _check(test, prior, seed, probability)
+    X, algorithms, _ = results_table(scores)
+    return X, algorithms, _options(checked, X, rope, samples), checked[2]
+
+
 def bayesian_pairs(scores: ArrayLike | str | os.PathLike[str], *, test: str = "signed_rank", rope: float = 0.01,
                    prior: float | None = None, samples: int = 50_000, seed: int | None = DEFAULT_SEED,
                    probability: float = 0.95, higher_is_better: bool = True) -> BayesianPairs:
@@ -303,8 +317,7 @@ def bayesian_pairs(scores: ArrayLike | str | os.PathLike[str], *, test: str = "s
     >>> [(p.a, p.b, p.decision) for p in bayesian_pairs(X, samples=2000).pairs]
     [('1', '2', 'a better'), ('1', '3', 'a better'), ('2', '3', 'a better')]
     """
-    options, seed = _check(test, rope, prior, samples, seed, probability)
-    X, algorithms, _ = results_table(scores)
+    X, algorithms, options, seed = checked_pairs_args(scores, test, rope, prior, samples, seed, probability)
     Y = X if higher_is_better else -X
     w, seed = _weights(X.shape[0], options[2], options[3], seed)
     pairs = []

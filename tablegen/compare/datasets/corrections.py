@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.errors import TablegenInputError
+from tablegen.compare.datasets.validation import check_correction, check_p_values
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -40,13 +40,6 @@ if TYPE_CHECKING:
 CORRECTIONS = {"holm": ("Holm", "family-wise"), "bonferroni": ("Bonferroni", "family-wise"),
                "hommel": ("Hommel", "family-wise"), "bh": ("Benjamini-Hochberg", "false discovery rate"),
                "by": ("Benjamini-Yekutieli", "false discovery rate")}
-
-
-def check_correction(correction: str) -> str:
-    """``correction`` if it names one of :data:`CORRECTIONS`, else an input error naming the argument."""
-    if correction not in CORRECTIONS:
-        raise TablegenInputError(f"correction must be one of {', '.join(map(repr, CORRECTIONS))}, got {correction!r}")
-    return correction
 
 
 def _holm(p: np.ndarray) -> np.ndarray:
@@ -88,10 +81,8 @@ def adjust(p_values: ArrayLike, correction: str = "holm") -> np.ndarray:
     >>> adjust([0.01, 0.04, 0.03, 0.005], "bh").round(4).tolist()
     [0.02, 0.04, 0.04, 0.02]
     """
-    check_correction(correction)
-    p = np.asarray(p_values, dtype=float).ravel()
-    if p.size and not np.all((p >= 0) & (p <= 1)):
-        raise TablegenInputError("p_values must lie in [0, 1] (no NaN)")
+    check_correction(correction, CORRECTIONS)
+    p = check_p_values(p_values)
     if correction == "bonferroni":
         return np.minimum(1.0, p.size * p)
     order = np.argsort(p, kind="stable")

@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compute.validation import check_alpha, check_integer
-from tablegen.errors import TablegenInputError
+from tablegen.compare.datasets.validation import check_names, check_pair_scores, check_probability, check_rope
+from tablegen.compute.validation import check_integer
+from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -100,10 +101,7 @@ class CrossValidationComparison:
 
 
 def _check(x, y, runs, rho, rope, probability):
-    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if a.ndim != 1 or a.shape != b.shape or a.size < 2 or not np.all(np.isfinite(a)) or not np.all(np.isfinite(b)):
-        raise TablegenInputError(f"x and y must be 1-D sequences of the same length >= 2 (one score per fold), "
-                                 f"finite; got shapes {a.shape} and {b.shape}")
+    a, b = check_pair_scores(x, y, 2)
     runs = check_integer("runs", runs, 1)
     if a.size % runs:
         raise TablegenInputError(f"runs = {runs} does not divide the {a.size} fold scores")
@@ -111,11 +109,11 @@ def _check(x, y, runs, rho, rope, probability):
         if a.size // runs < 2:
             raise TablegenInputError("rho: with one fold per run give rho (the test fraction) explicitly")
         rho = runs / a.size
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 <= rho < 1:
-        raise TablegenInputError(f"rho must be a number in [0, 1) (the test fraction n_test/n_total), got {rho!r}")
-    if isinstance(rope, bool) or not isinstance(rope, numbers.Real) or not math.isfinite(rope) or rope < 0:
-        raise TablegenInputError(f"rope must be a finite number >= 0, got {rope!r}")
-    return a, b, runs, float(rho), float(rope), check_alpha("probability", probability)
+    if isinstance(rho, (bool, np.bool_)) or not isinstance(rho, numbers.Real) or not 0 < rho < 1:
+        raise TablegenInputError.naming(Argument("rho"), " must be a number in (0, 1) (the test fraction "
+                                        "n_test/n_total: a test fold holds at least one item and not all), "
+                                        f"got {rho!r}")
+    return a, b, runs, float(rho), check_rope(rope, a, b), check_probability(probability)
 
 
 def _regions(mean, scale, df, rope):
@@ -140,13 +138,15 @@ def cross_validated(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | N
     runs : int
         Repetitions of k-fold cross-validation (J = k × runs).
     rho : float, optional
-        Correlation between folds: the test fraction n_test/n_total; default 1/k = runs/J.
+        Correlation between folds: the test fraction n_test/n_total, in (0, 1); default 1/k = runs/J.
     rope : float
-        Half-width of the region of practical equivalence (score units).
+        Half-width of the region of practical equivalence (score units): finite, >= 0, and below 1 where
+        every score lies in [0, 1] (a ROPE of 1 would hold every difference of such scores).
     probability : float
-        Posterior probability a decision needs.
+        Posterior probability a decision needs, in [0.5, 1).
     higher_is_better : bool
     names : (str, str)
+        The names of x and y (two strings).
 
     Returns
     -------
@@ -161,6 +161,7 @@ def cross_validated(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | N
     from scipy.stats import t as student
 
     a, b, runs, rho, rope, probability = _check(x, y, runs, rho, rope, probability)
+    names = check_names(names)
     d = (a - b) if higher_is_better else (b - a)
     J = d.size
     mean, sd = float(d.mean()), float(d.std(ddof=1))
@@ -170,5 +171,5 @@ def cross_validated(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | N
     p = _regions(mean, scale, J - 1, rope)
     above = [k for k in range(3) if p[k] > probability]
     decision = ("a better", "equivalent (ROPE)", "b better")[above[0]] if above else "no decision"
-    return CrossValidationComparison(str(names[0]), str(names[1]), J, runs, rho, mean, sd, scale, J - 1, float(t),
+    return CrossValidationComparison(names[0], names[1], J, runs, rho, mean, sd, scale, J - 1, float(t),
                                      p_value, rope, probability, *p, decision)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tablegen.compare.datasets.analysis import format_p
+from tablegen.compare.datasets.validation import check_choice, check_result
 from tablegen.compare.report.tables import latex_table, markdown_table
 from tablegen.errors import TablegenInputError
 
@@ -70,6 +71,7 @@ def comparison_table(result: AcrossDatasetsResult, bayesian: BayesianPairs | Non
     Parameters
     ----------
     result : AcrossDatasetsResult
+        From :func:`tablegen.compare.across_datasets`.
     bayesian : BayesianPairs, optional
         From :func:`tablegen.compare.bayesian_pairs` on the same table.
     format : {"markdown", "latex", "text"}
@@ -85,8 +87,12 @@ def comparison_table(result: AcrossDatasetsResult, bayesian: BayesianPairs | Non
     >>> print(comparison_table(across_datasets(X)).splitlines()[4])
     | 1 | 0.882 | 1 |
     """
-    if format not in FORMATS:
-        raise TablegenInputError(f"format must be one of {', '.join(map(repr, FORMATS))}, got {format!r}")
+    from tablegen.compare.datasets.analysis import AcrossDatasetsResult
+    from tablegen.compare.datasets.bayesian import BayesianPairs
+
+    check_result(result, AcrossDatasetsResult, "result")
+    check_result(bayesian, BayesianPairs, "bayesian", optional=True)
+    check_choice("format", format, FORMATS)
     _check_same(result, bayesian)
     algorithms, pairs = algorithm_rows(result), pair_rows(result, bayesian)
     words = sentences(result, bayesian)

@@ -34,8 +34,9 @@ def results_table(scores) -> tuple[np.ndarray, list[str], list[str]]:
 def _from_array(scores):
     try:
         X = np.asarray(scores, dtype=float)
-    except ValueError:  # ragged nested lists, or text
-        lengths = sorted({len(row) for row in scores}) if all(hasattr(r, "__len__") for r in scores) else []
+    except (TypeError, ValueError, OverflowError):  # ragged nested lists, text, or not numbers at all
+        rows = scores if isinstance(scores, (list, tuple)) else []
+        lengths = sorted({len(row) for row in rows}) if all(hasattr(r, "__len__") for r in rows) else []
         if len(lengths) > 1:
             raise TablegenInputError(f"scores is a ragged table: its rows have {lengths} values; every data set "
                                      "needs one score per algorithm") from None

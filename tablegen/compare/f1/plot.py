@@ -46,7 +46,7 @@ def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None
     path : str or os.PathLike, optional
         Write the figure there (format from the suffix, e.g. ``.png``) and close it.
     labels : (str, str)
-        Names of classifiers A and B in the title and axis label.
+        Names of classifiers A and B in the title and axis label (two strings).
 
     Returns
     -------
@@ -63,6 +63,9 @@ def plot_f1_comparison(result: F1Comparison, path: str | os.PathLike[str] | None
     >>> figure.axes[0].texts[0].get_text().splitlines()[-2][:17]
     'ROPE BF01 = 0.194'
     """
+    from tablegen.compare.f1.validation import check_plot_args
+
+    labels = check_plot_args(result, path, labels)
     plt = pyplot()
     s, rope, delta = result.summary, result.rope, result.delta
     figure, axes = plt.subplots(figsize=(8, 4.5), layout="constrained")

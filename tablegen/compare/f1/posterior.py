@@ -148,7 +148,8 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
     average : {"macro", "micro"}
         Macro F1 (mean of per-class F1) or micro F1 (single-label: accuracy).
     rope : float or (float, float)
-        Region of practical equivalence: a half-width r (the ROPE is (−r, r)) or an interval around 0.
+        Region of practical equivalence: a half-width r in (0, 1) (the ROPE is (−r, r)) or an interval
+        (low, high) with −1 < low < 0 < high < 1 (δ lies in [−1, 1]).
     samples : int
         Independent posterior draws (≥ 100).
     seed : int or None
@@ -165,8 +166,8 @@ def f1_posterior(confusion_a: ArrayLike, confusion_b: ArrayLike, average: str = 
     credible_mass : float
         Mass of the HDI (0.95); the decision uses this HDI.
     eta_grid : int
-        Points of η's posterior grid (:mod:`tablegen.compare.f1.eta`); the default is far finer than any
-        report needs.
+        Points of η's posterior grid (:mod:`tablegen.compare.f1.eta`), 65 to 1,048,577; the default is far
+        finer than any report needs.
     point_null : bool
         Also give ``.point_null``: window estimates of the point-null (Savage–Dickey) ratio at ±0.05,
         ±0.01, ±0.002, ±5e-4 and ±1e-4 side by side.  They are not a Bayes factor: δ's prior density at 0

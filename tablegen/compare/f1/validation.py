@@ -15,6 +15,9 @@ AVERAGES = ("macro", "micro")
 MU_MODES = ("joint", "independent")
 #: Fewest posterior draws accepted (an HDI from fewer is mostly noise).
 MIN_SAMPLES = 100
+#: Points of η's posterior grid: at least 65, at most 2**20 + 1 (the default 2049 is already far finer than
+#: any report needs; beyond this the grid only costs memory and time).
+MIN_ETA_GRID, MAX_ETA_GRID = 65, 2**20 + 1
 
 
 @dataclass(frozen=True)
@@ -89,20 +92,27 @@ def check_confusion(name: str, value) -> np.ndarray:
 
 
 def check_rope(value) -> tuple[float, float]:
-    """A half-width r > 0 (the ROPE is (−r, r)) or a pair (low, high) with low < 0 < high."""
+    """A half-width r in (0, 1) (the ROPE is (−r, r)) or a pair (low, high) with −1 < low < 0 < high < 1: a
+    difference of two F1 scores lies in [−1, 1], so a ROPE reaching ±1 would leave one side no room.
+
+    Examples
+    --------
+    >>> check_rope(0.01), check_rope((-0.01, 0.02))
+    ((-0.01, 0.01), (-0.01, 0.02))
+    """
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         r = float(value)
-        if not (math.isfinite(r) and r > 0):
-            raise _bad("rope", f" must be a half-width > 0 or an interval (low, high) around 0, got {value!r}")
+        if not (math.isfinite(r) and 0 < r < 1):
+            raise _bad("rope", f" must be a half-width in (0, 1) or an interval (low, high) around 0, got {value!r}")
         return -r, r
     if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
-        raise _bad("rope", f" must be a half-width > 0 or an interval (low, high) around 0, got {value!r}")
+        raise _bad("rope", f" must be a half-width in (0, 1) or an interval (low, high) around 0, got {value!r}")
     try:
         low, high = float(value[0]), float(value[1])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise _bad("rope", f" must hold two numbers, got {value!r}") from None
-    if not (math.isfinite(low) and math.isfinite(high) and low < 0.0 < high):
-        raise _bad("rope", f" must be an interval (low, high) with low < 0 < high, got {value!r}")
+    if not (-1.0 < low < 0.0 < high < 1.0):
+        raise _bad("rope", f" must be an interval (low, high) with -1 < low < 0 < high < 1, got {value!r}")
     return low, high
 
 
@@ -116,6 +126,13 @@ def _integer(name: str, value, minimum: int) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < minimum:
         raise _bad(name, f" must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def _eta_grid(value) -> int:
+    grid = _integer("eta_grid", value, MIN_ETA_GRID)
+    if grid > MAX_ETA_GRID:
+        raise _bad("eta_grid", f" must be at most {MAX_ETA_GRID:,} points, got {grid}")
+    return grid
 
 
 def _seed(value) -> int | None:
@@ -170,7 +187,7 @@ def validate_f1_posterior_args(confusion_a, confusion_b, average, rope, samples,
         raise TablegenInputError(f"point_null must be True or False, got {point_null!r}")
     check_draws(samples, a.shape[0], 2, prior_samples)
     return F1Args((a, b), _choice("average", average, AVERAGES), samples, _seed(seed), check_prior(prior),
-                  _mass(credible_mass), _integer("eta_grid", eta_grid, 65), check_rope(rope), mu, prior_samples,
+                  _mass(credible_mass), _eta_grid(eta_grid), check_rope(rope), mu, prior_samples,
                   bool(point_null))
 
 
@@ -180,7 +197,7 @@ def validate_f1_score_args(confusion, average, samples, seed, prior, credible_ma
     samples = _integer("samples", samples, MIN_SAMPLES)
     check_draws(samples, confusion.shape[0], 1)
     return F1Args((confusion,), _choice("average", average, AVERAGES), samples, _seed(seed), check_prior(prior),
-                  _mass(credible_mass), _integer("eta_grid", eta_grid, 65))
+                  _mass(credible_mass), _eta_grid(eta_grid))
 
 
 def check_draws(samples: int, classes: int, posteriors: int, prior_samples: int = 0) -> None:
@@ -198,3 +215,23 @@ def check_draws(samples: int, classes: int, posteriors: int, prior_samples: int 
     check_memory(max(f1_draws_memory(samples, classes, posteriors), f1_draws_memory(prior_samples, classes,
                                                                                       posteriors)), what, way_out)
     check_time(f1_draws_seconds(samples + prior_samples, classes, posteriors), what, way_out)
+
+
+def check_plot_args(result, path, labels) -> tuple[str, str]:
+    """Check the arguments of :func:`tablegen.compare.plot_f1_comparison` before drawing: ``result`` an
+    :class:`~tablegen.compare.F1Comparison`, ``path`` None, a file name (an image format, its directory
+    existing) or a binary file object, ``labels`` two names (strings); returns the labels."""
+    import os
+
+    from tablegen.common.figures import image_file
+    from tablegen.compare.datasets.validation import check_names
+    from tablegen.compare.f1.summary import DeltaSummary
+
+    if not isinstance(getattr(result, "summary", None), DeltaSummary):  # an F1Comparison (its module imports this)
+        raise TablegenInputError(f"result must be an F1Comparison (from f1_posterior), got {type(result).__name__} "
+                                 f"{result!r:.60}")
+    if isinstance(path, (str, os.PathLike)):
+        image_file(path)
+    elif path is not None and not callable(getattr(path, "write", None)):
+        raise TablegenInputError(f"path must be None, a file name or a file object open for writing, got {path!r}")
+    return check_names(labels, "labels")

@@ -330,7 +330,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     'a'
     """
     from tablegen.compare.datasets.analysis import adjust_p_values
-    from tablegen.compute.metrics import get_metric
+    from tablegen.compare.pairwise.validation import checked_metric
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, threshold_groups
 
     if against not in ("winner", "all"):
@@ -339,7 +339,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     models = check_model_scores(scores, y.size)
     if len(models) < 2:
         raise TablegenInputError.naming(Argument("scores"), " must hold at least two models to compare")
-    spec = get_metric(metric)
+    spec = checked_metric(metric)
     values = {name: spec.score_groups(threshold_groups(y, s)) for name, s in models.items()}
     winner = max(values, key=values.get)
     if against == "winner":

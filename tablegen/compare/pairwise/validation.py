@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,13 +68,12 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
     from tablegen.compute.mc import cell_key
-    from tablegen.compute.metrics import get_metric
-    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, check_score_metric
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.compute.validation import check_integer, check_seed
 
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores({"scores_a": scores_a, "scores_b": scores_b}, y.size)
-    spec = get_metric(check_score_metric(metric))
+    spec = checked_metric(metric)
     if method not in METHODS:
         raise TablegenInputError.naming(Argument("method"), f" must be one of {', '.join(METHODS)}, got {method!r}")
     if alternative not in ALTERNATIVES:
@@ -114,6 +115,25 @@ def _threshold(threshold, a: np.ndarray, b: np.ndarray) -> float:
                                             "an item is predicted positive when its score is >= threshold (or "
                                             "give 0/1 predictions)")
         return 0.5
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not np.isfinite(threshold):
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, numbers.Real) \
+            or not math.isfinite(float(threshold)):
         raise TablegenInputError.naming(Argument("threshold"), f" must be a finite number, got {threshold!r}")
     return float(threshold)
+
+
+def checked_metric(metric) -> Metric:
+    """The registry entry of ``metric`` if it is a metric computable from scores, else an error naming
+    ``metric``.
+
+    Examples
+    --------
+    >>> checked_metric("AUC").name
+    'auc'
+    """
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.metrics_from_scores import check_score_metric
+
+    try:
+        return get_metric(check_score_metric(metric))
+    except TablegenInputError as error:
+        raise TablegenInputError.naming(Argument("metric"), str(error).removeprefix("metrics")) from None
