@@ -13,6 +13,7 @@ import os
 import socket
 
 import pytest
+from clitools import tablegen
 
 from tablegen.cli.main import main
 from tablegen.errors import RunStoppedError, TablegenInputError
@@ -37,21 +38,6 @@ def files(tmp_path):
                                         "Cs: [10]\nalphas: [0.01]\nexact: false\nchunks: {P: 1, N: 1}\n"
                                         "store: {url: tiny.zarr}\n")
     return tmp_path
-
-
-def tablegen(argv, cwd) -> tuple[int, str]:
-    """Exit code and standard error of ``tablegen argv`` in ``cwd``."""
-    err, here = io.StringIO(), os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            try:
-                code = main([str(word) for word in argv])
-            except SystemExit as exit_:
-                code = exit_.code
-    finally:
-        os.chdir(here)
-    return code, err.getvalue()
 
 
 def config_with(files, line: str) -> str:

@@ -4,13 +4,8 @@ ignored (the Bayesian options of ``compare datasets`` without ``--bayesian``) an
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-
 import pytest
-
-from tablegen.cli.main import main
+from clitools import tablegen
 
 RESULTS = "dataset,A,B,C\n" + "".join(f"d{i},{0.7 + i / 100},{0.72 + (i % 3) / 100},{0.69 + i / 90}\n"
                                       for i in range(8))
@@ -24,20 +19,6 @@ def workdir(tmp_path):
     (tmp_path / "a.csv").write_text("40 5\n6 49\n")
     (tmp_path / "b.csv").write_text("38 7\n5 50\n")
     return tmp_path
-
-
-def tablegen(argv, cwd) -> tuple[int, str]:
-    err, here = io.StringIO(), os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            try:
-                code = main(argv)
-            except SystemExit as exit_:
-                code = exit_.code
-    finally:
-        os.chdir(here)
-    return code, err.getvalue()
 
 
 @pytest.mark.parametrize("option", [["--rope", "0.1"], ["--prior", "1"], ["--samples", "-1"], ["--seed", "3"],

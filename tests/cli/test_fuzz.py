@@ -4,13 +4,12 @@ written where a command refuses.  A few examples per test in the fast loop, many
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
-import signal
 
 import numpy as np
 import pytest
+from clitools import bounded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,21 +25,6 @@ def _budgets(case, **strategies):
                         suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])(
             given(**strategies)(case))
     return build(8, True), pytest.mark.slow(build(150, False))
-
-
-@contextlib.contextmanager
-def bounded(seconds: int = SECONDS_PER_EXAMPLE):
-    """Fail (instead of hanging) if the block runs longer than ``seconds``."""
-    def hang(signum, frame):
-        raise AssertionError(f"no answer within {seconds} s: a hang")
-
-    previous = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _files(root) -> set:
@@ -84,7 +68,7 @@ def _config_case(data, workdir):
     from tablegen.batch.job import dry_run_plan, resolve_config
 
     before = _files(tmp_path)
-    with bounded():
+    with bounded(SECONDS_PER_EXAMPLE):
         try:
             config = resolve_config(config_from_mapping(data), store_url=str(tmp_path / "fuzz.zarr"))
             dry_run_plan(config)
@@ -106,7 +90,7 @@ def _yaml_case(text, workdir):
 
     path = workdir / "fuzz.yaml"
     path.write_bytes(text)
-    with bounded():
+    with bounded(SECONDS_PER_EXAMPLE):
         try:
             config = load_config(path)
         except TablegenInputError:
@@ -124,7 +108,7 @@ def _api_case(metric, score, P, N, C, alpha, method):
     small = all(isinstance(v, int) and not isinstance(v, bool) and 0 < v <= 60 for v in (P, N))
     if method in ("exact", "auto") and not small:
         method = "table"  # exact and auto may compute (or simulate) for minutes at large sizes: bounded here
-    with bounded():
+    with bounded(SECONDS_PER_EXAMPLE):
         for kind, call in (("critical value", lambda: critical_value(metric, P, N, C, alpha, method=method)),
                            ("p-value", lambda: p_value(metric, score, P, N, C, method=method)),
                            ("test", lambda: significance_test(metric, score, P, N, C, alpha, method=method))):
@@ -153,7 +137,7 @@ def _topk_case(P, N, K, C, alpha, curve):
 
     if isinstance(P, int) and isinstance(N, int) and P + N > 10**6:
         P = N = 7  # a valid huge question runs (within its memory guard) for long: bounded here
-    with bounded():
+    with bounded(SECONDS_PER_EXAMPLE):
         for call in (lambda: topk_bounds(P, N, K, C=C, alpha=alpha), lambda: topk_test(curve, P, N, C=C, alpha=alpha)):
             try:
                 call()
@@ -180,7 +164,7 @@ def _cli_case(command, words, workdir):
     cwd, before = os.getcwd(), _files(workdir)
     os.chdir(workdir)
     try:
-        with bounded():
+        with bounded(SECONDS_PER_EXAMPLE):
             try:
                 code = main(argv)
             except SystemExit as exit_:  # argparse: usage errors (2) and --help (0)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import signal
 
 import pytest
+from clitools import bounded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,21 +24,6 @@ from tests.contracts import fuzz_entry_points as fuzz
 SECONDS_PER_CASE = 30
 #: Exit codes a command may give a bad input: an answer (0) or a refusal of tablegen.errors; never 1 (a bug).
 ALLOWED_EXITS = {0, 2, 3, 4, 5, 6}
-
-
-@contextlib.contextmanager
-def bounded(seconds: int = SECONDS_PER_CASE):
-    """Fail instead of hanging when the block runs longer than ``seconds``."""
-    def hang(signum, frame):
-        raise AssertionError(f"no answer within {seconds} s: a hang")
-
-    previous = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _tree(root) -> dict:
@@ -58,7 +43,7 @@ def run_cli(argv: list[str], workdir) -> tuple[int, str]:
     err = io.StringIO()
     os.chdir(workdir)
     try:
-        with bounded(), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        with bounded(SECONDS_PER_CASE), contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
             try:
                 code = main(argv)
             except SystemExit as exit_:  # argparse's usage errors
@@ -77,7 +62,7 @@ def run_cli(argv: list[str], workdir) -> tuple[int, str]:
 
 def call_python(function, kwargs: dict):
     """``function(**kwargs)``: an answer, or None when refused with a tablegen error (the contract)."""
-    with bounded():
+    with bounded(SECONDS_PER_CASE):
         try:
             return function(**kwargs)
         except TablegenInputError:
