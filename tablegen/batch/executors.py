@@ -259,7 +259,7 @@ def _connect_within(address: str, timeout: float) -> None:
 
     def attempt() -> None:
         try:
-            Client(address, timeout=timeout).close()
+            Client(address, timeout=timeout, set_as_default=False).close()  # never dask's default if abandoned
             outcome["done"] = True
         except BaseException as error:  # handed to the caller below
             outcome["error"] = error
