@@ -133,7 +133,7 @@ def _run_verify(args) -> int:
             print("\n".join(_integrity_lines(args.store or "bundled table", integrity)))
         return 3
     table = _open(args)
-    report = verify_report(table.ds.load(), worst=args.worst)
+    report = verify_report(table.ds, worst=args.worst)
     if args.json:
         print(json.dumps({**report, "integrity": integrity.to_dict() if integrity else None}, indent=2))
         return 0

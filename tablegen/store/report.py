@@ -10,6 +10,16 @@ if TYPE_CHECKING:
     import xarray as xr
 
 
+def _read(ds: xr.Dataset, names: list[str]) -> xr.Dataset:
+    """``names`` of ``ds`` read into memory in this thread (dask's synchronous scheduler when the Dataset is
+    dask-backed): a report never waits on whatever scheduler a process left as dask's default (a closed
+    ``distributed`` client waits for ever)."""
+    import dask
+
+    with dask.config.set(scheduler="synchronous"):
+        return ds[names].compute()
+
+
 def store_report(ds: xr.Dataset) -> dict:
     """Provenance and completeness of a store (what ``tablegen info`` prints).
 
@@ -20,6 +30,7 @@ def store_report(ds: xr.Dataset) -> dict:
         ``missing`` (the (P, N) of every cell not done, P-major), ``exact_available`` (per metric,
         the share of done cells with an exact value at every (C, alpha)) and ``grid`` (axes).
     """
+    ds = _read(ds, ["done", "exact_critical_value"])
     done = np.asarray(ds.done.values, dtype=bool)
     P, N = ds.P.values, ds.N.values
     missing = [(int(P[i]), int(N[j])) for i, j in zip(*np.nonzero(~done))]
@@ -47,6 +58,7 @@ def verify_report(ds: xr.Dataset, worst: int = 10) -> dict:
         ``worst``: up to ``worst`` entries with the largest |critical_value - exact| relative to the
         interval's half-width, each with metric, alpha, C, P, N, Monte Carlo and exact values, CI.
     """
+    ds = _read(ds, ["done", "exact_critical_value", "critical_value", "ci_low", "ci_high"])
     done = np.asarray(ds.done.values, dtype=bool)
     exact = ds.exact_critical_value.values
     estimate, low, high = ds.critical_value.values, ds.ci_low.values, ds.ci_high.values
