@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import itertools
+import os
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
+#: The repository's root folder: no test may leave a file there (write under ``tmp_path``).
+REPOSITORY = Path(__file__).resolve().parent.parent
+#: Entries of the repository root that running the suite may create (caches of pytest, hypothesis, ruff, Python).
+ROOT_CACHES = {".pytest_cache", ".hypothesis", ".ruff_cache", "__pycache__", ".coverage"}
+
+
+def _root_entries() -> set[str]:
+    return {name for name in os.listdir(REPOSITORY) if name not in ROOT_CACHES and not name.startswith(".coverage.")}
+
+
+@pytest.fixture(autouse=True)
+def _nothing_left_in_the_repository_root():
+    """Fail the test that leaves a file or folder in the repository root (a relative output path such as
+    ``-o x`` written outside a ``chdir`` to ``tmp_path``).  Tests of files run in parallel (pytest-xdist): a
+    test running at the same time in another worker may be named beside the one that wrote it."""
+    before = _root_entries()
+    yield
+    left = sorted(_root_entries() - before)
+    assert not left, f"the test left {left} in the repository root {REPOSITORY}: write under tmp_path instead"
 
 
 def all_rankings(P: int, N: int):

@@ -311,6 +311,8 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     >>> [run(config, executor="serial").cells_computed for _ in "12"]  # the second run resumes: nothing left
     [1, 0]
     """
+    if not isinstance(command, str):
+        raise TablegenInputError(f"command must be a string (the command line the store records), got {command!r}")
     config, grace = _run_iv(config, executor, client, worker_grace)
     start = time.perf_counter()
     with stopped_when_out_of_space(config), StoreLock(config.store_url, config.storage_options,

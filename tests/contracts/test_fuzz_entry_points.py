@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import shutil
 
 import pytest
 from clitools import bounded
@@ -60,13 +61,26 @@ def run_cli(argv: list[str], workdir) -> tuple[int, str]:
     return code, err.getvalue()
 
 
-def call_python(function, kwargs: dict):
-    """``function(**kwargs)``: an answer, or None when refused with a tablegen error (the contract)."""
-    with bounded(SECONDS_PER_CASE):
-        try:
-            return function(**kwargs)
-        except TablegenInputError:
-            return None
+def call_python(function, kwargs: dict, workdir):
+    """``function(**kwargs)`` run in ``workdir``: an answer, or None when refused with a tablegen error (the
+    contract).  A function given a relative path (``path='x'``: a figure written as x.png) writes there, and what
+    it wrote is removed."""
+    before, cwd = set(os.listdir(workdir)), os.getcwd()
+    os.chdir(workdir)
+    try:
+        with bounded(SECONDS_PER_CASE):
+            try:
+                return function(**kwargs)
+            except TablegenInputError:
+                return None
+    finally:
+        os.chdir(cwd)
+        for name in set(os.listdir(workdir)) - before:  # a figure, or a run's store: the next case starts clean
+            path = os.path.join(workdir, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
 
 
 COMMANDS = list(command_parsers(build_parser()))
@@ -120,7 +134,7 @@ def test_every_public_function_refuses_or_answers_each_bad_value(workdir):
         function, make = baselines[name]
         kwargs = made[name] if name in made else made.setdefault(name, make())
         try:
-            answer = call_python(function, {**kwargs, parameter: value})
+            answer = call_python(function, {**kwargs, parameter: value}, workdir)
         except Exception as error:  # noqa: BLE001 - the report names the case
             if (name, parameter) in fuzz.KNOWN_GAPS:
                 gaps.add((name, parameter))
@@ -182,7 +196,7 @@ def test_generated_bad_python_calls(workdir):
             if any((name, parameter) in fuzz.KNOWN_GAPS for parameter in bad):
                 return
             try:
-                call_python(function, {**kwargs, **bad})
+                call_python(function, {**kwargs, **bad}, workdir)
             except Exception as error:  # noqa: BLE001 - the report names the case
                 raise AssertionError(f"{name}(**{bad!r}) raised {type(error).__name__}: {error}") from None
         case()
