@@ -8,20 +8,27 @@ code 2 and a message naming the argument, and ``--json`` prints what the functio
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 
 from tablegen._version import __version__
-from tablegen.cli.compare import add_compare_parser
-from tablegen.cli.evaluate import add_evaluate_parser
-from tablegen.cli.lookup import add_lookup_parsers
-from tablegen.cli.run import add_run_parsers
-from tablegen.cli.tables import add_table_parsers
-from tablegen.cli.topk import add_topk_parser
 from tablegen.errors import TablegenInputError
 
 # Everything else is imported by the command that needs it: `tablegen --help` and a lookup load no
 # dask, zarr or xarray (docs/explanation/performance.md, benchmarks/bench_startup.py).
+
+#: (module, function adding the parsers, the commands it adds), in the order ``--help`` lists them.  A command
+#: line naming one of these commands builds that group's parsers only: a lookup imports nothing of ``run``,
+#: ``compare`` or ``topk`` (tests/cli/test_parser_groups.py checks that each group adds exactly these).
+PARSER_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("tablegen.cli.lookup", "add_lookup_parsers", ("lookup", "test", "p-value")),
+    ("tablegen.cli.evaluate", "add_evaluate_parser", ("evaluate",)),
+    ("tablegen.cli.topk", "add_topk_parser", ("topk",)),
+    ("tablegen.cli.compare", "add_compare_parser", ("compare",)),
+    ("tablegen.cli.tables", "add_table_parsers", ("export", "plot", "info", "verify")),
+    ("tablegen.cli.run", "add_run_parsers", ("run", "simulate")),
+)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -41,20 +48,24 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``tablegen`` argument parser."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``tablegen`` argument parser: every command's, or only the parsers of ``command``'s group (what
+    :func:`main` builds for a command line naming a command it knows: start-up imports only what that
+    command needs).  A ``command`` no group names builds every parser."""
     parser = _Parser(prog="tablegen", description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--version", action="version", version=f"tablegen {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    add_lookup_parsers(sub)
-    add_evaluate_parser(sub)
-    add_topk_parser(sub)
-    add_compare_parser(sub)
-    add_table_parsers(sub)
-    add_run_parsers(sub)
+    groups = [group for group in PARSER_GROUPS if command in group[2]] or PARSER_GROUPS
+    for module, function, _ in groups:
+        getattr(importlib.import_module(module), function)(sub)
     _verbose_everywhere(sub)
     return parser
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The first word of ``argv`` that is not an option (the command), if any."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def command_parsers(parser: argparse.ArgumentParser, words: tuple[str, ...] = ()):
@@ -95,7 +106,7 @@ def main(argv=None) -> int:
 
 def _main(argv) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    args = build_parser(_command_word(argv)).parse_args(argv)
     args.argv = argv
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
