@@ -147,10 +147,13 @@ def test_seed_none_is_reported_and_repeats():
     ({"test": "wilcoxon"}, "test must be one of 'signed_rank', 'sign'"), ({"rope": -0.1}, "rope must be"),
     ({"prior": 0}, "prior must be"), ({"samples": 10}, "samples must be an integer >= 100"),
     ({"probability": 1.0}, "probability must be in"), ({"seed": -1}, "seed must be"),
+    ({"higher_is_better": "no"}, "higher_is_better must be True or False, got 'no'"),
 ])
 def test_bad_options_are_refused_naming_the_argument(kwargs, match):
     with pytest.raises(TablegenInputError, match=match):
         bayesian_pair([1, 2, 3.0], [2, 1, 3.0], **kwargs)
+    with pytest.raises(TablegenInputError, match=match):
+        bayesian_pairs([[1, 2, 3.0], [2, 1, 3.0], [3, 3, 1.0]], **kwargs)
 
 
 def test_unequal_lengths_are_refused():

@@ -57,7 +57,8 @@ def test_equal_differences_give_a_point_posterior():
 
 
 @pytest.mark.parametrize("kwargs, match", [({"runs": 4}, "does not divide"), ({"rho": 1.0}, "rho must be"),
-                                           ({"rope": -1}, "rope must be"), ({"runs": 0}, "runs must be")])
+                                           ({"rope": -1}, "rope must be"), ({"runs": 0}, "runs must be"),
+                                           ({"higher_is_better": 0}, "higher_is_better must be True or False")])
 def test_bad_options_are_refused(kwargs, match):
     with pytest.raises(TablegenInputError, match=match):
         cross_validated([0.8, 0.9, 0.7, 0.75, 0.8, 0.82], [0.78, 0.88, 0.68, 0.7, 0.8, 0.8], **kwargs)

@@ -33,9 +33,8 @@ import numpy as np
 from tablegen.compare.datasets.corrections import CORRECTIONS as _CORRECTIONS
 from tablegen.compare.datasets.corrections import adjust
 from tablegen.compare.datasets.results_table import results_table
-from tablegen.compare.datasets.validation import check_choice, check_correction
+from tablegen.compare.datasets.validation import check_choice, check_correction, check_flag
 from tablegen.compute.validation import check_alpha
-from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:
     import os
@@ -311,9 +310,8 @@ class AcrossDatasetsResult:
 def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc) -> float:
     check_choice("test", test, TESTS)
     check_correction(correction, _CORRECTIONS)
-    for name, value in (("higher_is_better", higher_is_better), ("mean_ranks_posthoc", mean_ranks_posthoc)):
-        if not isinstance(value, (bool, np.bool_)):
-            raise TablegenInputError(f"{name} must be True or False, got {value!r}")
+    check_flag("higher_is_better", higher_is_better)
+    check_flag("mean_ranks_posthoc", mean_ranks_posthoc)
     return check_alpha("alpha", alpha)
 
 

@@ -34,6 +34,7 @@ from tablegen.compare.datasets.results_table import results_table
 from tablegen.compare.datasets.validation import (
     check_choice,
     check_draws,
+    check_flag,
     check_names,
     check_pair_scores,
     check_probability,
@@ -231,6 +232,7 @@ def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope
     ('a better', 'svm', True)
     """
     checked, names = _check(test, prior, seed, probability), check_names(names)
+    check_flag("higher_is_better", higher_is_better)
     X, _, _ = results_table(np.column_stack(check_pair_scores(x, y, 2)))
     options, seed = _options(checked, X, rope, samples), checked[2]
     d = (X[:, 0] - X[:, 1]) * (1.0 if higher_is_better else -1.0)
@@ -318,7 +320,7 @@ def bayesian_pairs(scores: ArrayLike | str | os.PathLike[str], *, test: str = "s
     [('1', '2', 'a better'), ('1', '3', 'a better'), ('2', '3', 'a better')]
     """
     X, algorithms, options, seed = checked_pairs_args(scores, test, rope, prior, samples, seed, probability)
-    Y = X if higher_is_better else -X
+    Y = X if check_flag("higher_is_better", higher_is_better) else -X
     w, seed = _weights(X.shape[0], options[2], options[3], seed)
     pairs = []
     for i in range(len(algorithms)):

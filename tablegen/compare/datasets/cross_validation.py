@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compare.datasets.validation import check_names, check_pair_scores, check_probability, check_rope
+from tablegen.compare.datasets.validation import (
+    check_flag,
+    check_names,
+    check_pair_scores,
+    check_probability,
+    check_rope,
+)
 from tablegen.compute.validation import check_integer
 from tablegen.errors import Argument, TablegenInputError
 
@@ -162,7 +168,7 @@ def cross_validated(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | N
 
     a, b, runs, rho, rope, probability = _check(x, y, runs, rho, rope, probability)
     names = check_names(names)
-    d = (a - b) if higher_is_better else (b - a)
+    d = (a - b) if check_flag("higher_is_better", higher_is_better) else (b - a)
     J = d.size
     mean, sd = float(d.mean()), float(d.std(ddof=1))
     scale = sd * math.sqrt(1.0 / J + rho / (1.0 - rho))

@@ -43,6 +43,21 @@ def check_correction(correction, corrections) -> str:
     return correction
 
 
+def check_flag(name: str, value) -> bool:
+    """``value`` as a bool if it is one (``True``/``False``, numpy's included), else an input error naming
+    ``name``: a string such as ``"no"`` is truthy, and a flag read as its truth would silently turn a
+    comparison round.
+
+    Examples
+    --------
+    >>> check_flag("higher_is_better", False)
+    False
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise _bad(name, f" must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_choice(name: str, value, choices) -> str:
     """``value`` if it is one of the strings ``choices``."""
     if not isinstance(value, str) or value not in choices:
