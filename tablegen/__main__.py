@@ -2,7 +2,7 @@
 
 import sys
 
-from tablegen.cli.main import main
+from tablegen.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())
