@@ -39,6 +39,7 @@ from tablegen.compute.limits import check_memory, grid_memory
 from tablegen.compute.mc import RNG_NAME, kernel_tables_memory
 from tablegen.compute.stats import CI_LEVEL
 from tablegen.errors import StoreError, TablegenInputError
+from tablegen.store.rebuild import refuse_lost_record
 from tablegen.store.zarr_store import (
     StoreLock,
     StoreTemplate,
@@ -218,6 +219,7 @@ def inspect_store(config: JobConfig) -> StoreInspection:
     state = store_state(config.store_url, config.storage_options)
     if state != "ready":
         return StoreInspection(state, make_plan(config))
+    refuse_lost_record(config.store_url, config.storage_options)  # never taken for an unfinished template
     check_resumable(config)
     mask, report = repair_plan_mask(config.store_url, config.storage_options)
     return StoreInspection(state, make_plan(config, mask), tuple(report.regions), tuple(report.problems),

@@ -1,5 +1,5 @@
 """Command line: lookups (``lookup``, ``test``, ``p-value``, ``topk``), comparisons (``compare``), tables
-(``export``, ``plot``, ``info``, ``verify``), jobs (``run``, ``simulate``).
+(``export``, ``plot``, ``info``, ``verify``, ``repair``), jobs (``run``, ``simulate``).
 
 A thin layer over the library: every command maps onto one public function, bad input exits with
 code 2 and a message naming the argument, and ``--json`` prints what the function returned.
@@ -27,6 +27,7 @@ PARSER_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("tablegen.cli.topk", "add_topk_parser", ("topk",)),
     ("tablegen.cli.compare", "add_compare_parser", ("compare",)),
     ("tablegen.cli.tables", "add_table_parsers", ("export", "plot", "info", "verify")),
+    ("tablegen.cli.repair", "add_repair_parser", ("repair",)),
     ("tablegen.cli.run", "add_run_parsers", ("run", "simulate")),
 )
 

@@ -101,7 +101,11 @@ def _integrity_lines(source: str, report) -> list[str]:
     lines += foreign
     if len(report.problems) > 50:
         lines.append(f"  and {len(report.problems) - 50:,} more (--json lists all)")
-    if report.fatal:
+    if report.fatal and _record_lost(source):
+        from tablegen.store.rebuild import lost_record_message
+
+        lines.append(f"  {lost_record_message(source)}")
+    elif report.fatal:
         lines.append("  re-create the store: its metadata is damaged (a resume refuses it)")
     elif report.regions:
         lines.append(f"  `tablegen run CONFIG --store {source}` recomputes the {len(report.regions):,} damaged chunks"
@@ -109,6 +113,14 @@ def _integrity_lines(source: str, report) -> list[str]:
     elif report.stray:
         lines.append(f"  `tablegen run CONFIG --store {source}` removes the stray chunk and half-written files")
     return lines
+
+
+def _record_lost(source: str) -> bool:
+    """Whether the store verify named by ``source`` (a path) lost its manifest record: the one fatal damage a
+    command rebuilds (``tablegen repair``)."""
+    from tablegen.store.rebuild import record_lost
+
+    return source != "bundled table" and record_lost(source)
 
 
 def _run_verify(args) -> int:

@@ -445,7 +445,13 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
             and kept[1].source == source:
         _OPENED.move_to_end(key)
         return kept[1]
-    reader = StoreReader(url, storage_options, source, allow_unverified=allow_unverified)
+    try:
+        reader = StoreReader(url, storage_options, source, allow_unverified=allow_unverified)
+    except StoreIntegrityError:
+        from tablegen.store.rebuild import refuse_lost_record
+
+        refuse_lost_record(url, storage_options, source)  # a lost manifest record: name the command that rebuilds it
+        raise
     complete = reader.attrs.get("complete") is True
     if not complete and not allow_incomplete:
         done = reader.variable("done")

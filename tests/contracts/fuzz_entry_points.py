@@ -76,6 +76,7 @@ CLI_BASELINES = {
     ("plot",): lambda: [_bundled(), "--metric", "auc", "--C", "10", "-o", "out.png"],
     ("info",): lambda: [_bundled()],
     ("verify",): lambda: [_bundled(), "--no-integrity"],
+    ("repair",): lambda: [_bundled(), "--rebuild-manifest", "--dry-run"],  # its record is present: refused unlocked
     ("run",): lambda: ["tiny.yaml", "--executor", "serial", "--store", "tiny.zarr"],
     ("simulate",): lambda: ["--P", "5", "--N", "5", "--R", "2000", "--C", "10", "--metrics", "auc", "--no-exact"],
 }
