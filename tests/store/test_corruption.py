@@ -248,7 +248,7 @@ CASES = {
                                                "root attributes differ from what was written", REFUSE),
     "manifest rolled back to its creation": Case(_from("template", "manifest/zarr.json"), CHAIN, LOOKUP, CHAIN, REFUSE),
     "manifest record of what was written lost": Case(_json("manifest/zarr.json", lambda d: d["attributes"].pop(
-        "created")), "the store has no finished manifest", LOOKUP, "its manifest has no record of what was written",
+        "created")), "--rebuild-manifest` rebuilds it", LOOKUP, "--rebuild-manifest` rebuilds it",
         REFUSE),
     "manifest region table metadata deleted": Case(_delete("manifest/sha256/zarr.json"),
                                                    "the manifest's region table cannot be read", LOOKUP, None, REFUSE),
