@@ -12,7 +12,6 @@ events of a topic of the run (``Worker.log_event``, ``Client.subscribe_topic``).
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import logging
 import os
@@ -26,6 +25,7 @@ from collections.abc import Callable, Iterator
 from tablegen.batch.config import JobConfig
 from tablegen.batch.plan import Chunk
 from tablegen.batch.tasks import run_chunk
+from tablegen.common.outputs import OUT_OF_SPACE
 from tablegen.compute.kernels.cuda.device import resolve_device
 from tablegen.errors import Argument, RunStoppedError, TablegenInputError
 
@@ -107,10 +107,6 @@ def serial_results(config: JobConfig, chunks: list[Chunk], on_work: WorkCallback
         with stopped_when_out_of_space(config):
             run_chunk(config, chunk, None if on_work is None else functools.partial(on_work, chunk))
         yield chunk
-
-
-#: errno values of a store that has no room left: the device is full, or the user's quota is spent.
-OUT_OF_SPACE = (errno.ENOSPC, errno.EDQUOT)
 
 
 @contextlib.contextmanager

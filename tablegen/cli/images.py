@@ -4,7 +4,8 @@ line's terms (the option that named the file).
 :func:`check_output_files` runs before every command (from :func:`tablegen.cli.main.main`): an image option
 (:data:`IMAGE_OPTIONS`) naming a directory, a missing directory or an unknown format is refused (exit code 2,
 nothing written), and a name without a suffix becomes the ``.png`` file matplotlib writes, so that the command's
-"wrote ..." names the file written.
+"wrote ..." names the file written.  Every file is written whole or not at all (:mod:`tablegen.common.outputs`):
+a full disk leaves an existing file as it was and no partial one (exit code 4).
 """
 
 from __future__ import annotations
@@ -50,9 +51,13 @@ def image_errors(option: str, path):
 
     Errors that already name their argument (:class:`TablegenInputError`) pass through unchanged.
     """
+    from tablegen.common.outputs import output_error
+
     try:
         yield
     except TablegenInputError:
         raise
-    except (OSError, ValueError) as error:
+    except OSError as error:  # a full disk: exit 4, as a run (the file is as it was: written whole or not at all)
+        raise output_error(option, path, error, "the image") from None
+    except ValueError as error:
         raise TablegenInputError(f"{option} {path}: cannot write the image ({error})") from None

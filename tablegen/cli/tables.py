@@ -229,11 +229,9 @@ def _run_export(args) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise TablegenInputError(f"-o {args.output}: cannot write the table ({error})") from None
+    from tablegen.common.outputs import write_text
+
+    write_text(args.output, text, "-o", "the table")  # whole or not at all: a full disk leaves no partial file
     if not args.json:  # with --json, stdout holds JSON or nothing
         print(f"wrote {args.output}")
     return 0

@@ -79,12 +79,18 @@ def check_output_file(path: str, name: str) -> None:
 
 def saved(figure, path, plt):
     """Write ``figure`` to ``path`` (if given; a path without a suffix gets ``.png``, see :func:`image_file`)
-    at 120 dpi and close it; return the figure."""
+    at 120 dpi and close it; return the figure.  A file is written whole or not at all (a temporary file beside
+    it, renamed over it: :func:`tablegen.common.outputs.replaced_on_success`); a file object is written to."""
     if path is not None:
         try:
             if isinstance(path, (str, os.PathLike)):
+                from tablegen.common.outputs import replaced_on_success
+
                 path = image_file(path)
-            figure.savefig(path, dpi=120)
+                with replaced_on_success(path) as temporary:
+                    figure.savefig(temporary, dpi=120, format=os.path.splitext(path)[1][1:].lower())
+            else:
+                figure.savefig(path, dpi=120)
         finally:
             plt.close(figure)
     return figure
