@@ -381,24 +381,58 @@ def worker_ttl_seconds(grace: float) -> float:
     return max(grace / 2.0, 15.0)
 
 
+def worker_start_seconds(grace: float) -> float:
+    """How long each LocalCluster worker may take to start (its nanny's ``death_timeout``): the run's worker grace,
+    at least 20 s (a worker process imports dask and distributed as it starts: a few seconds on a loaded machine).
+    A worker that has not started by then (stopped by SIGSTOP or a debugger, or starved) stops the run; without the
+    bound it held the cluster's constructor for ever.
+
+    Examples
+    --------
+    >>> worker_start_seconds(10.0), worker_start_seconds(300.0)
+    (20.0, 300.0)
+    """
+    return max(grace, 20.0)
+
+
 @contextlib.contextmanager
 def _local_cluster(workers: int, grace: float = DEFAULT_WORKER_GRACE):
-    """A LocalCluster of ``workers`` single-threaded processes; one that fails to start (a worker dying as
-    it starts: "Nanny failed to start", no ports, a timeout) stops the run with :class:`RunStoppedError`."""
+    """A LocalCluster of ``workers`` single-threaded processes; one that fails to start (a worker dying as it starts:
+    "Nanny failed to start", no ports, a worker that does not start within :func:`worker_start_seconds`) stops the
+    run with :class:`RunStoppedError`, the worker processes it started killed."""
+    import multiprocessing
+
     import dask
     from distributed import LocalCluster
 
+    timeout, before, start = worker_start_seconds(grace), set(multiprocessing.active_children()), time.monotonic()
     try:
         with dask.config.set({"distributed.scheduler.worker-ttl": f"{worker_ttl_seconds(grace):g}s"}):
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   env=worker_environment(), dashboard_address=":0")
-    except (RuntimeError, OSError, TimeoutError) as error:
+                                   env=worker_environment(), dashboard_address=":0", death_timeout=timeout)
+    except Exception as error:  # noqa: BLE001 - RuntimeError, OSError, TimeoutError, and for a worker that never
+        # started an AssertionError of distributed's (its nanny cannot kill a process still starting)
+        _kill_started(before)
+        cause = (f"a worker process did not start within {timeout:g} s (stopped, by SIGSTOP or a debugger, or the "
+                 "machine too loaded to start it; cluster.worker_grace sets the bound)"
+                 if time.monotonic() - start >= timeout else f"{type(error).__name__}: {error}")
         raise RunStoppedError(
-            f"the local dask cluster of {workers} worker(s) did not start ({type(error).__name__}: {error}); "
-            "nothing was computed. The lock is released and every finished chunk kept: run the same command "
-            "again, with fewer --workers if memory is short, or --executor serial") from None
+            f"the local dask cluster of {workers} worker(s) did not start ({cause}); nothing was computed. The lock "
+            "is released and every finished chunk kept: run the same command again, with fewer --workers if memory "
+            "is short, or --executor serial") from None
     with cluster:
         yield cluster
+
+
+def _kill_started(before: set) -> None:
+    """Kill the processes this process started since ``before`` (``multiprocessing.active_children()``) that are
+    still there: workers a failed cluster start left behind (a stopped one ignores its nanny's request to stop)."""
+    import multiprocessing
+
+    for process in set(multiprocessing.active_children()) - before:
+        logger.warning("killing worker process %s, left by the cluster's failed start", process.pid)
+        process.kill()
+        process.join(5.0)
 
 
 #: Seconds a LocalCluster's worker is given to stop at the end of a run before its nanny kills it.

@@ -178,6 +178,56 @@ def test_a_stopped_worker_does_not_stall_the_run(tmp_path):
     assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr[-2000:]
 
 
+STOPPER = """import os, signal
+
+
+def dask_setup(worker):  # the first worker process to start stops itself there, before it joins the cluster
+    try:
+        marker = os.open(os.environ["TABLEGEN_TEST_STOPPED"], os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    except FileExistsError:
+        return
+    os.write(marker, str(os.getpid()).encode())
+    os.close(marker)
+    os.kill(os.getpid(), signal.SIGSTOP)
+"""
+
+
+@pytest.mark.slow
+def test_a_worker_stopped_while_the_cluster_starts_exits_4_within_the_start_bound(tmp_path):
+    """A worker SIGSTOPped as it starts (a worker preload that stops its own process) held LocalCluster's
+    constructor for ever: now the run exits 4 once the start bound (the grace, at least 20 s) has passed, naming
+    the cause, with the lock released and the stopped process killed (~25 s)."""
+    import signal
+    import subprocess
+    import time
+
+    psutil = pytest.importorskip("psutil")  # installed with distributed
+    store, config, marker = tmp_path / "s.zarr", tmp_path / "job.yaml", tmp_path / "stopped.pid"
+    (tmp_path / "stopper.py").write_text(STOPPER)
+    config.write_text("grid: {P: [5], N: [6, 7]}\nreplicates: 2000\nseed: 11\nmetrics: [auc]\nCs: [10]\n"
+                      f"alphas: [0.01]\nchunks: {{P: 1, N: 1}}\nstore: {{url: {store}}}\n"
+                      "cluster: {workers: 2, worker_grace: 10}\n")
+    environment = {**os.environ, "TABLEGEN_TEST_STOPPED": str(marker),
+                   "DASK_DISTRIBUTED__WORKER__PRELOAD": f"['{tmp_path / 'stopper.py'}']"}
+    start = time.monotonic()
+    try:
+        finished = subprocess.run([str(Path(sys.executable).with_name("tablegen")), "run", str(config)],
+                                  capture_output=True, text=True, timeout=90, env=environment)
+        took = time.monotonic() - start
+        pid = int(marker.read_text())
+        assert finished.returncode == 4, finished.stderr[-3000:]
+        assert "did not start (a worker process did not start within 20 s (stopped" in finished.stderr
+        assert took < 60, took
+        assert not Path(f"{store}.lock").exists()
+        assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+    finally:
+        if marker.exists():
+            try:
+                os.kill(int(marker.read_text()), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+
+
 @pytest.fixture
 def threads_cluster():
     """An in-process cluster (workers are threads of this process: monkeypatches reach them)."""
