@@ -13,8 +13,9 @@ code  error                             meaning
       :class:`StoreError`               a store path that does not exist, is not a tablegen store,
                                         of another schema or config, or cannot be written
 3     :class:`StoreIntegrityError`      a damaged store (``tablegen verify --integrity`` names it)
-4     :class:`RunStoppedError`          a run that stopped unfinished (no worker, no scheduler);
-                                        resumable
+4     :class:`RunStoppedError`          a run that stopped unfinished (no worker, no scheduler,
+                                        no space left); resumable; or an output file (``-o``)
+                                        the disk had no room for (nothing written)
       :class:`StoreUnreachableError`    a store URL whose host did not answer (refused, reset,
                                         timed out, unknown host): the same command may work later
 5     :class:`ResourceLimitError`       over the memory or time limit (estimate and way out given)
