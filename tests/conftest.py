@@ -20,6 +20,26 @@ def _root_entries() -> set[str]:
     return {name for name in os.listdir(REPOSITORY) if name not in ROOT_CACHES and not name.startswith(".coverage.")}
 
 
+_ROOT_AT_START = pytest.StashKey[set]()
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_ROOT_AT_START] = _root_entries()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The whole session (doctests under tablegen/ too) fails if it left anything in the repository root; with
+    pytest-xdist the controller checks, once every worker has finished."""
+    if hasattr(session.config, "workerinput") or _ROOT_AT_START not in session.config.stash:
+        return
+    left = sorted(_root_entries() - session.config.stash[_ROOT_AT_START])
+    if left:
+        writer = session.config.get_terminal_writer()
+        writer.line()
+        writer.line(f"tests left {left} in the repository root {REPOSITORY}: write under tmp_path instead", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(autouse=True)
 def _nothing_left_in_the_repository_root():
     """Fail the test that leaves a file or folder in the repository root (a relative output path such as
