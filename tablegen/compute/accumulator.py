@@ -19,6 +19,7 @@ taken once in numba (:mod:`tablegen.compute.kernels.tails`, a running floor and 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -48,6 +49,11 @@ class Tail:
     def retained(self) -> int:
         """Number of samples retained (min(seen, capacity))."""
         return int(self.counts.sum())
+
+    @cached_property
+    def at_or_above(self) -> np.ndarray:
+        """Samples at or above each value, from the top (``values[::-1]``'s cumulative counts; computed once)."""
+        return np.cumsum(self.counts[::-1])
 
 
 def tail_empty(capacity: int) -> Tail:
@@ -141,8 +147,7 @@ def tail_upper_order(tail: Tail, rank: int) -> float:
     """
     if not 1 <= rank <= tail.retained:
         raise ValueError(f"upper rank {rank} is outside the retained tail (1..{tail.retained})")
-    at_or_above = np.cumsum(tail.counts[::-1])  # from the top
-    return float(tail.values[::-1][np.searchsorted(at_or_above, rank, side="left")])
+    return float(tail.values[::-1][np.searchsorted(tail.at_or_above, rank, side="left")])
 
 
 def critical_order_statistics(tail: Tail, ranks, maximum: float) -> tuple[float, float, float]:
@@ -237,3 +242,195 @@ class TailStream:
         self._buffer = np.empty(1)
         lo, hi = int(self._state[self._kernel.LO]), int(self._state[self._kernel.HI])
         return Tail(self._values[lo:hi], self._counts[lo:hi], self.seen, self.capacity)
+
+
+@dataclass(frozen=True)
+class ValueTable:
+    """The distinct values one kernel column can take, with their direct-address slots
+    (:mod:`tablegen.compute.kernels.histogram_tail`): ``slot_bits[slot(x)]`` is the 64 bits of the value in
+    x's slot (of another value, whose slot is elsewhere, where the slot is empty); ``occupied`` marks
+    the slots that hold a value.
+    """
+
+    values: np.ndarray
+    low: float
+    scale: float
+    slot_bits: np.ndarray
+    occupied: np.ndarray
+
+
+def value_table(candidates: np.ndarray, max_slots: int) -> ValueTable | None:
+    """The :class:`ValueTable` of ``candidates`` (floats, any order, repeats allowed), or None where it
+    would need more than ``max_slots`` slots (or the values are not finite and distinct by value).
+
+    Examples
+    --------
+    >>> table = value_table(np.array([0.5, 0.25, 1.0, 0.5]), 64)
+    >>> table.values.tolist(), np.flatnonzero(table.occupied).tolist()
+    ([0.25, 0.5, 1.0], [0, 2, 6])
+    """
+    from tablegen.compute.kernels.histogram_tail import slots_of
+
+    values = np.unique(np.asarray(candidates, dtype=np.float64).view(np.int64)).view(np.float64)
+    values = values[np.argsort(values, kind="stable")]
+    if values.size == 0 or not np.isfinite(values).all() or not (np.diff(values) > 0).all():
+        return None
+    low = float(values[0])
+    scale = 2.0 / float(np.diff(values).min()) if values.size > 1 else 1.0
+    n_slots = int((float(values[-1]) - low) * scale) + 2
+    if n_slots > max_slots:
+        return None
+    slots = slots_of(values, low, scale)
+    if (slots < 0).any() or (np.diff(slots) <= 0).any() or slots[-1] >= n_slots:
+        return None
+    bits = values.view(np.int64)
+    slot_bits = np.full(n_slots, bits[-1] if slots[0] == 0 else bits[0])  # an empty slot: a value placed elsewhere
+    slot_bits[slots] = bits
+    occupied = np.zeros(n_slots, np.bool_)
+    occupied[slots] = True
+    return ValueTable(values, low, scale, slot_bits, occupied)
+
+
+class CountedTails:
+    """Tails of several kernel columns kept as counts per possible value, one block of rows at a time.
+
+    ``tables`` maps a name to (kernel column, :class:`ValueTable`).  A sample that matches no value
+    of its table (none should) goes to a :class:`TailStream` of that name, merged in at the end, so
+    :meth:`tail` is the :class:`Tail` that :func:`tail_add` of every column would give, bit for bit.
+
+    Examples
+    --------
+    >>> table = value_table(np.array([0.0, 0.5, 1.0]), 64)
+    >>> counted = CountedTails({"x": (0, table)}, capacity=3, thresholds={"x": 0.5})
+    >>> counted.add_rows(np.array([[0.5], [1.0], [0.0], [0.5], [0.75]]))
+    >>> tail = counted.tail("x")
+    >>> tail.values.tolist(), tail.counts.tolist(), tail.seen, counted.at_least("x")
+    ([0.5, 0.75, 1.0], [1, 1, 1], 5, 4)
+    """
+
+    def __init__(self, tables: dict, capacity: int, thresholds=None):
+        thresholds = thresholds or {}
+        self.names = list(tables)
+        self.capacity = int(capacity)
+        self.columns = np.array([column for column, _ in tables.values()], dtype=np.int64)
+        self._tables = [table for _, table in tables.values()]
+        self._lows = np.array([table.low for table in self._tables])
+        self._scales = np.array([table.scale for table in self._tables])
+        self._slot_starts = np.cumsum([0] + [table.slot_bits.size for table in self._tables]).astype(np.int64)
+        self._slot_bits = np.concatenate([table.slot_bits for table in self._tables] or [np.empty(0, np.int64)])
+        self._counts = np.zeros(self._slot_bits.size, np.int64)
+        self._found = np.empty(0, np.int64)
+        self._thresholds = {name: float(thresholds.get(name, np.inf)) for name in self.names}
+        self._missed = {name: TailStream(capacity, self._thresholds[name]) for name in self.names}
+        self.seen = 0
+
+    def add_rows(self, out: np.ndarray) -> None:
+        """Count a block of kernel output (rows = rankings; the tables' columns are read)."""
+        from tablegen.compute.kernels.histogram_tail import count_rows, miss_mask
+
+        out = np.ascontiguousarray(out, dtype=np.float64)
+        misses = np.zeros(len(self.names), np.int64)
+        if self._found.shape[0] < out.shape[0]:
+            self._found = np.empty(out.shape[0], np.int64)
+        count_rows(out, out.view(np.int64), self.columns, self._lows, self._scales, self._slot_starts,
+                   self._slot_bits, self._counts, misses, self._found)
+        for m in np.flatnonzero(misses):
+            table, column = self._tables[m], out[:, self.columns[m]]
+            mask = miss_mask(column, column.view(np.int64), table.low, table.scale, table.slot_bits)
+            self._missed[self.names[m]].add(column[mask])
+        self.seen += out.shape[0]
+
+    def _counted(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        m = self.names.index(name)
+        counts = self._counts[self._slot_starts[m]:self._slot_starts[m + 1]][self._tables[m].occupied]
+        kept = counts > 0
+        return self._tables[m].values[kept], counts[kept]
+
+    def tail(self, name: str) -> Tail:
+        """The top ``capacity`` samples of column ``name`` so far."""
+        values, counts = _truncate(*self._counted(name), self.capacity)
+        missed = self._missed[name]
+        counted = Tail(values, counts, self.seen - missed.seen, self.capacity)
+        return counted if missed.seen == 0 else tail_merge(counted, missed.tail())
+
+    def at_least(self, name: str) -> int:
+        """Samples of column ``name`` >= its threshold."""
+        values, counts = self._counted(name)
+        return int(counts[values >= self._thresholds[name]].sum()) + self._missed[name].at_least
+
+
+class BucketStream:
+    """:class:`TailStream`'s reduction for samples with many distinct values in [``low``, ``high``]: kept in
+    monotone buckets above a rising floor bucket, sorted once at the end
+    (:mod:`tablegen.compute.kernels.histogram_tail`).  Where heavy ties stop a compaction from freeing
+    room, the kept samples go to a :class:`TailStream` which takes the rest.  The buffer holds
+    2 ``capacity`` + ``slack`` samples (16 bytes per kept sample; the final sort 16 more).
+
+    :meth:`tail` is the same :class:`Tail` as :func:`tail_add` of every block in turn, bit for bit.
+
+    Examples
+    --------
+    >>> stream = BucketStream(3, 0.0, 10.0, threshold=2.0)
+    >>> stream.add(np.array([1.0, 5.0, 2.0, 2.0]))
+    >>> stream.add(np.array([0.5, 5.0]))
+    >>> tail = stream.tail()
+    >>> tail.values.tolist(), tail.counts.tolist(), tail.seen, stream.at_least
+    ([2.0, 5.0], [1, 2], 6, 4)
+    """
+
+    def __init__(self, capacity: int, low: float, high: float, threshold: float = np.inf, slack: int = 1 << 14):
+        from tablegen.compute.kernels import histogram_tail as kernel
+
+        self._kernel = kernel
+        self.capacity = int(capacity)
+        self.threshold = float(threshold)
+        self._low = float(low)
+        self._scale = kernel.BUCKETS / (float(high) - self._low)
+        self._buffer = np.empty(2 * self.capacity + max(1, slack))  # compactions scan ~2 samples per sample kept
+        self._held = 0
+        self._bucket_counts = np.zeros(kernel.BUCKETS, np.int64)
+        self._floor = 0
+        self._stream = None  # the TailStream that takes over after heavy ties
+        self._hits = 0
+        self.seen = 0
+
+    @property
+    def at_least(self) -> int:
+        """Samples >= ``threshold`` so far."""
+        return self._hits + (self._stream.at_least if self._stream is not None else 0)
+
+    def add(self, samples: np.ndarray, seen: int | None = None) -> None:
+        """Take a block of samples (any order; a strided view will do)."""
+        samples = np.asarray(samples, dtype=np.float64)
+        start = 0
+        while start < samples.shape[0] and self._stream is None:
+            start, self._held, hits = self._kernel.bucket_absorb(
+                samples, start, self._buffer, self._held, self._bucket_counts, self._floor, self._low, self._scale,
+                self.threshold)
+            self._hits += hits
+            if self._held == self._buffer.shape[0]:
+                self._compact()
+        if self._stream is not None and start < samples.shape[0]:
+            self._stream.add(samples[start:])
+        self.seen += samples.shape[0] if seen is None else int(seen)
+
+    def _compact(self) -> None:
+        self._held, self._floor = self._kernel.bucket_compact(self._buffer, self._held, self._bucket_counts,
+                                                              self._floor, self.capacity, self._low, self._scale)
+        if 4 * self._held > 3 * self._buffer.shape[0]:  # heavy ties: hand the kept samples to a TailStream
+            self._stream = TailStream(self.capacity)
+            self._stream.add(self._buffer[:self._held])
+            self._stream.threshold = self.threshold
+            self._buffer = np.empty(0)
+
+    def tail(self) -> Tail:
+        """The retained tail as a :class:`Tail` (ascending distinct values with counts)."""
+        if self._stream is not None:
+            tail = self._stream.tail()
+            values, counts = tail.values, tail.counts
+        else:
+            self._held, self._floor = self._kernel.bucket_compact(
+                self._buffer, self._held, self._bucket_counts, self._floor, self.capacity, self._low, self._scale)
+            values, counts = self._kernel.bucket_sorted(self._buffer, self._held)
+            values, counts = _truncate(values, counts, self.capacity)
+        return Tail(values, counts, self.seen, self.capacity)

@@ -100,11 +100,12 @@ def critical_values_from_tails(args: SimulateCellArgs, tails: dict[str, Tail]):
     smallest sample and its distribution-free 95% order-statistic interval, q = (1 - alpha)**(1/C)."""
     shape = (len(args.metrics), len(args.alphas), len(args.Cs))
     estimate, low, high = _nan(shape), _nan(shape), _nan(shape)
+    ranks = {(alpha, C): upper_ranks(args.R, C, alpha) for alpha in args.alphas for C in args.Cs}  # scipy: once each
     for (i, spec), (j, alpha), (k, C) in itertools.product(
         enumerate(args.entries), enumerate(args.alphas), enumerate(args.Cs)
     ):
         estimate[i, j, k], low[i, j, k], high[i, j, k] = critical_order_statistics(
-            tails[spec.name], upper_ranks(args.R, C, alpha), spec.range(args.P, args.N)[1])
+            tails[spec.name], ranks[alpha, C], spec.range(args.P, args.N)[1])
     return estimate, low, high
 
 

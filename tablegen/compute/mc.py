@@ -15,7 +15,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.compute.accumulator import Tail, TailStream, tail_add, tail_empty, tail_merge
+from tablegen.compute.accumulator import (
+    BucketStream,
+    CountedTails,
+    Tail,
+    TailStream,
+    tail_add,
+    tail_empty,
+    tail_merge,
+    value_table,
+)
 from tablegen.compute.kernels.lanes import simulate_rows
 from tablegen.compute.kernels.minority import (
     MINORITY_FIXED,
@@ -23,7 +32,7 @@ from tablegen.compute.kernels.minority import (
     simulate_minority_block,
     uses_minority_sampling,
 )
-from tablegen.compute.kernels.ranking import BASE_COLUMNS, simulate_block
+from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN, simulate_block
 from tablegen.compute.limits import BASE_TABLE_BYTES_PER_RANK, check_memory, ranking_memory, tails_memory
 from tablegen.compute.metrics import Metric
 from tablegen.compute.stats import tail_rank, upper_ranks
@@ -154,9 +163,10 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[Metric],
     """Run R replicates in blocks and return the retained upper tail of each metric (registry entries
     ``metrics``; the tails are keyed by their names).
 
-    Each block's samples go through a :class:`~tablegen.compute.accumulator.TailStream` (a running
-    floor, samples counted in place, in numba); the result is the same as adding every block in turn
-    with :func:`~tablegen.compute.accumulator.tail_add`.
+    On the CPU each block's samples are counted per value where a metric takes few values, else kept
+    by a bucketed stream (:func:`tail_sinks`); on a GPU by a
+    :class:`~tablegen.compute.accumulator.TailStream`.  Either way the result is the same as adding
+    every block in turn with :func:`~tablegen.compute.accumulator.tail_add`, bit for bit.
     """
     return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress, device)[0]
 
@@ -186,17 +196,67 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
                  "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")
     key = cell_key(seed, P, N)
     on_cpu = _resolved(device) == "cpu"  # the device counts the samples >= threshold itself
-    streams = {m: TailStream(capacity, thresholds.get(m, np.inf) if on_cpu else np.inf) for m in metrics}
+    if on_cpu:
+        counted, streams = tail_sinks(P, N, layout, capacity, thresholds)
+    else:
+        counted, streams = None, {m: TailStream(capacity) for m in metrics}
     device_counts = {m: 0 for m in thresholds}
-    block_size, score_block = _block_source(P, N, R, key, layout, metrics, thresholds, block_size, device)
+    block_size, score_block = _block_source(P, N, R, key, layout, metrics, thresholds, block_size, device, counted)
     for first in range(0, R, block_size):
         count = min(block_size, R - first)
         for m, hits in score_block(first, count, streams).items():
             device_counts[m] += hits
         if progress is not None:
             progress(first + count, R)
-    counts = {m: streams[m].at_least + device_counts[m] for m in thresholds}
-    return {m: stream.tail() for m, stream in streams.items()}, counts
+    tails = {m: counted.tail(m) if m not in streams else streams[m].tail() for m in metrics}
+    counts = {m: (streams[m].at_least if m in streams else counted.at_least(m)) + device_counts[m] for m in thresholds}
+    return tails, counts
+
+
+#: Size rule of the CPU's tails (:func:`tail_sinks`).  A column is counted per value
+#: (:class:`~tablegen.compute.accumulator.CountedTails`) when
+#: :func:`~tablegen.compute.kernels.histogram_tail.value_count` lists at most half the slot limit (a table
+#: takes about two slots a value) and its table fits the limit: max(COUNTED_MIN_SLOTS, capacity) slots,
+#: never more than COUNTED_MAX_SLOTS.  At 16 bytes a slot (its value's bits and a count) that is at most
+#: 4 MB a metric, and no more than the kept tail's own memory where the tail is the larger.  Other
+#: columns go to a :class:`~tablegen.compute.accumulator.BucketStream` where the metric's range is
+#: finite, else to a :class:`~tablegen.compute.accumulator.TailStream`.
+COUNTED_MIN_SLOTS = 1 << 12
+COUNTED_MAX_SLOTS = 1 << 18
+
+
+def tail_sinks(P: int, N: int, layout: KernelLayout, capacity: int, thresholds: Mapping[str, float]):
+    """(CountedTails or None, {metric: stream}): where each requested metric's samples go on the CPU
+    (the size rule above; every route gives the same :class:`~tablegen.compute.accumulator.Tail`, bit
+    for bit).
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import metric_entries
+    >>> layout = KernelLayout.for_metrics(metric_entries(["auc", "average_precision", "tp_at_10"]), 20, 20)
+    >>> counted, streams = tail_sinks(20, 20, layout, 1_000, {})
+    >>> counted.names, {m: type(s).__name__ for m, s in streams.items()}
+    (['auc', 'tp_at_10'], {'average_precision': 'BucketStream'})
+    """
+    from tablegen.compute.kernels.histogram_tail import column_values, value_count
+
+    tables, streams = {}, {}
+    max_slots = min(COUNTED_MAX_SLOTS, max(COUNTED_MIN_SLOTS, capacity))
+    for spec in layout.specs:
+        column = layout.columns[spec.name]
+        k = int(layout.ks[column - TP_COLUMN]) if column >= TP_COLUMN else 0
+        size = value_count(column, P, N, k)
+        table = (value_table(column_values(column, P, N, k, size), max_slots)
+                 if 0 < size <= max_slots // 2 else None)
+        threshold = thresholds.get(spec.name, np.inf)
+        low, high = spec.range(P, N)
+        if table is not None:
+            tables[spec.name] = (column, table)
+        elif np.isfinite(low) and np.isfinite(high) and high > low:
+            streams[spec.name] = BucketStream(capacity, low, high, threshold)
+        else:
+            streams[spec.name] = TailStream(capacity, threshold)
+    return (CountedTails(tables, capacity, thresholds) if tables else None), streams
 
 
 def _resolved(device: str) -> str:
@@ -205,11 +265,12 @@ def _resolved(device: str) -> str:
     return resolve_device(device)
 
 
-def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block_size: int, device: str):
+def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block_size: int, device: str,
+                  counted: CountedTails | None = None):
     """(block size, function(first, count, streams) -> counts >= threshold found on the device).
 
-    On the CPU a block is scored by :func:`score_replicates` and each metric's column goes to its
-    :class:`~tablegen.compute.accumulator.TailStream` (which filters and counts in numba); on a GPU
+    On the CPU a block is scored by :func:`score_replicates` and its rows go to ``counted`` and each
+    other metric's column to its stream (:func:`tail_sinks`); on a GPU
     (imported only then) it is scored and filtered on the device against the streams' floors, in
     blocks of :data:`~tablegen.compute.kernels.cuda.driver.DEVICE_BLOCK_SIZE` replicates (or
     ``block_size`` if larger; at most R), and only the samples above them come back.
@@ -217,8 +278,10 @@ def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block
     if _resolved(device) == "cpu":
         def cpu_block(first, count, streams):
             out = score_replicates(P, N, key, first, count, layout)
-            for m in metrics:
-                streams[m].add(out[:, layout.columns[m]])
+            if counted is not None:
+                counted.add_rows(out)
+            for m, stream in streams.items():
+                stream.add(out[:, layout.columns[m]])
             return {}
         return block_size, cpu_block
     from tablegen.compute.kernels.cuda.driver import DEVICE_BLOCK_SIZE, CudaCell
