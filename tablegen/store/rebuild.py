@@ -23,6 +23,7 @@ into ``template`` and ``attrs`` (``tablegen repair STORE --rebuild-manifest`` do
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import Callable
@@ -66,8 +67,7 @@ __all__ = ["RebuildReport", "lost_record_message", "rebuild_command", "rebuild_m
 
 logger = logging.getLogger(__name__)
 
-#: Schema versions whose lost record this module rebuilds: 3 (one object per chunk).  A sharded store (4) is refused
-#: with a message: its per-shard manifest entries are not read here yet.
+#: Schema versions whose lost record this module rebuilds: 3 (one object per chunk).
 REBUILDABLE_VERSIONS = (3,)
 #: Root attributes that name the tablegen that wrote a store (checked against each other, not against this one).
 _VERSION_ATTRIBUTES = ("tablegen_version", "source")
@@ -105,12 +105,18 @@ def record_lost(url: str, storage_options: dict | None = None) -> bool:
         group = open_group(url, storage_options, "r")
         fs, root = store_fs(url, storage_options)
         attrs = group.attrs.asdict()
-        manifest = group[MANIFEST].attrs.asdict()
+        lost = _header_lost(fs, root) or "created" not in group[MANIFEST].attrs
     except Exception:  # noqa: BLE001 - no store, or no manifest at all: not this case
         return False
     version = attrs.get("schema_version")
-    return (attrs.get("schema") == SCHEMA_NAME and isinstance(version, int) and version >= 3
-            and "created" not in manifest and not fs.exists(f"{root}{CREATING_SUFFIX}"))
+    return (attrs.get("schema") == SCHEMA_NAME and isinstance(version, int) and version >= 3 and lost
+            and not fs.exists(f"{root}{CREATING_SUFFIX}"))
+
+
+def _header_lost(fs, root: str) -> bool:
+    """Whether the manifest's own document (``manifest/zarr.json``: its header, record and list of chunk digests)
+    is gone while its region table, the per-region digests, is still there."""
+    return not fs.exists(f"{root}/{MANIFEST}/zarr.json") and fs.exists(f"{root}/{MANIFEST}/{DIGESTS}/zarr.json")
 
 
 def refuse_lost_record(url: str, storage_options: dict | None = None, source: str | None = None) -> None:
@@ -150,6 +156,7 @@ class _Rebuild:
         self.fs, self.root = store_fs(url, storage_options)
         self.problems: list[Problem] = []
         self.report = RebuildReport()
+        self.header_lost = False  # the manifest's document is gone, not only its record (see _header_lost)
 
     def check_state(self) -> dict:
         """The manifest's attributes, once the store is known to be one whose record was lost."""
@@ -159,16 +166,17 @@ class _Rebuild:
             raise StoreError(f"store {self.url!r} is not a tablegen store of schema version "
                              f"{' or '.join(map(str, REBUILDABLE_VERSIONS))} (schema {attrs.get('schema')!r}, version "
                              f"{attrs.get('schema_version')!r}); only such a store's manifest record can be rebuilt")
-        if not check.manifest:
-            raise StoreIntegrityError(f"store {self.url!r}: its manifest is missing altogether (manifest/zarr.json); "
-                                      "its record cannot be rebuilt: re-create the store")
+        self.header_lost = _header_lost(self.fs, self.root)
+        if not check.manifest and not self.header_lost:
+            raise StoreIntegrityError(f"store {self.url!r}: its manifest is missing altogether (manifest/zarr.json "
+                                      "and the per-region digests); its record cannot be rebuilt: re-create the store")
         if self.fs.exists(f"{self.root}{CREATING_SUFFIX}"):
             raise StoreError(f"store {self.url!r} is an unfinished template (its creation was interrupted); the "
                              "next `tablegen run` of its config writes it again")
         if template_finished(self.group):
             raise StoreError(f"store {self.url!r}: its manifest record is present, nothing to rebuild; "
                              "`tablegen verify` checks the store against it")
-        if check.problems:
+        if check.problems and not self.header_lost:  # (lost, the header's one problem is that it is missing)
             raise StoreIntegrityError(f"store {self.url!r}: cannot rebuild its manifest record: "
                                       + "; ".join(map(str, check.problems)))
         return check.manifest
@@ -216,11 +224,12 @@ class _Rebuild:
     def check_data(self, manifest: dict) -> None:
         """Every written region against its own manifest entry; unwritten regions hold no done cell."""
         done = self.group["done"]
-        table = np.asarray(self.group[MANIFEST][DIGESTS][...])
+        inner = done.chunks
+        table = np.asarray(self.group[f"{MANIFEST}/{DIGESTS}"][...])
         P, N = self.group["P"][...].tolist(), self.group["N"][...].tolist()
         complete = self.group.attrs.get("complete") is True
-        for (i, j) in chunk_regions(done.shape, done.chunks):
-            cells = cells_text(P, N, done.chunks, i, j)
+        for (i, j) in chunk_regions(done.shape, inner):
+            cells = cells_text(P, N, inner, i, j)
             entry = table[i, j]
             if entry.any():
                 self._check_region(i, j, entry, cells, complete)
@@ -231,6 +240,8 @@ class _Rebuild:
                 self._check_unwritten(i, j, cells)
         if complete:
             ndims = {name: self.group[name].ndim for name in CHUNKED_VARIABLES}
+            if self.header_lost:  # gone with the document: the entries' list, checked with the rest by the chain
+                manifest["chunks"] = consolidated_chunks(table, ndims)
             if manifest.get("chunks") != consolidated_chunks(table, ndims):
                 self.problems.append(Problem("the consolidated record of the chunks disagrees with the regions' "
                                              "entries", f"{MANIFEST}/zarr.json"))
@@ -339,12 +350,15 @@ def rebuild_manifest_record(url: str, expected: Callable[[dict], tuple[StoreTemp
         manifest = rebuild.check_state()
         template, attrs = expected(rebuild.group.attrs.asdict())
         reference = _reference_template(template, attrs)
+        fs, root = store_fs(reference, None)
         try:
             rebuild.check_attributes(attrs, open_group(reference, None, "r").attrs.asdict())
             rebuild.check_arrays(reference)
+            document = metadata_document(fs, root, MANIFEST)  # the manifest's document as a new store has it
         finally:
-            fs, root = store_fs(reference, None)
             fs.rm(root, recursive=True)
+        if rebuild.header_lost:  # its header as creation writes it (what it says is checked by the chain)
+            manifest = {k: v for k, v in document["attributes"].items() if k not in ("created", "chunks")}
         if not rebuild.problems:
             rebuild.check_data(manifest)
         if not rebuild.problems:
@@ -356,6 +370,9 @@ def rebuild_manifest_record(url: str, expected: Callable[[dict], tuple[StoreTemp
             raise StoreIntegrityError(f"store {url!r}: its manifest record was not rebuilt (nothing was written): "
                                       f"{shown}{more}")
         if not dry_run:
+            if rebuild.header_lost:
+                rebuild.fs.pipe(f"{rebuild.root}/{MANIFEST}/zarr.json",
+                                json.dumps({**document, "attributes": {}}).encode())
             _write_record(url, storage_options, manifest, rebuild.report.record)
             rebuild.report.written = True
     return rebuild.report

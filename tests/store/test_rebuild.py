@@ -56,10 +56,15 @@ def _rebuild_command(store: Path) -> str:
     return f"tablegen repair {store} --rebuild-manifest"
 
 
-def test_a_lost_record_is_refused_naming_the_rebuild_then_rebuilt_bit_for_bit(reference, tmp_path, capsys):
+def _lose_document(store: Path) -> None:
+    (store / "manifest/zarr.json").unlink()
+
+
+@pytest.mark.parametrize("lose", [_lose_record, _lose_document], ids=["record lost", "manifest document deleted"])
+def test_a_lost_record_is_refused_naming_the_rebuild_then_rebuilt_bit_for_bit(lose, reference, tmp_path, capsys):
     store = tmp_path / "d.zarr"
     shutil.copytree(reference, store)
-    _lose_record(store)
+    lose(store)
     before = _files(store)
 
     assert main(["verify", str(store)]) == 3
