@@ -348,8 +348,15 @@ def rebuild_manifest_record(url: str, expected: Callable[[dict], tuple[StoreTemp
     with StoreLock(url, storage_options):
         rebuild = _Rebuild(url, storage_options)
         manifest = rebuild.check_state()
-        template, attrs = expected(rebuild.group.attrs.asdict())
-        reference = _reference_template(template, attrs)
+        try:
+            template, attrs = expected(rebuild.group.attrs.asdict())
+            reference = _reference_template(template, attrs)
+        except StoreIntegrityError:
+            raise
+        except Exception as error:  # noqa: BLE001 - a config record edited into one no store has
+            raise StoreIntegrityError(f"store {url!r}: the config it records does not make a store "
+                                      f"({type(error).__name__}: {error}); its manifest record cannot be "
+                                      "rebuilt") from None
         fs, root = store_fs(reference, None)
         try:
             rebuild.check_attributes(attrs, open_group(reference, None, "r").attrs.asdict())
