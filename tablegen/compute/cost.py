@@ -11,11 +11,12 @@ minority-class kernel samples (:func:`tablegen.compute.kernels.minority.uses_min
 the cost factors of the extra kernel work the requested metrics' registry entries name
 (``lane_cost_factor``, ``minority_cost_factor``, combined by :class:`tablegen.compute.mc.KernelLayout`;
 best MCC's are from ``benchmarks/bench_mcc.py``).  PER_REPLICATE is the tail bookkeeping of one metric
-per ranking (:class:`tablegen.compute.accumulator.TailStream`, with the default tail probabilities,
-whose deepest keeps 10% of R).  Exact values add, per cell, ``pairs`` (the (C, alpha) combinations) times
-each per-cell routine's cost, and once per task each whole-grid routine's estimate over the task's cells
-(the registry's :meth:`~tablegen.compute.metrics.Metric.cells_exact_seconds`; for AUC one recursion
-sweep).  Which metric costs what is the metric registry's to say (:mod:`tablegen.compute.metrics`).
+per ranking (on the CPU counts per value or a bucketed stream, :func:`tablegen.compute.mc.tail_sinks`,
+with the default tail probabilities, whose deepest keeps 10% of R).  Exact values add, per cell, ``pairs``
+(the (C, alpha) combinations) times each per-cell routine's cost, and once per task each whole-grid
+routine's estimate over the task's cells (the registry's
+:meth:`~tablegen.compute.metrics.Metric.cells_exact_seconds`; for AUC one recursion sweep).  Which metric
+costs what is the metric registry's to say (:mod:`tablegen.compute.metrics`).
 
 Start-up, once per run (:func:`startup_seconds`): the command's process, and for a LocalCluster the
 cluster itself and each worker process (start, imports, the first task's kernels loaded from numba's
@@ -41,12 +42,12 @@ from tablegen.compute.mc import KernelLayout
 from tablegen.compute.metrics import Metric
 
 SETUP_SECONDS = 4.6e-3
-SECONDS_PER_LANE_RANKING = 6.4e-9
-SECONDS_PER_ELEMENT_STEP = 6.6e-10
-SECONDS_PER_MINORITY_RANKING = 7.0e-8
-SECONDS_PER_MINORITY_POSITION = 9.1e-9
-SECONDS_PER_MINORITY_RANK = 8.0e-12
-SECONDS_PER_REPLICATE = 1.73e-8
+SECONDS_PER_LANE_RANKING = 5.1e-9
+SECONDS_PER_ELEMENT_STEP = 6.35e-10
+SECONDS_PER_MINORITY_RANKING = 8.9e-8
+SECONDS_PER_MINORITY_POSITION = 7.4e-9
+SECONDS_PER_MINORITY_RANK = 7.1e-12
+SECONDS_PER_REPLICATE = 4.55e-9
 #: CPU seconds of starting the command (imports, config, store).
 STARTUP_SECONDS = 2.7
 #: CPU seconds of a LocalCluster itself (scheduler, nannies, dashboard), when the run starts one.
@@ -109,7 +110,7 @@ def regimes(P, N, metrics: Sequence[Metric]) -> np.ndarray:
     --------
     >>> from tablegen.compute.metrics import metric_entries
     >>> entries = metric_entries(["auc", "best_f1"])
-    >>> [REGIMES[i] for i in regimes(np.array([20, 1000, 50000, 20]), np.array([20, 1000, 50000, 5000]), entries)]
+    >>> [REGIMES[i] for i in regimes(np.array([2, 1000, 50000, 20]), np.array([2, 1000, 50000, 5000]), entries)]
     ['small', 'lane', 'large', 'skewed']
     """
     P, N = np.asarray(P, dtype=np.int64), np.asarray(N, dtype=np.int64)

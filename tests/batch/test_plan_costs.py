@@ -13,7 +13,7 @@ from tablegen.compute.metrics import metric_entries
 
 def _config(exact=True, metrics=("auc", "best_f1", "average_precision", "best_mcc", "tp_at_10")):
     return config_from_mapping({
-        "name": "costs", "grid": {"P": [3, 20, 300, 1000, 30_000], "N": [4, 20, 40, 5000, 30_000]},
+        "name": "costs", "grid": {"P": [1, 20, 300, 1000, 30_000], "N": [4, 20, 40, 5000, 30_000]},
         "replicates": 200_000, "seed": 1, "metrics": list(metrics), "Cs": [10], "alphas": [0.01, 0.05],
         "exact": exact, "chunks": {"P": 2, "N": 3}, "store": {"url": "unused.zarr"}, "cluster": {"workers": 2}})
 
