@@ -352,6 +352,64 @@ def simulate_cell_sizes(repeats: int) -> list[str]:
     return lines
 
 
+#: (P, N, R) of the tail-route comparison: the small cell where the tails' bookkeeping weighs most
+ROUTE_CELL = (20, 20, 2_000_000)
+
+
+def streaming_sinks(P, N, layout, capacity, thresholds):
+    """:func:`tablegen.compute.mc.tail_sinks` as it was: a :class:`~tablegen.compute.accumulator.TailStream` for
+    every metric (the comparison's other side)."""
+    from tablegen.compute.accumulator import TailStream
+
+    return None, {spec.name: TailStream(capacity, thresholds.get(spec.name, np.inf)) for spec in layout.specs}
+
+
+def tail_routes(repeats: int) -> list[str]:
+    """CPU ns per ranking of each default metric's tail at a small cell, in the engine's pass
+    (:func:`tablegen.compute.mc.simulate_tails` of that metric alone, less the lane kernel alone on the same
+    rankings): by the route the engine takes (:func:`tablegen.compute.mc.tail_sinks`: counts per value, or a
+    bucketed stream) and by the streaming tail (:class:`tablegen.compute.accumulator.TailStream`) for every
+    metric, side by side in one process, the tails checked equal.  Tails keep 10% of R (the default tail
+    probabilities' deepest)."""
+    from tablegen.compute import mc
+
+    P, N, R = ROUTE_CELL
+    capacity = R // 10 + 1
+    entries = metric_entries(DEFAULT_METRICS)
+    layout = KernelLayout.for_metrics(entries, P, N)
+    engine_sinks = mc.tail_sinks
+
+    def timed(metrics, sinks):
+        mc.tail_sinks = sinks
+        try:
+            runs = [time_once(lambda r: mc.simulate_tails(P, N, r, SEED, metrics, capacity), R)[0]
+                    for _ in range(repeats)]
+            return min(runs) / R * 1e9, mc.simulate_tails(P, N, 1000, SEED, metrics, 101)
+        finally:
+            mc.tail_sinks = engine_sinks
+
+    def kernel_alone(metrics):
+        metric_layout = KernelLayout.for_metrics(metrics, P, N)
+        numba_run(P, N, 1000, metric_layout)
+        return min(time_once(lambda r: numba_run(P, N, r, metric_layout), R)[0] for _ in range(repeats)) / R * 1e9
+
+    counted, streams = engine_sinks(P, N, layout, capacity, {})
+    lines = ["", f"Tails at ({P}, {N}), R = {R:,}, keeping {capacity:,} samples per metric: CPU ns per ranking beyond "
+             f"the lane kernel (simulate_tails of the metrics less the kernel alone on the same columns; best of "
+             f"{repeats}):", "",
+             "| metric | engine's route | lane kernel alone | engine's tails | streaming tails |",
+             "|---|---|---:|---:|---:|"]
+    for metrics, label in [*[([entry], entry.name) for entry in entries], (entries, "all six together")]:
+        route = ("counts per value" if counted is not None and metrics[0].name in counted.names
+                 else type(streams[metrics[0].name]).__name__) if len(metrics) == 1 else ""
+        kernel = kernel_alone(metrics)
+        mine, tails = timed(metrics, engine_sinks)
+        theirs, expected = timed(metrics, streaming_sinks)
+        assert all(tails[m].values.tobytes() == expected[m].values.tobytes() for m in tails), label
+        lines.append(f"| {label} | {route} | {kernel:.1f} | {mine - kernel:.1f} | {theirs - kernel:.1f} |")
+    return lines
+
+
 #: AVX-512 instructions whose presence shows the lane loop was vectorised (multiply-shift sampling,
 #: xoshiro rotations, running maxima).
 VECTOR_MARKERS = ("vpmuludq", "vprolq", "vpmaxsq")
@@ -427,6 +485,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(format_report(best, replicates, args.repeats, command))
     if not args.no_sizes:
         print("\n".join(simulate_cell_sizes(min(args.repeats, 3))))
+        print("\n".join(tail_routes(min(args.repeats, 3))))
 
 
 if __name__ == "__main__":

@@ -51,7 +51,8 @@ from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, TP_COLUMN
 #: Buckets of a bucketed stream over its metric's range.
 BUCKETS = 1 << 16
 #: Kernel columns without a value list (too many distinct values): average precision, best MCC.
-UNLISTED_COLUMNS = (BASE_COLUMNS.index("average_precision"), MCC_COLUMN)
+AP_COLUMN = BASE_COLUMNS.index("average_precision")
+UNLISTED_COLUMNS = (AP_COLUMN, MCC_COLUMN)
 
 
 def value_count(column: int, n_pos: int, n_neg: int, k: int = 0) -> int:
