@@ -431,6 +431,5 @@ class BucketStream:
         else:
             self._held, self._floor = self._kernel.bucket_compact(
                 self._buffer, self._held, self._bucket_counts, self._floor, self.capacity, self._low, self._scale)
-            values, counts = self._kernel.bucket_sorted(self._buffer, self._held)
-            values, counts = _truncate(values, counts, self.capacity)
+            values, counts = self._kernel.bucket_sorted(self._buffer, self._held, self.capacity)
         return Tail(values, counts, self.seen, self.capacity)

@@ -135,16 +135,18 @@ def count_rows(out, out_bits, columns, lows, scales, slot_starts, slot_bits, cou
     for m in range(columns.shape[0]):
         c, low, scale = columns[m], lows[m], scales[m]
         first, slots = slot_starts[m], slot_starts[m + 1] - slot_starts[m]
+        top = np.float64(slots - 1)
         for r in range(rows):
-            s = _slot(out[r, c], low, scale)
-            s = s if s < slots else 0  # out of range (or NaN: -1): slot 0, whose value then differs
-            s = s if s >= 0 else 0
-            found[r] = s if slot_bits[first + s] == out_bits[r, c] else -1
+            t = (out[r, c] - low) * scale  # the slot of _slot, clamped without branches:
+            t = t if t >= 0.0 else 0.0  # below the table or NaN: slot 0, whose value then differs
+            t = t if t <= top else 0.0  # above it: the same
+            s = first + np.int64(t)
+            found[r] = s if slot_bits[s] == out_bits[r, c] else -1
         missed = 0
         for r in range(rows):
             s = found[r]
             if s >= 0:
-                counts[first + s] += 1
+                counts[s] += 1
             else:
                 missed += 1
         misses[m] += missed
@@ -229,11 +231,12 @@ def _sort_run(a, start, end):
 
 
 @jit_cached(nogil=True)
-def bucket_sorted(buffer, held):
-    """Ascending distinct values of ``buffer[:held]`` with their counts: a counting sort on ``held`` fine
-    buckets over the samples' own range (the same monotone bucket form), then each bucket sorted
-    (:func:`_sort_run`: most hold zero to three).  Memory: 16 bytes per sample besides ``buffer``."""
-    if held == 0:
+def bucket_sorted(buffer, held, capacity):
+    """Ascending distinct values of the top ``capacity`` of ``buffer[:held]`` with their counts: a counting
+    sort on ``held`` fine buckets over the samples' own range (the same monotone bucket form), then each
+    bucket sorted (:func:`_sort_run`: most hold zero to three), equal values collapsed and the excess
+    dropped from the bottom.  Memory: 16 bytes per sample besides ``buffer``."""
+    if held == 0 or capacity <= 0:
         return np.empty(0), np.zeros(0, np.int64)
     low, high = buffer[0], buffer[0]
     for i in range(held):
@@ -260,4 +263,10 @@ def bucket_sorted(buffer, held):
             starts[distinct] = 0
             distinct += 1
         starts[distinct - 1] += 1
-    return ordered[:distinct], starts[:distinct]
+    lo, excess = 0, held - capacity
+    while excess > 0:  # as accumulator._truncate: whole values, then copies of the lowest kept one
+        drop = min(excess, starts[lo])
+        starts[lo] -= drop
+        excess -= drop
+        lo += starts[lo] == 0
+    return ordered[lo:distinct], starts[lo:distinct]
