@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-import shutil
 
 import pytest
 from clitools import bounded
@@ -63,8 +62,8 @@ def run_cli(argv: list[str], workdir) -> tuple[int, str]:
 
 def call_python(function, kwargs: dict, workdir):
     """``function(**kwargs)`` run in ``workdir``: an answer, or None when refused with a tablegen error (the
-    contract).  A function given a relative path (``path='x'``: a figure written as x.png) writes there, and what
-    it wrote is removed."""
+    contract).  A function given a relative path (``path='x'``: a figure written as x.png) writes there, and the
+    files it wrote are removed."""
     before, cwd = set(os.listdir(workdir)), os.getcwd()
     os.chdir(workdir)
     try:
@@ -75,11 +74,9 @@ def call_python(function, kwargs: dict, workdir):
                 return None
     finally:
         os.chdir(cwd)
-        for name in set(os.listdir(workdir)) - before:  # a figure, or a run's store: the next case starts clean
+        for name in set(os.listdir(workdir)) - before:  # a figure: the next case starts clean
             path = os.path.join(workdir, name)
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path)
-            else:
+            if not os.path.isdir(path) or os.path.islink(path):  # a run's store stays: later runs resume it
                 os.unlink(path)
 
 
