@@ -92,14 +92,23 @@ def _limit_error(text: str, way_out: str | tuple[str | Argument, ...]) -> Resour
     return ResourceLimitError.naming(text, *parts)
 
 
-def tails_memory(metrics: int, capacity: int, block_size: int) -> float:
-    """Peak bytes of a Monte Carlo pass keeping ``capacity`` samples per metric (an upper bound).
+def tails_memory(metrics: int, capacity: int, block_size: int, counted_slots: tuple[int, ...] = ()) -> float:
+    """Peak bytes of a Monte Carlo pass keeping ``capacity`` samples for each of ``metrics`` metrics and
+    counting others per value at ``counted_slots`` slots each (an upper bound).
 
-    Each metric's tail, its pending batch and their merge come to at most about 40 bytes per
-    retained sample (tracemalloc peaks: 42 at R = 10⁶, 34 at R = 4·10⁶, 7 metrics), plus a
-    block of scores (8 bytes per replicate and column).
+    A kept tail (a bucketed stream, or a streaming top-k where a metric's range is unbounded or its ties
+    heavy) comes to at most about 40 bytes per retained sample: tracemalloc peaks of 20 (average precision)
+    and 26 (best MCC) bytes at R = 2·10⁶, (30, 30); 42 for the streaming top-k alone at R = 10⁶, seven
+    metrics.  A counted tail takes at most 32 bytes a slot (25: the value's 64 bits in its table and in the
+    counter's copy, an occupied flag, a count).  Besides, a block of scores: 8 bytes per replicate and column.
+
+    Examples
+    --------
+    >>> format_bytes(tails_memory(1, 10**6, 4096, counted_slots=(4096, 4096)))
+    '40.6 MB'
     """
-    return 40.0 * metrics * capacity + 8.0 * block_size * (metrics + 8)
+    columns = metrics + len(counted_slots)
+    return 40.0 * metrics * capacity + 32.0 * sum(counted_slots) + 8.0 * block_size * (columns + 8)
 
 
 #: Bytes per rank of the tables every ranking kernel reads: two float64s (inverses and harmonic numbers,

@@ -20,6 +20,7 @@ from tablegen.compute.accumulator import (
     CountedTails,
     Tail,
     TailStream,
+    ValueTable,
     tail_add,
     tail_empty,
     tail_merge,
@@ -171,6 +172,16 @@ def simulate_tails(P: int, N: int, R: int, seed: int, metrics: Sequence[Metric],
     return simulate_tails_and_counts(P, N, R, seed, metrics, capacity, {}, block_size, progress, device)[0]
 
 
+def pass_memory(P: int, N: int, layout: KernelLayout, capacity: int, block_size: int,
+                counted: Mapping[str, tuple[int, ValueTable]] | None = None) -> float:
+    """Bytes a Monte Carlo pass at (P, N) may use, an upper bound: its tails (kept; or counted per value in
+    ``counted``'s tables, :func:`counted_tables`: :func:`tablegen.compute.limits.tails_memory`) and its kernel
+    tables."""
+    slots = tuple(table.slot_bits.size for _, table in (counted or {}).values())
+    return (tails_memory(len(layout.specs) - len(slots), capacity, block_size, slots)
+            + ranking_memory(P, N, layout.table_bytes_per_rank))
+
+
 def kernel_tables_memory(metrics: Sequence[Metric], P: int, N: int) -> float:
     """Bytes of the kernel tables for the entries ``metrics`` at (P, N)
     (:func:`tablegen.compute.limits.ranking_memory`)."""
@@ -190,14 +201,15 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
     """
     layout = KernelLayout.for_metrics(metrics, P, N)
     metrics = [spec.name for spec in metrics]
-    check_memory(tails_memory(len(metrics), capacity, block_size) + ranking_memory(P, N, layout.table_bytes_per_rank),
+    on_cpu = _resolved(device) == "cpu"  # the device counts the samples >= threshold itself
+    tables = counted_tables(P, N, layout, capacity) if on_cpu else {}  # at most 4 MB a metric, made first
+    check_memory(pass_memory(P, N, layout, capacity, block_size, tables),
                  f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric; "
                  f"tables over {P + N:,} ranks)",
                  "use a smaller R (the kept tail grows with R), fewer metrics, an exact method or the stored table")
     key = cell_key(seed, P, N)
-    on_cpu = _resolved(device) == "cpu"  # the device counts the samples >= threshold itself
     if on_cpu:
-        counted, streams = tail_sinks(P, N, layout, capacity, thresholds)
+        counted, streams = tail_sinks(P, N, layout, capacity, thresholds, tables)
     else:
         counted, streams = None, {m: TailStream(capacity) for m in metrics}
     device_counts = {m: 0 for m in thresholds}
@@ -217,18 +229,20 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
 #: (:class:`~tablegen.compute.accumulator.CountedTails`) when
 #: :func:`~tablegen.compute.kernels.histogram_tail.value_count` lists at most half the slot limit (a table
 #: takes about two slots a value) and its table fits the limit: max(COUNTED_MIN_SLOTS, capacity) slots,
-#: never more than COUNTED_MAX_SLOTS.  At 16 bytes a slot (its value's bits and a count) that is at most
-#: 4 MB a metric, and no more than the kept tail's own memory where the tail is the larger.  Other
+#: never more than COUNTED_MAX_SLOTS.  At 25 bytes a slot (its value's bits, twice, an occupied flag and a
+#: count) that is at most 6.6 MB a metric, and less than the kept tail's own memory where the tail is the
+#: larger (:func:`tablegen.compute.limits.tails_memory` bounds it by 32 bytes a slot).  Other
 #: columns go to a :class:`~tablegen.compute.accumulator.BucketStream` where the metric's range is
 #: finite, else to a :class:`~tablegen.compute.accumulator.TailStream`.
 COUNTED_MIN_SLOTS = 1 << 12
 COUNTED_MAX_SLOTS = 1 << 18
 
 
-def tail_sinks(P: int, N: int, layout: KernelLayout, capacity: int, thresholds: Mapping[str, float]):
+def tail_sinks(P: int, N: int, layout: KernelLayout, capacity: int, thresholds: Mapping[str, float],
+               tables: Mapping[str, tuple[int, ValueTable]] | None = None):
     """(CountedTails or None, {metric: stream}): where each requested metric's samples go on the CPU
     (the size rule above; every route gives the same :class:`~tablegen.compute.accumulator.Tail`, bit
-    for bit).
+    for bit).  ``tables``: :func:`counted_tables` at (P, N), if made already.
 
     Examples
     --------
@@ -238,25 +252,43 @@ def tail_sinks(P: int, N: int, layout: KernelLayout, capacity: int, thresholds: 
     >>> counted.names, {m: type(s).__name__ for m, s in streams.items()}
     (['auc', 'tp_at_10'], {'average_precision': 'BucketStream'})
     """
-    from tablegen.compute.kernels.histogram_tail import column_values, value_count
-
-    tables, streams = {}, {}
-    max_slots = min(COUNTED_MAX_SLOTS, max(COUNTED_MIN_SLOTS, capacity))
+    tables = counted_tables(P, N, layout, capacity) if tables is None else tables
+    streams = {}
     for spec in layout.specs:
-        column = layout.columns[spec.name]
-        k = int(layout.ks[column - TP_COLUMN]) if column >= TP_COLUMN else 0
-        size = value_count(column, P, N, k)
-        table = (value_table(column_values(column, P, N, k, size), max_slots)
-                 if 0 < size <= max_slots // 2 else None)
         threshold = thresholds.get(spec.name, np.inf)
         low, high = spec.range(P, N)
-        if table is not None:
-            tables[spec.name] = (column, table)
-        elif np.isfinite(low) and np.isfinite(high) and high > low:
+        if spec.name in tables:
+            continue
+        if np.isfinite(low) and np.isfinite(high) and high > low:
             streams[spec.name] = BucketStream(capacity, low, high, threshold)
         else:
             streams[spec.name] = TailStream(capacity, threshold)
     return (CountedTails(tables, capacity, thresholds) if tables else None), streams
+
+
+def counted_tables(P: int, N: int, layout: KernelLayout, capacity: int) -> dict[str, tuple[int, ValueTable]]:
+    """metric -> (kernel column, its :class:`~tablegen.compute.accumulator.ValueTable`) of the metrics whose
+    tails the CPU counts per value at (P, N): the size rule above.
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import metric_entries
+    >>> layout = KernelLayout.for_metrics(metric_entries(["auc", "average_precision"]), 20, 20)
+    >>> [(m, column, table.values.size) for m, (column, table) in counted_tables(20, 20, layout, 1_000).items()]
+    [('auc', 0, 401)]
+    """
+    from tablegen.compute.kernels.histogram_tail import column_values, value_count
+
+    max_slots = min(COUNTED_MAX_SLOTS, max(COUNTED_MIN_SLOTS, capacity))
+    tables = {}
+    for spec in layout.specs:
+        column = layout.columns[spec.name]
+        k = int(layout.ks[column - TP_COLUMN]) if column >= TP_COLUMN else 0
+        size = value_count(column, P, N, k)
+        table = value_table(column_values(column, P, N, k, size), max_slots) if 0 < size <= max_slots // 2 else None
+        if table is not None:
+            tables[spec.name] = (column, table)
+    return tables
 
 
 def _resolved(device: str) -> str:

@@ -488,18 +488,21 @@ def test_memory_estimates_bound_the_measured_peak(routine):
     """The estimate is an upper bound of tracemalloc's peak, and not wildly above it (within 3x)."""
     import tracemalloc
 
-    from tablegen.compute.limits import tails_memory, topk_memory
-    from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, tail_capacity
+    from tablegen.compute.limits import topk_memory
+    from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, counted_tables, pass_memory, tail_capacity
+    from tablegen.compute.metrics import metric_entries
     from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
     from tablegen.lookup.simulate import simulate_cell
     from tablegen.lookup.topk import topk_bounds
 
     if routine == "simulate":
-        # average precision: nearly every retained sample a distinct value, the tails' costliest case
+        # average precision: nearly every retained sample a distinct value, the kept tails' costliest case;
+        # AUC and best F1 counted per value at (30, 30)
         R, metrics = 2_000_000, ["auc", "best_f1", "average_precision"]
         simulate_cell(20, 20, 200_000, 1, metrics, exact=False)  # compiled before measuring
-        estimate = tails_memory(3, tail_capacity(R, (10, 100, 1000), (0.01,), DEFAULT_TAIL_PROBABILITIES),
-                                DEFAULT_BLOCK_SIZE)
+        capacity = tail_capacity(R, (10, 100, 1000), (0.01,), DEFAULT_TAIL_PROBABILITIES)
+        layout = KernelLayout.for_metrics(metric_entries(metrics), 30, 30)
+        estimate = pass_memory(30, 30, layout, capacity, DEFAULT_BLOCK_SIZE, counted_tables(30, 30, layout, capacity))
         tracemalloc.start()
         simulate_cell(30, 30, R, 1, metrics, exact=False)
     else:
