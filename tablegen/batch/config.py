@@ -12,7 +12,9 @@ Schema (every field is checked before anything is written; errors name the field
     Cs: [10, 100, 1000]
     alphas: [0.01]
     exact: true                       # optional (default true): exact values beside the Monte Carlo
-    chunks: {P: 4, N: 4}              # cells per task along each axis = the Zarr chunk shape
+    chunks: {P: 4, N: 4}              # cells per Zarr (inner) chunk along each axis: what a lookup reads
+    shard: {P: 8, N: 1}               # optional: chunks per shard along each axis (default 1 x 1); a task
+                                      # writes one shard, one object per array (docs/reference/store.md)
     store: {url: laptop.zarr, storage_options: {}}   # local path or fsspec URL
     cluster: {workers: 2}             # or {scheduler_address: tcp://host:8786} or {scheduler_file: f.json};
                                       # optional worker_grace: 300 (s without workers before the run stops)
@@ -20,8 +22,8 @@ Schema (every field is checked before anything is written; errors name the field
     device: cpu                       # optional: cpu (default), cuda (GPUs, one dask worker each) or auto
 
 ``JobConfig.result_hash`` covers what determines the stored values and their layout (grid,
-replicates, seed, metrics, Cs, alphas, exact, tail probabilities, chunks) and not where or how the
-job runs (store, cluster, device), so a store can be resumed from another machine — or on GPUs
+replicates, seed, metrics, Cs, alphas, exact, tail probabilities, chunks, shard unless 1 x 1) and not where
+or how the job runs (store, cluster, device), so a store can be resumed from another machine — or on GPUs
 after CPUs, which give the same values bit for bit — but never with a different
 result-determining setting.
 """
@@ -52,8 +54,8 @@ from tablegen.compute.validation import (
 )
 from tablegen.errors import TablegenInputError
 
-_TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "store",
-              "cluster", "device"}
+_TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "shard",
+              "store", "cluster", "device"}
 _DEVICES = ("cpu", "cuda", "auto")
 _REQUIRED = {"grid", "replicates", "seed", "Cs", "alphas", "chunks", "store"}
 _CLUSTER_KINDS = ("workers", "scheduler_address", "scheduler_file")
@@ -101,6 +103,7 @@ class JobConfig:
     cluster: dict = field(default_factory=dict, compare=False, hash=False)
     device: str = field(default="cpu", compare=False, hash=False)
     tail_probabilities: tuple[float, ...] = DEFAULT_TAIL_PROBABILITIES
+    shard: tuple[int, int] = (1, 1)
 
     @property
     def metric_entries(self) -> tuple:
@@ -112,11 +115,24 @@ class JobConfig:
         """Number of (P, N) cells in the grid."""
         return len(self.P) * len(self.N)
 
+    @property
+    def task_cells(self) -> tuple[int, int]:
+        """Cells of one task along P and N: a shard of ``shard`` chunks of ``chunks`` cells.
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> replace(load_config("configs/smoke.yaml"), shard=(3, 1)).task_cells
+        (6, 2)
+        """
+        return self.chunks[0] * self.shard[0], self.chunks[1] * self.shard[1]
+
     def result_fields(self) -> dict[str, Any]:
-        """The fields that determine the stored values and their layout."""
+        """The fields that determine the stored values and their layout (``shard`` where it is not 1 x 1, so
+        that a config written before shards keeps its hash)."""
         data = asdict(self)
-        return {key: data[key] for key in ("P", "N", "replicates", "seed", "metrics", "Cs", "alphas",
-                                           "exact", "chunks", "tail_probabilities")}
+        keys = ("P", "N", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "tail_probabilities")
+        return {key: data[key] for key in keys} | ({"shard": data["shard"]} if tuple(self.shard) != (1, 1) else {})
 
     @property
     def result_hash(self) -> str:
@@ -161,10 +177,10 @@ def _axis(name: str, value) -> tuple[int, ...]:
     return values
 
 
-def _chunks(value) -> tuple[int, int]:
+def _chunks(value, name: str = "chunks", what: str = "cells per Zarr chunk") -> tuple[int, int]:
     if not isinstance(value, dict) or set(value) != {"P", "N"}:
-        _fail("chunks", f"must be a mapping with keys P and N (cells per task along each axis), got {value!r}")
-    return tuple(_checked(f"chunks.{axis}", check_integer, axis, value[axis], 1) for axis in ("P", "N"))
+        _fail(name, f"must be a mapping with keys P and N ({what} along each axis), got {value!r}")
+    return tuple(_checked(f"{name}.{axis}", check_integer, axis, value[axis], 1) for axis in ("P", "N"))
 
 
 def _store(value) -> tuple[str, dict]:
@@ -299,6 +315,7 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
         alphas=alphas,
         exact=data.get("exact", True),
         chunks=_chunks(data["chunks"]),
+        shard=_chunks(data.get("shard", {"P": 1, "N": 1}), "shard", "chunks per shard"),
         store_url=url,
         storage_options=options,
         cluster=_cluster(data.get("cluster")),

@@ -61,9 +61,10 @@ logger = logging.getLogger(__name__)
 
 
 def store_template(config: JobConfig) -> StoreTemplate:
-    """The store a job writes: its grid's coordinates and chunking."""
+    """The store a job writes: its grid's coordinates, chunking and shards (none where a shard is one chunk: a
+    schema-3 store, as before shards)."""
     return StoreTemplate(config.metrics, config.alphas, config.Cs, config.P, config.N, config.tail_probabilities,
-                         config.chunks)
+                         config.chunks, None if tuple(config.shard) == (1, 1) else tuple(config.shard))
 
 
 def store_attributes(config: JobConfig) -> dict:
@@ -75,9 +76,12 @@ def store_attributes(config: JobConfig) -> dict:
 
 
 def _config_record(config: JobConfig) -> str:
-    """The config as JSON, storage options left out and local paths recorded by their last component."""
+    """The config as JSON, storage options left out, local paths recorded by their last component, and ``shard``
+    only where it is not 1 x 1 (so an unsharded job records what it recorded before shards)."""
     record = asdict(config)
     record.pop("storage_options", None)
+    if tuple(record["shard"]) == (1, 1):
+        del record["shard"]
     record["store_url"] = _local_name(record["store_url"])
     if "scheduler_file" in record.get("cluster", {}):
         record["cluster"] = {**record["cluster"], "scheduler_file": _local_name(record["cluster"]["scheduler_file"])}
@@ -248,7 +252,7 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
 
 def check_grid_memory(config: JobConfig) -> None:
     """Refuse a grid whose flags, plan and tasks on the client, or largest cell's kernel tables, exceed the limit."""
-    chunks = -(-len(config.P) // config.chunks[0]) * -(-len(config.N) // config.chunks[1])
+    chunks = -(-len(config.P) // config.task_cells[0]) * -(-len(config.N) // config.task_cells[1])
     check_memory(grid_memory(config.cells, chunks), f"a grid of {config.cells:,} cells in {chunks:,} chunks",
                  "split it into several jobs (configs with part of P or N), or use larger chunks")
     P, N = max(config.P), max(config.N)

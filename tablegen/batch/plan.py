@@ -1,7 +1,7 @@
 """The plan of a job: the (P, N) grid cut into chunks of cells (one task each), minus those done.
 
 A :class:`Chunk` is a small immutable value — index ranges along P and N — aligned with the Zarr
-chunks of the store, so that a task writes exactly one chunk of every variable.  Planning never
+shards (or, unsharded, chunks) of the store, so that a task writes exactly one shard of every variable.  Planning never
 computes statistics; it only needs the config, the done mask and the cost model.
 """
 
@@ -55,8 +55,8 @@ class Chunk:
 
 
 def chunk_grid(config) -> list[Chunk]:
-    """Every chunk of the grid, in P-major order, each at most ``config.chunks`` cells per axis."""
-    step_p, step_n = config.chunks
+    """Every task's region of the grid, in P-major order, each at most ``config.task_cells`` per axis."""
+    step_p, step_n = config.task_cells
     return [Chunk(p, min(p + step_p, len(config.P)), n, min(n + step_n, len(config.N)))
             for p in range(0, len(config.P), step_p) for n in range(0, len(config.N), step_n)]
 
@@ -132,7 +132,7 @@ def grid_costs(config) -> GridCosts:
     entries = config.metric_entries
     monte_carlo = monte_carlo_seconds(P, N, config.replicates, entries)
     regime = regimes(P, N, entries)
-    step_p, step_n = config.chunks
+    step_p, step_n = config.task_cells
     p_starts, n_starts = np.arange(0, len(config.P), step_p), np.arange(0, len(config.N), step_n)
     chunk_seconds = np.add.reduceat(np.add.reduceat(monte_carlo, p_starts, axis=0), n_starts, axis=1)
     exact = 0.0
@@ -186,7 +186,9 @@ def format_plan(config, plan: Plan) -> str:
         f"R = {config.replicates:,}, {len(config.metrics)} metrics, C = {list(config.Cs)}, "
         f"alpha = {list(config.alphas)}, exact = {config.exact}",
         f"store {config.store_url}  (config hash {config.result_hash[:12]})",
-        f"tasks: {len(plan.chunks):,} chunks of up to {config.chunks[0]} x {config.chunks[1]} cells; "
+        f"tasks: {len(plan.chunks):,} chunks of up to {config.task_cells[0]} x {config.task_cells[1]} cells"
+        + (f" (shards of {config.shard[0]} x {config.shard[1]} Zarr chunks)" if config.shard != (1, 1) else "")
+        + "; "
         f"{len(plan.chunks) - len(plan.remaining):,} done, {len(plan.remaining):,} remaining",
         f"cells: {plan.cells_done:,} done, {plan.cells_remaining:,} remaining",
         f"estimated cost (tablegen/compute/cost.py model): {_core_time(plan.core_seconds)} in all, "

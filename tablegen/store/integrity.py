@@ -47,6 +47,8 @@ from tablegen.store.schema import (
     WRITE_CONFIG,
     chunk_key,
     chunk_regions,
+    key_file,
+    layout,
     open_group,
     store_fs,
 )
@@ -70,16 +72,24 @@ def template_finished(group: zarr.Group) -> bool:
 
 
 def write_region_entry(group: zarr.Group, i: int, j: int, digests: np.ndarray | None) -> None:
-    """Record (or, with ``None``, clear) region (i, j)'s digests: its own Zarr chunk of the manifest."""
+    """Record (or, with ``None``, clear) region (i, j)'s digests (an unsharded store: its own Zarr chunk)."""
     array = group[MANIFEST][DIGESTS].with_config(WRITE_CONFIG)
     array[i, j] = np.zeros(array.shape[2:], np.uint8) if digests is None else digests
+
+
+def write_shard_entry(group: zarr.Group, i: int, j: int, table: np.ndarray) -> None:
+    """Record the digests of a task's regions from inner chunk (i, j) on (``table``: (along P, along N,
+    variables, 32), :func:`~tablegen.store.manifest.shard_digests`): one whole Zarr chunk of the manifest."""
+    array = group[MANIFEST][DIGESTS].with_config(WRITE_CONFIG)
+    array[i:i + table.shape[0], j:j + table.shape[1]] = table
 
 
 def consolidate(group: zarr.Group) -> str:
     """Gather every region's digests into the manifest's ``chunks`` attribute (at completion); returns the
     chain digest the root must then record with ``complete = True``."""
     manifest = group[MANIFEST]
-    chunks = consolidated_chunks(np.asarray(manifest[DIGESTS][...]), {n: group[n].ndim for n in CHUNKED_VARIABLES})
+    chunks = consolidated_chunks(np.asarray(manifest[DIGESTS][...]), {n: group[n].ndim for n in CHUNKED_VARIABLES},
+                                 layout(group["done"])[1])
     manifest.attrs.update({"chunks": chunks})
     return chain_digest(manifest.attrs.asdict(), complete=True)
 
@@ -142,8 +152,10 @@ def _present_keys(fs, root: str, name: str) -> set[str]:
 
 
 def read_block(array: zarr.Array, i: int, j: int) -> np.ndarray:
-    """Decode chunk (…, i, j) of a variable (raises whatever the codecs raise on damage)."""
-    return np.asarray(array.blocks[(0,) * (array.ndim - 2) + (i, j)])
+    """Decode inner chunk (…, i, j) of a variable, every leading dimension whole (raises whatever the codecs
+    raise on damage); of a sharded array, only that inner chunk is read, through its shard's index."""
+    cp, cn = array.chunks[-2:]
+    return np.asarray(array[..., i * cp:(i + 1) * cp, j * cn:(j + 1) * cn])
 
 
 def cells_text(P, N, chunks, i, j) -> str:
@@ -155,12 +167,13 @@ def cells_text(P, N, chunks, i, j) -> str:
 
 
 def expected_files(arrays: dict, manifest_grid: tuple) -> set[str]:
-    """Every file a store of these arrays holds: metadata documents and each array's chunk keys."""
+    """Every file a store of these arrays holds: metadata documents and each array's chunk (or shard) keys;
+    ``manifest_grid``: the manifest's Zarr chunks along P and N."""
     files = {"zarr.json", f"{MANIFEST}/zarr.json", f"{MANIFEST}/{DIGESTS}/zarr.json"}
     for name, array in arrays.items():
         files.add(f"{name}/zarr.json")
-        grid = [range(-(-s // c)) for s, c in zip(array.shape, array.chunks)]
-        files.update("/".join([name, "c", *map(str, index)]) for index in np.ndindex(*[len(g) for g in grid]))
+        grid = [-(-s // c) for s, c in zip(array.shape, array.shards or array.chunks)]
+        files.update("/".join([name, "c", *map(str, index)]) for index in np.ndindex(*grid))
     files.update(f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0"
                  for i in range(manifest_grid[0]) for j in range(manifest_grid[1]))
     return files
@@ -197,6 +210,8 @@ class _Checker:
         self.group = open_group(url, storage_options, "r")
         self.fs, self.root = store_fs(url, storage_options)
         self.arrays = {}
+        self.per_shard = (1, 1)
+        self._shards = {}  # name -> ((shard index along P, along N), its decoded values): the last shard read
 
     def add(self, problem: Problem, region=None, fatal=False) -> None:
         self.report.problems.append(problem)
@@ -233,15 +248,24 @@ class _Checker:
                 self.add(problem, fatal=True)
 
     def entries(self, manifest: zarr.Group, regions, root: RootCheck) -> dict:
-        """(i, j) -> digests (variables, 32) from the per-region manifest, checked against the consolidated one."""
-        array, entries = manifest[DIGESTS], {}
+        """(i, j) -> digests (variables, 32) from the per-region manifest, checked against the consolidated one
+        (read one manifest chunk at a time: a task's entries, those of one region or of one shard)."""
+        array, entries, tables = manifest[DIGESTS], {}, {}
+        a, b = array.chunks[:2]
         for (i, j) in regions:
-            try:
-                entry = np.asarray(array.blocks[i, j, 0, 0]).reshape(len(CHUNKED_VARIABLES), 32)
-            except Exception as error:  # noqa: BLE001
-                self.add(Problem(f"manifest entry cannot be decoded ({type(error).__name__}: {error})",
-                                 f"{MANIFEST}/{DIGESTS}", f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0"), region=(i, j))
+            if (i // a, j // b) not in tables:
+                try:
+                    p, n = i // a * a, j // b * b
+                    tables[(i // a, j // b)] = np.asarray(array[p:p + a, n:n + b])
+                except Exception as error:  # noqa: BLE001
+                    tables[(i // a, j // b)] = error
+            table = tables[(i // a, j // b)]
+            if isinstance(table, Exception):
+                self.add(Problem(f"manifest entry cannot be decoded ({type(table).__name__}: {table})",
+                                 f"{MANIFEST}/{DIGESTS}", f"{MANIFEST}/{DIGESTS}/c/{i // a}/{j // b}/0/0"),
+                         region=(i, j))
                 continue
+            entry = table[i % a, j % b].reshape(len(CHUNKED_VARIABLES), 32)
             if entry.any():
                 entries[(i, j)] = entry
             self._compare_consolidated(root, entry, i, j)
@@ -252,7 +276,7 @@ class _Checker:
         if not isinstance(consolidated, dict) or not (root.complete or entry.any()):
             return  # an unfinished store's regions not yet written: nothing consolidated to agree with
         for v, name in enumerate(CHUNKED_VARIABLES):
-            key = chunk_key(name, self.arrays[name].ndim, i, j)
+            key = chunk_key(name, self.arrays[name].ndim, i, j, self.per_shard)
             if consolidated.get(key) != (entry[v].tobytes().hex() if entry.any() else None):
                 what = ("the region's manifest entry is missing although the consolidated manifest records it"
                         if not entry.any() else "the consolidated manifest disagrees with the region's manifest entry")
@@ -262,13 +286,13 @@ class _Checker:
     def check_region(self, i, j, entry, present, cells) -> None:
         for v, name in enumerate(CHUNKED_VARIABLES):
             array = self.arrays[name]
-            key = chunk_key(name, array.ndim, i, j)
-            if key not in present[name]:
+            key = chunk_key(name, array.ndim, i, j, self.per_shard)
+            if key_file(key) not in present[name]:
                 self.add(Problem("is missing", name, key, cells), region=(i, j))
                 continue
             self.report.chunks_checked += 1
             try:
-                values = read_block(array, i, j)
+                values = self.inner_block(name, i, j)
             except Exception as error:  # noqa: BLE001 - checksum, codec or truncation errors alike
                 self.add(Problem(f"cannot be decoded ({type(error).__name__}: {error})", name, key, cells),
                          region=(i, j))
@@ -278,10 +302,30 @@ class _Checker:
                         else "holds other values than were written (its hash differs from the manifest)")
                 self.add(Problem(what, name, key, cells), region=(i, j))
 
+    def inner_block(self, name: str, i: int, j: int) -> np.ndarray:
+        """Inner chunk (i, j) of a variable: cut from its shard, read and decoded whole once (the one read per
+        shard a check needs); where the shard as a whole cannot be decoded, the inner chunk read on its own (so
+        that the damage is named by inner chunk)."""
+        array, (a, b) = self.arrays[name], self.per_shard
+        if (a, b) == (1, 1):
+            return read_block(array, i, j)
+        shard = (i // a, j // b)
+        if self._shards.get(name, (None,))[0] != shard:
+            (cp, cn), p, n = array.chunks[-2:], i // a * a, j // b * b
+            try:
+                self._shards[name] = (shard, np.asarray(array[..., p * cp:(p + a) * cp, n * cn:(n + b) * cn]))
+            except Exception:  # noqa: BLE001 - damaged somewhere: each inner chunk is then read alone
+                self._shards[name] = (shard, None)
+        values = self._shards[name][1]
+        if values is None:
+            return read_block(array, i, j)
+        (cp, cn), p, n = array.chunks[-2:], i % a, j % b
+        return values[..., p * cp:(p + 1) * cp, n * cn:(n + 1) * cn]
+
     def check_unrecorded(self, i: int, j: int, present, cells: str) -> None:
         """A region without a manifest entry must not claim to be done."""
-        key = chunk_key("done", 2, i, j)
-        if key not in present["done"]:
+        key = chunk_key("done", 2, i, j, self.per_shard)
+        if key_file(key) not in present["done"]:
             return
         try:
             done = read_block(self.arrays["done"], i, j)
@@ -294,7 +338,9 @@ class _Checker:
                              cells), region=(i, j))
 
     def check_stray(self, manifest: zarr.Group) -> None:
-        unknown = stray_files(self.fs, self.root, self.arrays, manifest[DIGESTS].shape[:2])
+        digests = manifest[DIGESTS]
+        grid = tuple(-(-s // c) for s, c in zip(digests.shape[:2], digests.chunks[:2]))
+        unknown = stray_files(self.fs, self.root, self.arrays, grid)
         self.report.stray = [path for path in unknown if removable(path)]
         self.report.foreign = [path for path in unknown if not removable(path)]
         for path in self.report.stray:
@@ -336,8 +382,9 @@ def check_integrity(url: str, storage_options: dict | None = None) -> IntegrityR
                             f"{MANIFEST}/{DIGESTS}"), fatal=True)
         return checker.report
     done_array = checker.arrays["done"]
-    chunks = done_array.chunks
-    regions = chunk_regions(done_array.shape, chunks)
+    chunks, checker.per_shard = layout(done_array)
+    a, b = checker.per_shard
+    regions = sorted(chunk_regions(done_array.shape, chunks), key=lambda r: (r[0] // a, r[1] // b, r))  # by shard
     P, N = np.asarray(checker.arrays["P"][...]).tolist(), np.asarray(checker.arrays["N"][...]).tolist()
     present = {name: _present_keys(checker.fs, checker.root, name) for name in CHUNKED_VARIABLES}
     entries = checker.entries(manifest, regions, root)
@@ -370,12 +417,20 @@ def remove_stray_files(url: str, storage_options: dict | None, stray) -> int:
 def clear_regions(url: str, storage_options: dict | None, regions) -> None:
     """Mark every cell of ``regions`` not done and drop their manifest entries (a resume then rewrites them);
     the store is then incomplete, and its root's chain digest says so."""
+    from tablegen.store.shards import write_whole
+
     group = open_group(url, storage_options, "r+")
     done = group["done"].with_config(WRITE_CONFIG)
-    chunks = done.chunks
-    for (i, j) in sorted(regions):
-        done[i * chunks[0]:(i + 1) * chunks[0], j * chunks[1]:(j + 1) * chunks[1]] = False
-        write_region_entry(group, i, j, None)
+    (cp, cn), (a, b) = layout(done)
+    fs, root = store_fs(url, storage_options)
+    entries = group[MANIFEST][DIGESTS].with_config(WRITE_CONFIG)
+    for (i, j) in sorted({(i // a, j // b) for (i, j) in regions}):  # every shard holding one: a task rewrites it
+        p, n = slice(i * a * cp, (i + 1) * a * cp), slice(j * b * cn, (j + 1) * b * cn)
+        cells = [len(range(*part.indices(size))) for part, size in zip((p, n), done.shape)]
+        write_whole(done, (p, n), np.zeros(cells, bool), fs, root)
+        grid = [len(range(*slice(k * c, (k + 1) * c).indices(size))) for k, c, size in
+                zip((i, j), (a, b), entries.shape[:2])]
+        entries[i * a:(i + 1) * a, j * b:(j + 1) * b] = np.zeros((*grid, *entries.shape[2:]), np.uint8)
     if regions:
         update = {"complete": False}
         manifest = group[MANIFEST].attrs.asdict()

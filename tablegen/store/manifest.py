@@ -6,8 +6,9 @@ The manifest (subgroup ``manifest``) records everything a lookup reads:
   SHA-256 of every array's metadata document (its ``zarr.json``: shape, chunking, codecs, fill value,
   dimension names, attributes), of every coordinate's values, and of each root attribute that says
   what the store holds (R, seed, config hash, schema version ...);
-* ``sha256``, an array with one Zarr chunk per region: the SHA-256 of each variable's decoded values
-  over the region (little-endian, C order), written after the data and before the done flags;
+* ``sha256``, an array with one entry per region (an inner chunk over (P, N)): the SHA-256 of each
+  variable's decoded values over the region (little-endian, C order), written after the data and before
+  the done flags; one Zarr chunk per task (per region in schema 3, per shard's inner chunks in schema 4);
 * ``chunks`` (at completion): all of those, one hex digest per chunk key;
 * ``schema_version``: what the store really is, whatever its root says.
 
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablegen.store.schema import CHUNKED_VARIABLES, SCHEMA_VERSION, VARIABLES, chunk_codecs, chunk_key
+from tablegen.store.schema import CHUNKED_VARIABLES, VARIABLES, chunk_codecs, chunk_key
 
 MANIFEST = "manifest"
 DIGESTS = "sha256"
@@ -109,30 +110,33 @@ def chain_digest(manifest_attrs: dict, complete: bool) -> str:
     return json_digest(record)
 
 
-def start_manifest(group, chunks: tuple[int, int], fs, root: str) -> None:
-    """Create the manifest beside a freshly written template: the region table, the root's chain digest,
-    and the ``created`` record last (its presence marks a finished template)."""
+def start_manifest(group, chunks: tuple[int, int], fs, root: str, version: int,
+                   per_shard: tuple[int, int] = (1, 1)) -> None:
+    """Create the manifest beside a freshly written template: the region table (one entry per inner chunk
+    ``chunks``, one Zarr chunk per shard of ``per_shard`` inner chunks), the root's chain digest, and the
+    ``created`` record last (its presence marks a finished template).  ``version``: the store's schema version."""
     shape = group["done"].shape
     grid = (-(-shape[0] // chunks[0]), -(-shape[1] // chunks[1]))
     manifest = group.create_group(MANIFEST, overwrite=True)
-    manifest.create_array(DIGESTS, shape=(*grid, len(CHUNKED_VARIABLES), 32), chunks=(1, 1, len(CHUNKED_VARIABLES), 32),
+    manifest.create_array(DIGESTS, shape=(*grid, len(CHUNKED_VARIABLES), 32),
+                          chunks=(*per_shard, len(CHUNKED_VARIABLES), 32),
                           dtype="uint8", fill_value=0, dimension_names=("P_chunk", "N_chunk", "variable", "byte"),
                           attributes={"variables": list(CHUNKED_VARIABLES)}, **chunk_codecs())
     header = {"hash": "sha256 of each variable's decoded values over a chunk (little-endian, C order)",
-              "schema_version": SCHEMA_VERSION}
+              "schema_version": version}
     manifest.attrs.update(header)
     created = metadata_record(group, fs, root)
     group.attrs.update({CHAIN: chain_digest({**header, "created": created}, complete=False)})
     manifest.attrs.update({"created": created})
 
 
-def consolidated_chunks(table: np.ndarray, ndims: dict) -> dict:
+def consolidated_chunks(table: np.ndarray, ndims: dict, per_shard: tuple[int, int] = (1, 1)) -> dict:
     """Every written region's digests (the ``sha256`` array's values) as ``{chunk key: hex digest}``."""
     chunks = {}
     for (i, j) in np.ndindex(table.shape[:2]):
         if table[i, j].any():
             for v, name in enumerate(CHUNKED_VARIABLES):
-                chunks[chunk_key(name, ndims[name], i, j)] = table[i, j, v].tobytes().hex()
+                chunks[chunk_key(name, ndims[name], i, j, per_shard)] = table[i, j, v].tobytes().hex()
     return dict(sorted(chunks.items()))
 
 
@@ -142,6 +146,19 @@ def region_digests(arrays: dict[str, np.ndarray], region_shape: tuple[int, int])
             for name in CHUNKED_VARIABLES if name != "done"]
     rows.append(np.frombuffer(digest(np.ones(region_shape, bool), "bool"), dtype=np.uint8))
     return np.stack(rows)
+
+
+def shard_digests(arrays: dict[str, np.ndarray], inner: tuple[int, int]) -> np.ndarray:
+    """(inner chunks along P, along N, variables, 32) digests of a task's region (a shard, or in schema 3 one
+    chunk) about to be written: :func:`region_digests` of each inner chunk of ``inner`` cells it holds."""
+    shape = next(iter(arrays.values())).shape[-2:]
+    grid = (-(-shape[0] // inner[0]), -(-shape[1] // inner[1]))
+    table = np.zeros((*grid, len(CHUNKED_VARIABLES), 32), np.uint8)
+    for (a, b) in np.ndindex(grid):
+        p, n = slice(a * inner[0], (a + 1) * inner[0]), slice(b * inner[1], (b + 1) * inner[1])
+        part = {name: values[..., p, n] for name, values in arrays.items()}
+        table[a, b] = region_digests(part, next(iter(part.values())).shape[-2:])
+    return table
 
 
 @dataclass

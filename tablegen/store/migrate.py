@@ -1,5 +1,5 @@
-"""Migrate a store to this schema version, values unchanged; add the CF/ACDD attributes to a store written
-before stores carried them (:func:`add_conventions`, metadata only).
+"""Migrate a store of schema version 1 or 2 to version 3 (unsharded), values unchanged; add the CF/ACDD
+attributes to a store written before stores carried them (:func:`add_conventions`, metadata only).
 
 From version 1 (no checksums, no manifest): every array is copied value for value (raw Zarr reads and
 writes, no xarray decoding, so NaN payloads and integer fills stay as they are) into a new store beside
@@ -7,8 +7,9 @@ the old one, re-encoded with the crc32c checksum codec and with every chunk writ
 built from the copied values, and the new store takes the old one's place.  From version 2 (a manifest,
 no hash chain): metadata only, after an integrity check: the manifest's record is written again in this
 version's form (every array's metadata document as stored, the schema version) and the root records its
-digest.  Re-runnable: a store already at this version is left alone, and a migration killed half-way
-starts again.
+digest.  Re-runnable: a store already at version 3 or 4 is left alone, and a migration killed half-way
+starts again.  A store of version 3 keeps its layout (sharding a store means rewriting every chunk:
+``tablegen run`` of its config with ``shard`` set writes a new one, bit for bit the same values).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from tablegen.store.schema import (
     DATA_VARIABLES,
     READABLE_VERSIONS,
     SCHEMA_NAME,
-    SCHEMA_VERSION,
+    UNSHARDED_VERSION,
+    WRITABLE_VERSIONS,
     WRITE_CONFIG,
     chunk_codecs,
     chunk_regions,
@@ -61,7 +63,7 @@ def _copy_array(old, new_group, name: str) -> None:
 def _write_manifest(group, fs, root: str) -> None:
     done = np.asarray(group["done"][...], dtype=bool)
     chunks = group["done"].chunks
-    start_manifest(group, chunks, fs, root)
+    start_manifest(group, chunks, fs, root, UNSHARDED_VERSION)
     for (i, j) in chunk_regions(done.shape, chunks):
         p, n = slice(i * chunks[0], (i + 1) * chunks[0]), slice(j * chunks[1], (j + 1) * chunks[1])
         if done[p, n].all():
@@ -71,11 +73,12 @@ def _write_manifest(group, fs, root: str) -> None:
         group.attrs.update({CHAIN: consolidate(group)})
 
 
-def rerecord(group, fs, root: str) -> None:
-    """Write the manifest's record of the metadata again (this version's form) and the root's chain digest:
-    after a metadata-only change that was checked first."""
+def rerecord(group, fs, root: str, version: int | None = None) -> None:
+    """Write the manifest's record of the metadata again (schema ``version``'s form, 3 or 4; default: the
+    version the manifest records) and the root's chain digest: after a metadata-only change checked first."""
     manifest = group[MANIFEST]
-    manifest.attrs.update({"schema_version": SCHEMA_VERSION, "created": metadata_record(group, fs, root)})
+    version = manifest.attrs.get("schema_version", UNSHARDED_VERSION) if version is None else version
+    manifest.attrs.update({"schema_version": version, "created": metadata_record(group, fs, root)})
     group.attrs.update({CHAIN: chain_digest(manifest.attrs.asdict(), group.attrs.get("complete") is True)})
 
 
@@ -100,19 +103,19 @@ def _migrate_metadata(url: str, storage_options: dict | None, group, fs, root: s
                 or "; ".join(str(p) for p in before.problems[:5])) + "; repair it first (tablegen run on its config)")
     group = open_group(url, storage_options, "r+")
     attrs = group.attrs.asdict()
-    update = {"schema_version": SCHEMA_VERSION}
+    update = {"schema_version": UNSHARDED_VERSION}
     references = attrs.get("references")
     if isinstance(references, str) and references.endswith(_OLD_REFERENCES_TAIL):
         update["references"] = CONVENTION_ATTRIBUTES["references"]
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    line = history_line(now, f"migrated to schema version {SCHEMA_VERSION} (tablegen.store.migrate_store), "
+    line = history_line(now, f"migrated to schema version {UNSHARDED_VERSION} (tablegen.store.migrate_store), "
                              "values untouched", __version__)
     update["history"] = f"{attrs['history']}\n{line}" if attrs.get("history") else line
     group.attrs.update(update)
-    rerecord(group, fs, root)
+    rerecord(group, fs, root, UNSHARDED_VERSION)
 
 def migrate_store(url: str, storage_options: dict | None = None) -> bool:
-    """Rewrite a version-1 or version-2 store as this version; values bit for bit the same.
+    """Rewrite a version-1 or version-2 store as version 3 (unsharded); values bit for bit the same.
 
     Parameters
     ----------
@@ -123,7 +126,7 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     Returns
     -------
     bool
-        True if the store was migrated, False if it already was at this version.
+        True if the store was migrated, False if it already was at version 3 or 4.
 
     Raises
     ------
@@ -147,24 +150,24 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     if attrs.get("schema") != SCHEMA_NAME or attrs.get("schema_version") not in READABLE_VERSIONS:
         raise StoreError(f"store {url!r} is not a tablegen store of schema version "
                          f"{', '.join(map(str, READABLE_VERSIONS))}")
-    if attrs["schema_version"] == SCHEMA_VERSION and _manifest_version(old) == SCHEMA_VERSION:
+    if attrs["schema_version"] in WRITABLE_VERSIONS and _manifest_version(old) == attrs["schema_version"]:
         return False
     if _manifest_version(old) is not None:
         _migrate_metadata(url, storage_options, old, fs, root)
-        logger.info("migrated %s to schema version %d (metadata only)", url, SCHEMA_VERSION)
+        logger.info("migrated %s to schema version %d (metadata only)", url, UNSHARDED_VERSION)
         return True
     target = f"{root}{MIGRATING_SUFFIX}"
     if fs.exists(target):
         fs.rm(target, recursive=True)
     new = open_group(_url_for(url, target), storage_options, "w")
-    new.attrs.update({**attrs, "schema_version": SCHEMA_VERSION})
+    new.attrs.update({**attrs, "schema_version": UNSHARDED_VERSION})
     for name in sorted(old.array_keys()):
         _copy_array(old[name], new, name)
     _write_manifest(new, fs, target)
     fs.mv(root, f"{root}{OLD_SUFFIX}", recursive=True)
     fs.mv(target, root, recursive=True)
     fs.rm(f"{root}{OLD_SUFFIX}", recursive=True)
-    logger.info("migrated %s to schema version %d", url, SCHEMA_VERSION)
+    logger.info("migrated %s to schema version %d", url, UNSHARDED_VERSION)
     return True
 
 
@@ -203,7 +206,7 @@ def add_conventions(url: str, storage_options: dict | None = None) -> bool:
         raise StoreIntegrityError(f"store {url!r} cannot take new attributes: "
                                   + (before.unchecked or "; ".join(str(p) for p in before.problems[:5])))
     group = open_group(url, storage_options, "r+")
-    if _manifest_version(group) != SCHEMA_VERSION:
+    if _manifest_version(group) not in WRITABLE_VERSIONS:
         raise StoreError(f"store {url!r} has schema version {_manifest_version(group)}; migrate it first "
                          "(tablegen.store.migrate_store: values unchanged)")
     attrs = group.attrs.asdict()

@@ -32,6 +32,8 @@ from tablegen.store.schema import (
     SCHEMA_NAME,
     VARIABLES,
     chunk_key,
+    key_file,
+    layout,
     open_group,
     store_fs,
 )
@@ -154,8 +156,11 @@ class StoreReader:
         return self._blocks[name]
 
     def chunks(self, name: str) -> tuple[int, int]:
-        """A variable's chunk shape over (P, N)."""
-        return tuple(self.array(name).chunks[-2:])
+        """A variable's (inner) chunk shape over (P, N)."""
+        return layout(self.array(name))[0]
+
+    def _key(self, name: str, i: int, j: int) -> str:
+        return chunk_key(name, len(VARIABLES[name][0]), i, j, layout(self.array(name))[1])
 
     def block(self, name: str, i: int, j: int) -> np.ndarray:
         """Region (i, j) of variable ``name`` (every leading dimension whole), checked against the manifest.
@@ -166,7 +171,7 @@ class StoreReader:
             If the chunk is missing, cannot be decoded, or holds other values than the manifest records
             (naming the chunk and its cells).
         """
-        key = chunk_key(name, len(VARIABLES[name][0]), i, j)
+        key = self._key(name, i, j)
         if key in self._blocks:
             return self._blocks[key]
         array = self.array(name)
@@ -180,7 +185,7 @@ class StoreReader:
                 if name == "done" and values.any():
                     raise self._refused(key, i, j, "marks cells done but the manifest has no entry for them")
             elif actual != expected:
-                missing = not self.fs.exists(f"{self.root}/{key}")
+                missing = not self.fs.exists(f"{self.root}/{key_file(key)}")
                 raise self._refused(key, i, j, "is missing" if missing else
                                     "holds other values than were written (its hash differs from the manifest)")
             self.digests[key] = actual
@@ -205,10 +210,12 @@ class StoreReader:
                 raise self._refused(key, i, j, "is not in the manifest although the store is complete")
             return expected
         if (i, j) not in self._entries:
+            table = self.group[MANIFEST][DIGESTS]
             try:
-                entry = np.asarray(self.group[MANIFEST][DIGESTS].blocks[i, j, 0, 0])
+                entry = np.asarray(table[i, j])
             except Exception as error:  # noqa: BLE001
-                raise self._refused(f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0", i, j,
+                a, b = table.chunks[:2]
+                raise self._refused(f"{MANIFEST}/{DIGESTS}/c/{i // a}/{j // b}/0/0", i, j,
                                     f"(the region's manifest entry) cannot be decoded ({type(error).__name__}: "
                                     f"{error})") from None
             self._entries[(i, j)] = entry.reshape(len(CHUNKED_VARIABLES), 32)

@@ -54,8 +54,11 @@ from tablegen.store.schema import (
     CHUNKED_VARIABLES,
     SCHEMA_NAME,
     VARIABLES,
+    WRITABLE_VERSIONS,
     chunk_key,
     chunk_regions,
+    key_file,
+    layout,
     open_group,
     source_attribute,
     store_fs,
@@ -67,8 +70,6 @@ __all__ = ["RebuildReport", "lost_record_message", "rebuild_command", "rebuild_m
 
 logger = logging.getLogger(__name__)
 
-#: Schema versions whose lost record this module rebuilds: 3 (one object per chunk).
-REBUILDABLE_VERSIONS = (3,)
 #: Root attributes that name the tablegen that wrote a store (checked against each other, not against this one).
 _VERSION_ATTRIBUTES = ("tablegen_version", "source")
 
@@ -156,15 +157,16 @@ class _Rebuild:
         self.fs, self.root = store_fs(url, storage_options)
         self.problems: list[Problem] = []
         self.report = RebuildReport()
+        self.per_shard = (1, 1)  # inner chunks per shard along P and N (schema 4), read from the done flags
         self.header_lost = False  # the manifest's document is gone, not only its record (see _header_lost)
 
     def check_state(self) -> dict:
         """The manifest's attributes, once the store is known to be one whose record was lost."""
         check = read_root(self.group, self.fs, self.root)
         attrs = check.attrs
-        if attrs.get("schema") != SCHEMA_NAME or attrs.get("schema_version") not in REBUILDABLE_VERSIONS:
+        if attrs.get("schema") != SCHEMA_NAME or attrs.get("schema_version") not in WRITABLE_VERSIONS:
             raise StoreError(f"store {self.url!r} is not a tablegen store of schema version "
-                             f"{' or '.join(map(str, REBUILDABLE_VERSIONS))} (schema {attrs.get('schema')!r}, version "
+                             f"{' or '.join(map(str, WRITABLE_VERSIONS))} (schema {attrs.get('schema')!r}, version "
                              f"{attrs.get('schema_version')!r}); only such a store's manifest record can be rebuilt")
         self.header_lost = _header_lost(self.fs, self.root)
         if not check.manifest and not self.header_lost:
@@ -224,7 +226,7 @@ class _Rebuild:
     def check_data(self, manifest: dict) -> None:
         """Every written region against its own manifest entry; unwritten regions hold no done cell."""
         done = self.group["done"]
-        inner = done.chunks
+        inner, self.per_shard = layout(done)
         table = np.asarray(self.group[f"{MANIFEST}/{DIGESTS}"][...])
         P, N = self.group["P"][...].tolist(), self.group["N"][...].tolist()
         complete = self.group.attrs.get("complete") is True
@@ -235,14 +237,14 @@ class _Rebuild:
                 self._check_region(i, j, entry, cells, complete)
             elif complete:
                 self.problems.append(Problem("the store is marked complete but the region has no manifest entry",
-                                             "done", chunk_key("done", 2, i, j), cells))
+                                             "done", chunk_key("done", 2, i, j, self.per_shard), cells))
             else:
                 self._check_unwritten(i, j, cells)
         if complete:
             ndims = {name: self.group[name].ndim for name in CHUNKED_VARIABLES}
             if self.header_lost:  # gone with the document: the entries' list, checked with the rest by the chain
-                manifest["chunks"] = consolidated_chunks(table, ndims)
-            if manifest.get("chunks") != consolidated_chunks(table, ndims):
+                manifest["chunks"] = consolidated_chunks(table, ndims, self.per_shard)
+            if manifest.get("chunks") != consolidated_chunks(table, ndims, self.per_shard):
                 self.problems.append(Problem("the consolidated record of the chunks disagrees with the regions' "
                                              "entries", f"{MANIFEST}/zarr.json"))
 
@@ -250,8 +252,8 @@ class _Rebuild:
         self.report.regions_checked += 1
         for v, name in enumerate(CHUNKED_VARIABLES):
             array = self.group[name]
-            key = chunk_key(name, array.ndim, i, j)
-            if not self.fs.exists(f"{self.root}/{key}"):
+            key = chunk_key(name, array.ndim, i, j, self.per_shard)
+            if not self.fs.exists(f"{self.root}/{key_file(key)}"):
                 if name != "done" or complete:  # done flags not yet written: a run killed just before them
                     self.problems.append(Problem("is missing", name, key, cells))
                 continue
@@ -267,8 +269,8 @@ class _Rebuild:
             self.problems.append(Problem("holds other values than its manifest entry records", name, key, cells))
 
     def _check_unwritten(self, i: int, j: int, cells: str) -> None:
-        key = chunk_key("done", 2, i, j)
-        if not self.fs.exists(f"{self.root}/{key}"):
+        key = chunk_key("done", 2, i, j, self.per_shard)
+        if not self.fs.exists(f"{self.root}/{key_file(key)}"):
             return
         try:
             marked = read_block(self.group["done"], i, j).any()

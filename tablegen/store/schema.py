@@ -22,10 +22,17 @@ from tablegen.errors import StoreError, StoreIntegrityError, StoreUnreachableErr
 #: 2: every chunk carries a crc32c checksum and the store holds a content manifest.
 #: 3: the manifest also records its schema version and every array's metadata document as stored, and the
 #: root records the manifest's own digest (a hash chain).
-SCHEMA_VERSION = 3
+#: 4: every (P, N)-chunked array is sharded: one shard (one object) per task, holding the inner chunks that a
+#: lookup reads one at a time; the manifest records each inner chunk's digest, one manifest chunk per shard.
+SCHEMA_VERSION = 4
+#: The last unsharded version: what :func:`~tablegen.store.migrate_store` brings versions 1 and 2 to, and what
+#: a store created without shards is (its layout is kept by every resume).
+UNSHARDED_VERSION = 3
+#: Versions a run writes into (creates, or resumes in the store's own layout).
+WRITABLE_VERSIONS = (UNSHARDED_VERSION, SCHEMA_VERSION)
 #: Schema versions this tablegen reads: 1 (no checksums, no manifest) only with ``allow_unverified``; 2 with
-#: the checks its manifest allows (no hash chain); writes need this version (:func:`~tablegen.store.migrate_store`).
-READABLE_VERSIONS = (1, 2, SCHEMA_VERSION)
+#: the checks its manifest allows (no hash chain); writes need 3 or 4 (:func:`~tablegen.store.migrate_store`).
+READABLE_VERSIONS = (1, 2, *WRITABLE_VERSIONS)
 SCHEMA_NAME = "tablegen-critical-values"
 
 _CRITICAL = ("metric", "alpha", "C", "P", "N")
@@ -215,6 +222,27 @@ def chunk_regions(shape_pn: tuple[int, int], chunks: tuple[int, int]) -> list[tu
     return [(i, j) for i in range(-(-shape_pn[0] // chunks[0])) for j in range(-(-shape_pn[1] // chunks[1]))]
 
 
-def chunk_key(name: str, ndim: int, i: int, j: int) -> str:
-    """The chunk's key inside the store (default chunk key encoding, P and N trailing)."""
-    return "/".join([name, "c", *["0"] * (ndim - 2), str(i), str(j)])
+def chunk_key(name: str, ndim: int, i: int, j: int, per_shard: tuple[int, int] = (1, 1)) -> str:
+    """The key of inner chunk (i, j) over (P, N): its file inside the store (default chunk key encoding, P and N
+    trailing), followed, where a shard holds more than one inner chunk, by ``[i,j]``.
+
+    Examples
+    --------
+    >>> chunk_key("critical_value", 5, 3, 1), chunk_key("done", 2, 3, 1, per_shard=(2, 2))
+    ('critical_value/c/0/0/0/3/1', 'done/c/1/0[3,1]')
+    """
+    file = "/".join([name, "c", *["0"] * (ndim - 2), str(i // per_shard[0]), str(j // per_shard[1])])
+    return file if tuple(per_shard) == (1, 1) else f"{file}[{i},{j}]"
+
+
+def key_file(key: str) -> str:
+    """The file of a chunk key (:func:`chunk_key`): the key without its inner-chunk index."""
+    return key.split("[", 1)[0]
+
+
+def layout(array) -> tuple[tuple[int, int], tuple[int, int]]:
+    """((inner chunk along P, along N), (inner chunks per shard along P, along N)) of a (P, N)-chunked array;
+    (1, 1) inner chunks per shard for an unsharded one."""
+    inner = tuple(array.chunks[-2:])
+    outer = tuple(array.shards[-2:]) if getattr(array, "shards", None) else inner
+    return inner, (outer[0] // inner[0], outer[1] // inner[1])

@@ -27,7 +27,6 @@ import datetime
 import json
 import logging
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -41,27 +40,29 @@ from tablegen.store.integrity import (
     consolidate,
     remove_stray_files,
     template_finished,
-    write_region_entry,
+    write_shard_entry,
 )
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
-from tablegen.store.manifest import CHAIN, region_digests, start_manifest
+from tablegen.store.manifest import CHAIN, shard_digests, start_manifest
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
 from tablegen.store.schema import (
     CONVENTION_ATTRIBUTES,
-    COORDINATE_ATTRIBUTES,
     DATA_VARIABLES,
     READABLE_VERSIONS,
     SCHEMA_NAME,
     SCHEMA_VERSION,
     VARIABLES,
+    WRITABLE_VERSIONS,
     WRITE_CONFIG,
-    chunk_codecs,
     history_line,
+    layout,
     open_group,
     source_attribute,
     store_fs,
 )
+from tablegen.store.shards import Durable, write_whole
+from tablegen.store.template import StoreTemplate
 
 if TYPE_CHECKING:
     import xarray as xr
@@ -101,7 +102,7 @@ def store_state(url: str, storage_options: dict | None = None) -> str:
         return "unfinished" if fs.exists(f"{root}{CREATING_SUFFIX}") else "absent"
     group = open_group(url, storage_options, "r")
     attrs = group.attrs.asdict()
-    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") == SCHEMA_VERSION \
+    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") in WRITABLE_VERSIONS \
             and not template_finished(group):
         fs, root = store_fs(url, storage_options)
         if fs.exists(f"{root}{CREATING_SUFFIX}"):
@@ -110,52 +111,6 @@ def store_state(url: str, storage_options: dict | None = None) -> str:
         # of a tablegen before the marker); never removed: ready, and its integrity check refuses it
         logger.warning("store %s has no manifest record and no creation marker; it is not removed", url)
     return "ready"
-
-
-@dataclass(frozen=True)
-class StoreTemplate:
-    """What a store holds: its coordinates and its (P, N) chunking.
-
-    Examples
-    --------
-    >>> template = StoreTemplate(("auc",), (0.01,), (10,), (20, 30), (40,), (0.1,), chunks=(1, 1))
-    >>> template.cells, dict(template.dataset().sizes)["P"]
-    (2, 2)
-    """
-
-    metrics: tuple
-    alphas: tuple
-    Cs: tuple
-    P: tuple
-    N: tuple
-    tail_probabilities: tuple
-    chunks: tuple[int, int]
-
-    @property
-    def cells(self) -> int:
-        return len(self.P) * len(self.N)
-
-    def dataset(self) -> xr.Dataset:
-        """The Dataset with every variable lazily at its fill value (nothing is computed from it)."""
-        import dask.array as da
-        import xarray as xr
-
-        sizes = {"metric": len(self.metrics), "alpha": len(self.alphas), "C": len(self.Cs),
-                 "P": len(self.P), "N": len(self.N), "tail_probability": len(self.tail_probabilities)}
-        chunk_of = {"P": self.chunks[0], "N": self.chunks[1]}
-        variables = {}
-        for name, (dims, dtype, fill, description) in VARIABLES.items():
-            shape = tuple(sizes[d] for d in dims)
-            chunks = tuple(chunk_of.get(d, sizes[d]) for d in dims)
-            variables[name] = xr.Variable(dims, da.full(shape, fill, dtype=dtype, chunks=chunks),
-                                          attrs={"description": description})
-        values = {"metric": np.array(self.metrics, dtype=object), "alpha": list(self.alphas),
-                  "C": list(self.Cs), "P": list(self.P), "N": list(self.N),
-                  "tail_probability": list(self.tail_probabilities)}
-        coords = {name: xr.Variable(name, value, attrs=COORDINATE_ATTRIBUTES[name]) for name, value in values.items()}
-        return xr.Dataset(variables, coords=coords)
-
-
 
 
 def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
@@ -229,7 +184,8 @@ def create_store(template: StoreTemplate, url: str, storage_options: dict | None
             fs.rm(f"{root}{CREATING_SUFFIX}")
         raise StoreError(f"store {url!r} cannot be created there "
                          f"({getattr(error, 'strerror', None) or error})") from None
-    logger.info("created store %s (%d cells, chunks %s)", url, template.cells, template.chunks)
+    logger.info("created store %s (%d cells, chunks %s, shards of %s chunks)", url, template.cells, template.chunks,
+                template.shard)
 
 
 def _now() -> str:
@@ -241,25 +197,27 @@ def _write_template(template: StoreTemplate, url: str, storage_options: dict | N
     ds = template.dataset()
     created = _now()
     ds.attrs.update(
-        schema=SCHEMA_NAME, schema_version=SCHEMA_VERSION, tablegen_version=__version__, **attrs, created=created,
+        schema=SCHEMA_NAME, schema_version=template.version, tablegen_version=__version__, **attrs, created=created,
         command=command, complete=False, **CONVENTION_ATTRIBUTES, source=source_attribute(__version__),
         history=history_line(created, f"{command or 'tablegen.run'}: created", __version__),
     )
     ds.to_zarr(url, mode="w-", compute=False, zarr_format=3, consolidated=False,
-               storage_options=storage_options or None, encoding={name: chunk_codecs() for name in VARIABLES})
-    start_manifest(open_group(url, storage_options, "r+"), template.chunks, *store_fs(url, storage_options))
+               storage_options=storage_options or None, encoding=template.encoding())
+    start_manifest(open_group(url, storage_options, "r+"), template.chunks, *store_fs(url, storage_options),
+                   template.version, template.shard or (1, 1))
 
 
 def check_schema(attrs: dict, url: str, write: bool = True) -> None:
-    """Refuse a group that is not a tablegen store of this schema version (or, to read, of version 1)."""
+    """Refuse a group that is not a tablegen store of a version this tablegen writes (3, unsharded, or 4,
+    sharded: each resumed in its own layout) or, to read, of an older version."""
     if attrs.get("schema") != SCHEMA_NAME:
         raise StoreError(f"store {url!r} is not a tablegen store (attribute schema = {attrs.get('schema')!r})")
     readable = attrs.get("schema_version") in READABLE_VERSIONS
-    if attrs.get("schema_version") != SCHEMA_VERSION and (write or not readable):
+    if attrs.get("schema_version") not in WRITABLE_VERSIONS and (write or not readable):
         hint = ("; migrate it (values unchanged) with tablegen.store.migrate_store(path)"
                 if attrs.get("schema_version") in READABLE_VERSIONS else "")
         raise StoreError(f"store {url!r} has schema version {attrs.get('schema_version')!r}; this tablegen "
-                         f"{__version__} reads version {SCHEMA_VERSION}{hint}")
+                         f"{__version__} writes versions {', '.join(map(str, WRITABLE_VERSIONS))}{hint}")
 
 
 def _check_finished(group, url: str) -> None:
@@ -292,9 +250,9 @@ def read_writable_attributes(url: str, storage_options: dict | None = None) -> d
 
 
 def _chunking(group) -> tuple[tuple[int, int], tuple[int, int]]:
-    """((cells along P, along N), (chunk along P, along N)) of a store, from its done flags."""
+    """((cells along P, along N), (inner chunk along P, along N)) of a store, from its done flags."""
     done = group["done"]
-    return tuple(done.shape), tuple(done.chunks)
+    return tuple(done.shape), layout(done)[0]
 
 
 def repair_plan_mask(url: str, storage_options: dict | None = None) -> tuple[np.ndarray, object]:
@@ -343,22 +301,27 @@ def done_mask(url: str, storage_options: dict | None = None) -> np.ndarray:
         return mask
 
 
-def _check_aligned(shape: tuple[int, int], chunks: tuple[int, int], p_slice: slice, n_slice: slice) -> None:
-    for axis, part, size, chunk in (("P", p_slice, shape[0], chunks[0]), ("N", n_slice, shape[1], chunks[1])):
+def _check_aligned(shape: tuple[int, int], outer: tuple[int, int], p_slice: slice, n_slice: slice,
+                   what: str) -> None:
+    for axis, part, size, chunk in (("P", p_slice, shape[0], outer[0]), ("N", n_slice, shape[1], outer[1])):
         if part.start % chunk or (part.stop % chunk and part.stop != size) or part.stop > size:
-            raise ValueError(f"region {axis}[{part.start}:{part.stop}] is not aligned with Zarr chunks of {chunk}")
+            raise ValueError(f"region {axis}[{part.start}:{part.stop}] is not aligned with Zarr {what} of {chunk}")
 
 
 def write_chunk(url: str, region: tuple[slice, slice], arrays: dict[str, np.ndarray],
                 storage_options: dict | None = None) -> None:
-    """Write one chunk-aligned region: every data variable, its manifest entry, then the done flags.
+    """Write one task's region (one shard of a schema-4 store, one chunk of a schema-3 store), whole: every
+    data variable, its manifest entry (the digests of each inner chunk), then the done flags.
+
+    On a local filesystem each step is made durable (fsync of its files, then of their folders) before the
+    next begins (:class:`~tablegen.store.shards.Durable`).
 
     Parameters
     ----------
     url : str
         The store.
     region : (slice, slice)
-        Index ranges along P and N, aligned with the store's chunks.
+        Index ranges along P and N, aligned with the store's shards (or chunks): a task's is one.
     arrays : dict
         One array per name in :data:`DATA_VARIABLES`, shaped as the variable over the region.
     storage_options : dict, optional
@@ -366,18 +329,27 @@ def write_chunk(url: str, region: tuple[slice, slice], arrays: dict[str, np.ndar
     """
     p_slice, n_slice = region
     group = open_group(url, storage_options, "r+")
-    shape, chunks = _chunking(group)
-    _check_aligned(shape, chunks, p_slice, n_slice)
+    done = group["done"].with_config(WRITE_CONFIG)
+    (inner, per_shard), shape = layout(done), tuple(done.shape)
+    i, j = p_slice.start // inner[0], n_slice.start // inner[1]
+    _check_aligned(shape, (inner[0] * per_shard[0], inner[1] * per_shard[1]), p_slice, n_slice,
+                   "shards" if done.shards else "chunks")
     missing = set(DATA_VARIABLES) - set(arrays)
     if missing:
         raise ValueError(f"write_chunk needs every data variable; missing {sorted(missing)}")
     arrays = {name: np.asarray(arrays[name], dtype=VARIABLES[name][1]) for name in DATA_VARIABLES}
+    fs, root = store_fs(url, storage_options)
+    durable = Durable(fs, root)
+    written = []
     for name in DATA_VARIABLES:
-        group[name].with_config(WRITE_CONFIG)[..., p_slice, n_slice] = arrays[name]
-    region_shape = (p_slice.stop - p_slice.start, n_slice.stop - n_slice.start)
-    write_region_entry(group, p_slice.start // chunks[0], n_slice.start // chunks[1],
-                       region_digests(arrays, region_shape))
-    group["done"].with_config(WRITE_CONFIG)[p_slice, n_slice] = True
+        written += write_whole(group[name].with_config(WRITE_CONFIG), region, arrays[name], fs, root)
+    durable.sync(written)
+    table = shard_digests(arrays, inner)
+    write_shard_entry(group, i, j, table)
+    durable.sync([f"manifest/sha256/c/{a}/{b}/0/0" for a in range(i // per_shard[0], -(-(i + table.shape[0])
+                  // per_shard[0])) for b in range(j // per_shard[1], -(-(j + table.shape[1]) // per_shard[1]))])
+    cells = (p_slice.stop - p_slice.start, n_slice.stop - n_slice.start)
+    durable.sync(write_whole(done, region, np.ones(cells, bool), fs, root))
 
 
 def mark_complete(url: str, storage_options: dict | None = None) -> bool:
@@ -393,6 +365,7 @@ def mark_complete(url: str, storage_options: dict | None = None) -> bool:
         return False
     chain = consolidate(group)
     group.attrs.update({"complete": True, "completed": _now(), CHAIN: chain})
+    Durable(*store_fs(url, storage_options)).sync(["manifest/zarr.json", "zarr.json"])
     return True
 
 
@@ -436,7 +409,7 @@ def open_store_group(url: str, storage_options: dict | None = None) -> tuple:
                              "the next `tablegen run` of its config writes it again") from None
         raise
     attrs = group.attrs.asdict()
-    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") == SCHEMA_VERSION:
+    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") in WRITABLE_VERSIONS:
         _check_finished(group, url)
     check_schema(attrs, url, write=False)
     if attrs.get("schema_version") == 1:

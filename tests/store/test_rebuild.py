@@ -26,9 +26,10 @@ LOOKUP = ["lookup", "auc", "--P", "10", "--N", "16", "--C", "10", "--alpha", "0.
 CV = "critical_value/c/0/0/0/1/1"
 
 
-def _config(store):
+def _config(store, **shard):
     return small_config(store, grid={"P": [5, 10], "N": [8, 16]}, replicates=2000, seed=11,
-                        metrics=["auc", "best_accuracy"], Cs=[10], alphas=[0.01, 0.05], chunks={"P": 1, "N": 1})
+                        metrics=["auc", "best_accuracy"], Cs=[10], alphas=[0.01, 0.05], chunks={"P": 1, "N": 1},
+                        **shard)
 
 
 class _Stop(Exception):
@@ -39,6 +40,17 @@ class _Stop(Exception):
 def reference(tmp_path_factory) -> Path:
     store = tmp_path_factory.mktemp("rebuild") / "ref.zarr"
     run(_config(store), executor="serial")
+    return store
+
+
+#: A sharded store (schema 4: shards of 2 x 1 chunks, one object per task and array) of the same job.
+SHARDED = {"shard": {"P": 2, "N": 1}}
+
+
+@pytest.fixture(scope="module")
+def sharded(tmp_path_factory) -> Path:
+    store = tmp_path_factory.mktemp("rebuild") / "ref.zarr"
+    run(_config(store, **SHARDED), executor="serial")
     return store
 
 
@@ -88,7 +100,9 @@ def test_a_lost_record_is_refused_naming_the_rebuild_then_rebuilt_bit_for_bit(lo
     assert_stores_bit_identical(store, reference)  # the manifest's document too, byte for byte
 
 
-def test_an_interrupted_store_rebuilt_resumes_without_recomputing_written_cells(reference, tmp_path):
+@pytest.mark.parametrize("layout", [{}, SHARDED], ids=["one object per chunk", "sharded"])
+def test_an_interrupted_store_rebuilt_resumes_without_recomputing_written_cells(layout, reference, sharded,
+                                                                                 tmp_path):
     store = tmp_path / "d.zarr"
 
     def stop_after_two(done, total, chunk):
@@ -96,21 +110,40 @@ def test_an_interrupted_store_rebuilt_resumes_without_recomputing_written_cells(
             raise _Stop
 
     with pytest.raises(_Stop):
-        run(_config(store), executor="serial", progress=stop_after_two)
+        run(_config(store, **layout), executor="serial", progress=stop_after_two)
     written = int(np.asarray(zarr.open_group(str(store), mode="r")["done"][...]).sum())
     assert written == 2
     _lose_record(store)
     assert main(["repair", str(store), "--rebuild-manifest"]) == 0
 
-    summary = run(_config(store), executor="serial")
+    summary = run(_config(store, **layout), executor="serial")
     assert summary.complete and summary.cells_computed == summary.cells - written  # written cells: none again
-    assert_stores_bit_identical(store, reference)
+    assert_stores_bit_identical(store, sharded if layout else reference)
 
 
-def _flip(store: Path) -> None:
-    data = bytearray((store / CV).read_bytes())
+def test_a_sharded_store_with_a_lost_record_is_rebuilt_bit_for_bit_and_refused_over_a_flipped_shard(sharded,
+                                                                                                   tmp_path,
+                                                                                                   capsys):
+    store, damaged = tmp_path / "d.zarr", tmp_path / "e.zarr"
+    for copy in (store, damaged):
+        shutil.copytree(sharded, copy)
+        _lose_record(copy)
+    assert main(["repair", str(store), "--rebuild-manifest"]) == 0
+    assert "4 written regions (28 chunks) match their digests" in capsys.readouterr().out
+    assert main(["verify", str(store)]) == 0
+    assert_stores_bit_identical(store, sharded)
+
+    _flip(damaged, "critical_value/c/0/0/0/0/1")  # the shard of P 5, 10 x N 16
+    before = _files(damaged)
+    assert main(["repair", str(damaged), "--rebuild-manifest"]) == 3
+    assert "critical_value/c/0/0/0/0/1[" in capsys.readouterr().err
+    assert _files(damaged) == before
+
+
+def _flip(store: Path, key: str = CV) -> None:
+    data = bytearray((store / key).read_bytes())
     data[len(data) // 2] ^= 0x10
-    (store / CV).write_bytes(bytes(data))
+    (store / key).write_bytes(bytes(data))
 
 
 def _edit(key: str, edit):

@@ -18,6 +18,7 @@ from tablegen.batch.plan import Chunk
 from tablegen.batch.tasks import compute_chunk
 from tablegen.errors import StoreError
 from tablegen.store import zarr_store as store
+from tablegen.store.schema import UNSHARDED_VERSION
 from tablegen.store.zarr_store import StoreLock
 
 
@@ -38,7 +39,7 @@ def test_template_opens_with_xarray_in_the_design_schema(config):
     assert not ds.done.values.any() and np.isnan(ds.critical_value.values).all()
     assert list(ds.metric.values) == ["auc", "best_accuracy", "best_f1", "tp_at_3"]
     attrs = ds.attrs
-    assert attrs["schema"] == store.SCHEMA_NAME and attrs["schema_version"] == store.SCHEMA_VERSION
+    assert attrs["schema"] == store.SCHEMA_NAME and attrs["schema_version"] == UNSHARDED_VERSION  # no shard set
     assert attrs["config_hash"] == config.result_hash and attrs["complete"] is False
     assert attrs["replicates"] == 40_000 and attrs["root_seed"] == 11 and attrs["rng"].startswith("xoshiro256**")
     assert attrs["command"] == "tablegen run test.yaml" and attrs["tablegen_version"] and attrs["created"]
