@@ -43,7 +43,7 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from machine import cpu_model, load_average, recording, vector_width  # noqa: E402
 
-from tablegen.compute.kernels.lanes import simulate_rows  # noqa: E402
+from tablegen.compute.kernels.lanes import lane_output, simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
 from tablegen.compute.kernels.ranking import BASE_COLUMNS  # noqa: E402
 from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, score_replicates  # noqa: E402
@@ -242,7 +242,7 @@ def lane_kernel_run(P: int, N: int, replicates: int, layout: KernelLayout) -> np
     key = cell_key(SEED, P, N)
     out = None
     for first in range(0, replicates, DEFAULT_BLOCK_SIZE):
-        out = np.empty((min(DEFAULT_BLOCK_SIZE, replicates - first), len(BASE_COLUMNS) + layout.ks.size))
+        out = lane_output(min(DEFAULT_BLOCK_SIZE, replicates - first), len(BASE_COLUMNS) + layout.ks.size)
         simulate_rows(P, N, key[0], key[1], first, layout.ks, out)
     return out
 
@@ -356,7 +356,7 @@ def simulate_cell_sizes(repeats: int) -> list[str]:
 ROUTE_CELL = (20, 20, 2_000_000)
 
 
-def streaming_sinks(P, N, layout, capacity, thresholds):
+def streaming_sinks(P, N, layout, capacity, thresholds, tables=None):
     """:func:`tablegen.compute.mc.tail_sinks` as it was: a :class:`~tablegen.compute.accumulator.TailStream` for
     every metric (the comparison's other side)."""
     from tablegen.compute.accumulator import TailStream
@@ -429,7 +429,7 @@ def lane_kernel_vectorisation() -> str:
     uncached = nb.njit(nogil=True, error_model="numpy")(_LANES_BLOCK[False].py_func)  # the variant without MCC
     P, N = 5, 7
     key = cell_key(SEED, P, N)
-    uncached(P, N, key[0], key[1], 0, np.array([10], np.int64), np.empty((3, TP_COLUMN + 1)), np.empty(3, np.int64))
+    uncached(P, N, key[0], key[1], 0, np.array([10], np.int64), lane_output(3, TP_COLUMN + 1), np.empty(3, np.int64))
     assembly = "\n".join(uncached.inspect_asm().values())
     instructions = [line.split()[0] for line in assembly.splitlines()
                     if line.startswith("\t") and line.split() and not line.split()[0].startswith(".")]

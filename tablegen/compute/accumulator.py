@@ -328,7 +328,9 @@ class CountedTails:
         """Count a block of kernel output (rows = rankings; the tables' columns are read)."""
         from tablegen.compute.kernels.histogram_tail import count_rows, miss_mask
 
-        out = np.ascontiguousarray(out, dtype=np.float64)
+        out = np.asarray(out, dtype=np.float64)
+        if not (out.flags.c_contiguous or out.flags.f_contiguous):  # the lane kernel's: column-major
+            out = np.ascontiguousarray(out)
         misses = np.zeros(len(self.names), np.int64)
         if self._found.shape[0] < out.shape[0]:
             self._found = np.empty(out.shape[0], np.int64)

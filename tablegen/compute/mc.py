@@ -26,7 +26,7 @@ from tablegen.compute.accumulator import (
     tail_merge,
     value_table,
 )
-from tablegen.compute.kernels.lanes import simulate_rows
+from tablegen.compute.kernels.lanes import lane_output, simulate_rows
 from tablegen.compute.kernels.minority import (
     MINORITY_FIXED,
     MINORITY_PER_POSITION,
@@ -131,13 +131,16 @@ def score_replicates(P: int, N: int, key, first: int, count: int, layout: Kernel
     minority-class kernel, which records the rankings in ``labels_out`` (tests) if given.  Other
     cells go to the lane-parallel kernel, or with ``labels_out`` to the scalar kernel, which records
     the rankings; those two give the same values, bit for bit.  The best-MCC column is NaN unless
-    ``layout.with_mcc``.
+    ``layout.with_mcc``.  The lane kernel's block is column-major
+    (:func:`~tablegen.compute.kernels.lanes.lane_output`), the others' row-major.
     """
-    out = np.empty((count, len(BASE_COLUMNS) + layout.ks.size))
+    columns = len(BASE_COLUMNS) + layout.ks.size
+    out = np.empty((count, columns))
     if uses_minority_sampling(P, N):
         labels = np.empty((0, 0), np.uint8) if labels_out is None else labels_out
         simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels, layout.with_mcc)
     elif labels_out is None:
+        out = lane_output(count, columns)  # column-major: the tails read it column by column
         simulate_rows(P, N, key[0], key[1], first, layout.ks, out, layout.with_mcc)
     else:
         simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out, layout.with_mcc)

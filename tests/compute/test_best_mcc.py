@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 import tablegen
-from tablegen.compute.kernels.lanes import simulate_rows
+from tablegen.compute.kernels.lanes import lane_output, simulate_rows
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
 from tablegen.compute.metrics import get_metric, metric_entries
@@ -104,7 +104,7 @@ def test_every_cpu_kernel_scores_it_like_the_reference(P, N):
     out = score_replicates(P, N, cell_key(3, P, N), 0, 300, layout, labels_out=labels)  # scalar or minority
     np.testing.assert_array_equal(out[:, layout.columns["best_mcc"]], MCC.reference_scores(labels, P, N))
     key0, key1 = cell_key(3, P, N)
-    scalar, lanes = np.empty((300, TP_COLUMN + 1)), np.empty((300, TP_COLUMN + 1))
+    scalar, lanes = np.empty((300, TP_COLUMN + 1)), lane_output(300, TP_COLUMN + 1)
     simulate_block(P, N, key0, key1, 0, layout.ks, scalar, np.empty((0, 0), np.uint8), with_mcc=True)
     simulate_rows(P, N, key0, key1, 0, layout.ks, lanes, with_mcc=True)
     assert lanes.tobytes() == scalar.tobytes()

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from tablegen.compute.kernels.lanes import simulate_rows
+from tablegen.compute.kernels.lanes import lane_output, simulate_rows
 from tablegen.compute.kernels.minority import simulate_minority_block, uses_minority_sampling
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, TP_COLUMN, simulate_block
 from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
@@ -88,7 +88,7 @@ def test_lane_kernel_equals_scalar_kernel(P, N, cutoffs):
     ks = np.array(sorted({min(k, P + N) for k in cutoffs}), dtype=np.int64)
     key0, key1 = cell_key(99, P, N)
     rows = 1000 + 3  # not a multiple of the lane count
-    scalar, lanes = np.empty((rows, TP_COLUMN + ks.size)), np.empty((rows, TP_COLUMN + ks.size))
+    scalar, lanes = np.empty((rows, TP_COLUMN + ks.size)), lane_output(rows, TP_COLUMN + ks.size)
     simulate_block(P, N, key0, key1, 4321, ks, scalar, np.empty((0, 0), np.uint8), with_mcc=True)
     simulate_rows(P, N, key0, key1, 4321, ks, lanes, with_mcc=True)
     np.testing.assert_array_equal(lanes, scalar)
@@ -100,7 +100,7 @@ def test_rows_flagged_for_rejection_are_recomputed_exactly():
     P, N, rows = 1000, 1000, 4000
     ks = np.array([10], dtype=np.int64)
     key0, key1 = cell_key(1, P, N)
-    scalar, lanes = np.empty((rows, TP_COLUMN + 1)), np.empty((rows, TP_COLUMN + 1))
+    scalar, lanes = np.empty((rows, TP_COLUMN + 1)), lane_output(rows, TP_COLUMN + 1)
     simulate_block(P, N, key0, key1, 0, ks, scalar, np.empty((0, 0), np.uint8), with_mcc=True)
     assert simulate_rows(P, N, key0, key1, 0, ks, lanes, with_mcc=True) > 0
     np.testing.assert_array_equal(lanes, scalar)
@@ -112,7 +112,7 @@ def test_lanes_replayed_from_a_checkpoint_equal_the_scalar_kernel():
     P, N, rows = 30_000, 30_000, 130
     ks = np.array([1, 300, 777, 40_000, P + N], dtype=np.int64)
     key0, key1 = cell_key(12, P, N)
-    scalar, lanes = np.empty((rows, TP_COLUMN + ks.size)), np.empty((rows, TP_COLUMN + ks.size))
+    scalar, lanes = np.empty((rows, TP_COLUMN + ks.size)), lane_output(rows, TP_COLUMN + ks.size)
     simulate_block(P, N, key0, key1, 3, ks, scalar, NO_LABELS, with_mcc=True)
     assert simulate_rows(P, N, key0, key1, 3, ks, lanes, with_mcc=True) > 20
     assert lanes.tobytes() == scalar.tobytes()
@@ -126,7 +126,8 @@ def _both_variants(kernel, P, N, rows, ks, labels=None):
     key0, key1 = cell_key(5, P, N)
     outputs = []
     for with_mcc in (True, False):
-        out = np.empty((rows, TP_COLUMN + ks.size))
+        shape = (rows, TP_COLUMN + ks.size)
+        out = lane_output(*shape) if kernel is simulate_rows else np.empty(shape)
         extra = () if labels is None else (labels,)
         outputs.append((out, kernel(P, N, key0, key1, 77, ks, out, *extra, with_mcc=with_mcc)))
     return outputs

@@ -129,8 +129,10 @@ def count_rows(out, out_bits, columns, lows, scales, slot_starts, slot_bits, cou
     ``slot_bits`` (the 64 bits of the slot's value; an empty slot holds the bits of a value whose own
     slot is another, which no sample can match there) and ``counts``.  A sample is counted at its
     slot iff its bits equal the slot's, else ``misses[m]`` is raised (the caller re-reads the column
-    with :func:`miss_mask`).  Column by column (a third of the time of row by row here), in two loops:
-    the slots (branch-free, into ``found``, int64 of one per row: -1 for a miss), then the counts."""
+    with :func:`miss_mask`).  Column by column (fastest where each column is contiguous: the lane
+    kernel's output is column-major), in three loops: the slots (clamped without branches, into ``found``,
+    int64 of one per row; this loop vectorises), the match of each sample's bits with its slot's (-1 for
+    a miss; indices unsigned, so no negative-index wrap-around stops the compiler), then the counts."""
     rows = out.shape[0]
     for m in range(columns.shape[0]):
         c, low, scale = columns[m], lows[m], scales[m]
@@ -140,8 +142,10 @@ def count_rows(out, out_bits, columns, lows, scales, slot_starts, slot_bits, cou
             t = (out[r, c] - low) * scale  # the slot of _slot, clamped without branches:
             t = t if t >= 0.0 else 0.0  # below the table or NaN: slot 0, whose value then differs
             t = t if t <= top else 0.0  # above it: the same
-            s = first + np.int64(t)
-            found[r] = s if slot_bits[s] == out_bits[r, c] else -1
+            found[r] = first + np.int64(t)
+        for r in range(rows):
+            s = found[r]
+            found[r] = s if slot_bits[np.uint64(s)] == out_bits[r, c] else -1
         missed = 0
         for r in range(rows):
             s = found[r]
