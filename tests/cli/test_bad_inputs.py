@@ -199,3 +199,20 @@ def test_a_real_full_disk_stops_the_run_and_a_resume_finishes_it(files):
         assert code == 0, err
     finally:
         subprocess.run(["umount", str(mount)], check=False)
+
+
+@pytest.mark.parametrize("argv,environment,message", [
+    # the probe: 10^8 draws passed 8.6 GB under a 4 GB limit
+    (["--samples", "100000000"], {"TABLEGEN_MEMORY_LIMIT": "4GB"}, "would need about"),
+    # the probe: 1,000 classes ran past 300 s unrefused
+    ([], {"TABLEGEN_TIME_LIMIT": "300"}, "would take about"),
+])
+def test_compare_f1_beyond_the_limits_is_refused_with_its_estimate(argv, environment, message, files, monkeypatch):
+    """compare f1 estimates its draws' memory and time before drawing: exit 5, the estimate and the way out."""
+    classes = 2 if argv else 1000
+    matrix = "\n".join(" ".join(str(40 if i == j else 1) for j in range(classes)) for i in range(classes))
+    (files / "m.csv").write_text(matrix + "\n")
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    code, err = tablegen(["compare", "f1", "m.csv", "m.csv", *argv], files)
+    assert code == 5 and message in err and "use fewer --samples" in err, err
