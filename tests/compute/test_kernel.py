@@ -118,6 +118,21 @@ def test_lanes_replayed_from_a_checkpoint_equal_the_scalar_kernel():
     assert lanes.tobytes() == scalar.tobytes()
 
 
+def test_a_one_row_block_is_scored_as_in_a_longer_block():
+    """A one-row block (which numba would type as C-ordered, compiling another variant) is scored in a
+    column-major block of two rows: the same values as the row in a longer block, and its own replays."""
+    P, N, rows = 30_000, 30_000, 12
+    ks = np.array([1, 777, 40_000], dtype=np.int64)
+    key0, key1 = cell_key(12, P, N)
+    block = lane_output(rows, TP_COLUMN + ks.size)
+    replays = simulate_rows(P, N, key0, key1, 3, ks, block, with_mcc=True)
+    one, counted = lane_output(1, TP_COLUMN + ks.size), 0
+    for row in range(rows):
+        counted += simulate_rows(P, N, key0, key1, 3 + row, ks, one, with_mcc=True)
+        assert one.tobytes() == block[row:row + 1].tobytes()
+    assert counted == replays > 0
+
+
 # --- without best MCC: the variants compiled without its work ------------------------------------
 
 

@@ -437,5 +437,12 @@ def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out, with_mcc=F
     >>> bool(((0.0 <= out) & (out <= 2)).all())
     True
     """
+    kernel = _LANES_BLOCK[bool(with_mcc)]
+    if out.shape[0] == 1 and out.flags.f_contiguous:  # numba types a one-row block as C-ordered: a second
+        block = lane_output(2, out.shape[1])         # variant to compile; score two rows, keep the first
+        replayed = np.empty(2 * ((n_pos + n_neg) // CHECKPOINT_STEPS + 2), dtype=np.int64)  # a row per replay
+        count = kernel(n_pos, n_neg, key0, key1, first_replicate, ks, block, replayed)
+        out[0] = block[0]
+        return int((replayed[:count] == 0).sum())
     replayed = np.empty(out.shape[0], dtype=np.int64)
-    return int(_LANES_BLOCK[bool(with_mcc)](n_pos, n_neg, key0, key1, first_replicate, ks, out, replayed))
+    return int(kernel(n_pos, n_neg, key0, key1, first_replicate, ks, out, replayed))
