@@ -39,6 +39,7 @@ from tablegen.store.manifest import (
     check_coordinate,
     consolidated_chunks,
     digest,
+    entry_key,
     read_root,
 )
 from tablegen.store.schema import (
@@ -174,8 +175,7 @@ def expected_files(arrays: dict, manifest_grid: tuple) -> set[str]:
         files.add(f"{name}/zarr.json")
         grid = [-(-s // c) for s, c in zip(array.shape, array.shards or array.chunks)]
         files.update("/".join([name, "c", *map(str, index)]) for index in np.ndindex(*grid))
-    files.update(f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0"
-                 for i in range(manifest_grid[0]) for j in range(manifest_grid[1]))
+    files.update(entry_key(i, j) for i in range(manifest_grid[0]) for j in range(manifest_grid[1]))
     return files
 
 
@@ -262,7 +262,7 @@ class _Checker:
             table = tables[(i // a, j // b)]
             if isinstance(table, Exception):
                 self.add(Problem(f"manifest entry cannot be decoded ({type(table).__name__}: {table})",
-                                 f"{MANIFEST}/{DIGESTS}", f"{MANIFEST}/{DIGESTS}/c/{i // a}/{j // b}/0/0"),
+                                 f"{MANIFEST}/{DIGESTS}", entry_key(i // a, j // b)),
                          region=(i, j))
                 continue
             entry = table[i % a, j % b].reshape(len(CHUNKED_VARIABLES), 32)

@@ -34,7 +34,7 @@ import socket
 import uuid
 
 from tablegen.errors import StoreError, StoreLockedError
-from tablegen.store.schema import store_fs
+from tablegen.store.schema import is_local, store_fs
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class StoreLock:
 
     def __init__(self, url: str, storage_options: dict | None = None, break_lock: bool = False):
         self.fs, root = store_fs(url, storage_options)
-        self.local = "file" in (self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,))
+        self.local = is_local(self.fs)
         if self.local:
             root = os.path.realpath(root)  # a store reached through a symbolic link has one lock
         self.path, self.root = f"{root}{LOCK_SUFFIX}", root

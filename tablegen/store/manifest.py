@@ -110,6 +110,17 @@ def chain_digest(manifest_attrs: dict, complete: bool) -> str:
     return json_digest(record)
 
 
+def entry_key(i: int, j: int) -> str:
+    """The file of Zarr chunk (i, j) of the manifest's digest array (one task's entries).
+
+    Examples
+    --------
+    >>> entry_key(3, 1)
+    'manifest/sha256/c/3/1/0/0'
+    """
+    return f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0"
+
+
 def start_manifest(group, chunks: tuple[int, int], fs, root: str, version: int,
                    per_shard: tuple[int, int] = (1, 1)) -> None:
     """Create the manifest beside a freshly written template: the region table (one entry per inner chunk

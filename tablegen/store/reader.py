@@ -24,6 +24,7 @@ from tablegen.store.manifest import (
     check_array_metadata,
     check_coordinate,
     digest,
+    entry_key,
     read_root,
 )
 from tablegen.store.schema import (
@@ -215,7 +216,7 @@ class StoreReader:
                 entry = np.asarray(table[i, j])
             except Exception as error:  # noqa: BLE001
                 a, b = table.chunks[:2]
-                raise self._refused(f"{MANIFEST}/{DIGESTS}/c/{i // a}/{j // b}/0/0", i, j,
+                raise self._refused(entry_key(i // a, j // b), i, j,
                                     f"(the region's manifest entry) cannot be decoded ({type(error).__name__}: "
                                     f"{error})") from None
             self._entries[(i, j)] = entry.reshape(len(CHUNKED_VARIABLES), 32)

@@ -217,6 +217,18 @@ def store_fs(url: str, storage_options: dict | None):
     return fs, root.rstrip("/")
 
 
+def is_local(fs) -> bool:
+    """Whether an fsspec filesystem is the local one (files that can be fsynced, locked and opened without
+    following links).
+
+    Examples
+    --------
+    >>> is_local(fsspec.filesystem("file")), is_local(fsspec.filesystem("memory"))
+    (True, False)
+    """
+    return "file" in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,))
+
+
 def chunk_regions(shape_pn: tuple[int, int], chunks: tuple[int, int]) -> list[tuple[int, int]]:
     """Every (i, j) chunk index over (P, N), P-major."""
     return [(i, j) for i in range(-(-shape_pn[0] // chunks[0])) for j in range(-(-shape_pn[1] // chunks[1]))]

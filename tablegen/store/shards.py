@@ -19,7 +19,9 @@ import os
 
 import numpy as np
 
-__all__ = ["Durable", "region_files", "store_fs_of", "write_whole"]
+from tablegen.store.schema import is_local
+
+__all__ = ["Durable", "region_files", "write_whole"]
 
 
 def region_files(array, region: tuple[slice, slice]) -> list[str]:
@@ -52,10 +54,6 @@ def write_whole(array, region: tuple[slice, slice], values: np.ndarray, fs, root
     return files
 
 
-def _is_local(fs) -> bool:
-    return "file" in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,))
-
-
 class Durable:
     """fsync of a store's files and of the folders holding them (local filesystems only; elsewhere nothing).
 
@@ -67,7 +65,7 @@ class Durable:
     """
 
     def __init__(self, fs, root: str):
-        self.root, self.local = root, _is_local(fs)
+        self.root, self.local = root, is_local(fs)
 
     def sync(self, keys) -> int:
         """fsync each file of ``keys`` (inside the store), then each folder holding one; the number of fsyncs."""
@@ -87,13 +85,3 @@ class Durable:
             finally:
                 os.close(fd)
         return count
-
-
-def store_fs_of(array) -> tuple:
-    """(filesystem, root path) of the store an array lives in (a zarr ``LocalStore`` or ``FsspecStore``)."""
-    import fsspec
-
-    store = array.store
-    if hasattr(store, "fs"):
-        return store.fs, store.path.rstrip("/")
-    return fsspec.filesystem("file"), str(store.root).rstrip("/")

@@ -43,7 +43,7 @@ from tablegen.store.integrity import (
     write_shard_entry,
 )
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
-from tablegen.store.manifest import CHAIN, shard_digests, start_manifest
+from tablegen.store.manifest import CHAIN, entry_key, shard_digests, start_manifest
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
 from tablegen.store.schema import (
@@ -56,6 +56,7 @@ from tablegen.store.schema import (
     WRITABLE_VERSIONS,
     WRITE_CONFIG,
     history_line,
+    is_local,
     layout,
     open_group,
     source_attribute,
@@ -120,7 +121,7 @@ def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
     filesystems write whole objects and have none.
     """
     fs, root = store_fs(url, storage_options)
-    if "file" not in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)):
+    if not is_local(fs):
         return 0
     removed = 0
     for path in fs.find(root):
@@ -142,7 +143,7 @@ def _remove_unfinished(url: str, storage_options: dict | None) -> None:
 
 def _write_marker(fs, path: str, payload: bytes) -> None:
     """Write the creation marker as a new file: a local one never through a symbolic link planted in its place."""
-    if "file" not in (fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)):
+    if not is_local(fs):
         fs.pipe(path, payload)
         return
     if os.path.lexists(path):
@@ -346,8 +347,7 @@ def write_chunk(url: str, region: tuple[slice, slice], arrays: dict[str, np.ndar
     durable.sync(written)
     table = shard_digests(arrays, inner)
     write_shard_entry(group, i, j, table)
-    durable.sync([f"manifest/sha256/c/{a}/{b}/0/0" for a in range(i // per_shard[0], -(-(i + table.shape[0])
-                  // per_shard[0])) for b in range(j // per_shard[1], -(-(j + table.shape[1]) // per_shard[1]))])
+    durable.sync([entry_key(i // per_shard[0], j // per_shard[1])])  # a task's entries: one manifest chunk
     cells = (p_slice.stop - p_slice.start, n_slice.stop - n_slice.start)
     durable.sync(write_whole(done, region, np.ones(cells, bool), fs, root))
 
