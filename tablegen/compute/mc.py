@@ -205,7 +205,7 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
     layout = KernelLayout.for_metrics(metrics, P, N)
     metrics = [spec.name for spec in metrics]
     on_cpu = _resolved(device) == "cpu"  # the device counts the samples >= threshold itself
-    tables = counted_tables(P, N, layout, capacity) if on_cpu else {}  # at most 4 MB a metric, made first
+    tables = counted_tables(P, N, layout, capacity) if on_cpu else {}  # at most 6.6 MB a metric, made first
     check_memory(pass_memory(P, N, layout, capacity, block_size, tables),
                  f"a Monte Carlo pass at P = {P:,}, N = {N:,}, R = {R:,} (keeping {capacity:,} samples per metric; "
                  f"tables over {P + N:,} ranks)",
@@ -258,10 +258,10 @@ def tail_sinks(P: int, N: int, layout: KernelLayout, capacity: int, thresholds: 
     tables = counted_tables(P, N, layout, capacity) if tables is None else tables
     streams = {}
     for spec in layout.specs:
-        threshold = thresholds.get(spec.name, np.inf)
-        low, high = spec.range(P, N)
         if spec.name in tables:
             continue
+        threshold = thresholds.get(spec.name, np.inf)
+        low, high = spec.range(P, N)
         if np.isfinite(low) and np.isfinite(high) and high > low:
             streams[spec.name] = BucketStream(capacity, low, high, threshold)
         else:
