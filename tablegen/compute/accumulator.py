@@ -45,9 +45,9 @@ class Tail:
     seen: int
     capacity: int
 
-    @property
+    @cached_property
     def retained(self) -> int:
-        """Number of samples retained (min(seen, capacity))."""
+        """Number of samples retained (min(seen, capacity); computed once)."""
         return int(self.counts.sum())
 
     @cached_property
@@ -77,6 +77,20 @@ def _run_lengths(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np
         return values, counts.astype(np.int64)
     starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
     return values[starts], np.add.reduceat(counts, starts).astype(np.int64)
+
+
+def _distinct(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct values of an ascending array of samples, with how many times each occurs."""
+    if ordered.size == 0:
+        return ordered, np.zeros(0, np.int64)
+    change = np.empty(ordered.size, np.bool_)
+    change[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
+    starts = np.flatnonzero(change)
+    counts = np.empty(starts.size, np.int64)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1] = ordered.size - starts[-1]
+    return ordered[starts], counts
 
 
 def _combine(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +135,7 @@ def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
     if samples.size > tail.capacity:  # only the batch's own top `capacity` can survive
         samples = np.partition(samples, samples.size - tail.capacity)[samples.size - tail.capacity:]
     samples = tail_candidates(tail, samples)
-    batch_values, batch_counts = _run_lengths(np.sort(samples), np.ones(samples.size, np.int64))
+    batch_values, batch_counts = _distinct(np.sort(samples))
     batch = Tail(batch_values, batch_counts, n_samples, tail.capacity)
     return tail_merge(tail, batch)
 
@@ -309,6 +323,8 @@ class CountedTails:
     """
 
     def __init__(self, tables: dict, capacity: int, thresholds=None):
+        from tablegen.compute.kernels.histogram_tail import COUNT_WAYS
+
         thresholds = thresholds or {}
         self.names = list(tables)
         self.capacity = int(capacity)
@@ -318,7 +334,7 @@ class CountedTails:
         self._scales = np.array([table.scale for table in self._tables])
         self._slot_starts = np.cumsum([0] + [table.slot_bits.size for table in self._tables]).astype(np.int64)
         self._slot_bits = np.concatenate([table.slot_bits for table in self._tables] or [np.empty(0, np.int64)])
-        self._counts = np.zeros(self._slot_bits.size, np.int64)
+        self._counts = np.zeros((COUNT_WAYS, self._slot_bits.size + 1), np.int64)  # count_rows' copies and sink
         self._found = np.empty(0, np.int64)
         self._thresholds = {name: float(thresholds.get(name, np.inf)) for name in self.names}
         self._missed = {name: TailStream(capacity, self._thresholds[name]) for name in self.names}
@@ -344,7 +360,7 @@ class CountedTails:
 
     def _counted(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         m = self.names.index(name)
-        counts = self._counts[self._slot_starts[m]:self._slot_starts[m + 1]][self._tables[m].occupied]
+        counts = self._counts[:, self._slot_starts[m]:self._slot_starts[m + 1]].sum(axis=0)[self._tables[m].occupied]
         kept = counts > 0
         return self._tables[m].values[kept], counts[kept]
 
@@ -366,7 +382,7 @@ class BucketStream:
     monotone buckets above a rising floor bucket, sorted once at the end
     (:mod:`tablegen.compute.kernels.histogram_tail`).  Where heavy ties stop a compaction from freeing
     room, the kept samples go to a :class:`TailStream` which takes the rest.  The buffer holds
-    2 ``capacity`` + ``slack`` samples (16 bytes per kept sample; the final sort 16 more).
+    2 ``capacity`` + ``slack`` samples (16 bytes per kept sample; the final count of equal values 16 more).
 
     :meth:`tail` is the same :class:`Tail` as :func:`tail_add` of every block in turn, bit for bit.
 
@@ -433,5 +449,7 @@ class BucketStream:
         else:
             self._held, self._floor = self._kernel.bucket_compact(
                 self._buffer, self._held, self._bucket_counts, self._floor, self.capacity, self._low, self._scale)
-            values, counts = self._kernel.bucket_sorted(self._buffer, self._held, self.capacity)
+            kept = self._buffer[:self._held]
+            kept.sort()  # in place: the order of the kept samples means nothing to the stream
+            values, counts = self._kernel.distinct_sorted(kept[max(0, self._held - self.capacity):])
         return Tail(values, counts, self.seen, self.capacity)

@@ -99,16 +99,17 @@ def tails_memory(metrics: int, capacity: int, block_size: int, counted_slots: tu
     A kept tail (a bucketed stream, or a streaming top-k where a metric's range is unbounded or its ties
     heavy) comes to at most about 40 bytes per retained sample: tracemalloc peaks of 20 (average precision)
     and 26 (best MCC) bytes at R = 2·10⁶, (30, 30); 42 for the streaming top-k alone at R = 10⁶, seven
-    metrics.  A counted tail takes at most 32 bytes a slot (25: the value's 64 bits in its table and in the
-    counter's copy, an occupied flag, a count).  Besides, a block of scores: 8 bytes per replicate and column.
+    metrics.  A counted tail takes at most 64 bytes a slot (53: the value's 64 bits in its table and in the
+    counter's copy, an occupied flag, the listed value, four counts; 12 more while its tail is read).  Besides,
+    a block of scores: 8 bytes per replicate and column.
 
     Examples
     --------
     >>> format_bytes(tails_memory(1, 10**6, 4096, counted_slots=(4096, 4096)))
-    '40.6 MB'
+    '40.9 MB'
     """
     columns = metrics + len(counted_slots)
-    return 40.0 * metrics * capacity + 32.0 * sum(counted_slots) + 8.0 * block_size * (columns + 8)
+    return 40.0 * metrics * capacity + 64.0 * sum(counted_slots) + 8.0 * block_size * (columns + 8)
 
 
 #: Bytes per rank of the tables every ranking kernel reads: two float64s (inverses and harmonic numbers,
