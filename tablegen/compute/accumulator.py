@@ -79,20 +79,6 @@ def _run_lengths(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np
     return values[starts], np.add.reduceat(counts, starts).astype(np.int64)
 
 
-def _distinct(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct values of an ascending array of samples, with how many times each occurs."""
-    if ordered.size == 0:
-        return ordered, np.zeros(0, np.int64)
-    change = np.empty(ordered.size, np.bool_)
-    change[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=change[1:])
-    starts = np.flatnonzero(change)
-    counts = np.empty(starts.size, np.int64)
-    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
-    counts[-1] = ordered.size - starts[-1]
-    return ordered[starts], counts
-
-
 def _combine(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ascending unique values of a multiset given as concatenated sorted runs with counts.
 
@@ -135,7 +121,7 @@ def tail_add(tail: Tail, samples: np.ndarray, seen: int | None = None) -> Tail:
     if samples.size > tail.capacity:  # only the batch's own top `capacity` can survive
         samples = np.partition(samples, samples.size - tail.capacity)[samples.size - tail.capacity:]
     samples = tail_candidates(tail, samples)
-    batch_values, batch_counts = _distinct(np.sort(samples))
+    batch_values, batch_counts = _run_lengths(np.sort(samples), np.ones(samples.size, np.int64))
     batch = Tail(batch_values, batch_counts, n_samples, tail.capacity)
     return tail_merge(tail, batch)
 

@@ -10,7 +10,7 @@ from scipy import stats
 from tablegen.compute.kernels.lanes import lane_output, simulate_rows
 from tablegen.compute.kernels.minority import simulate_minority_block, uses_minority_sampling
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, MCC_COLUMN, TP_COLUMN, simulate_block
-from tablegen.compute.mc import KernelLayout, cell_key, score_replicates
+from tablegen.compute.mc import KernelLayout, cell_key, output_block, score_replicates
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, metric_entries
 
 NO_LABELS = np.empty((0, 0), np.uint8)
@@ -75,6 +75,18 @@ def test_rows_are_replicates_not_positions_in_a_block(P, N):
     whole = score_replicates(P, N, key, 0, 100, layout)
     tail = score_replicates(P, N, key, 60, 40, layout)
     np.testing.assert_array_equal(whole[60:], tail)
+
+
+@pytest.mark.parametrize("P,N", [(30, 40), (10, 900)])
+def test_a_reused_output_block_is_written_whole(P, N):
+    layout = KernelLayout.for_metrics(metric_entries(METRICS), P, N)
+    key = cell_key(12, P, N)
+    block = output_block(P, N, 50, layout)
+    block[:] = np.inf  # what a previous block might have left
+    assert score_replicates(P, N, key, 50, 50, layout, out=block) is block
+    np.testing.assert_array_equal(block, score_replicates(P, N, key, 50, 50, layout))
+    with pytest.raises(ValueError, match="out has shape"):
+        score_replicates(P, N, key, 0, 49, layout, out=block)
 
 
 # --- the lane-parallel kernel is the scalar kernel, bit for bit ---------------------------------

@@ -444,5 +444,5 @@ def simulate_rows(n_pos, n_neg, key0, key1, first_replicate, ks, out, with_mcc=F
         count = kernel(n_pos, n_neg, key0, key1, first_replicate, ks, block, replayed)
         out[0] = block[0]
         return int((replayed[:count] == 0).sum())
-    replayed = np.empty(out.shape[0], dtype=np.int64)
-    return int(kernel(n_pos, n_neg, key0, key1, first_replicate, ks, out, replayed))
+    no_record = np.empty(0, dtype=np.int64)  # which rows were replayed is not asked here, only how many
+    return int(kernel(n_pos, n_neg, key0, key1, first_replicate, ks, out, no_record))
