@@ -483,6 +483,41 @@ def test_ranking_memory_bounds_the_kernels_measured_tables():
     assert tables <= estimate <= 1.25 * tables, (tables, estimate)
 
 
+_PASS_RSS_PROBE = """
+import sys
+from tablegen.lookup.simulate import simulate_cell
+def peak_rss():
+    return next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM"))
+simulate_cell(20, 20, 200_000, 1, ["average_precision"], exact=False)  # kernels loaded (or compiled) first
+with open("/proc/self/clear_refs", "w") as clear:
+    clear.write("5")  # peak RSS := current RSS (Linux >= 4.0)
+before = peak_rss()
+simulate_cell(30, 30, int(sys.argv[1]), 1, ["average_precision"], exact=False)
+print(peak_rss() - before)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads and resets peak RSS through /proc (Linux)")
+def test_pass_memory_bounds_the_peak_rss_numba_arrays_included():
+    """tracemalloc (below) does not see numba's arrays (the final count of equal values of a bucketed stream,
+    the kernels' tables): the growth of peak RSS over a pass keeping average precision's 10% tail at
+    R = 10**7 is at most the estimate, and not wildly below it (within 3x)."""
+    import subprocess
+
+    from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, pass_memory, tail_capacity
+    from tablegen.compute.metrics import metric_entries
+    from tablegen.compute.stats import DEFAULT_TAIL_PROBABILITIES
+
+    R = 10**7
+    out = subprocess.run([sys.executable, "-c", _PASS_RSS_PROBE, str(R)], capture_output=True, text=True, check=True)
+    growth = int(out.stdout.split()[-1])
+    capacity = tail_capacity(R, (10, 100, 1000), (0.01,), DEFAULT_TAIL_PROBABILITIES)  # simulate_cell's defaults
+    layout = KernelLayout.for_metrics(metric_entries(["average_precision"]), 30, 30)
+    estimate = pass_memory(30, 30, layout, capacity, DEFAULT_BLOCK_SIZE)
+    assert growth <= estimate <= 3 * growth, (growth, estimate)
+
+
 @pytest.mark.parametrize("routine", [pytest.param("simulate", marks=pytest.mark.slow), "topk"])
 def test_memory_estimates_bound_the_measured_peak(routine):
     """The estimate is an upper bound of tracemalloc's peak, and not wildly above it (within 3x)."""
