@@ -46,7 +46,7 @@ from machine import cpu_model, load_average, recording, vector_width  # noqa: E4
 from tablegen.compute.kernels.lanes import lane_output, simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
 from tablegen.compute.kernels.ranking import BASE_COLUMNS  # noqa: E402
-from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, cell_key, output_block, score_replicates  # noqa: E402
+from tablegen.compute.mc import DEFAULT_BLOCK_SIZE, KernelLayout, block_scorer, cell_key  # noqa: E402
 from tablegen.compute.metrics import DEFAULT_METRICS, get_metric, metric_entries  # noqa: E402
 
 #: Cells timed when ``--cells`` is not given.
@@ -230,14 +230,10 @@ def numba_run(P: int, N: int, replicates: int, layout: KernelLayout) -> np.ndarr
     ndarray of float64
         Kernel output of the last block.
     """
-    key = cell_key(SEED, P, N)
-    blocks = {}  # one block per block length, reused as the engine reuses it (mc._block_source)
+    score = block_scorer(P, N, cell_key(SEED, P, N), layout)  # a block reused, as the engine's pass does
     out = None
     for first in range(0, replicates, DEFAULT_BLOCK_SIZE):
-        count = min(DEFAULT_BLOCK_SIZE, replicates - first)
-        if count not in blocks:
-            blocks[count] = output_block(P, N, count, layout)
-        out = score_replicates(P, N, key, first, count, layout, out=blocks[count])
+        out = score(first, min(DEFAULT_BLOCK_SIZE, replicates - first))
     return out
 
 

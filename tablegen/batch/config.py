@@ -116,6 +116,11 @@ class JobConfig:
         return len(self.P) * len(self.N)
 
     @property
+    def sharded(self) -> bool:
+        """Whether a task writes a shard of several Zarr chunks (``shard`` other than 1 x 1: a schema-4 store)."""
+        return tuple(self.shard) != (1, 1)
+
+    @property
     def task_cells(self) -> tuple[int, int]:
         """Cells of one task along P and N: a shard of ``shard`` chunks of ``chunks`` cells.
 
@@ -132,7 +137,7 @@ class JobConfig:
         that a config written before shards keeps its hash)."""
         data = asdict(self)
         keys = ("P", "N", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "tail_probabilities")
-        return {key: data[key] for key in keys} | ({"shard": data["shard"]} if tuple(self.shard) != (1, 1) else {})
+        return {key: data[key] for key in keys} | ({"shard": data["shard"]} if self.sharded else {})
 
     @property
     def result_hash(self) -> str:

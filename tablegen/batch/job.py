@@ -64,7 +64,7 @@ def store_template(config: JobConfig) -> StoreTemplate:
     """The store a job writes: its grid's coordinates, chunking and shards (none where a shard is one chunk: a
     schema-3 store, as before shards)."""
     return StoreTemplate(config.metrics, config.alphas, config.Cs, config.P, config.N, config.tail_probabilities,
-                         config.chunks, None if tuple(config.shard) == (1, 1) else tuple(config.shard))
+                         config.chunks, tuple(config.shard) if config.sharded else None)
 
 
 def store_attributes(config: JobConfig) -> dict:
@@ -80,7 +80,7 @@ def _config_record(config: JobConfig) -> str:
     only where it is not 1 x 1 (so an unsharded job records what it recorded before shards)."""
     record = asdict(config)
     record.pop("storage_options", None)
-    if tuple(record["shard"]) == (1, 1):
+    if not config.sharded:
         del record["shard"]
     record["store_url"] = _local_name(record["store_url"])
     if "scheduler_file" in record.get("cluster", {}):

@@ -187,7 +187,7 @@ def format_plan(config, plan: Plan) -> str:
         f"alpha = {list(config.alphas)}, exact = {config.exact}",
         f"store {config.store_url}  (config hash {config.result_hash[:12]})",
         f"tasks: {len(plan.chunks):,} chunks of up to {config.task_cells[0]} x {config.task_cells[1]} cells"
-        + (f" (shards of {config.shard[0]} x {config.shard[1]} Zarr chunks)" if config.shard != (1, 1) else "")
+        + (f" (shards of {config.shard[0]} x {config.shard[1]} Zarr chunks)" if config.sharded else "")
         + "; "
         f"{len(plan.chunks) - len(plan.remaining):,} done, {len(plan.remaining):,} remaining",
         f"cells: {plan.cells_done:,} done, {plan.cells_remaining:,} remaining",

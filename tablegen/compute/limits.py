@@ -97,11 +97,12 @@ def tails_memory(metrics: int, capacity: int, block_size: int, counted_slots: tu
     counting others per value at ``counted_slots`` slots each (an upper bound).
 
     A kept tail (a bucketed stream, or a streaming top-k where a metric's range is unbounded or its ties
-    heavy) comes to at most about 40 bytes per retained sample: tracemalloc peaks of 20 (average precision)
-    and 26 (best MCC) bytes at R = 2·10⁶, (30, 30); 42 for the streaming top-k alone at R = 10⁶, seven
-    metrics.  A counted tail takes at most 64 bytes a slot (53: the value's 64 bits in its table and in the
-    counter's copy, an occupied flag, the listed value, four counts; 12 more while its tail is read).  Besides,
-    a block of scores: 8 bytes per replicate and column.
+    heavy) comes to at most about 40 bytes per retained sample: a pass's peak RSS grows by 32 (average
+    precision) and 24 (best MCC) bytes per retained sample besides its block at R = 10⁷, (30, 30), numba's
+    arrays included; tracemalloc saw 42 for the streaming top-k alone at R = 10⁶, seven metrics.  A counted
+    tail takes at most 64 bytes a slot (53: the value's 64 bits in its table and in the counter's copy, an
+    occupied flag, the listed value, four counts; 12 more while its tail is read).  Besides, a block of scores:
+    8 bytes per replicate and column.
 
     Examples
     --------

@@ -174,6 +174,28 @@ def output_block(P: int, N: int, count: int, layout: KernelLayout, recording: bo
     return lane_output(count, columns)
 
 
+def block_scorer(P: int, N: int, key, layout: KernelLayout) -> Callable[[int, int], np.ndarray]:
+    """``score(first, count)``: :func:`score_replicates` into one block per block length, reused from call to call
+    (a pass's blocks are all one length but perhaps the last).  A block returned is overwritten by the next call.
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import metric_entries
+    >>> layout = KernelLayout.for_metrics(metric_entries(["auc"]), 20, 30)
+    >>> score = block_scorer(20, 30, cell_key(1, 20, 30), layout)
+    >>> score(0, 4) is score(4, 4), score(8, 2).shape
+    (True, (2, 6))
+    """
+    blocks = {}
+
+    def score(first: int, count: int) -> np.ndarray:
+        if count not in blocks:
+            blocks.clear()
+            blocks[count] = output_block(P, N, count, layout)
+        return score_replicates(P, N, key, first, count, layout, out=blocks[count])
+    return score
+
+
 def block_tails(P, N, key, first, count, layout: KernelLayout, capacity: int) -> dict[str, Tail]:
     """Tails of every metric over one block of replicates (the unit of work a task can run)."""
     out = score_replicates(P, N, key, first, count, layout)
@@ -338,13 +360,10 @@ def _block_source(P, N, R, key, layout: KernelLayout, metrics, thresholds, block
     ``block_size`` if larger; at most R), and only the samples above them come back.
     """
     if _resolved(device) == "cpu":
-        blocks = {}  # one output block per block length (the last block of a pass may be shorter), reused
+        score = block_scorer(P, N, key, layout)
 
         def cpu_block(first, count, streams):
-            if count not in blocks:
-                blocks.clear()
-                blocks[count] = output_block(P, N, count, layout)
-            out = score_replicates(P, N, key, first, count, layout, out=blocks[count])
+            out = score(first, count)
             if counted is not None:
                 counted.add_rows(out)
             for m, stream in streams.items():

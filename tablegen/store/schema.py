@@ -236,14 +236,16 @@ def chunk_regions(shape_pn: tuple[int, int], chunks: tuple[int, int]) -> list[tu
 
 def chunk_key(name: str, ndim: int, i: int, j: int, per_shard: tuple[int, int] = (1, 1)) -> str:
     """The key of inner chunk (i, j) over (P, N): its file inside the store (default chunk key encoding, P and N
-    trailing), followed, where a shard holds more than one inner chunk, by ``[i,j]``.
+    trailing; an array at a store's root, ``name`` empty, has no folder), followed, where a shard holds more
+    than one inner chunk, by ``[i,j]``.
 
     Examples
     --------
     >>> chunk_key("critical_value", 5, 3, 1), chunk_key("done", 2, 3, 1, per_shard=(2, 2))
     ('critical_value/c/0/0/0/3/1', 'done/c/1/0[3,1]')
     """
-    file = "/".join([name, "c", *["0"] * (ndim - 2), str(i // per_shard[0]), str(j // per_shard[1])])
+    folder = [name] if name else []
+    file = "/".join([*folder, "c", *["0"] * (ndim - 2), str(i // per_shard[0]), str(j // per_shard[1])])
     return file if tuple(per_shard) == (1, 1) else f"{file}[{i},{j}]"
 
 

@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-from tablegen.store.schema import is_local
+from tablegen.store.schema import chunk_key, is_local
 
 __all__ = ["Durable", "region_files", "write_whole"]
 
@@ -28,12 +28,9 @@ def region_files(array, region: tuple[slice, slice]) -> list[str]:
     """The files (keys inside the store) of ``array``'s outer chunks (its shards, or its chunks) that a
     region over (P, N) touches, every leading dimension whole."""
     outer = (array.shards or array.chunks)[-2:]
-    shape = array.shape[-2:]
     ranges = [range(part.indices(size)[0] // c, -(-part.indices(size)[1] // c))
-              for part, size, c in zip(region, shape, outer)]
-    lead = ["0"] * (array.ndim - 2)
-    return ["/".join([*([array.path] if array.path else []), "c", *lead, str(i), str(j)])
-            for i in ranges[0] for j in ranges[1]]
+              for part, size, c in zip(region, array.shape[-2:], outer)]
+    return [chunk_key(array.path, array.ndim, i, j) for i in ranges[0] for j in ranges[1]]
 
 
 def write_whole(array, region: tuple[slice, slice], values: np.ndarray, fs, root: str) -> list[str]:

@@ -43,7 +43,7 @@ from tablegen.store.integrity import (
     write_shard_entry,
 )
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
-from tablegen.store.manifest import CHAIN, entry_key, shard_digests, start_manifest
+from tablegen.store.manifest import CHAIN, MANIFEST, entry_key, shard_digests, start_manifest
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
 from tablegen.store.schema import (
@@ -365,7 +365,7 @@ def mark_complete(url: str, storage_options: dict | None = None) -> bool:
         return False
     chain = consolidate(group)
     group.attrs.update({"complete": True, "completed": _now(), CHAIN: chain})
-    Durable(*store_fs(url, storage_options)).sync(["manifest/zarr.json", "zarr.json"])
+    Durable(*store_fs(url, storage_options)).sync([f"{MANIFEST}/zarr.json", "zarr.json"])
     return True
 
 
