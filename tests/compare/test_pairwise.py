@@ -193,6 +193,11 @@ def test_many_models_holm_and_the_confidence_set_of_the_best():
     ({"labels": [1, 0, 2, 0, 1, 0]}, "labels must hold exactly two classes"),
     ({"labels": [1, 1, 1, 1, 1, 1]}, "labels must hold exactly two classes"),
     ({"scores_b": [0.2, 0.4, np.inf, 0.1, 0.5, 0.6]}, "scores_b"),
+    ({"mid_p": True}, r"mid_p=True is McNemar's mid-p; method='delong' has none"),
+    ({"mid_p": True, "metric": "best_f1"}, r"mid_p=True is McNemar's mid-p; method='permutation' has none"),
+    ({"mid_p": "yes", "threshold": 0.5}, "mid_p must be True or False"),
+    ({"metric": "accuracy", "method": "delong"}, r"metric='accuracy' \(at a threshold\) is tested by McNemar"),
+    ({"metric": "accuracy"}, "threshold is needed for McNemar"),
 ])
 def test_bad_arguments_are_refused_naming_them(kwargs, message):
     arguments = {"labels": np.array([1, 0, 1, 0, 1, 0]), "scores_a": [0.9, 0.1, 0.8, 0.3, 0.6, 0.5],
@@ -207,3 +212,64 @@ def test_mismatched_or_missing_scores_are_refused():
         paired_test([1, 0, 1], [0.1, 0.2, 0.3], [0.1, 0.2])
     with pytest.raises(TablegenInputError, match="NaN"):
         paired_test([1, 0, 1], [0.1, np.nan, 0.3], [0.1, 0.2, 0.3])
+
+
+def _winner_by_auc_loser_by_accuracy():
+    """The issue's reproducer: A ranks perfectly (AUC 1) with every score < 0.5 (accuracy 0.5 at 0.5); B is
+    far more accurate at 0.5 (0.875)."""
+    y = np.r_[np.ones(20), np.zeros(20)]
+    a = np.r_[np.linspace(0.30, 0.49, 20), np.linspace(0, 0.19, 20)]
+    rng = np.random.default_rng(1)
+    b = np.clip(np.r_[rng.normal(0.7, 0.2, 20), rng.normal(0.3, 0.2, 20)], 0, 1)
+    return y, {"A": a, "B": b}
+
+
+def test_the_winner_is_chosen_by_the_metric_tested():
+    y, models = _winner_by_auc_loser_by_accuracy()
+    result = pairwise_tests(y, models, threshold=0.5)  # McNemar: accuracy at 0.5 is what is tested
+    assert (result.metric, result.winner, result.best_set) == ("accuracy", "B", ("B",))
+    (pair, test), = result.tests.items()
+    assert pair == ("B", "A") and (test.metric, test.value_a, test.value_b) == ("accuracy", 0.875, 0.5)
+    only_a, only_b = _discordant(y, models)  # the winner B is model A of the test: b = items only B gets right
+    assert test.statistic == only_b and test.p_value == pytest.approx(
+        binomtest(only_b, only_a + only_b, 0.5, alternative="greater").pvalue, rel=1e-12)
+    assert round(test.p_value, 4) == 0.0013 and result.to_dict()["metric"] == "accuracy"
+    by_auc = pairwise_tests(y, models)  # no threshold: DeLong, and A (AUC 1) wins by the metric tested
+    assert (by_auc.metric, by_auc.winner) == ("auc", "A")
+    every = pairwise_tests(y, models, threshold=0.5, against="all")
+    assert list(every.tests) == [("B", "A")] and every.metric == "accuracy"
+
+
+def _discordant(y, models):
+    right = {k: (s >= 0.5) == (y == 1) for k, s in models.items()}
+    return int(np.sum(right["A"] & ~right["B"])), int(np.sum(~right["A"] & right["B"]))
+
+
+def test_mixed_predictions_and_scores_use_one_method_for_every_pair():
+    y = np.r_[np.ones(10), np.zeros(10)]
+    rng = np.random.default_rng(3)
+    models = {"p": (y + (rng.random(20) < 0.2)) % 2, "q": (y + (rng.random(20) < 0.4)) % 2,
+              "s": y + rng.normal(size=20)}
+    result = pairwise_tests(y, models)  # 'auto' resolves once: not every model gives 0/1 predictions
+    assert result.metric == "auc" and {t.method for t in result.tests.values()} == {"delong"}
+    with pytest.raises(TablegenInputError, match="threshold is needed for McNemar"):
+        pairwise_tests(y, models, method="mcnemar")
+
+
+def test_accuracy_is_accepted_by_mcnemar_and_names_itself():
+    y, models = _winner_by_auc_loser_by_accuracy()
+    named = paired_test(y, models["A"], models["B"], metric="accuracy", method="mcnemar", threshold=0.5)
+    auto = paired_test(y, models["A"], models["B"], metric="Accuracy", threshold=0.5)
+    default = paired_test(y, models["A"], models["B"], threshold=0.5)
+    assert named == auto == default and named.metric == "accuracy" and named.method == "mcnemar"
+    b, c = _discordant(y, models)
+    assert named.statistic == b and named.p_value == pytest.approx(binomtest(b, b + c, 0.5).pvalue)
+    predictions = paired_test(y, (models["A"] >= 0.5) * 1.0, (models["B"] >= 0.5) * 1.0, metric="accuracy")
+    assert predictions.p_value == named.p_value
+
+
+def test_one_sided_mid_p_without_discordant_items_is_one_by_convention():
+    assert mcnemar_p(0, 0, "greater", mid_p=True) == 1.0 == mcnemar_p(0, 0, "less", mid_p=True)
+    assert mcnemar_p(3, 3, "two-sided", mid_p=True) == 1.0
+    assert mcnemar_p(3, 3, "greater", mid_p=True) == pytest.approx(binomtest(3, 6, 0.5, "greater").pvalue
+                                                                   - 0.5 * 20 / 64)

@@ -125,15 +125,18 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     scores_a, scores_b : array_like
         The two models' scores on the same items (higher = more likely positive), or 0/1 predictions.
     metric : str
-        Any metric computable from scores (``auc``, ``best_f1``, ``average_precision``, ...); McNemar tests
-        accuracy at ``threshold``.
+        Any metric computable from scores (``auc``, ``best_f1``, ``average_precision``, ...), or ``"accuracy"``
+        (at ``threshold``, by McNemar's test).  McNemar tests accuracy at ``threshold`` whatever the metric named,
+        and its result says ``metric='accuracy'``.
     method : {"auto", "delong", "permutation", "mcnemar"}
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: A better than B.
     threshold : float, optional
         McNemar: an item is predicted positive when its score is >= threshold (0/1 predictions need none).
     mid_p : bool
-        McNemar's mid-p instead of the exact p.
+        McNemar's mid-p instead of the exact p (McNemar only: refused with DeLong or the permutation test).  With
+        no discordant item (b + c = 0), or b = c two-sided, the p-value is 1, mid-p too: the data hold no evidence
+        either way, and the mid-p's half point mass (which would give 0.5 one-sided) is not taken there.
     R, seed : int, optional
         Random swap patterns (default 10,000) and root seed (default 2005) of a permutation test over 16 items.
     positive_label : optional
@@ -153,11 +156,17 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     >>> result.method, result.difference > 0, result.p_value < 0.05
     ('delong', True, True)
     """
+    from tablegen.compare.datasets.validation import check_flag
     from tablegen.compare.pairwise.validation import checked_pair
     from tablegen.compute.validation import check_alpha
 
     level = 1.0 - check_alpha("alpha", alpha)
     q = checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed, positive_label)
+    if check_flag("mid_p", mid_p) and q.method != "mcnemar":
+        mid = Argument("mid_p", python="mid_p=True", option="--mid-p")
+        raise TablegenInputError.naming(mid, f" is McNemar's mid-p; method={q.method!r} has none (leave mid_p "
+                                        "False, or test accuracy at a threshold with ", Argument("method", "mcnemar"),
+                                        ")")
     if q.method == "delong":
         return _delong(q, level)
     if q.method == "mcnemar":
@@ -184,9 +193,9 @@ def _delong(q, level: float) -> PairedTestResult:
 
 def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
     from tablegen.compare.pairwise.tests import mcnemar_p
+    from tablegen.compare.pairwise.validation import right_at
 
-    right_a = (q.scores_a >= q.threshold) == (q.labels == 1)
-    right_b = (q.scores_b >= q.threshold) == (q.labels == 1)
+    right_a, right_b = right_at(q.labels, q.scores_a, q.threshold), right_at(q.labels, q.scores_b, q.threshold)
     b, c = int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b))
     p = mcnemar_p(b, c, q.alternative, mid_p)
     accuracy_a, accuracy_b = float(right_a.mean()), float(right_b.mean())
@@ -274,8 +283,10 @@ class PairwiseResult:
     Attributes
     ----------
     metric : str
+        The metric tested, by which the winner is chosen: ``"accuracy"`` (at the threshold) where the tests are
+        McNemar's, whatever metric was named.
     winner : str
-        The model with the largest value.
+        The model with the largest value of ``metric``.
     tests : dict
         (model A, model B) -> :class:`PairedTestResult` (A the better of the two, or the winner).
     adjusted_p_values : dict
@@ -322,6 +333,10 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     """The winner against each other model (``against="winner"``, one-sided: is the winner better?) or every
     pair (``"all"``, two-sided), each by :func:`paired_test`, Holm-adjusted; and the confidence set of the best.
 
+    The winner is the model with the largest value of the metric tested: accuracy at ``threshold`` where the
+    tests are McNemar's (a threshold given, ``metric="accuracy"``, ``method="mcnemar"``, or 0/1 predictions
+    throughout), else ``metric``; ``method="auto"`` resolves once, for every pair alike.
+
     Examples
     --------
     >>> y = np.r_[np.ones(10), np.zeros(10)]
@@ -330,8 +345,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     'a'
     """
     from tablegen.compare.datasets.analysis import adjust_p_values
-    from tablegen.compare.pairwise.validation import checked_metric
-    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, threshold_groups
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
 
     if against not in ("winner", "all"):
         raise TablegenInputError.naming(Argument("against"), f" must be 'winner' or 'all', got {against!r}")
@@ -339,8 +353,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     models = check_model_scores(scores, y.size)
     if len(models) < 2:
         raise TablegenInputError.naming(Argument("scores"), " must hold at least two models to compare")
-    spec = checked_metric(metric)
-    values = {name: spec.score_groups(threshold_groups(y, s)) for name, s in models.items()}
+    name, values, method = _tested_values(y, models, metric, method, threshold)
     winner = max(values, key=values.get)
     if against == "winner":
         pairs = [(winner, m) for m in models if m != winner]
@@ -354,4 +367,24 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
     beaten = {b for (a, b), t in tests.items() if a == winner and (len(models) - 1) * t.p_value <= alpha}
     best_set = tuple(m for m in models if m not in beaten)
-    return PairwiseResult(spec.name, winner, tests, adjusted, best_set, alpha)
+    return PairwiseResult(name, winner, tests, adjusted, best_set, alpha)
+
+
+def _tested_values(y: np.ndarray, models: dict, metric, method: str, threshold) -> tuple[str, dict, str]:
+    """(the metric the paired tests test, each model's value of it, the method of every pair): accuracy at the
+    threshold where the tests are McNemar's, else ``metric`` from the scores."""
+    from tablegen.compare.pairwise.validation import (
+        checked_metric,
+        is_accuracy,
+        mcnemar_threshold,
+        resolved_method,
+        right_at,
+    )
+    from tablegen.compute.metrics_from_scores import threshold_groups
+
+    spec = None if is_accuracy(metric) else checked_metric(metric)
+    method = resolved_method(spec, method, threshold, models.values())  # one method for every pair
+    if method == "mcnemar":
+        t = mcnemar_threshold(threshold, *models.values())
+        return "accuracy", {name: float(right_at(y, s, t).mean()) for name, s in models.items()}, method
+    return spec.name, {name: float(spec.score_groups(threshold_groups(y, s))) for name, s in models.items()}, method

@@ -23,7 +23,7 @@ class PairQuestion:
     labels: np.ndarray
     scores_a: np.ndarray
     scores_b: np.ndarray
-    spec: Metric
+    spec: Metric | None
     method: str
     alternative: str
     threshold: float | None
@@ -73,14 +73,59 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
 
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores({"scores_a": scores_a, "scores_b": scores_b}, y.size)
-    spec = checked_metric(metric)
-    if method not in METHODS:
-        raise TablegenInputError.naming(Argument("method"), f" must be one of {', '.join(METHODS)}, got {method!r}")
+    spec = None if is_accuracy(metric) else checked_metric(metric)
     if alternative not in ALTERNATIVES:
         raise TablegenInputError.naming(Argument("alternative"), f" must be one of {', '.join(ALTERNATIVES)}, "
                                         f"got {alternative!r}")
+    method = resolved_method(spec, method, threshold, models.values())
+    a, b = models["scores_a"], models["scores_b"]
+    if method == "mcnemar":
+        threshold = mcnemar_threshold(threshold, a, b)
+    elif threshold is not None:
+        raise TablegenInputError.naming(Argument("threshold"), f" applies to McNemar's test of accuracy, not to "
+                                        f"method={method!r}")
+    R = DEFAULT_SWAPS if R is None else check_integer("R", R, 100)
+    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
+    n, P = y.size, int(y.sum())
+    key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
+    if spec is None:  # accuracy at the threshold: McNemar's, which needs no kernel column
+        return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed, key, 0, 0, 1)
+    entry = spec.counted_entry()
+    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
+    return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed,
+                        key, column, int(entry.k or 0),
+                        spec.count_divisor(P, n - P))
+
+
+def is_accuracy(metric) -> bool:
+    """Whether ``metric`` names accuracy at a threshold (``"accuracy"``, any case): McNemar's metric, which is
+    not a metric of scores alone (``best_accuracy`` is)."""
+    return isinstance(metric, str) and metric.strip().lower() == "accuracy"
+
+
+def resolved_method(spec: Metric | None, method, threshold, models) -> str:
+    """The method ``"auto"`` stands for, or ``method`` checked against the metric (``spec`` None: accuracy at a
+    threshold): McNemar where the metric is accuracy, a threshold is given or every model gives 0/1 predictions,
+    else the metric's own paired test.
+
+    Examples
+    --------
+    >>> resolved_method(checked_metric("auc"), "auto", 0.5, [np.array([0.2, 0.7])])
+    'mcnemar'
+    >>> resolved_method(checked_metric("auc"), "auto", None, [np.array([0.2, 0.7])])
+    'delong'
+    """
+    if method not in METHODS:
+        raise TablegenInputError.naming(Argument("method"), f" must be one of {', '.join(METHODS)}, got {method!r}")
+    if spec is None:
+        if method not in ("auto", "mcnemar"):
+            raise TablegenInputError.naming(
+                Argument("metric", "accuracy"), " (at a threshold) is tested by McNemar's test: use ",
+                Argument("method", "mcnemar"), f" (or 'auto'), not {method!r}; or compare best_accuracy by ",
+                Argument("method", "permutation"))
+        return "mcnemar"
     if method == "auto":
-        predictions = all(np.isin(s, (0.0, 1.0)).all() for s in models.values())
+        predictions = all(np.isin(s, (0.0, 1.0)).all() for s in models)
         method = "mcnemar" if threshold is not None or predictions else spec.paired_test
     if method == "delong" and spec.paired_test != "delong":
         raise TablegenInputError.naming(Argument("method", "delong"), f" compares AUCs; for {spec.name} use ",
@@ -90,27 +135,24 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
             Argument("method", "permutation"), f" swaps the models' values item by item, which ties items across "
             f"the cut-off k, where {spec.name} is not defined; compare {spec.name} with ",
             Argument("method", "mcnemar"), " on the top-k predictions (threshold at the k-th score) instead")
-    a, b = models["scores_a"], models["scores_b"]
-    if method == "mcnemar":
-        threshold = _threshold(threshold, a, b)
-    elif threshold is not None:
-        raise TablegenInputError.naming(Argument("threshold"), f" applies to McNemar's test of accuracy, not to "
-                                        f"method={method!r}")
-    R = DEFAULT_SWAPS if R is None else check_integer("R", R, 100)
-    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
-    n, P = y.size, int(y.sum())
-    key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
-    entry = spec.counted_entry()
-    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
-    return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed,
-                        key, column, int(entry.k or 0),
-                        spec.count_divisor(P, n - P))
+    return method
 
 
-def _threshold(threshold, a: np.ndarray, b: np.ndarray) -> float:
-    """McNemar's threshold: as given (a finite number), else 0.5 where both models give 0/1 predictions."""
+def right_at(labels: np.ndarray, scores: np.ndarray, threshold: float) -> np.ndarray:
+    """Which items a model classifies right when an item is predicted positive at score >= ``threshold``.
+
+    Examples
+    --------
+    >>> right_at(np.array([1, 0, 1]), np.array([0.9, 0.6, 0.2]), 0.5).tolist()
+    [True, False, False]
+    """
+    return (scores >= threshold) == (labels == 1)
+
+
+def mcnemar_threshold(threshold, *models: np.ndarray) -> float:
+    """McNemar's threshold: as given (a finite number), else 0.5 where every model gives 0/1 predictions."""
     if threshold is None:
-        if not all(np.isin(s, (0.0, 1.0)).all() for s in (a, b)):
+        if not all(np.isin(s, (0.0, 1.0)).all() for s in models):
             raise TablegenInputError.naming(Argument("threshold"), " is needed for McNemar's test on scores: "
                                             "an item is predicted positive when its score is >= threshold (or "
                                             "give 0/1 predictions)")
