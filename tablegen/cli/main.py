@@ -41,12 +41,31 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
+class _NumberText:
+    """What argparse takes for a negative number (a value, not an option): every text ``float`` reads that starts
+    with a minus sign, ``-inf``, ``-nan`` and ``-1e400`` too.  argparse's own pattern (``-5``, ``-0.5``) sends
+    ``-inf`` and ``-1e-3`` to its option parser ("unrecognized arguments"), where the command's check, which names
+    the argument (``score``, ``--alpha``), never sees them."""
+
+    @staticmethod
+    def match(text: str) -> bool:
+        if not text.startswith("-") or text.startswith("--"):
+            return False
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+
+
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose ``--help`` shows every option's default (subcommands inherit it)."""
+    """An argument parser whose ``--help`` shows every option's default (subcommands inherit it), and that reads
+    every number with a minus sign as a value (:class:`_NumberText`)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _NumberText()  # argparse's hook (no public one); no option is a number
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -91,6 +91,32 @@ def test_refused_before_any_work(argv, code, message, files):
     assert sorted(os.listdir(files)) == before  # nothing written
 
 
+NUMBERS_WITH_A_MINUS = ["-inf", "-Infinity", "-1e400", "-1e-3", "-nan", "-0.5"]
+
+
+@pytest.mark.parametrize("command", ["test", "p-value"])  # every command with a numeric positional (SCORE)
+@pytest.mark.parametrize("score", NUMBERS_WITH_A_MINUS)
+def test_a_negative_score_reaches_the_check_naming_score(command, score, files):
+    """Issue 38: ``test auc -inf`` ended in argparse's "unrecognized arguments: -inf"; every text float reads
+    with a minus sign is the SCORE, refused by the check that names it (as nan, inf and 1e400 are)."""
+    code, err = tablegen([command, "auc", score, "--P", "100", "--N", "300", "--C", "10"], files)
+    assert code == 2 and err.startswith("tablegen: error: score") and "unrecognized" not in err, err
+
+
+def test_a_negative_option_value_reaches_the_check_naming_the_option(files):
+    code, err = tablegen(["test", "auc", "0.7", "--P", "100", "--N", "300", "--C", "10", "--alpha", "-inf"], files)
+    assert code == 2 and err.startswith("tablegen: error: alpha must be in (0, 1), got -inf"), err
+
+
+def test_the_numeric_positionals_are_the_ones_checked_above():
+    """The commands with a numeric positional are exactly those the test above runs (a new one is added there)."""
+    from tablegen.cli.main import build_parser, command_parsers
+
+    numeric = sorted(words[0] for words, parser in command_parsers(build_parser()) for action in parser._actions
+                     if not action.option_strings and action.type in (int, float))
+    assert numeric == ["p-value", "test"]
+
+
 def test_config_integers_beyond_64_bits_are_refused(files):
     big_r = (files / "tiny.yaml").read_text().replace("replicates: 2000", "replicates: 9223372036854775808")
     (files / "r.yaml").write_text(big_r)
