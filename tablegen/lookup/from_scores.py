@@ -108,6 +108,21 @@ class MetricVerdict:
         whose scores look inverted.
     tie_conditional : bool
         Whether the winner was tested against the exact null given its tie groups (not the no-ties null).
+
+    The numbers a reader quotes are plain attributes too (None where the metric applies to no model):
+    ``value`` (the winner's value), ``p_value`` and ``critical_value`` (floats), ``p_value_bound`` (``""``, or
+    ``"<"`` where ``p_value`` is only an upper bound), ``p_value_interval`` and ``critical_value_interval``
+    (the 95% interval of a Monte Carlo answer, the bracket of a bounded one, the value twice where exact),
+    ``method``, ``significant`` and ``settled``; ``result`` keeps the whole answer.
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(10), np.zeros(10)]
+    >>> verdict = significance_test_from_scores(y, {"a": np.arange(20.0)[::-1]}, metrics=["auc"])["auc"]
+    >>> verdict.value, verdict.p_value_bound, verdict.method, verdict.significant
+    (1.0, '', 'exact', True)
+    >>> verdict.p_value == verdict.result.p_value.value, round(verdict.p_value, 9)
+    (True, 5.413e-06)
     """
 
     metric: str
@@ -124,6 +139,49 @@ class MetricVerdict:
     def significant(self) -> bool:
         return self.result is not None and bool(self.result.significant)
 
+    @property
+    def value(self) -> float | None:
+        """The winner's value of the metric (None without a winner)."""
+        return None if self.result is None else float(self.score)
+
+    @property
+    def p_value(self) -> float | None:
+        """The winner's p-value against the best of C random classifiers (an upper bound where
+        ``p_value_bound`` is ``"<"``)."""
+        return None if self.result is None else float(self.result.p_value.value)
+
+    @property
+    def p_value_bound(self) -> str | None:
+        """``""`` where ``p_value`` is a value, ``"<"`` where it is only an upper bound (``">"``: a lower one)."""
+        return None if self.result is None else str(self.result.p_value.bound)
+
+    @property
+    def p_value_interval(self) -> tuple[float, float] | None:
+        """The p-value's 95% interval (Monte Carlo), bracket (bounds), or (p, p) where exact."""
+        return None if self.result is None else (float(self.result.p_value.ci_low), float(self.result.p_value.ci_high))
+
+    @property
+    def critical_value(self) -> float | None:
+        """The value the winner must exceed to be significant at ``alpha``."""
+        return None if self.result is None else float(self.result.critical_value.value)
+
+    @property
+    def critical_value_interval(self) -> tuple[float, float] | None:
+        """The critical value's 95% interval (Monte Carlo), bracket (bounds), or (value, value) where exact."""
+        if self.result is None:
+            return None
+        return float(self.result.critical_value.ci_low), float(self.result.critical_value.ci_high)
+
+    @property
+    def method(self) -> str | None:
+        """Where the critical value came from: ``"exact"``, ``"bracket"``, ``"table"`` or ``"simulate"``."""
+        return None if self.result is None else str(self.result.method)
+
+    @property
+    def settled(self) -> bool | None:
+        """False where a Monte Carlo critical value's interval holds the score (a larger R could turn it)."""
+        return None if self.result is None else bool(self.result.settled)
+
     def sentence(self) -> str:
         """The verdict in words, naming the winner, then the notes."""
         if self.result is None:
@@ -137,7 +195,10 @@ class MetricVerdict:
                 "score": None if self.result is None else self.score, "scores": dict(self.scores),
                 "winner_has_ties": self.winner_has_ties, "tie_conditional": self.tie_conditional,
                 "not_applicable": dict(self.not_applicable),
-                "notes": list(self.notes), "result": None if self.result is None else self.result.to_dict()}
+                "notes": list(self.notes), "significant": self.significant,
+                **{name: getattr(self, name) for name in ("p_value", "p_value_bound", "critical_value", "method",
+                                                          "settled")},
+                "result": None if self.result is None else self.result.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -219,6 +280,24 @@ def _values(metric: Metric, groups: dict) -> tuple[dict[str, float], dict[str, s
     return values, not_applicable
 
 
+def _tied_for_best(values: dict[str, float], best: float) -> list[str]:
+    """The models whose value equals the best (to 1e-12 relative: equal values reached by different sums)."""
+    return [name for name, value in values.items() if abs(value - best) <= 1e-12 * max(1.0, abs(best))]
+
+
+def _tied_for_best_note(metric: str, tied: list[str], best: float) -> str:
+    """Says that two or more models share the best value, and which one the verdict names.
+
+    Examples
+    --------
+    >>> _tied_for_best_note("auc", ["a", "b", "c"], 0.75)
+    "3 models tie for the best auc (0.75): 'a', 'b' and 'c'; the winner named is the first listed, 'a'"
+    """
+    names = ", ".join(repr(name) for name in tied[:-1]) + f" and {tied[-1]!r}"
+    return (f"{len(tied)} models tie for the best {metric} ({best:.4g}): {names}; the winner named is the first "
+            f"listed, {tied[0]!r}")
+
+
 def _not_applicable_note(metric: str, not_applicable: dict[str, str]) -> str:
     names = ", ".join(repr(name) for name in not_applicable)
     return (f"{metric} is not defined for {names} ({next(iter(not_applicable.values()))}); the winner is the best of "
@@ -291,6 +370,9 @@ def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, metho
         return MetricVerdict(metric, None, float("nan"), {}, None, False, not_applicable, tuple(notes))
     winner = max(values, key=values.get)
     score = values[winner]
+    tied = _tied_for_best(values, score)
+    if len(tied) > 1:
+        notes.append(_tied_for_best_note(metric, tied, score))
     has_ties = bool(groups[winner].group_pos.size < P + N)
     logger.info("%s: winner %s with %g of %d models (C = %d)", metric, winner, score, len(groups), C)
     sizes = _tie_group_sizes(groups[winner])
@@ -342,7 +424,9 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
         Competitors the winner was picked from.  **Count every model tried, discarded ones too.**
         Default: the number of models given.
     alpha : float
-        Significance level.
+        Significance level (default 0.01, the level of Forman & Cohen's tables and of the bundled
+        table, so the default question is answered from them; :func:`tablegen.evaluate`, whose report also
+        compares the models with one another, defaults to 0.05).
     positive_label : optional
         The positive class; default 1 for {0, 1} or {-1, 1}, True for booleans.
     method, R, seed, table :
@@ -372,7 +456,7 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     groups = {name: threshold_groups(y, s) for name, s in models.items()}
 
     def answer(metric, score):
-        return significance_test(metric, score, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table)
+        return significance_test(metric, P, N, C, alpha, score=score, method=method, R=R, seed=seed, table=table)
 
     verdicts = {spec.name: _verdict(spec, groups, *_values(spec, groups), P, N, C, alpha, method, answer)
                 for spec in metrics}

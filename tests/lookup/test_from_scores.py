@@ -386,3 +386,50 @@ def test_tied_random_scorers_reject_less_often_than_alpha():
 
     for metric, (rate, low, high) in rates.items():
         assert high < 0.05 + 0.01 and rate < 0.05, (metric, rate, low, high)
+
+
+def test_a_verdict_s_quoted_numbers_are_plain_attributes():
+    """Issue 38: a per-metric verdict had no p_value (it was at .result.p_value.value)."""
+    y, models = models_and_labels()
+    result = significance_test_from_scores(y, models, metrics=["auc", "best_f1"], C=20, alpha=0.05)
+    for v in result:
+        r = v.result
+        assert (v.p_value, v.critical_value, v.value, v.significant, v.settled, v.method) == (
+            r.p_value.value, r.critical_value.value, r.score, r.significant, r.settled, r.method)
+        assert isinstance(v.p_value, float) and isinstance(v.critical_value, float) and type(v.significant) is bool
+        assert v.p_value_bound == r.p_value.bound and v.p_value_interval == (r.p_value.ci_low, r.p_value.ci_high)
+        assert v.critical_value_interval == (r.critical_value.ci_low, r.critical_value.ci_high)
+        flat = v.to_dict()
+        assert (flat["p_value"], flat["critical_value"], flat["significant"]) == (v.p_value, v.critical_value,
+                                                                                    v.significant)
+
+
+def test_a_p_value_that_is_only_a_bound_says_so():
+    y = np.r_[np.ones(30), np.zeros(30)]  # no random ranking of 2,000 reaches a perfect one: p < 1/(R + 1)-ish
+    verdict = significance_test_from_scores(y, {"perfect": np.arange(60.0)[::-1]}, metrics=["average_precision"],
+                                            method="simulate", R=2000)["average_precision"]
+    assert (verdict.p_value_bound, verdict.p_value) == ("<", verdict.result.p_value.value)
+    assert verdict.p_value_interval[0] == 0.0 and verdict.p_value_interval[1] == verdict.p_value
+
+
+def test_a_metric_no_model_has_gives_none_not_nan():
+    y = np.r_[np.ones(3), np.zeros(3)]
+    verdict = significance_test_from_scores(y, {"a": [1, 1, 1, 1, 1, 1]}, metrics=["tp_at_2"])["tp_at_2"]
+    assert verdict.result is None
+    assert (verdict.p_value, verdict.critical_value, verdict.value, verdict.p_value_bound) == (None,) * 4
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_a_tie_for_the_winner_is_noted_whatever_its_size(k):
+    """Issue 38: a three-way tie for the winner was not noted."""
+    y = np.r_[np.ones(10), np.zeros(10)]
+    good = np.r_[np.linspace(1, 2, 10), np.linspace(0, 1.5, 10)]
+    models = {"worse": np.linspace(0, 1, 20), **{f"m{i}": good for i in range(k)}}
+    verdict = significance_test_from_scores(y, models, metrics=["auc"])["auc"]
+    assert verdict.winner == "m0"
+    tie = [note for note in verdict.notes if "tie for the best" in note]
+    assert tie == [f"{k} models tie for the best auc ({verdict.score:.4g}): "
+                   + ", ".join(repr(f"m{i}") for i in range(k - 1)) + f" and 'm{k - 1}'; the winner named is the "
+                   "first listed, 'm0'"]
+    alone = significance_test_from_scores(y, {"worse": models["worse"], "m0": good}, metrics=["auc"])["auc"]
+    assert not [note for note in alone.notes if "tie for the best" in note]
