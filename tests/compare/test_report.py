@@ -101,3 +101,44 @@ def test_bad_input_is_refused_naming_the_argument():
         tablegen.evaluate(["cat", "dog", "cat"], {"a": [0.1, 0.2, 0.3]})
     with pytest.raises(tablegen.TablegenInputError, match="C = 1 is less than the 2 models"):
         tablegen.evaluate([1, 0, 1, 0], {"a": [1, 2, 3, 4], "b": [4, 3, 2, 1]}, C=1)
+
+
+@pytest.fixture(scope="module")
+def degenerate():
+    """Issue 38: a constant model (and 0/1 predictions below the majority's accuracy) got [NaN, NaN]."""
+    rng = np.random.default_rng(0)
+    y = np.r_[np.ones(30), np.zeros(50)]
+    good = y + rng.normal(size=80)
+    models = {"good": good, "constant": np.full(80, 0.3), "predictions": (good > 0.5).astype(float)}
+    return y, tablegen.evaluate(y, models, metrics=["auc", "best_accuracy", "best_f1"])
+
+
+def test_a_constant_model_s_interval_is_its_single_value_with_a_note(degenerate):
+    y, report = degenerate
+    for metric in ("auc", "best_accuracy", "best_f1"):
+        value = report[metric].values["constant"]
+        assert report[metric].intervals["constant"] == (value, value)
+        assert ("the scores of 'constant' do not vary within a class, so every bootstrap resample"
+                in report[metric].sentence())
+    # what every resample gives: the metric of the only data a resample can hold (P and N kept)
+    assert (report["auc"].values["constant"], report["best_accuracy"].values["constant"]) == (0.5, 50 / 80)
+    assert report["best_f1"].values["constant"] == pytest.approx(2 * 30 / (2 * 30 + 50))
+
+
+def test_an_interval_bca_cannot_give_is_none_with_the_reason_never_nan(degenerate):
+    from tablegen.compare.pairwise.paired import bootstrap_interval
+
+    y, report = degenerate
+    preds = report.scores["predictions"]
+    assert np.isnan(bootstrap_interval(y, preds, metric="best_accuracy")).all()  # the case: BCa has no answer
+    assert report["best_accuracy"].intervals["predictions"] is None
+    assert ("no bootstrap interval for the best_accuracy of 'predictions': the resamples' law is degenerate"
+            in report["best_accuracy"].sentence())
+    for metric_report in report:
+        for interval in metric_report.intervals.values():
+            assert interval is None or not np.isnan(interval).any()
+    strict = json.dumps(report["best_accuracy"].to_dict()["intervals"], allow_nan=False)  # null, not NaN
+    assert json.loads(strict)["predictions"] is None
+    row = next(r for r in report.rows() if (r["metric"], r["model"]) == ("best_accuracy", "predictions"))
+    assert (row["95% CI low"], row["95% CI high"]) == (None, None)
+    assert "| best_accuracy | predictions | 0.625 | – | – |" in report.to_markdown()

@@ -39,7 +39,10 @@ class MetricReport:
     values : dict
         Each applicable model's value.
     intervals : dict
-        Each applicable model's 95% bootstrap interval of its value (items resampled, seeded).
+        Each applicable model's 95% bootstrap interval of its value (positives and negatives resampled apart,
+        seeded): ``(v, v)`` for a model whose scores do not vary within a class (every resample has the same
+        scores, so the same value v; a note says so), None where the resamples' law is degenerate and BCa gives
+        no interval (a note says why) — never NaN.
     winner : str or None
     versus_random : MetricVerdict
         The winner against the best of C independent random classifiers (critical value, p-value, method).
@@ -89,7 +92,8 @@ class MetricReport:
 
     def to_dict(self) -> dict:
         return {"metric": self.metric, "values": dict(self.values),
-                "intervals": {m: list(v) for m, v in self.intervals.items()}, "winner": self.winner,
+                "intervals": {m: None if v is None else list(v) for m, v in self.intervals.items()},
+                "winner": self.winner,
                 "versus_random": self.versus_random.to_dict(),
                 "versus_models": None if self.versus_models is None else self.versus_models.to_dict(),
                 "versus_others": None if self.versus_others is None else self.versus_others.to_dict(),
@@ -143,7 +147,7 @@ class Evaluation:
             selection = report.versus_models
             for model in self.models:
                 value = report.values.get(model)
-                low, high = report.intervals.get(model, (float("nan"), float("nan")))
+                low, high = report.intervals.get(model, (float("nan"), float("nan"))) or (None, None)
                 rows.append({"metric": report.metric, "model": model,
                              "value": float("nan") if value is None else value, "95% CI low": low,
                              "95% CI high": high,
@@ -212,7 +216,9 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     metrics : list of str, optional
         Default ``auc``, ``best_accuracy``, ``best_f1``, ``best_balanced_accuracy``, ``average_precision``.
     alpha : float
-        Level of every verdict.
+        Level of every verdict (default 0.05, the convention for comparing classifiers; the verdict
+        against random classifiers takes it too, so the report has one level, where
+        :func:`tablegen.significance_test_from_scores` alone defaults to Forman & Cohen's 0.01).
     positive_label : optional
         The positive class (default 1 for {0, 1} or {-1, 1}, True for booleans).
     method, R, seed :
@@ -233,7 +239,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
     ('good', True, True)
     """
-    from tablegen.compare.pairwise.paired import bootstrap_interval, pairwise_tests
+    from tablegen.compare.pairwise.paired import pairwise_tests
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import significance_test_from_scores
@@ -257,11 +263,37 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         applicable = {m: models[m] for m in verdict.scores}
         if len(applicable) >= 2:
             others = pairwise_tests(y, applicable, metric=verdict.metric, against="winner", alpha=alpha, seed=seed)
-        intervals = {m: bootstrap_interval(y, models[m], metric=verdict.metric, seed=seed) for m in verdict.scores}
+        intervals, interval_notes = _intervals(y, models, verdict, seed)
+        notes += interval_notes
         reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
                                                verdict, selection, others, notes)
         logger.info("evaluate: %s done", verdict.metric)
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
+
+
+def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]:
+    """Each applicable model's 95% bootstrap interval of the verdict's metric, and the notes on those that are a
+    single value or none (:attr:`MetricReport.intervals`)."""
+    from tablegen.compare.pairwise.paired import bootstrap_interval
+
+    intervals, notes = {}, []
+    for m, value in verdict.scores.items():
+        s = models[m]
+        if np.ptp(s[y == 1]) == 0 and np.ptp(s[y == 0]) == 0:  # each class is resampled apart: the same scores
+            intervals[m] = (float(value), float(value))
+            notes.append(f"the scores of {m!r} do not vary within a class, so every bootstrap resample (positives "
+                         f"and negatives resampled apart) has the same scores and the same {verdict.metric}: its "
+                         f"interval is the single value [{value:.4g}, {value:.4g}]")
+            continue
+        low, high = bootstrap_interval(y, s, metric=verdict.metric, seed=seed)
+        if np.isnan(low) or np.isnan(high):
+            intervals[m] = None
+            notes.append(f"no bootstrap interval for the {verdict.metric} of {m!r}: the resamples' law is "
+                         "degenerate (as when the observed value is the smallest or largest the resamples reach, or "
+                         "every leave-one-out value is the same), where the BCa interval is undefined")
+        else:
+            intervals[m] = (low, high)
+    return intervals, tuple(notes)
 
 
 def _exact(y: np.ndarray, models: dict) -> bool:
