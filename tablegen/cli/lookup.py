@@ -99,7 +99,7 @@ def _run_test(args) -> int:
     from tablegen.lookup.api import significance_test
 
     table = table_for(args)  # a bad --table is the first error
-    result = significance_test(args.metric, args.score, args.P, args.N, args.C, args.alpha, method=args.method,
+    result = significance_test(args.metric, args.P, args.N, args.C, args.alpha, score=args.score, method=args.method,
                                R=args.R, seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
@@ -123,8 +123,8 @@ def _run_p_value(args) -> int:
     from tablegen.lookup.api import p_value
 
     table = table_for(args)  # a bad --table is the first error
-    answer = p_value(args.metric, args.score, args.P, args.N, args.C, method=args.method, R=args.R, seed=args.seed,
-                     table=table, progress=ProgressLine())
+    answer = p_value(args.metric, args.P, args.N, args.C, score=args.score, method=args.method, R=args.R,
+                     seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
         print(json.dumps({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
                           "p_value": answer.to_dict()}, indent=2))

@@ -280,6 +280,40 @@ def _resolve(source, exact, a: LookupArgs) -> Answer | None:
 
 
 # -- public ------------------------------------------------------------------------------------------
+def _score_by_keyword(function):
+    """Give ``function`` (metric, P, N, C, ..., *, score, ...) in :func:`critical_value`'s order, and keep its old
+    call form (metric, score, P, N, C, ...) working with a DeprecationWarning.
+
+    The two cannot be confused: the new form takes ``score`` by keyword only, so a call that binds to it is
+    new, and one that does not (``score`` second, positionally) is read in the old order, as it always was.
+    """
+    import inspect
+
+    new = inspect.signature(function)
+    ordinary = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    moved = ("metric", "score", "P", "N") + tuple(n for n in new.parameters if n not in ("metric", "score", "P", "N"))
+    old = new.replace(parameters=[new.parameters[n].replace(kind=ordinary) for n in moved])
+
+    @functools.wraps(function)
+    def called(*args, **kwargs):
+        try:
+            new.bind(*args, **kwargs)
+        except TypeError as error:
+            try:
+                bound = old.bind(*args, **kwargs)
+            except TypeError:
+                raise error from None
+            import warnings
+
+            warnings.warn(f"{function.__name__}(metric, score, P, N, ...) is deprecated: the order is now "
+                          f"{function.__name__}(metric, P, N, C, ..., score=...), as critical_value(metric, P, N, "
+                          "C, ...)", DeprecationWarning, stacklevel=2)
+            return function(**bound.arguments)
+        return function(*args, **kwargs)
+
+    return called
+
+
 def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, method: str = "auto",
                    R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
                    progress: Callable[[int, int], None] | None = None) -> Answer:
@@ -297,7 +331,9 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
         Number of classifiers compared: every model tried on this test set, discarded ones too
         (the winner is the best of C).  Required.
     alpha : float
-        Significance level in (0, 1) (default 0.01).
+        Significance level in (0, 1) (default 0.01, the level of Forman & Cohen's tables and of the
+        bundled table, so the default question is answered from them; the comparisons of real
+        classifiers in :mod:`tablegen.compare` default to 0.05).
     method : {"auto", "exact", "table", "simulate"}
         Where the answer comes from (module docstring); ``"auto"`` never refuses a valid question.
     R : int, optional
@@ -330,13 +366,16 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
     return answer if answer is not None else _simulate(a, True, False, progress)[0]
 
 
-def p_value(metric: str, score: float, P: int, N: int, C: int | None = None, method: str = "auto",
+@_score_by_keyword
+def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, method: str = "auto",
             R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
             progress: Callable[[int, int], None] | None = None) -> Answer:
     """p-value 1 - F(score-)**C of a winner's score against the best of C random classifiers.
 
-    Parameters are as for :func:`critical_value`; ``score`` must be a value the metric can take at
-    (P, N) (a count for ``tp_at_k``; scores within 1e-9 of a value count as that value).  A p-value
+    Parameters are as for :func:`critical_value`, in the same order (metric, P, N, C); ``score``, given by
+    keyword, must be a value the metric can take at (P, N) (a count for ``tp_at_k``; scores within 1e-9 of a
+    value count as that value).  The old order ``p_value(metric, score, P, N, ...)`` still works, with a
+    DeprecationWarning.  A p-value
     lies in [0, 1]; below what the source resolves it is a bound (``bound="<"``), never 0: with a
     simulation in which no ranking reaches the score, the upper end of the 95% Clopper–Pearson
     interval; from a table, the bound its stored tail quantiles give
@@ -344,7 +383,7 @@ def p_value(metric: str, score: float, P: int, N: int, C: int | None = None, met
 
     Examples
     --------
-    >>> round(float(p_value("auc", 0.65, 100, 300, C=1000)), 4)
+    >>> round(float(p_value("auc", 100, 300, C=1000, score=0.65)), 4)
     0.0028
     """
     a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed,
@@ -353,7 +392,8 @@ def p_value(metric: str, score: float, P: int, N: int, C: int | None = None, met
     return answer if answer is not None else _simulate(a, False, True, progress)[1]
 
 
-def significance_test(metric: str, score: float, P: int, N: int, C: int | None = None, alpha: float = 0.01,
+@_score_by_keyword
+def significance_test(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, *, score: float,
                       method: str = "auto", R: int | None = None, seed: int | None = None,
                       table: Table | str | os.PathLike | None = None,
                       progress: Callable[[int, int], None] | None = None) -> SignificanceResult:
@@ -364,7 +404,10 @@ def significance_test(metric: str, score: float, P: int, N: int, C: int | None =
     :func:`critical_value` would take it and the p-value from where :func:`p_value` would; one
     exact null, or one pass of R simulated rankings, serves both where they share the source.
 
-    Parameters are as for :func:`critical_value` and :func:`p_value`.
+    Parameters are as for :func:`critical_value` and :func:`p_value`, in their order (metric, P, N, C, alpha;
+    ``score`` by keyword; the old order ``significance_test(metric, score, P, N, ...)`` still works, with a
+    DeprecationWarning) (``alpha``: default 0.01, the level of
+    Forman & Cohen's tables and of the bundled table).
 
     Returns
     -------
@@ -374,7 +417,7 @@ def significance_test(metric: str, score: float, P: int, N: int, C: int | None =
 
     Examples
     --------
-    >>> result = significance_test("auc", 0.70, 100, 300, C=1000)
+    >>> result = significance_test("auc", 100, 300, C=1000, score=0.70)
     >>> bool(result.significant), result.method
     (True, 'exact')
     """

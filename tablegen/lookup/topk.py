@@ -270,7 +270,7 @@ def topk_bounds(P: int, N: int, K: int | None = None, *, C: int = 1, alpha: floa
     C : int
         Competitors: the bound of the best of C random rankings, p = 1 - (1 - alpha)**(1/C).
     alpha : float
-        Level in (0, 1).
+        Level in (0, 1) (default 0.01, the level of Forman & Cohen's tables, as the lookups).
 
     Returns
     -------
@@ -301,7 +301,7 @@ def topk_test(observed: ArrayLike, P: int, N: int, *, C: int = 1, alpha: float =
         Positives in the top k for k = 1..K (counts, or averages over runs: non-integers allowed;
         NaN is refused).  Each within [max(0, k - N), min(k, P)].
     P, N, C, alpha
-        As :func:`topk_bounds`.
+        As :func:`topk_bounds` (``alpha``: default 0.01, the level of Forman & Cohen's tables).
     variant : {"discrete", "interpolated"}
         The bound used for ``significant`` and the crossover; both hold alpha exactly at integer
         counts ("binomial", the infinite-data approximation, is refused as a test: module docstring).

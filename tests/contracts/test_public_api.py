@@ -83,3 +83,45 @@ def test_the_check_finds_what_is_missing():
     assert problems(bare) == ["bare: parameters ['x'] not annotated", "bare: return not annotated",
                               "bare: no numpydoc Examples section"]
     assert problems(typed) == []
+
+
+# -- one default level ------------------------------------------------------------------------------------
+#: Every public ``alpha`` default.  Two values, each for a reason its docstring states: 0.01 where the answer is
+#: Forman & Cohen's question (the best of C random classifiers: their tables, and the bundled table, are at
+#: alpha = 0.01, so the default question is answered from them), 0.05 for comparisons of real classifiers (the
+#: field's convention: Demšar 2006, Benavoli et al. 2016) and for ``evaluate``, whose report gives one level to
+#: every verdict.  None: "the result's own level" (a method of a result).  A new public alpha must be added here.
+ALPHA_DEFAULTS = {
+    "tablegen.critical_value": 0.01, "tablegen.significance_test": 0.01,
+    "tablegen.significance_test_from_scores": 0.01, "tablegen.topk_bounds": 0.01, "tablegen.topk_test": 0.01,
+    "tablegen.Table.critical_value": 0.01, "tablegen.Table.significance_test": 0.01,
+    "tablegen.Table.answer_checked": None, "tablegen.Table.contains": None,
+    "tablegen.evaluate": 0.05, "tablegen.compare.evaluate": 0.05,
+    "tablegen.compare.selection_test": 0.05, "tablegen.compare.paired_test": 0.05,
+    "tablegen.compare.pairwise_tests": 0.05, "tablegen.compare.across_datasets": 0.05,
+    "tablegen.compare.PairedTestResult.significant": 0.05, "tablegen.compare.PairedTestResult.sentence": None,
+}
+
+
+def alpha_defaults() -> dict[str, object]:
+    """Every public function's and public method's ``alpha`` default, by dotted name."""
+    found = {}
+    for module, name in PUBLIC:
+        obj = getattr(importlib.import_module(module), name)
+        for where, signature in signatures(obj):
+            parameter = signature.parameters.get("alpha")
+            if parameter is not None and not where.endswith("__init__"):
+                found[f"{module}.{where}"] = parameter.default
+    return found
+
+
+def test_every_public_alpha_default_is_pinned():
+    assert alpha_defaults() == ALPHA_DEFAULTS
+
+
+@pytest.mark.parametrize("name", [n for n, v in ALPHA_DEFAULTS.items() if v == 0.01 and n.count(".") == 1])
+def test_a_default_of_0_01_says_why(name):
+    """A function whose default differs from the comparisons' 0.05 names the reason in its docstring."""
+    module, function = name.rsplit(".", 1)
+    doc = inspect.getdoc(getattr(importlib.import_module(module), function))
+    assert re.search(r"default 0\.01[^)]*Forman", " ".join(doc.split())), doc
