@@ -79,6 +79,48 @@ def dense_signed_rank(w, d, rope):
     return np.einsum("si,sj,ij->s", w, w, above), np.einsum("si,sj,ij->s", w, w, below)
 
 
+def test_prior_strength_and_place_agree_with_baycomp():
+    """baycomp's ``prior=strength`` (both tests) and ``prior=(strength, LEFT | ROPE | RIGHT)`` (sign test), stored in
+    tests/data/baycomp_table2/priors.csv: the shares within Monte Carlo error, the exact means against its means."""
+    X = paper_table()
+    with open(DATA / "baycomp_table2" / "priors.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {r["place"] for r in rows} == {"a", "rope", "b"}
+    for row in rows:
+        i, j = int(row["a"][1:]) - 1, int(row["b"][1:]) - 1
+        prior = (float(row["strength"]), row["place"]) if row["test"] == "sign" else float(row["strength"])
+        ours = bayesian_pair(X[:, i], X[:, j], test=row["test"], rope=float(row["rope"]), prior=prior,
+                             samples=20_000, seed=5)
+        assert ours.prior == float(row["strength"]) and ours.prior_place == row["place"]
+        agree(ours, row, 20_000)
+        check_means(ours, row)
+
+
+def test_the_prior_place_moves_the_sign_test_posterior():
+    """All n differences above the ROPE: the pseudo-observation's weight s goes to the region it is placed in."""
+    x, y = np.arange(1.0, 7.0), np.zeros(6)
+    for place, expected in (("a", [7, 0, 0]), ("rope", [6, 1, 0]), ("b", [6, 0, 1])):
+        pair = bayesian_pair(x, y, test="sign", rope=0.5, prior=(1.0, place), samples=500)
+        assert pair.mean == pytest.approx(np.array(expected) / 7, abs=1e-15)
+        assert pair.to_dict()["prior_place"] == place
+
+
+@pytest.mark.parametrize("prior, match", [
+    ((1.0, "left"), "prior's place must be 'a'"), ((0.0, "a"), "prior must be a finite number > 0"),
+    ((1.0, 0), "prior's place must be"), (("1", "a"), "prior must be"),
+])
+def test_a_bad_prior_place_is_refused_naming_the_argument(prior, match):
+    with pytest.raises(TablegenInputError, match=match):
+        bayesian_pair([1, 2, 3.0], [2, 1, 3.0], test="sign", prior=prior)
+
+
+def test_the_signed_rank_prior_sits_in_the_rope_as_in_baycomp():
+    with pytest.raises(TablegenInputError, match="signed-rank test's prior pseudo-observation sits at 0"):
+        bayesian_pair([1, 2, 3.0], [2, 1, 3.0], prior=(1.0, "a"))
+    assert bayesian_pair([1, 2, 3.0], [2, 1, 3.0], prior=(0.5, "rope"), samples=500).to_dict() == \
+        bayesian_pair([1, 2, 3.0], [2, 1, 3.0], prior=0.5, samples=500).to_dict()
+
+
 @pytest.mark.parametrize("rope", [0.0, 0.25, 0.5])
 def test_signed_rank_sums_equal_the_dense_double_sum_with_ties_at_the_rope(rope):
     rng = np.random.default_rng(4)

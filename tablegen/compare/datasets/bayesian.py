@@ -67,7 +67,8 @@ class BayesianPair:
         The algorithms; the differences are score(a) − score(b), read as "a better" when positive
         (negated when lower is better).
     test, rope, prior, samples, seed, probability :
-        The options used (``seed``: the root seed, drawn fresh and reported when None was given).
+        The options used (``seed``: the root seed, drawn fresh and reported when None was given; ``prior``: the
+        strength of the prior pseudo-observation).
     p_a_better, p_rope, p_b_better : float
         Posterior probabilities that each region is the most probable (Monte Carlo estimates).
     mc_error : tuple of float
@@ -83,6 +84,8 @@ class BayesianPair:
     draws : numpy.ndarray or None
         The (samples, 3) posterior draws of (θ_a, θ_ROPE, θ_b) (for the simplex plot; None in
         :func:`bayesian_pairs`).
+    prior_place : str
+        Where the prior pseudo-observation sits: ``"rope"`` (at 0), ``"a"`` or ``"b"`` (sign test only).
 
     Examples
     --------
@@ -108,6 +111,7 @@ class BayesianPair:
     settled: bool
     n: int
     draws: np.ndarray | None = field(default=None, repr=False, compare=False)
+    prior_place: str = "rope"
 
     @property
     def probabilities(self) -> tuple[float, float, float]:
@@ -139,6 +143,7 @@ class BayesianPair:
     def to_dict(self) -> dict:
         """JSON-ready fields (without the draws)."""
         return {"a": self.a, "b": self.b, "test": self.test, "rope": self.rope, "prior": self.prior,
+                "prior_place": self.prior_place,
                 "samples": self.samples, "seed": self.seed, "probability": self.probability, "n": self.n,
                 "p_a_better": self.p_a_better, "p_rope": self.p_rope, "p_b_better": self.p_b_better,
                 "mc_error": list(self.mc_error), "mean": list(self.mean), "decision": self.decision,
@@ -158,43 +163,62 @@ def _decide(p: np.ndarray, error: np.ndarray, probability: float) -> tuple[str, 
     return decision, settled
 
 
-def _summary(a, b, d, draws, options, seed, keep) -> BayesianPair:
-    test, rope, prior, samples, probability = options
+def _summary(a, b, d, options, w, seed, keep) -> BayesianPair:
+    test, rope, (prior, place), samples, probability = options
+    draws = dirichlet.theta_draws(d, test, rope, w, place)
     p = dirichlet.argmax_shares(draws, rope)
     error = np.sqrt(p * (1 - p) / samples)
     decision, settled = _decide(p, error, probability)
-    mean = dirichlet.exact_mean(d, test, rope, prior)
+    mean = dirichlet.exact_mean(d, test, rope, prior, place)
     return BayesianPair(a, b, test, rope, prior, samples, seed, probability, *map(float, p),
                         tuple(map(float, error)), tuple(map(float, mean)), decision, settled, int(d.size),
-                        draws if keep else None)
+                        draws if keep else None, place)
+
+
+def _checked_prior(test: str, prior) -> tuple[float, str]:
+    """(strength, place) of the prior pseudo-observation: a strength alone puts it in the ROPE (at 0); a pair
+    (strength, place) with place "a", "rope" or "b" places it, for the sign test (baycomp's ``SignTest`` prior
+    ``(strength, LEFT | ROPE | RIGHT)``; its ``SignedRankTest`` takes a strength only, the point at 0)."""
+    if prior is None:
+        return BAYESIAN_TESTS[test], "rope"
+    strength, place = prior if isinstance(prior, tuple) and len(prior) == 2 else (prior, "rope")
+    if (isinstance(strength, (bool, np.bool_)) or not isinstance(strength, numbers.Real)
+            or not math.isfinite(strength) or strength <= 0):
+        raise TablegenInputError.naming(Argument("prior"), " must be a finite number > 0 (the strength), or a pair "
+                                        f"(strength, place) with place 'a', 'rope' or 'b'; got {prior!r}")
+    if not isinstance(place, str) or place not in dirichlet.PRIOR_PLACES:
+        raise TablegenInputError.naming(Argument("prior"), "'s place must be 'a' (a better: baycomp's LEFT), "
+                                        f"'rope' (ROPE) or 'b' (b better: RIGHT); got {place!r}")
+    if place != "rope" and test != "sign":
+        raise TablegenInputError.naming(Argument("prior"), f"'s place {place!r}: the signed-rank test's prior "
+                                        "pseudo-observation sits at 0, in the ROPE (as baycomp's SignedRankTest); "
+                                        "only the sign test places it in a region")
+    return float(strength), place
 
 
 def _check(test, prior, seed, probability):
     """The options that do not depend on the scores, checked before the scores are read."""
     test = check_choice("test", test, BAYESIAN_TESTS)
-    if prior is not None and (isinstance(prior, (bool, np.bool_)) or not isinstance(prior, numbers.Real)
-                              or not math.isfinite(prior) or prior <= 0):
-        raise TablegenInputError.naming(Argument("prior"), f" must be a finite number > 0, got {prior!r}")
-    prior = BAYESIAN_TESTS[test] if prior is None else float(prior)
-    return test, prior, check_seed("seed", seed, allow_none=True), check_probability(probability)
+    return test, _checked_prior(test, prior), check_seed("seed", seed, allow_none=True), check_probability(probability)
 
 
 def _options(checked, X, rope, samples) -> tuple:
-    """(test, rope, prior, samples, probability) with the checks that depend on the (n, m) scores ``X``."""
+    """(test, rope, (prior strength, place), samples, probability) with the checks that depend on the (n, m)
+    scores ``X``."""
     test, prior, _, probability = checked
     return test, check_rope(rope, X), prior, check_draws(samples, X.shape[0]), probability
 
 
-def _weights(n, prior, samples, seed):
+def _weights(n, prior: tuple, samples, seed):
     """Dirichlet weights from ``SeedSequence(seed)``; a None seed becomes a fresh 63-bit one, reported."""
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
-    return dirichlet.weights(n, prior, samples, np.random.default_rng(np.random.SeedSequence(seed))), seed
+    return dirichlet.weights(n, prior[0], samples, np.random.default_rng(np.random.SeedSequence(seed))), seed
 
 
 def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope: float = 0.01,
-                  prior: float | None = None, samples: int = 50_000, seed: int | None = DEFAULT_SEED,
-                  probability: float = 0.95, higher_is_better: bool = True,
+                  prior: float | tuple[float, str] | None = None, samples: int = 50_000,
+                  seed: int | None = DEFAULT_SEED, probability: float = 0.95, higher_is_better: bool = True,
                   names: tuple[str, str] = ("A", "B")) -> BayesianPair:
     """Bayesian signed-rank or sign test of two algorithms' scores on the same n data sets, with a ROPE.
 
@@ -207,8 +231,11 @@ def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope
         Half-width of the region of practical equivalence, in the scores' units (0.01 = one point of
         accuracy on a 0–1 scale).  0 leaves the ROPE out (p_rope = 0; as baycomp).  Any finite value >= 0,
         but below 1 where every score lies in [0, 1] (a ROPE of 1 would hold every difference).
-    prior : float, optional
+    prior : float or (float, str), optional
         Strength of the prior pseudo-observation at 0 (in the ROPE), > 0; default 0.5 (signed-rank) or 1 (sign).
+        The sign test also takes a pair (strength, place), place ``"a"`` (the prior favours a), ``"rope"`` or
+        ``"b"``, as baycomp's ``SignTest(prior=(strength, LEFT | ROPE | RIGHT))`` (LEFT is a, the first
+        algorithm); the signed-rank test's pseudo-observation sits at 0, as in baycomp.
     samples : int
         Independent posterior draws (>= 100; more than memory holds is refused, exit 5, with the estimate).
     seed : int or None
@@ -230,6 +257,9 @@ def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope
     >>> pair = bayesian_pair(x, y, rope=0.01, samples=20_000, names=("svm", "knn"))
     >>> pair.decision, pair.winner, pair.settled
     ('a better', 'svm', True)
+    >>> sceptic = bayesian_pair(x, y, test="sign", prior=(5.0, "b"), samples=20_000)  # a prior that favours b
+    >>> sceptic.prior_place, round(sceptic.mean[2], 4)
+    ('b', 0.3333)
     """
     checked, names = _check(test, prior, seed, probability), check_names(names)
     check_flag("higher_is_better", higher_is_better)
@@ -237,7 +267,7 @@ def bayesian_pair(x: ArrayLike, y: ArrayLike, *, test: str = "signed_rank", rope
     options, seed = _options(checked, X, rope, samples), checked[2]
     d = (X[:, 0] - X[:, 1]) * (1.0 if higher_is_better else -1.0)
     w, seed = _weights(d.size, options[2], options[3], seed)
-    pair = _summary(names[0], names[1], d, dirichlet.theta_draws(d, test, options[1], w), options, seed, True)
+    pair = _summary(names[0], names[1], d, options, w, seed, True)
     logger.info("bayesian_pair: %s test, %d data sets, %d draws, seed %d: %s", test, d.size, options[3], seed,
                 pair.decision)
     return pair
@@ -306,8 +336,9 @@ def checked_pairs_args(scores, test, rope, prior, samples, seed, probability) ->
 
 
 def bayesian_pairs(scores: ArrayLike | str | os.PathLike[str], *, test: str = "signed_rank", rope: float = 0.01,
-                   prior: float | None = None, samples: int = 50_000, seed: int | None = DEFAULT_SEED,
-                   probability: float = 0.95, higher_is_better: bool = True) -> BayesianPairs:
+                   prior: float | tuple[float, str] | None = None, samples: int = 50_000,
+                   seed: int | None = DEFAULT_SEED, probability: float = 0.95,
+                   higher_is_better: bool = True) -> BayesianPairs:
     """:func:`bayesian_pair` for every pair of the columns of an (n data sets × m algorithms) table.
 
     ``scores`` is read as by :func:`tablegen.compare.across_datasets`; the options are
@@ -326,7 +357,6 @@ def bayesian_pairs(scores: ArrayLike | str | os.PathLike[str], *, test: str = "s
     for i in range(len(algorithms)):
         for j in range(i + 1, len(algorithms)):
             d = Y[:, i] - Y[:, j]
-            pairs.append(_summary(algorithms[i], algorithms[j], d, dirichlet.theta_draws(d, test, options[1], w),
-                                  options, seed, False))
+            pairs.append(_summary(algorithms[i], algorithms[j], d, options, w, seed, False))
     logger.info("bayesian_pairs: %s test, %d x %d, %d draws, seed %d", test, *X.shape, options[3], seed)
     return BayesianPairs(tuple(algorithms), tuple(pairs))

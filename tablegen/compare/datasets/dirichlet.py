@@ -3,8 +3,10 @@ Zaffalon, JMLR 2017; Benavoli et al., ICML 2014), sampled exactly and vectorised
 
 The data are the n differences d_i = score(A) − score(B) on n data sets (oriented so that d > 0 favours A).
 With a Dirichlet-process prior of strength s whose base measure is a point mass at 0 (the *prior
-pseudo-observation*, inside the ROPE), the posterior of the distribution of d is Σ_i w_i δ(z_i) over the
-n + 1 points z = (0, d_1, …, d_n) with weights w ~ Dirichlet(s, 1, …, 1).  Each draw of w gives
+pseudo-observation*, inside the ROPE; for the sign test it may be placed in a region instead, as baycomp's
+``SignTest`` allows: above the ROPE, "a", or below it, "b", written here as the point ±∞), the posterior of
+the distribution of d is Σ_i w_i δ(z_i) over the n + 1 points z = (z_0 = 0, d_1, …, d_n) with weights
+w ~ Dirichlet(s, 1, …, 1).  Each draw of w gives
 
 * **sign test**: θ_A = Σ w_i [z_i > r], θ_B = Σ w_i [z_i < −r], θ_ROPE = the rest (the prior point and the
   differences with |d| ≤ r).  By the aggregation property of the Dirichlet this is the Dirichlet
@@ -37,9 +39,15 @@ import numpy as np
 BLOCK = 25_000
 
 
-def points(d: np.ndarray) -> np.ndarray:
-    """The n + 1 support points (0, d_1, …, d_n): the prior pseudo-observation first."""
-    return np.concatenate(([0.0], np.asarray(d, dtype=float)))
+#: Where the prior pseudo-observation may sit -> its point: 0 (in the ROPE), or a region of the sign test
+#: (baycomp's ``SignTest`` prior ``(strength, LEFT | ROPE | RIGHT)``: LEFT is "a better", RIGHT "b better").
+PRIOR_PLACES = {"rope": 0.0, "a": math.inf, "b": -math.inf}
+
+
+def points(d: np.ndarray, place: str = "rope") -> np.ndarray:
+    """The n + 1 support points (z_0, d_1, …, d_n): the prior pseudo-observation first, at
+    :data:`PRIOR_PLACES` [place]."""
+    return np.concatenate(([PRIOR_PLACES[place]], np.asarray(d, dtype=float)))
 
 
 def weights(n: int, prior: float, samples: int, rng: np.random.Generator) -> np.ndarray:
@@ -66,7 +74,7 @@ def _regions(z: np.ndarray, rope: float) -> tuple[np.ndarray, np.ndarray]:
     return above, below
 
 
-def exact_mean(d: np.ndarray, test: str, rope: float, prior: float) -> np.ndarray:
+def exact_mean(d: np.ndarray, test: str, rope: float, prior: float, place: str = "rope") -> np.ndarray:
     """Posterior means (E θ_A, E θ_ROPE, E θ_B), exact (Dirichlet moments; module docstring).
 
     Examples
@@ -74,7 +82,7 @@ def exact_mean(d: np.ndarray, test: str, rope: float, prior: float) -> np.ndarra
     >>> exact_mean(np.array([0.1, 0.2, -0.05]), "sign", 0.01, 1.0).tolist()
     [0.5, 0.25, 0.25]
     """
-    z = points(d)
+    z = points(d, place)
     alpha = np.ones(z.size)
     alpha[0] = prior
     total = alpha.sum()
@@ -115,8 +123,9 @@ def _sign_block(w: np.ndarray, z: np.ndarray, rope: float) -> np.ndarray:
     return w @ classes
 
 
-def theta_draws(d: np.ndarray, test: str, rope: float, w: np.ndarray) -> np.ndarray:
-    """(samples, 3) draws of (θ_A, θ_ROPE, θ_B) for differences ``d`` from Dirichlet weights ``w``.
+def theta_draws(d: np.ndarray, test: str, rope: float, w: np.ndarray, place: str = "rope") -> np.ndarray:
+    """(samples, 3) draws of (θ_A, θ_ROPE, θ_B) for differences ``d`` from Dirichlet weights ``w`` (the prior
+    pseudo-observation at ``place``: the sign test only places it outside the ROPE).
 
     Examples
     --------
@@ -124,7 +133,7 @@ def theta_draws(d: np.ndarray, test: str, rope: float, w: np.ndarray) -> np.ndar
     >>> bool(np.allclose(theta_draws(np.array([0.1, 0.2, -0.05]), "sign", 0.01, w).sum(axis=1), 1))
     True
     """
-    z = points(d)
+    z = points(d, place)
     block = _sign_block if test == "sign" else _signed_rank_block
     return np.concatenate([block(w[start:start + BLOCK], z, rope) for start in range(0, w.shape[0], BLOCK)])
 
