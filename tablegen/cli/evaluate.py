@@ -1,20 +1,23 @@
 """``tablegen evaluate PREDS.csv``: every answer from a predictions file in one report.
 
 A thin layer over :func:`tablegen.evaluate`: the file has a label column (``--label-column``, default
-``label``) and one numeric column per model.  Prints a table (metric x model: value, winner, max-T
-adjusted p-value, the winner's Holm-adjusted paired p-value against it, the confidence set of the best) and
-one paragraph per metric; ``--json``, ``--markdown`` or ``--latex`` print the report
-in that form instead; ``--plot OUT.png`` draws the models' ROC curves over the band of the best of C
-random rankings.
+``label``) and one numeric column per model (``--models``, ``--ignore``; by default a column named like a row
+identifier is left out and one of distinct integers refused: :func:`tablegen.cli.scores.model_columns`).  Prints
+which columns it scored and why (on standard error with ``--json``, ``--markdown``, ``--latex``), a table
+(metric x model: value, winner, max-T adjusted p-value, the winner's Holm-adjusted paired p-value against it,
+the confidence set of the best) and one paragraph per metric; ``--json``, ``--markdown`` or ``--latex`` print
+the report in that form instead; ``--plot OUT.png`` draws the models' ROC curves over the band of the best of
+C random rankings.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
 from tablegen.cli.images import image_errors
 from tablegen.cli.options import check_simulation_options
-from tablegen.cli.scores import read_predictions
+from tablegen.cli.scores import add_column_arguments, read_predictions
 from tablegen.errors import TablegenInputError
 
 OUTPUTS = ("text", "json", "markdown", "latex")
@@ -26,6 +29,7 @@ def add_evaluate_parser(sub) -> None:
                                         "against C random classifiers and against the models given, in one report")
     p.add_argument("predictions", metavar="PREDS.csv", help="CSV with a label column and one score column per model")
     p.add_argument("--label-column", default="label", help="name of the label column (default %(default)s)")
+    add_column_arguments(p)
     p.add_argument("--positive-label", default=None,
                    help="the positive class (default 1 for labels 0/1 or -1/1, true for true/false)")
     p.add_argument("--C", type=int, default=None,
@@ -72,7 +76,9 @@ def run(args) -> int:
         from tablegen.compute.validation import check_replicates
 
         check_replicates(args.R, (), ())  # at most 2**53, whether or not anything is simulated
-    labels, scores = read_predictions(args.predictions, args.label_column, option="PREDS.csv")
+    labels, scores, columns = read_predictions(args.predictions, args.label_column, option="PREDS.csv",
+                                               models=args.models, ignore=args.ignore)
+    print(columns, file=sys.stdout if args.output == "text" else sys.stderr)  # JSON, Markdown, LaTeX stay clean
     report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
                       positive_label=args.positive_label, method=args.method, R=args.R, seed=args.seed)
     printed = {"text": format_report, "json": lambda r: json.dumps(r.to_dict(), indent=2),

@@ -8,11 +8,19 @@ number of model columns; it must count every model tried, discarded ones too.
 
 With ``--scores-file`` the ``metric`` and ``score`` positionals and ``--P``/``--N`` are not used
 (P and N come from the labels); :func:`add_scores_arguments` makes them optional for that form.
+
+Which columns are models (:func:`model_columns`, here and in ``tablegen evaluate``): those named by ``--models``;
+else every column but the label and those named by ``--ignore``.  By default a column named like a row
+identifier (``id``, ``index``, ``row``, ``*_id``, pandas' ``Unnamed: 0`` ...) is left out, with a printed line
+saying so; any other column of distinct integers (an identifier, or ranks) is refused, asking for ``--models``
+or ``--ignore``: scored as a model, an identifier in a file sorted by label has an AUC near 0 or 1, and raises
+the default C.  Every run prints which columns it scored and why, and which it left out.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
 import numpy as np
 
@@ -38,6 +46,16 @@ def add_scores_arguments(p) -> None:
     g.add_argument("--metrics", nargs="+", default=None,
                    help="default: auc best_accuracy best_f1 best_balanced_accuracy average_precision; "
                         "also tp_at_<k>, precision_at_<k>")
+    add_column_arguments(g)
+
+
+def add_column_arguments(p) -> None:
+    """``--models`` and ``--ignore``: which columns of a predictions file are models (:func:`model_columns`)."""
+    p.add_argument("--models", default=None, metavar="A,B,...",
+                   help="the model columns, comma-separated (default: every column but the label, the --ignore "
+                        "ones and those named like a row identifier: id, index, row, *_id)")
+    p.add_argument("--ignore", default=None, metavar="ID,...",
+                   help="columns that are not models, comma-separated (with the default choice of --models)")
 
 
 def scores_file_given(args) -> bool:
@@ -50,6 +68,8 @@ def scores_file_given(args) -> bool:
                                      "--metrics, P and N from the labels)")
         return True
     unused = [option for option, given in (("--metrics", args.metrics is not None),
+                                           ("--models", args.models is not None),
+                                           ("--ignore", args.ignore is not None),
                                            ("--positive-label", args.positive_label is not None),
                                            ("--label-column", args.label_column != "label")) if given]
     if unused:
@@ -63,23 +83,110 @@ def scores_file_given(args) -> bool:
     return False
 
 
-def read_predictions(path, label_column: str, option: str = "--scores-file") -> tuple[list[str], dict[str, np.ndarray]]:
-    """Labels (as text) and {model: scores} from a predictions CSV (errors name it as ``option``)."""
+#: Column names (lower case) taken for row identifiers, not models, unless ``--models`` names them.
+ID_NAMES = frozenset({"", "id", "ids", "index", "idx", "row", "rows", "row_id", "item", "item_id", "sample",
+                      "sample_id", "example", "example_id", "instance", "instance_id", "key", "uid", "uuid"})
+
+
+def looks_like_an_id(name: str) -> bool:
+    """Whether a column's name says it identifies rows (:data:`ID_NAMES`, ``*_id``, pandas' ``Unnamed: 0``).
+
+    Examples
+    --------
+    >>> [looks_like_an_id(name) for name in ("id", "Patient_ID", "Unnamed: 0", "logreg", "idf")]
+    [True, True, True, False, False]
+    """
+    lower = name.strip().lower()
+    return lower in ID_NAMES or lower.endswith("_id") or lower.startswith("unnamed:")
+
+
+def _names(text: str | None, option: str) -> list[str] | None:
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",")]
+    if not all(names) or len(set(names)) != len(names):
+        raise TablegenInputError(f"{option} must name columns, comma-separated, each once; got {text!r}")
+    return names
+
+
+def model_columns(header: list[str], label_column: str, models: str | None = None, ignore: str | None = None,
+                  where: str = "PREDS.csv") -> tuple[list[str], dict[str, str], str]:
+    """(the model columns, {column left out: why}, why these are the models) of a predictions file's header.
+
+    ``models`` and ``ignore`` are the ``--models`` and ``--ignore`` texts (comma-separated names).  Without
+    ``--models``, a column named like a row identifier (:func:`looks_like_an_id`) is left out; the check of
+    the others' values (distinct integers are refused) is :func:`check_not_an_id`'s.
+
+    Examples
+    --------
+    >>> model_columns(["id", "label", "a", "b"], "label")
+    (['a', 'b'], {'id': 'named like a row identifier'}, 'every column but the label and those left out')
+    >>> model_columns(["id", "label", "a", "b"], "label", models="b")[0]
+    ['b']
+    """
+    chosen, left_out = _names(models, "--models"), _names(ignore, "--ignore")
+    if chosen is not None and left_out is not None:
+        raise TablegenInputError("--models and --ignore: give one of them (--models names every model column, "
+                                 "--ignore the columns that are not models)")
+    for option, names in (("--models", chosen), ("--ignore", left_out)):
+        for name in names or ():
+            if name == label_column:
+                raise TablegenInputError(f"{option} names the label column {name!r}")
+            if name not in header:
+                raise TablegenInputError(f"{option}: {where} has no column {name!r} (columns: {', '.join(header)})")
+    others = [name for name in header if name != label_column]
+    if chosen is not None:
+        return chosen, {name: "not in --models" for name in others if name not in chosen}, "named by --models"
+    ignored = {name: "named by --ignore" for name in left_out or ()}
+    ignored.update({name: "named like a row identifier" for name in others
+                    if name not in ignored and looks_like_an_id(name)})
+    models_ = [name for name in others if name not in ignored]
+    if not models_:
+        raise TablegenInputError(f"{where}: no model column (columns: {', '.join(header)}; left out: "
+                                 f"{', '.join(ignored) or 'none'}); name them with --models")
+    return models_, ignored, "every column but the label" + (" and those left out" if ignored else "")
+
+
+def check_not_an_id(name: str, values: np.ndarray, where: str) -> None:
+    """Refuse a default-chosen model column of distinct integers: a row identifier (or ranks), which
+    ``--models`` or ``--ignore`` must settle (:func:`model_columns`)."""
+    if values.size > 2 and np.all(values == np.round(values)) and np.unique(values).size == values.size:
+        raise TablegenInputError(
+            f"{where}: column {name!r} holds {values.size:,} distinct integers, as a row identifier does; if it is a "
+            f"model's scores (ranks, say), name the model columns with --models; if not, leave it out with "
+            f"--ignore {name}")
+
+
+def read_predictions(path, label_column: str, option: str = "--scores-file", models: str | None = None,
+                     ignore: str | None = None) -> tuple[list[str], dict[str, np.ndarray], str]:
+    """Labels (as text), {model: scores} and a line saying which columns were scored and why, and which were
+    left out, from a predictions CSV (errors name it as ``option``; ``models``, ``ignore``: :func:`model_columns`)."""
     from tablegen.common.csvfile import parse_number, read_csv
 
     header, rows = read_csv(path, option)
     if label_column not in header:
         raise TablegenInputError(f"{option} {path}: no label column {label_column!r} (columns: "
                                  f"{', '.join(header)}); name it with --label-column")
-    at = header.index(label_column)
-    models = [name for name in header if name != label_column]
-    if not models:
+    if len(header) == 1:
         raise TablegenInputError(f"{option} {path}: only the label column; add one score column per model")
+    names, ignored, why = model_columns(header, label_column, models, ignore, f"{option} {path}")
+    at = header.index(label_column)
     labels = [row[at] for row in rows]
-    scores = {name: np.array([parse_number(row[j], f"{option} {path}, row {i + 1}, column {name!r}")
-                              for i, row in enumerate(rows)])
-              for j, name in enumerate(header) if name != label_column}
-    return labels, scores
+    scores = {}
+    for name in names:
+        j = header.index(name)
+        where = f"{option} {path}, row {{}}, column {name!r}"
+        try:
+            scores[name] = np.array([parse_number(row[j], where.format(i + 1)) for i, row in enumerate(rows)])
+        except TablegenInputError as error:
+            raise TablegenInputError(f"{error} (not a model column? leave it out with --ignore {name}, or name "
+                                     "the models with --models)") from None
+        if models is None:
+            check_not_an_id(name, scores[name], f"{option} {path}")
+    line = f"scored {len(names)} model column(s): {', '.join(names)} ({why})"
+    if ignored:
+        line += "; left out: " + ", ".join(f"{name} ({reason})" for name, reason in ignored.items())
+    return labels, scores, line + "."
 
 
 def format_scores_result(result) -> str:
@@ -107,7 +214,9 @@ def run_scores(args) -> int:
     from tablegen.lookup.from_scores import significance_test_from_scores
 
     check_simulation_options(args)
-    labels, scores = read_predictions(args.scores_file, args.label_column)
+    labels, scores, columns = read_predictions(args.scores_file, args.label_column, models=args.models,
+                                               ignore=args.ignore)
+    print(columns, file=sys.stderr if args.json else sys.stdout)
     table = args.table if args.storage_options is None else table_for(args)
     result = significance_test_from_scores(labels, scores, metrics=args.metrics, C=args.C, alpha=args.alpha,
                                            positive_label=args.positive_label, method=args.method, R=args.R,

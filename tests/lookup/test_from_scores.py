@@ -342,7 +342,8 @@ def test_cli_scores_file_table_and_json(tmp_path, capsys):
     argv = ["test", "--scores-file", str(path), "--positive-label", "yes", "--metrics", *EXACT_METRICS]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert text.startswith("P = 40, N = 60; 3 model(s)") and "C = 3 random classifiers at alpha = 0.01" in text
+    assert text.startswith("scored 3 model column(s): noise, good, tied (every column but the label).\n"
+                           "P = 40, N = 60; 3 model(s)") and "C = 3 random classifiers at alpha = 0.01" in text
     library = significance_test_from_scores(y, models, metrics=EXACT_METRICS)
     for v in library:
         row = next(line for line in text.splitlines() if line.startswith(v.metric + " "))
