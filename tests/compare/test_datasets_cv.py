@@ -75,3 +75,33 @@ def test_command_line(tmp_path, capsys):
     assert main(["compare", "cv", str(path)]) == 0 and "P(svm better)" in capsys.readouterr().out
     path.write_text("a,b,c\n1,2,3\n2,3,4\n")
     assert main(["compare", "cv", str(path)]) == 2 and "exactly 2 columns" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("row", baycomp_cases(), ids=lambda r: f"{r['case']}-{r['rope']}")
+def test_the_correlated_bayesian_t_test_by_its_name_equals_baycomp(row):
+    from tablegen.compare import correlated_bayesian_ttest
+
+    x, y = [float(v) for v in row["x"].split()], [float(v) for v in row["y"].split()]
+    result = correlated_bayesian_ttest(x, y, runs=int(row["runs"]), rope=float(row["rope"]))
+    assert (result.p_a_better, result.p_rope, result.p_b_better) == pytest.approx(
+        (float(row["p_left"]), float(row["p_rope"]), float(row["p_right"])), rel=1e-9, abs=1e-12)
+    assert result.scale ** 2 == pytest.approx(float(row["var"]), rel=1e-12) and result.df == int(row["df"])
+    both = cross_validated(x, y, runs=int(row["runs"]), rope=float(row["rope"]))
+    assert (result.decision, result.mean) == (both.decision, both.mean)
+
+
+def test_the_corrected_resampled_t_test_by_its_name_by_hand():
+    from tablegen.compare import corrected_resampled_ttest
+
+    rng = np.random.default_rng(3)
+    x = 0.8 + 0.02 * rng.standard_normal(20)
+    y = x - 0.01 + 0.015 * rng.standard_normal(20)
+    result = corrected_resampled_ttest(x, y, runs=2)
+    d = x - y
+    t = d.mean() / math.sqrt((1 / 20 + 1 / 9) * d.var(ddof=1))
+    assert result.t == pytest.approx(t, rel=1e-12) and result.df == 19
+    assert result.p_value == pytest.approx(2 * stats.t.sf(abs(t), 19), rel=1e-10)
+    assert corrected_resampled_ttest(x, y, rho=0.2).t == pytest.approx(d.mean() / math.sqrt(
+        (1 / 20 + 0.25) * d.var(ddof=1)), rel=1e-12)
+    with pytest.raises(TablegenInputError, match="rho must be"):
+        corrected_resampled_ttest(x, y, rho=1.5)

@@ -6,7 +6,8 @@ Bonferroni, Hommel, Benjamini–Hochberg or Benjamini–Yekutieli adjustment; :m
 :mod:`.corrections`), the mean-ranks post-hoc test and its pool-size analysis (:mod:`.mean_ranks`), the
 Bayesian sign and signed-rank tests (:func:`bayesian_pair`, :func:`bayesian_pairs`; :mod:`.bayesian`,
 :mod:`.dirichlet`), the critical-difference diagram (:mod:`.cd_diagram`), the tables (:mod:`.report`),
-two algorithms from cross-validation folds on one data set (:func:`cross_validated`), the results-table
+two algorithms from cross-validation folds on one data set (:func:`cross_validated`, or each test by its
+name: :func:`correlated_bayesian_ttest`, :func:`corrected_resampled_ttest`), the results-table
 reader (:mod:`.results_table`) and the pictures (:mod:`.plot`, :mod:`.bayes_plot`).
 Names resolve on first use.
 """
@@ -26,6 +27,10 @@ PUBLIC = {
     "BayesianPairs": "tablegen.compare.datasets.bayesian",
     "cross_validated": "tablegen.compare.datasets.cross_validation",
     "CrossValidationComparison": "tablegen.compare.datasets.cross_validation",
+    "correlated_bayesian_ttest": "tablegen.compare.datasets.cross_validation",
+    "CorrelatedBayesianTTest": "tablegen.compare.datasets.cross_validation",
+    "corrected_resampled_ttest": "tablegen.compare.datasets.cross_validation",
+    "CorrectedResampledTTest": "tablegen.compare.datasets.cross_validation",
     "comparison_table": "tablegen.compare.datasets.report",
 }
 

@@ -17,6 +17,9 @@ cross-validation, the default):
 
 Both use the same corrected scale; with zero variance (all differences equal) the posterior is the point
 d̄ and the p-value is 1 if d̄ = 0, else 0.  baycomp's ``CorrelatedTTest`` is the same model.
+
+:func:`cross_validated` gives both; :func:`correlated_bayesian_ttest` and :func:`corrected_resampled_ttest`
+each one, by name, from the same computation.
 """
 
 from __future__ import annotations
@@ -132,6 +135,150 @@ def _regions(mean, scale, df, rope):
     return above, max(0.0, 1.0 - above - below), below
 
 
+def _fold_statistics(x, y, runs, rho, rope, probability, higher_is_better, names):
+    """The checked options and (J, mean, sd, corrected scale) of the fold differences."""
+    a, b, runs, rho, rope, probability = _check(x, y, runs, rho, rope, probability)
+    names = check_names(names)
+    d = (a - b) if check_flag("higher_is_better", higher_is_better) else (b - a)
+    J = d.size
+    mean, sd = float(d.mean()), float(d.std(ddof=1))
+    return names, runs, rho, rope, probability, J, mean, sd, sd * math.sqrt(1.0 / J + rho / (1.0 - rho))
+
+
+def _t_test(mean: float, scale: float, J: int) -> tuple[float, float]:
+    """The corrected resampled t statistic and its two-sided p-value (Student t, J - 1 df)."""
+    from scipy.stats import t as student
+
+    t = mean / scale if scale > 0 else (0.0 if mean == 0 else math.copysign(math.inf, mean))
+    return float(t), (float(2 * student.sf(abs(t), J - 1)) if scale > 0 else float(mean == 0))
+
+
+def _posterior(mean: float, scale: float, J: int, rope: float, probability: float) -> tuple:
+    """(P(δ > r), P(|δ| <= r), P(δ < -r)) of the correlated Bayesian t-test, and the decision."""
+    p = _regions(mean, scale, J - 1, rope)
+    above = [k for k in range(3) if p[k] > probability]
+    return p, ("a better", "equivalent (ROPE)", "b better")[above[0]] if above else "no decision"
+
+
+@dataclass(frozen=True)
+class CorrelatedBayesianTTest:
+    """The correlated Bayesian t-test (Corani & Benavoli 2015) of two algorithms' fold scores.
+
+    Attributes
+    ----------
+    p_a_better, p_rope, p_b_better : float
+        Posterior probabilities of δ > rope, −rope ≤ δ ≤ rope, δ < −rope (exact: Student t).
+    decision : str
+        "a better", "equivalent (ROPE)", "b better" or "no decision" at ``probability``.
+    mean, scale : float
+        The posterior's location d̄ and scale s √(1/J + ρ/(1 − ρ)).
+    df : int
+        J − 1.
+    rope, probability, rho : float
+
+    Examples
+    --------
+    >>> r = correlated_bayesian_ttest([0.81, 0.84, 0.79, 0.85, 0.83], [0.78, 0.80, 0.79, 0.81, 0.80])
+    >>> r.decision, round(r.p_a_better, 3)
+    ('no decision', 0.911)
+    """
+
+    p_a_better: float
+    p_rope: float
+    p_b_better: float
+    decision: str
+    mean: float
+    scale: float
+    df: int
+    rope: float
+    probability: float
+    rho: float
+
+
+@dataclass(frozen=True)
+class CorrectedResampledTTest:
+    """Nadeau & Bengio's corrected resampled t-test (Machine Learning 52, 2003) of two algorithms' fold scores.
+
+    Attributes
+    ----------
+    t : float
+        d̄ / (s √(1/J + n_test/n_train)).
+    p_value : float
+        Two-sided, Student t with ``df`` = J − 1 degrees of freedom.
+    df : int
+    mean, scale : float
+        d̄ and the corrected scale.
+    rho : float
+        The test fraction n_test / n_total.
+
+    Examples
+    --------
+    >>> r = corrected_resampled_ttest([0.81, 0.84, 0.79, 0.85, 0.83], [0.78, 0.80, 0.79, 0.81, 0.80])
+    >>> round(r.t, 3), round(r.p_value, 4), r.df
+    (2.54, 0.064, 4)
+    """
+
+    t: float
+    p_value: float
+    df: int
+    mean: float
+    scale: float
+    rho: float
+
+
+def correlated_bayesian_ttest(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | None = None,
+                              rope: float = 0.01, probability: float = 0.95,
+                              higher_is_better: bool = True) -> CorrelatedBayesianTTest:
+    """The correlated Bayesian t-test of two algorithms on one data set from their (repeated) k-fold
+    cross-validation scores (Corani & Benavoli, Machine Learning 100, 2015; baycomp's ``CorrelatedTTest`` and
+    ``two_on_single``): the posterior of the mean difference is Student t (module docstring).
+
+    Parameters are those of :func:`cross_validated`; it reports this test and the corrected resampled t-test
+    together.
+
+    Returns
+    -------
+    CorrelatedBayesianTTest
+
+    Examples
+    --------
+    >>> a = [0.81, 0.84, 0.79, 0.85, 0.83, 0.80, 0.86, 0.82, 0.84, 0.83]
+    >>> b = [0.78, 0.80, 0.79, 0.81, 0.80, 0.77, 0.83, 0.80, 0.80, 0.79]
+    >>> r = correlated_bayesian_ttest(a, b, rope=0.01)
+    >>> round(r.p_a_better, 4), r.decision
+    (0.9966, 'a better')
+    """
+    _, _, rho, rope, probability, J, mean, _, scale = _fold_statistics(x, y, runs, rho, rope, probability,
+                                                                      higher_is_better, ("A", "B"))
+    p, decision = _posterior(mean, scale, J, rope, probability)
+    return CorrelatedBayesianTTest(*p, decision, mean, scale, J - 1, rope, probability, rho)
+
+
+def corrected_resampled_ttest(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | None = None,
+                              higher_is_better: bool = True) -> CorrectedResampledTTest:
+    """Nadeau & Bengio's corrected resampled t-test of two algorithms on one data set from their (repeated)
+    k-fold cross-validation scores: t = d̄ / (s √(1/J + n_test/n_train)), two-sided p from Student t with J − 1
+    degrees of freedom (module docstring).
+
+    Parameters are those of :func:`cross_validated` (``runs``, ``rho``: the test fraction, default 1/k), which
+    reports this test and the correlated Bayesian t-test together.
+
+    Returns
+    -------
+    CorrectedResampledTTest
+
+    Examples
+    --------
+    >>> a = [0.81, 0.84, 0.79, 0.85, 0.83, 0.80, 0.86, 0.82, 0.84, 0.83]
+    >>> b = [0.78, 0.80, 0.79, 0.81, 0.80, 0.77, 0.83, 0.80, 0.80, 0.79]
+    >>> r = corrected_resampled_ttest(a, b)
+    >>> round(r.t, 3), round(r.p_value, 5)
+    (5.235, 0.00054)
+    """
+    _, _, rho, _, _, J, mean, _, scale = _fold_statistics(x, y, runs, rho, 0.0, 0.95, higher_is_better, ("A", "B"))
+    return CorrectedResampledTTest(*_t_test(mean, scale, J), J - 1, mean, scale, rho)
+
+
 def cross_validated(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | None = None, rope: float = 0.01,
                     probability: float = 0.95, higher_is_better: bool = True,
                     names: tuple[str, str] = ("A", "B")) -> CrossValidationComparison:
@@ -164,18 +311,9 @@ def cross_validated(x: ArrayLike, y: ArrayLike, *, runs: int = 1, rho: float | N
     >>> r.decision, round(r.p_rope, 2)
     ('no decision', 0.79)
     """
-    from scipy.stats import t as student
-
-    a, b, runs, rho, rope, probability = _check(x, y, runs, rho, rope, probability)
-    names = check_names(names)
-    d = (a - b) if check_flag("higher_is_better", higher_is_better) else (b - a)
-    J = d.size
-    mean, sd = float(d.mean()), float(d.std(ddof=1))
-    scale = sd * math.sqrt(1.0 / J + rho / (1.0 - rho))
-    t = mean / scale if scale > 0 else (0.0 if mean == 0 else math.copysign(math.inf, mean))
-    p_value = float(2 * student.sf(abs(t), J - 1)) if scale > 0 else float(mean == 0)
-    p = _regions(mean, scale, J - 1, rope)
-    above = [k for k in range(3) if p[k] > probability]
-    decision = ("a better", "equivalent (ROPE)", "b better")[above[0]] if above else "no decision"
-    return CrossValidationComparison(names[0], names[1], J, runs, rho, mean, sd, scale, J - 1, float(t),
+    names, runs, rho, rope, probability, J, mean, sd, scale = _fold_statistics(x, y, runs, rho, rope, probability,
+                                                                               higher_is_better, names)
+    t, p_value = _t_test(mean, scale, J)
+    p, decision = _posterior(mean, scale, J, rope, probability)
+    return CrossValidationComparison(names[0], names[1], J, runs, rho, mean, sd, scale, J - 1, t,
                                      p_value, rope, probability, *p, decision)
