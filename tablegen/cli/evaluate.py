@@ -56,12 +56,12 @@ def format_report(report) -> str:
              f"N = {report.N:,}); C = {report.C} models tried; alpha = {report.alpha:g}",
              f"{'metric':<24}{'model':<20}{'value':>10}  {'winner':<7}{'max-T p (adjusted)':>20}"
              f"{'p vs winner (Holm)':>20}  in best set"]
-    for row in report.rows():
-        value = "-" if row["value"] != row["value"] else f"{row['value']:.6g}"
-        p, q = row["max-T p (adjusted)"], row["p vs winner (Holm)"]
+    from tablegen.compare.report.tables import cell_text, p_text
+
+    for row in report.rows():  # the numbers as the sentences, Markdown and LaTeX print them
+        value, p, q = cell_text(row["value"]), p_text(row["max-T p (adjusted)"]), p_text(row["p vs winner (Holm)"])
         lines.append(f"{row['metric']:<24}{row['model'][:19]:<20}{value:>10}  {'yes' if row['winner'] else '':<7}"
-                     f"{'-' if p != p else f'{p:.3g}':>20}{'-' if q != q else f'{q:.3g}':>20}  "
-                     f"{'yes' if row['in best set'] else ''}")
+                     f"{p:>20}{q:>20}  {'yes' if row['in best set'] else ''}")
     return "\n".join([*lines, "", *(r.sentence() for r in report)])
 
 

@@ -142,3 +142,39 @@ def test_an_interval_bca_cannot_give_is_none_with_the_reason_never_nan(degenerat
     row = next(r for r in report.rows() if (r["metric"], r["model"]) == ("best_accuracy", "predictions"))
     assert (row["95% CI low"], row["95% CI high"]) == (None, None)
     assert "| best_accuracy | predictions | 0.625 | – | – |" in report.to_markdown()
+
+
+def test_one_number_format_across_sentence_text_markdown_and_latex():
+    """Issue 38: to_latex() printed 9.999e-05 where the sentence said 0.0001 (max-T p = 1/(R + 1), R = 10,000)."""
+    from tablegen.cli.evaluate import format_report
+
+    rng = np.random.default_rng(5)
+    y = np.r_[np.ones(40), np.zeros(40)]
+    report = tablegen.evaluate(y, {"good": 3 * y + rng.normal(size=80), "noise": rng.normal(size=80)},
+                               metrics=["auc"], R=10_000)
+    p = report["auc"].versus_models.adjusted_p_values["good"]
+    assert p == 1 / 10_001 and f"{p:.4g}" == "9.999e-05"
+    assert "max-T p = 0.0001 " in report.sentence()
+    assert "auc & good & 0.9875 & 0.9371 & 0.9994 & yes & 0.0001 & -- & yes" in report.to_latex()
+    assert "| auc | good | 0.9875 | 0.9371 | 0.9994 | yes | 0.0001 | – | yes |" in report.to_markdown()
+    good = next(line for line in format_report(report).splitlines() if line.startswith("auc") and "good" in line)
+    assert good.split()[2:5] == ["0.9875", "yes", "0.0001"]
+    assert "9.999e-05" not in report.to_latex() + report.to_markdown() + format_report(report)
+
+
+def test_the_across_datasets_tables_print_p_as_its_sentence_does():
+    from tablegen.compare import across_datasets
+    from tablegen.compare.datasets.report import comparison_table, pair_rows
+
+    rng = np.random.default_rng(3)
+    X = np.c_[rng.uniform(0.8, 0.9, 12), rng.uniform(0.78, 0.88, 12), rng.uniform(0.5, 0.6, 12)]
+    result = across_datasets(X)
+    rows = pair_rows(result)
+    for c, row in zip(result.pairwise, rows):
+        assert (row["p"], row["Holm p"]) == (f"{c.p_value:.3g}", f"{c.adjusted_p_value:.3g}")
+    detail = result.sentence()
+    assert all(f"adjusted p = {c.adjusted_p_value:.3g}" in detail for c in result.pairwise if c.significant)
+    # the old table format (3 decimals above 0.01, 1.00e-04 below 1e-3) differed from the sentences' here:
+    assert any(f"{c.adjusted_p_value:.3f}" != f"{c.adjusted_p_value:.3g}" for c in result.pairwise)
+    for form in ("markdown", "latex", "text"):
+        assert all(f"{c.adjusted_p_value:.3g}" in comparison_table(result, format=form) for c in result.pairwise)

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tablegen.compare.datasets.analysis import format_p
 from tablegen.compare.datasets.validation import check_choice, check_result
-from tablegen.compare.report.tables import latex_table, markdown_table
+from tablegen.compare.report.tables import latex_table, markdown_table, p_text
 from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:
@@ -30,12 +29,12 @@ def algorithm_rows(result: AcrossDatasetsResult) -> list[dict]:
 
 
 def pair_rows(result: AcrossDatasetsResult, bayesian: BayesianPairs | None = None) -> list[dict]:
-    """One row per pair, in column order."""
+    """One row per pair, in column order (p-values as the sentences print them: :func:`.tables.p_text`)."""
     rows = []
     for c in result.pairwise:
         verdict = f"{c.better} better" if c.significant else "no difference"
-        row = {"pair": f"{c.a} vs {c.b}", "W/L/T": f"{c.wins}/{c.losses}/{c.ties}", "p": format_p(c.p_value),
-               f"{result.correction_name} p": format_p(c.adjusted_p_value), "verdict": verdict}
+        row = {"pair": f"{c.a} vs {c.b}", "W/L/T": f"{c.wins}/{c.losses}/{c.ties}", "p": p_text(c.p_value),
+               f"{result.correction_name} p": p_text(c.adjusted_p_value), "verdict": verdict}
         if bayesian is not None:
             pair = bayesian.pair(c.a, c.b)
             p = pair.probabilities if pair.a == c.a else pair.probabilities[::-1]

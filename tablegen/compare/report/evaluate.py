@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The columns of :meth:`Evaluation.rows` that hold p-values (printed to 3 significant digits, as the sentences
+#: print them; the others to 4: :mod:`tablegen.compare.report.tables`).
+P_COLUMNS = ("max-T p (adjusted)", "p vs winner (Holm)")
+
 #: Below this many positives (or negatives) a note says the tests can detect only large effects.
 FEW_ITEMS = 10
 
@@ -167,14 +171,15 @@ class Evaluation:
         """A Markdown table of the rows, then one sentence per metric."""
         from tablegen.compare.report.tables import markdown_table
 
-        return markdown_table(self.rows()) + "\n\n" + "\n\n".join(report.sentence() for report in self) + "\n"
+        return (markdown_table(self.rows(), P_COLUMNS) + "\n\n" + "\n\n".join(report.sentence() for report in self)
+                + "\n")
 
     def to_latex(self) -> str:
         """A LaTeX (booktabs) table of the rows."""
         from tablegen.compare.report.tables import latex_table
 
         return latex_table(self.rows(), caption=f"{len(self.models)} models, P = {self.P}, N = {self.N}, "
-                                                f"C = {self.C}, alpha = {self.alpha:g}")
+                                                f"C = {self.C}, alpha = {self.alpha:g}", p_columns=P_COLUMNS)
 
     def plot(self, path: str | os.PathLike | None = None) -> matplotlib.figure.Figure:
         """ROC curves of the models over the pointwise band of the best of C random rankings (saved to ``path``

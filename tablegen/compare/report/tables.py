@@ -1,29 +1,55 @@
-"""Rows of a report as Markdown and LaTeX tables (no tabulate or jinja2 needed)."""
+"""Rows of a report as Markdown and LaTeX tables (no tabulate or jinja2 needed), and the one number format the
+reports' tables share with their sentences: values to :data:`VALUE_DIGITS` significant digits, p-values to
+:data:`P_DIGITS` (``f"{p:.3g}"``, as every sentence prints them: a max-T p of 9.999e-05 reads 0.0001 in the
+sentence, the text table, Markdown and LaTeX alike)."""
 
 from __future__ import annotations
 
 import math
 
+#: Significant digits of a metric's value (or any other number) in a report's tables and sentences.
+VALUE_DIGITS = 4
+#: Significant digits of a p-value in a report's tables and sentences.
+P_DIGITS = 3
 
-def cell_text(value) -> str:
-    """A value as a table shows it: numbers to 4 significant digits, True as "yes", NaN and None as "–".
+
+def cell_text(value, digits: int = VALUE_DIGITS) -> str:
+    """A value as a table shows it: numbers to ``digits`` significant digits, True as "yes", NaN and None as "–".
 
     Examples
     --------
     >>> [cell_text(v) for v in (0.123456, 3, True, False, float("nan"), "auc")]
     ['0.1235', '3', 'yes', '', '–', 'auc']
+    >>> cell_text(9.999e-05), cell_text(9.999e-05, P_DIGITS)
+    ('9.999e-05', '0.0001')
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     if isinstance(value, bool):
         return "yes" if value else ""
     if isinstance(value, float):
-        return f"{value:.4g}"
+        return f"{value:.{digits}g}"
     return str(value)
 
 
-def markdown_table(rows: list[dict]) -> str:
-    """A GitHub-flavoured Markdown table of ``rows`` (the keys of the first row are the columns).
+def p_text(p) -> str:
+    """A p-value as every report prints it (:data:`P_DIGITS` significant digits; "–" for none).
+
+    Examples
+    --------
+    >>> p_text(9.999e-05), p_text(0.04567), p_text(None)
+    ('0.0001', '0.0457', '–')
+    """
+    return cell_text(None if p is None else float(p), P_DIGITS)
+
+
+def _digits(column: str, p_columns) -> int:
+    return P_DIGITS if column in p_columns else VALUE_DIGITS
+
+
+def markdown_table(rows: list[dict], p_columns: tuple = ()) -> str:
+    """A GitHub-flavoured Markdown table of ``rows`` (the keys of the first row are the columns; those named in
+    ``p_columns`` hold p-values, printed as :func:`p_text` does).
 
     Examples
     --------
@@ -34,7 +60,8 @@ def markdown_table(rows: list[dict]) -> str:
     """
     columns = list(rows[0])
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell_text(row[c]).replace("|", "\\|") for c in columns) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell_text(row[c], _digits(c, p_columns)).replace("|", "\\|") for c in columns) + " |"
+              for row in rows]
     return "\n".join(lines)
 
 
@@ -53,8 +80,9 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def latex_table(rows: list[dict], caption: str = "") -> str:
-    """A booktabs ``table`` of ``rows`` (numbers right-aligned), with ``caption``.
+def latex_table(rows: list[dict], caption: str = "", p_columns: tuple = ()) -> str:
+    """A booktabs ``table`` of ``rows`` (numbers right-aligned; ``p_columns`` as in :func:`markdown_table`), with
+    ``caption``.
 
     Examples
     --------
@@ -74,7 +102,8 @@ def latex_table(rows: list[dict], caption: str = "") -> str:
     columns = list(rows[0])
     align = "".join("r" if isinstance(rows[0][c], (int, float)) and not isinstance(rows[0][c], bool) else "l"
                     for c in columns)
-    body = [" & ".join(latex_escape(cell_text(row[c])) for c in columns) + r" \\" for row in rows]
+    body = [" & ".join(latex_escape(cell_text(row[c], _digits(c, p_columns))) for c in columns) + r" \\"
+            for row in rows]
     return "\n".join([r"\begin{table}", r"\centering", rf"\caption{{{latex_escape(caption)}}}",
                       rf"\begin{{tabular}}{{{align}}}", r"\toprule",
                       " & ".join(latex_escape(c) for c in columns) + r" \\", r"\midrule", *body,
