@@ -125,6 +125,44 @@ def test_exact_max_t_equals_enumerating_every_arrangement(name):
     assert result.winner == max(applicable, key=lambda m: (result.values[m], -list(applicable).index(m)))
 
 
+@pytest.mark.parametrize("name", METRICS)
+def test_single_step_p_values_equal_enumerating_the_maximum_over_every_model(name):
+    """Westfall–Young single-step max-T: p_j = Pr(max_k T_k >= t_j), the maximum over every arrangement."""
+    rng = np.random.default_rng(7)
+    y = np.array([1, 0, 0, 1, 1, 0, 1, 0, 1])
+    models = _tied_models(rng, y.size, 4, 8 if get_metric(name).k else 2)
+    result = selection_test(y, models, metric=name)
+    applicable = {m: s for m, s in models.items() if m not in result.not_applicable}
+    _, adjusted, maxima, _ = _brute(name, y, applicable, 0.05)
+    spec = get_metric(name)
+    for m, s in applicable.items():
+        value = spec.score_groups(threshold_groups(y, s))
+        expected = float(np.mean(maxima >= value - 1e-9))
+        assert result.single_step_p_values[m] == pytest.approx(expected, abs=1e-12)
+        assert result.single_step_p_intervals[m] == (result.single_step_p_values[m],) * 2
+        assert result.single_step_p_values[m] >= adjusted[m] - 1e-12
+    assert result.single_step_p_values[result.winner] == pytest.approx(result.p_value, abs=1e-15)
+
+
+def test_single_step_p_values_take_the_models_not_given_and_the_permutation_estimate():
+    rng = np.random.default_rng(5)
+    y = np.array([1, 1, 0, 1, 0, 0, 0, 1, 0])
+    models = {f"m{i}": y + rng.normal(size=9) for i in range(3)}
+    alone = selection_test(y, models, metric="best_accuracy")
+    law = np.array([get_metric("best_accuracy").score_groups(threshold_groups(z, np.arange(9, 0, -1)))
+                    for z in _arrangements(9, 4)])
+    more = selection_test(y, models, metric="best_accuracy", C=7)
+    for m in models:
+        below = np.mean(law < more.values[m] - 1e-9)
+        assert more.single_step_p_values[m] == pytest.approx(1 - (1 - alone.single_step_p_values[m]) * below ** 4,
+                                                             abs=1e-12)
+    estimate = selection_test(y, models, metric="best_accuracy", method="permutation", R=20_000, seed=3)
+    for m in models:
+        low, high = estimate.single_step_p_intervals[m]
+        assert low <= alone.single_step_p_values[m] <= high
+    assert set(estimate.to_dict()["single_step_p_values"]) == set(models)
+
+
 def test_models_not_given_join_the_maximum_through_the_metrics_exact_law():
     """C > K: Pr(max < t) = Pr(maxT < t) Pr(X < t)^(C - K), X's law by enumerating every ranking (untied)."""
     rng = np.random.default_rng(5)

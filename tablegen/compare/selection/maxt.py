@@ -10,7 +10,9 @@ keeps the models' real dependence and their ties; no independence is assumed.
   adjusted p-value of Westfall & Young (1993): models ranked by observed value, the j-th tested against
   the maximum over itself and every model ranked below it, then made monotone; the winner's adjusted
   p-value is the max-T p-value Pr(max over models >= winner's value).  "Reaches" counts equality (values
-  within the snap tolerance 1e-9 of each other are equal).
+  within the snap tolerance 1e-9 of each other are equal).  Beside it, the single-step adjusted p-value of
+  Westfall & Young, every model against the maximum over all of them: p_j = Pr(max_k T_k >= t_j) (never
+  below the step-down one, equal for the winner; simpler to state, less powerful for the others).
 - Models tried but not given (``C`` > K): C - K independent random rankings join the maximum, so
   Pr(max < x) = Pr(maxT < x) Pr(X < x)^(C - K), X the metric's null for one random ranking (its exact
   law; where that is a rigorous bracket, its conservative end).
@@ -57,6 +59,10 @@ class SelectionResult:
     raw_p_intervals, adjusted_p_intervals : dict
         95% intervals of the exact p-values for ``method="permutation"`` (Clopper–Pearson around b / R); equal
         ends when exact.  The permutation p-values themselves are (b + 1) / (R + 1).
+    single_step_p_values, single_step_p_intervals : dict
+        Per model: the Westfall–Young single-step adjusted p-value Pr(max over every model (and the C - K
+        random competitors) >= its observed value), and its 95% interval as above; the winner's equals its
+        step-down p-value, the others' are at least theirs.
     critical_value, critical_interval : float, tuple
         The smallest x with Pr(max of the C <= x) >= 1 - alpha; its 95% interval when estimated.
     effective_C : float or None
@@ -96,6 +102,8 @@ class SelectionResult:
     not_applicable: dict = field(default_factory=dict)
     """Models given that the metric is not defined for (``tp_at_k`` with tied scores straddling k), and why:
     they cannot win and leave the maximum, and C still counts them."""
+    single_step_p_values: dict = field(default_factory=dict)
+    single_step_p_intervals: dict = field(default_factory=dict)
 
     @property
     def p_value(self) -> float:
@@ -137,7 +145,8 @@ class SelectionResult:
         return {"metric": self.metric, "P": self.P, "N": self.N, "C": self.C, "alpha": self.alpha,
                 "values": self.values, "winner": self.winner, "p_value": self.p_value,
                 "significant": self.significant, "settled": self.settled, "raw_p_values": self.raw_p_values,
-                "adjusted_p_values": self.adjusted_p_values,
+                "adjusted_p_values": self.adjusted_p_values, "single_step_p_values": self.single_step_p_values,
+                "single_step_p_intervals": {m: list(v) for m, v in self.single_step_p_intervals.items()},
                 "raw_p_intervals": {m: list(v) for m, v in self.raw_p_intervals.items()},
                 "adjusted_p_intervals": {m: list(v) for m, v in self.adjusted_p_intervals.items()},
                 "critical_value": self.critical_value, "critical_interval": list(self.critical_interval),
@@ -165,7 +174,8 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     R, seed : int, optional
         Random arrangements (default 10,000) and root seed (default 2005) when the exact null is over budget.
     alpha : float
-        Level of the verdict and of the critical value.
+        Level of the verdict and of the critical value (default 0.05, the convention for comparing
+        classifiers, as every test of :mod:`tablegen.compare`).
     positive_label : optional
         The positive class (default 1 for {0, 1} or {-1, 1}, True for booleans).
     method : {"auto", "exact", "permutation"}
@@ -188,6 +198,8 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     >>> result.method, result.arrangements, result.winner
     ('exact', 12870, 'm1')
     >>> result.p_value <= min(result.raw_p_values.values()) * 5  # never above Bonferroni
+    True
+    >>> all(result.single_step_p_values[m] >= result.adjusted_p_values[m] for m in models)  # single-step
     True
     """
     from tablegen.compare.selection.validation import checked_selection
@@ -213,6 +225,8 @@ def _selection(q) -> SelectionResult:
     steps = [_with_extra(_proportions(np.array([counts.step_hits[j]]), M, exact), observed[m], extra, null)
              for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
+    single = [_with_extra(_proportions(np.array([np.count_nonzero(counts.maxima >= thresholds[i])]), M, exact),
+                          observed[i], extra, null) for i in range(len(names))]
     divisor = q.divisor
     critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top)
     effective = _effective_C(counts.maxima, critical, extra, null if extra else q.single_null())
@@ -228,7 +242,9 @@ def _selection(q) -> SelectionResult:
                               for j, name in enumerate(names_ranked)},
         critical_value=critical / divisor, critical_interval=(interval[0] / divisor, interval[1] / divisor),
         effective_C=effective, method="exact" if exact else "permutation", arrangements=M,
-        R=None if exact else q.R, seed=None if exact else q.seed, not_applicable=q.not_applicable)
+        R=None if exact else q.R, seed=None if exact else q.seed, not_applicable=q.not_applicable,
+        single_step_p_values={name: float(single[i][0]) for i, name in enumerate(names)},
+        single_step_p_intervals={name: (float(single[i][1]), float(single[i][2])) for i, name in enumerate(names)})
 
 
 def _proportions(hits: np.ndarray, M: int, exact: bool):
