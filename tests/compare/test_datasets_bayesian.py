@@ -157,7 +157,24 @@ def test_every_pair_is_the_pair_alone_whatever_the_pool():
     alone = bayesian_pair(X[:, 1], X[:, 3], rope=1.0, samples=2000, seed=12, names=("2", "4"))
     assert pairs.pair("2", "4").to_dict() == alone.to_dict()
     matrix = pairs.matrix()
-    assert matrix[3, 1].tolist() == list(alone.probabilities[::-1]) and np.isnan(matrix[0, 0]).all()
+    assert matrix[3, 1].values.tolist() == list(alone.probabilities[::-1]) and np.isnan(matrix[0, 0]).all()
+
+
+def test_the_matrix_is_labelled_by_the_algorithms_names():
+    """Issue 38: matrix() returned an unlabelled array."""
+    X = paper_table()[:20, :4]
+    pd = pytest.importorskip("pandas")
+    pairs = bayesian_pairs(pd.DataFrame(X, columns=["rf", "svm", "knn", "nb"]), rope=1.0, samples=2000, seed=12)
+    matrix = pairs.matrix()
+    assert matrix.dims == ("a", "b", "outcome") and matrix.shape == (4, 4, 3)
+    assert list(matrix.coords["a"].values) == list(matrix.coords["b"].values) == ["rf", "svm", "knn", "nb"]
+    assert list(matrix.coords["outcome"].values) == ["a better", "equivalent", "b better"]
+    pair = pairs.pair("svm", "nb")
+    assert matrix.sel(a="svm", b="nb").values.tolist() == list(pair.probabilities)
+    assert matrix.sel(a="nb", b="svm").values.tolist() == list(pair.probabilities[::-1])
+    assert float(matrix.sel(a="svm", b="nb", outcome="equivalent")) == pair.probabilities[1]
+    assert np.isnan(matrix.sel(a="knn", b="knn")).all()
+    assert np.asarray(matrix).shape == (4, 4, 3)  # the bare array, as matrix() returned before
 
 
 def test_decisions_at_the_probability():

@@ -47,6 +47,7 @@ from tablegen.errors import Argument, TablegenInputError
 if TYPE_CHECKING:
     import os
 
+    import xarray
     from matplotlib.figure import Figure
     from numpy.typing import ArrayLike
 
@@ -55,6 +56,8 @@ logger = logging.getLogger(__name__)
 #: Bayesian test -> default prior strength (baycomp's: 0.5 for the signed-rank test, 1 for the sign test).
 BAYESIAN_TESTS = {"signed_rank": 0.5, "sign": 1.0}
 DECISIONS = ("a better", "equivalent (ROPE)", "b better", "no decision")
+#: The three probabilities of a pair, in order: the ``outcome`` labels of :meth:`BayesianPairs.matrix`.
+OUTCOMES = ("a better", "equivalent", "b better")
 
 
 @dataclass(frozen=True)
@@ -287,8 +290,11 @@ class BayesianPairs:
     --------
     >>> X = [[0.9, 0.8, 0.7], [0.85, 0.8, 0.75], [0.95, 0.7, 0.72], [0.8, 0.78, 0.6], [0.91, 0.81, 0.79]]
     >>> result = bayesian_pairs(X, samples=2000)
-    >>> result.matrix()[0].round(2).tolist()
-    [[nan, nan, nan], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]
+    >>> matrix = result.matrix()
+    >>> matrix.dims, matrix.coords["outcome"].values.tolist()
+    (('a', 'b', 'outcome'), ['a better', 'equivalent', 'b better'])
+    >>> matrix.sel(a="1", b="2").round(2).values.tolist()
+    [1.0, 0.0, 0.0]
     """
 
     algorithms: tuple
@@ -301,8 +307,16 @@ class BayesianPairs:
                 return p
         raise TablegenInputError(f"no pair {a!r}, {b!r} among {list(self.algorithms)}")
 
-    def matrix(self) -> np.ndarray:
-        """(m, m, 3): [i, j] = (P(i better), P(equivalent), P(j better)); NaN on the diagonal."""
+    def matrix(self) -> xarray.DataArray:
+        """Every pair's probabilities, labelled: an (m, m, 3) ``xarray.DataArray`` with dimensions ``a``, ``b``
+        (the algorithms' names) and ``outcome`` (``"a better"``, ``"equivalent"``, ``"b better"``):
+        ``matrix.sel(a="rf", b="svm")`` is (P(rf better), P(equivalent), P(svm better)); NaN on the diagonal.
+
+        Before it was labelled it was the bare numpy array, in the order of ``algorithms``: ``matrix().values``
+        (or ``np.asarray(matrix())``) is that array, and positional indexing (``matrix()[i, j]``) still works.
+        """
+        import xarray as xr
+
         m = len(self.algorithms)
         where = {a: i for i, a in enumerate(self.algorithms)}
         out = np.full((m, m, 3), np.nan)
@@ -310,7 +324,10 @@ class BayesianPairs:
             i, j = where[p.a], where[p.b]
             out[i, j] = p.probabilities
             out[j, i] = p.probabilities[::-1]
-        return out
+        names = list(self.algorithms)
+        return xr.DataArray(out, dims=("a", "b", "outcome"),
+                            coords={"a": names, "b": names, "outcome": list(OUTCOMES)},
+                            name="probability")
 
     def to_dict(self) -> dict:
         """JSON-ready fields."""
