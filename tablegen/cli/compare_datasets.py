@@ -15,6 +15,7 @@ import sys
 
 from tablegen.compare.datasets.analysis import CORRECTIONS, TESTS, across_datasets, format_p
 from tablegen.compare.datasets.cd_diagram import METHODS
+from tablegen.compare.datasets.mean_ranks import LAWS
 from tablegen.compute.cell import DEFAULT_SEED
 
 
@@ -32,12 +33,16 @@ def add_parser(subparsers) -> None:
     p.add_argument("--lower-is-better", action="store_true", help="the scores are errors or losses")
     p.add_argument("--mean-ranks-posthoc", action="store_true",
                    help="also the mean-ranks test, with how often its verdicts flip across sub-pools")
+    p.add_argument("--mean-ranks-law", choices=tuple(LAWS), default="nemenyi",
+                   help="the mean-ranks test's law: nemenyi (studentized range, Demsar 2006) or bonferroni (normal z, "
+                        "Bonferroni over every pair) (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--plot", default=None, metavar="OUT.png", help="draw mean ranks and the pairwise verdicts")
     p.add_argument("--cd", default=None, metavar="OUT.png",
                    help="draw the critical-difference diagram: bars join what the pairwise test does not separate")
     p.add_argument("--cd-method", choices=METHODS, default="tests",
-                   help="'nemenyi': the mean-ranks version (needs --mean-ranks-posthoc) (default %(default)s)")
+                   help="'nemenyi' or 'bonferroni': the mean-ranks version by that law (needs --mean-ranks-posthoc "
+                        "and that --mean-ranks-law) (default %(default)s)")
     _bayesian_arguments(p)
     p.add_argument("--format", choices=("text", "markdown", "latex"), default="text",
                    help="text report, or the tables as Markdown or LaTeX (default %(default)s)")
@@ -78,8 +83,9 @@ def _pairs_table(result) -> list[str]:
 
 
 def _posthoc_table(result) -> list[str]:
-    lines = ["", "Mean-ranks post-hoc test (not recommended: its verdict on a pair depends on the other algorithms "
-                 "in the pool; shown to make that visible)",
+    lines = ["", f"Mean-ranks post-hoc test, {LAWS[result.mean_ranks_law]}, critical difference of mean ranks "
+                 f"{result.critical_difference():.3f} at alpha = {result.alpha:g} (not recommended: its verdict on a "
+                 "pair depends on the other algorithms in the pool; shown to make that visible)",
              f"{'pair':<28}{'z':>8}{'critical z':>12}  {'verdict':<14}{'flips in sub-pools':>20}  example pool"]
     for c in result.mean_ranks_posthoc:
         example = "-" if c.example_pool is None else "{" + ", ".join([c.a, c.b, *c.example_pool]) + "}"
@@ -126,8 +132,11 @@ def _check(args) -> None:
         from tablegen.compare.datasets.bayesian import checked_pairs_args
 
         checked_pairs_args(args.results, **_bayesian_options(args))
-    if args.cd is not None and args.cd_method == "nemenyi" and not args.mean_ranks_posthoc:
-        raise TablegenInputError("--cd-method nemenyi needs --mean-ranks-posthoc")
+    if args.cd is not None and args.cd_method in LAWS and not args.mean_ranks_posthoc:
+        raise TablegenInputError(f"--cd-method {args.cd_method} needs --mean-ranks-posthoc")
+    if args.cd is not None and args.cd_method in LAWS and args.cd_method != args.mean_ranks_law:
+        raise TablegenInputError(f"--cd-method {args.cd_method} draws the mean-ranks test by that law: give "
+                                 f"--mean-ranks-law {args.cd_method} (not {args.mean_ranks_law})")
 
 
 def _bayesian_options(args) -> dict:
@@ -161,7 +170,8 @@ def run(args) -> int:
     """Run ``tablegen compare datasets``."""
     _check(args)
     result = across_datasets(args.results, higher_is_better=not args.lower_is_better, test=args.test,
-                             correction=args.correction, alpha=args.alpha, mean_ranks_posthoc=args.mean_ranks_posthoc)
+                             correction=args.correction, alpha=args.alpha, mean_ranks_posthoc=args.mean_ranks_posthoc,
+                             mean_ranks_law=args.mean_ranks_law)
     bayesian = _bayesian(args)
     _print(result, bayesian, args)
     quiet = args.json or args.format != "text"

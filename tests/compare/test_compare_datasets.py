@@ -8,6 +8,7 @@ recomputed by brute force.
 
 from __future__ import annotations
 
+import csv
 import itertools
 import json
 import math
@@ -112,11 +113,14 @@ def test_decisions_use_the_adjusted_p_values():
 
 
 # -- the paper's data and procedure (Benavoli, Corani & Mangili 2016) -------------------------------
-def mean_ranks_verdict(X, pool, a, b, alpha):
-    """The paper's mean-ranks test of columns a, b inside the pool of columns, by brute force."""
+def mean_ranks_verdict(X, pool, a, b, alpha, law="bonferroni"):
+    """The paper's mean-ranks test of columns a, b inside the pool of columns, by brute force: the Bonferroni z
+    test, or Nemenyi's (studentized range, infinite df: Pr(Q > sqrt(2) z) <= alpha)."""
     ranks = stats.rankdata(-X[:, pool], axis=1).mean(axis=0)
     m, n = len(pool), X.shape[0]
     z = abs(ranks[pool.index(a)] - ranks[pool.index(b)]) / np.sqrt(m * (m + 1) / (6 * n))
+    if law == "nemenyi":
+        return bool(stats.studentized_range.sf(np.sqrt(2) * z, m, np.inf) < alpha)
     return z > stats.norm.isf(alpha / (m * (m - 1)))
 
 
@@ -133,33 +137,86 @@ def test_paper_data_friedman_and_mean_ranks():
     assert {(c.a, c.b) for c in result.significant_pairs()} == {("C2", "C4"), ("C3", "C4"), ("C4", "C6")}
 
 
-def test_paper_mean_ranks_flips_match_brute_force_subpools():
+@pytest.mark.parametrize("law", ["nemenyi", "bonferroni"])
+def test_paper_mean_ranks_flips_match_brute_force_subpools(law):
     X, names = paper_table()
-    result = across_datasets(X, mean_ranks_posthoc=True)
+    result = across_datasets(X, mean_ranks_posthoc=True, mean_ranks_law=law)
     se = np.sqrt(7 * 8 / (6 * 54))
     for c in result.mean_ranks_posthoc:
         a, b = int(c.a) - 1, int(c.b) - 1
         others = [j for j in range(7) if j not in (a, b)]
-        verdicts = [mean_ranks_verdict(X, sorted([a, b, *S]), a, b, 0.05)
+        verdicts = [mean_ranks_verdict(X, sorted([a, b, *S]), a, b, 0.05, law)
                     for r in range(6) for S in itertools.combinations(others, r)]
         assert c.subpools == len(verdicts) == 32
         sizes = [r + 2 for r in range(6) for _ in itertools.combinations(others, r)]
         assert c.by_pool_size == tuple((k, sum(v for v, s in zip(verdicts, sizes) if s == k), math.comb(5, k - 2))
                                        for k in range(2, 8))
-        assert c.significant == mean_ranks_verdict(X, list(range(7)), a, b, 0.05)
+        assert c.significant == mean_ranks_verdict(X, list(range(7)), a, b, 0.05, law) and c.law == law
         assert c.flips == sum(v != c.significant for v in verdicts)
         assert c.z == pytest.approx(abs(c.mean_rank_difference) / se)
-        assert c.critical_z == pytest.approx(stats.norm.isf(0.05 / 42))
+        assert c.critical_z == pytest.approx(stats.norm.isf(0.05 / 42) if law == "bonferroni" else
+                                             stats.studentized_range.isf(0.05, 7, np.inf) / np.sqrt(2))
     by_pair = {(c.a, c.b): c for c in result.mean_ranks_posthoc}
-    # The paper's point on its own data: C2 vs C4 differs in the full pool but not in {C1, C2, C4, C5};
-    # C4 vs C6 does not differ in the full pool but does when compared alone.
-    assert by_pair[("2", "4")].significant and by_pair[("2", "4")].flips == 6
+    # The paper's point on its own data, by either law: C2 vs C4 differs in the full pool but not in
+    # {C1, C2, C4, C5}; C4 vs C6 does not differ in the full pool but does when compared alone.
+    nemenyi = law == "nemenyi"
+    assert by_pair[("2", "4")].significant and by_pair[("2", "4")].flips == (5 if nemenyi else 6)
     assert by_pair[("2", "4")].example_pool == ("1", "5")
-    assert not by_pair[("4", "6")].significant and by_pair[("4", "6")].flips == 20
+    assert not by_pair[("4", "6")].significant and by_pair[("4", "6")].flips == (24 if nemenyi else 20)
+    assert by_pair[("4", "6")].example_pool == ()
     assert sum(1 for c in result.mean_ranks_posthoc if c.flips) == 4
     # the verdict on each pair by pool size (the paper's Table 1 layout), reachable from the public result
-    assert by_pair[("2", "4")].by_pool_size == ((2, 1, 1), (3, 5, 5), (4, 7, 10), (5, 9, 10), (6, 3, 5), (7, 1, 1))
-    assert by_pair[("4", "6")].to_dict()["by_pool_size"][3] == {"size": 5, "significant": 5, "pools": 10}
+    assert by_pair[("2", "4")].by_pool_size == ((2, 1, 1), (3, 5, 5), (4, 7, 10), (5, 9, 10),
+                                                (6, 4 if nemenyi else 3, 5), (7, 1, 1))
+    assert by_pair[("4", "6")].to_dict()["by_pool_size"][3] == {"size": 5, "significant": 7 if nemenyi else 5,
+                                                                 "pools": 10}
+
+
+NEMENYI = DATA / "nemenyi"
+
+
+def _oracle(name):
+    with open(NEMENYI / name) as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize("case", sorted({row["case"] for row in _oracle("expected_p.csv")}))
+def test_nemenyi_equals_scikit_posthocs_and_autorank(case):
+    """p-values of every pair as scikit-posthocs' posthoc_nemenyi_friedman, the critical difference as autorank's
+    (statsmodels' approximate qsturng: within 1e-4 here) and Demšar's formula (tests/data/nemenyi/nemenyi.py)."""
+    result = across_datasets(NEMENYI / "cases" / f"{case}.csv", mean_ranks_posthoc=True)
+    by_pair = {(c.a, c.b): c for c in result.mean_ranks_posthoc}
+    for row in _oracle("expected_p.csv"):
+        if row["case"] == case:
+            c = by_pair[row["a"], row["b"]]
+            assert c.adjusted_p_value == pytest.approx(float(row["p_value"]), rel=1e-9, abs=1e-13)
+            assert c.significant == (float(row["p_value"]) < result.alpha)
+    for row in _oracle("expected_cd.csv"):
+        if row["case"] == case:
+            alpha, k, n = float(row["alpha"]), int(row["k"]), int(row["n"])
+            cd = across_datasets(NEMENYI / "cases" / f"{case}.csv", mean_ranks_posthoc=True,
+                                 alpha=alpha).critical_difference()
+            assert (k, n) == (result.m, result.n) and cd == pytest.approx(float(row["critical_difference"]),
+                                                                          rel=5e-4)
+            assert cd == pytest.approx(stats.studentized_range.isf(alpha, k, np.inf) * np.sqrt(k * (k + 1) / (12 * n)))
+
+
+def test_nemenyi_on_the_issue_reproducer():
+    """Issue 38: ranks A = 1x5 then 2x5, C = 2x5 then 1x5, B = 3, D = 4 on 10 data sets.  Nemenyi's CD is 1.483
+    and A-B (mean ranks 1.5 and 3) differs, p = 0.046 (scikit-posthocs); the Bonferroni z test's CD is 1.523 and
+    A-B does not differ (p = 0.056)."""
+    result = across_datasets(NEMENYI / "cases" / "issue38.csv", mean_ranks_posthoc=True)
+    ab = next(c for c in result.mean_ranks_posthoc if (c.a, c.b) == ("A", "B"))
+    assert round(result.critical_difference(), 3) == 1.483 and result.mean_ranks_law == "nemenyi"
+    assert ab.significant and round(ab.adjusted_p_value, 3) == 0.046 and ab.law == "nemenyi"
+    bonferroni = across_datasets(NEMENYI / "cases" / "issue38.csv", mean_ranks_posthoc=True,
+                                 mean_ranks_law="bonferroni")
+    ab = next(c for c in bonferroni.mean_ranks_posthoc if (c.a, c.b) == ("A", "B"))
+    assert round(bonferroni.critical_difference(), 3) == 1.523 and not ab.significant
+    assert round(ab.adjusted_p_value, 3) == 0.056
+    assert "Nemenyi (studentized range), critical difference 1.483" in result.sentence()
+    data = result.to_dict()
+    assert data["mean_ranks_law"] == "nemenyi" and round(data["critical_difference"], 3) == 1.483
 
 
 def test_pairwise_verdicts_do_not_depend_on_the_pool():
@@ -218,6 +275,7 @@ def test_bad_csv_files_are_refused(tmp_path, text, message):
 @pytest.mark.parametrize("kwargs, message", [
     ({"test": "t"}, "test must be one of"), ({"correction": "fdr"}, "correction must be one of"),
     ({"alpha": 1.5}, "alpha must be in"), ({"higher_is_better": "yes"}, "higher_is_better must be True or False"),
+    ({"mean_ranks_law": "dunn"}, "mean_ranks_law must be one of 'nemenyi', 'bonferroni'"),
 ])
 def test_bad_options_are_refused(kwargs, message):
     with pytest.raises(TablegenInputError, match=message):
@@ -243,7 +301,11 @@ def test_cli_text_and_json(capsys):
     assert "Friedman test: chi2 = 19.2025, df = 6, p = 0.00383" in text
     assert "Mean ranks (1 = best): C3 3.343, C2 3.574" in text
     assert "C3 vs C4" in text and "C3 better than C4" in text
-    assert "6 of 32  {C2, C4, C1, C5}" in text
+    assert "5 of 32  {C2, C4, C1, C5}" in text  # Nemenyi's law (6 of 32 by the Bonferroni z test)
+    assert "Mean-ranks post-hoc test, Nemenyi (studentized range), critical difference of mean ranks 1.226" in text
+    assert main(["compare", "datasets", str(PAPER), "--mean-ranks-posthoc", "--mean-ranks-law", "bonferroni"]) == 0
+    text = capsys.readouterr().out
+    assert "6 of 32  {C2, C4, C1, C5}" in text and "Bonferroni z (all pairs), critical difference of mean " in text
     assert main(["compare", "datasets", str(PAPER), "--json", "--test", "sign", "--correction", "bonferroni"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["test"] == "sign" and data["correction"] == "bonferroni" and len(data["pairwise"]) == 21

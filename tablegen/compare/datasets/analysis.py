@@ -9,8 +9,9 @@ On an (n data sets × m algorithms) table of scores:
 2. **every pair** by a test whose outcome depends only on the two algorithms compared: the Wilcoxon
    signed-rank test (default) or the sign test, with family-wise error control over the
    m(m − 1)/2 pairs by Holm's step-down method (default) or Bonferroni;
-3. the **mean ranks**, for information; and on request the mean-ranks post-hoc test
-   (:mod:`tablegen.compare.datasets.mean_ranks`), to show how its verdicts depend on the pool.
+3. the **mean ranks**, for information; and on request the mean-ranks post-hoc test (Nemenyi's, by the
+   studentized range, or the Bonferroni z test; :mod:`tablegen.compare.datasets.mean_ranks`), to show how its
+   verdicts depend on the pool.
 
 scipy options, stated: ``scipy.stats.wilcoxon(a, b, zero_method="wilcox", correction=False,
 alternative="two-sided", method="auto")`` — zero differences are dropped (Wilcoxon's convention);
@@ -196,7 +197,7 @@ class AcrossDatasetsResult:
     pairwise : tuple of PairwiseComparison
         Every pair, in column order.
     mean_ranks_posthoc : tuple of MeanRanksComparison or None
-        Only with ``mean_ranks_posthoc=True``.
+        Only with ``mean_ranks_posthoc=True`` (its law: :attr:`mean_ranks_law`).
     mean_scores : dict or None
         Algorithm -> mean score over the data sets.
 
@@ -245,6 +246,25 @@ class AcrossDatasetsResult:
         """The correction in words ("Holm", "Benjamini-Hochberg", ...)."""
         return _CORRECTIONS[self.correction][0]
 
+    @property
+    def mean_ranks_law(self) -> str | None:
+        """The law of the mean-ranks post-hoc test (``"nemenyi"``, ``"bonferroni"``), None without it."""
+        return None if not self.mean_ranks_posthoc else self.mean_ranks_posthoc[0].law
+
+    def critical_difference(self) -> float | None:
+        """The mean-ranks test's critical difference of mean ranks (Demšar 2006 for Nemenyi), None without it.
+
+        Examples
+        --------
+        >>> X = np.tile([[4.0, 3, 2, 1]], (10, 1))
+        >>> round(across_datasets(X, mean_ranks_posthoc=True).critical_difference(), 3)
+        1.483
+        """
+        from tablegen.compare.datasets.mean_ranks import critical_difference
+
+        law = self.mean_ranks_law
+        return None if law is None else critical_difference(self.m, self.n, self.alpha, law)
+
     def ranking(self) -> list[str]:
         """Algorithms from the best mean rank to the worst."""
         return sorted(self.algorithms, key=lambda a: (self.mean_ranks[a], self.algorithms.index(a)))
@@ -276,8 +296,11 @@ class AcrossDatasetsResult:
                            for c in sorted(found, key=lambda c: c.adjusted_p_value))
         text = omnibus + pairs + (f": {detail}." if found else ".")
         if self.mean_ranks_posthoc is not None:
+            from tablegen.compare.datasets.mean_ranks import LAWS
+
             flipped = [c for c in self.mean_ranks_posthoc if c.flips]
-            text += (f" The mean-ranks post-hoc test (shown only to expose its dependence on the pool) changes its "
+            text += (f" The mean-ranks post-hoc test ({LAWS[self.mean_ranks_law]}, critical difference "
+                     f"{self.critical_difference():.3f}; shown only to expose its dependence on the pool) changes its "
                      f"verdict with the choice of the other algorithms for {len(flipped)} of "
                      f"{len(self.mean_ranks_posthoc)} pairs.")
         return text
@@ -290,7 +313,8 @@ class AcrossDatasetsResult:
                 "mean_ranks": dict(self.mean_ranks), "mean_scores": self.mean_scores, "ranking": self.ranking(),
                 "pairwise": [asdict(c) for c in self.pairwise],
                 "mean_ranks_posthoc": None if self.mean_ranks_posthoc is None
-                else [c.to_dict() for c in self.mean_ranks_posthoc]}
+                else [c.to_dict() for c in self.mean_ranks_posthoc],
+                "mean_ranks_law": self.mean_ranks_law, "critical_difference": self.critical_difference()}
 
     def plot(self, path: str | os.PathLike[str] | None = None) -> Figure:
         """The pairwise picture (:func:`tablegen.compare.datasets.plot.plot_across_datasets`); needs matplotlib."""
@@ -301,13 +325,16 @@ class AcrossDatasetsResult:
     def plot_cd(self, path: str | os.PathLike[str] | None = None, method: str = "tests") -> Figure:
         """The critical-difference diagram (:func:`tablegen.compare.datasets.cd_diagram.plot_cd`): bars join
         the algorithms the pairwise test does not separate; ``method="nemenyi"`` for the mean-ranks version
-        (needs ``mean_ranks_posthoc=True``)."""
+        (needs ``mean_ranks_posthoc=True``; ``"bonferroni"`` for that law)."""
         from tablegen.compare.datasets.cd_diagram import plot_cd
 
         return plot_cd(self, path, method)
 
 
-def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc) -> float:
+def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc, mean_ranks_law) -> float:
+    from tablegen.compare.datasets.mean_ranks import check_law
+
+    check_law(mean_ranks_law)
     check_choice("test", test, TESTS)
     check_correction(correction, _CORRECTIONS)
     check_flag("higher_is_better", higher_is_better)
@@ -317,7 +344,7 @@ def _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc
 
 def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better: bool = True, test: str = "wilcoxon",
                     correction: str = "holm", alpha: float = 0.05,
-                    mean_ranks_posthoc: bool = False) -> AcrossDatasetsResult:
+                    mean_ranks_posthoc: bool = False, mean_ranks_law: str = "nemenyi") -> AcrossDatasetsResult:
     """Compare m algorithms on n data sets: Friedman, then every pair with family-wise error control.
 
     Parameters
@@ -337,8 +364,11 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
     alpha : float
         Family-wise significance level.
     mean_ranks_posthoc : bool
-        Also run the mean-ranks (Nemenyi-type) test of the paper and count, for each pair, the
+        Also run the mean-ranks post-hoc test of the paper and count, for each pair, the
         sub-pools of the other algorithms in which its verdict flips.  For illustration only.
+    mean_ranks_law : {"nemenyi", "bonferroni"}
+        The mean-ranks test's law: Nemenyi's (studentized range, Demšar 2006: critical difference
+        q_α(m, ∞)/√2 · sqrt(m(m + 1)/(6n))), or the z test with Bonferroni over the m(m − 1)/2 pairs.
 
     Returns
     -------
@@ -356,7 +386,7 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
     >>> [(c.better, round(c.adjusted_p_value, 4)) for c in result.pairwise]
     [('1', 0.0938), ('1', 0.0938), ('2', 0.0938)]
     """
-    alpha = _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc)
+    alpha = _check_options(test, correction, alpha, higher_is_better, mean_ranks_posthoc, mean_ranks_law)
     X, algorithms, datasets = results_table(scores)
     logger.info("across_datasets: %d data sets x %d algorithms, %s test, %s correction", *X.shape, test, correction)
     mean_ranks = rank_matrix(X, higher_is_better).mean(axis=0)
@@ -364,7 +394,7 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
     if mean_ranks_posthoc:
         from tablegen.compare.datasets.mean_ranks import mean_ranks_test
 
-        posthoc = mean_ranks_test(X, algorithms, alpha, higher_is_better)
+        posthoc = mean_ranks_test(X, algorithms, alpha, higher_is_better, mean_ranks_law)
     return AcrossDatasetsResult(
         algorithms=tuple(algorithms), datasets=tuple(datasets), test=test, correction=correction, alpha=alpha,
         higher_is_better=bool(higher_is_better), friedman=friedman_test(X, higher_is_better),
