@@ -5,16 +5,16 @@ reads the two confusion matrices, prints the paper's Table IV (ψ_A, ψ_B, δ; t
 the paper had a point-null one; the decision) and its Table III (the frequentist tests); ``--json`` prints
 both results' ``to_dict()``; ``--plot`` draws δ's posterior with its HDI, the ROPE and the decision;
 ``--point-null-bf`` adds window estimates of the point-null ratio side by side, to show that under these
-priors it depends on the window (:mod:`tablegen.compare.f1.bayes_factor`).
+priors it depends on the window (:mod:`tablegen.compare.f1.bayes_factor`); ``--predictions PREDS.csv`` (per-item
+true class and both predictions) runs the micro sign test, which counts one-vs-rest decisions (item, class).
 """
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from tablegen.common.csvfile import read_lines, split_fields
+from tablegen.common.outputs import json_text
 from tablegen.compare.f1.validation import AVERAGES, MU_MODES
 from tablegen.errors import TablegenInputError
 
@@ -45,6 +45,11 @@ def add_parser(subparsers) -> None:
                    help="also show window estimates of the point-null (Savage-Dickey) ratio at several windows: "
                         "the prior density of the difference at 0 is infinite under these priors, so they grow "
                         "as the window shrinks and none is a Bayes factor (the ROPE Bayes factor is always shown)")
+    p.add_argument("--predictions", default=None, metavar="PREDS.csv",
+                   help="per-item classes, for the micro sign test: a CSV with a header and three columns, the true "
+                        "class, A's prediction and B's, each a class index 0..M-1 in the matrices' order (they must "
+                        "reproduce A.csv and B.csv).  The micro sign test counts one-vs-rest decisions (item, class): "
+                        "those exactly one classifier gets right")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(run=run, option_names=option_names)
 
@@ -87,6 +92,26 @@ def read_confusion(path: str) -> np.ndarray:
     return np.array([[float(f) for f in fields] for _, fields in rows])
 
 
+def read_predictions(path: str) -> dict[str, np.ndarray]:
+    """``y_true``, ``y_pred_a`` and ``y_pred_b`` (class indices) from the ``--predictions`` CSV ``path``: a header,
+    then one line per item of three integers; errors name ``--predictions`` and the line."""
+    from tablegen.common.csvfile import read_csv
+
+    header, rows = read_csv(path, "--predictions")
+    if len(header) != 3:
+        raise TablegenInputError(f"--predictions {path}: {len(header)} columns ({', '.join(header)}); it needs three: "
+                                 "the true class, A's prediction, B's (class indices 0..M-1)")
+    columns = []
+    for j, name in enumerate(header):
+        try:
+            columns.append(np.array([int(row[j]) for row in rows], dtype=np.int64))
+        except ValueError:
+            bad = next(i for i, row in enumerate(rows) if not row[j].lstrip("-").isdigit())
+            raise TablegenInputError(f"--predictions {path}, row {bad + 1}, column {name!r}: {rows[bad][j]!r} is not a "
+                                     "class index (an integer 0..M-1 in the matrices' order)") from None
+    return dict(zip(("y_true", "y_pred_a", "y_pred_b"), columns))
+
+
 def _rope(text: str):
     try:
         values = [float(v) for v in text.split(",")]
@@ -104,15 +129,20 @@ def run(args) -> int:
     a, b = read_confusion(args.confusion_a), read_confusion(args.confusion_b)
     result = f1_posterior(a, b, average=args.average, rope=_rope(args.rope), samples=args.samples,
                           seed=args.seed, mu=args.mu, point_null=args.point_null_bf)
-    tests = f1_frequentist_tests(a, b)
+    predictions = {} if args.predictions is None else read_predictions(args.predictions)
+    try:
+        tests = f1_frequentist_tests(a, b, **predictions)
+    except TablegenInputError as error:
+        if not predictions:
+            raise
+        raise TablegenInputError(f"--predictions {args.predictions}: {error}") from None
     if args.plot is not None:
         from tablegen.cli.images import image_errors
 
         with image_errors("--plot", args.plot):
             result.plot(args.plot, labels=tuple(args.names))
     if args.json:
-        print(json.dumps({"names": list(args.names), "bayesian": result.to_dict(), "frequentist": tests.to_dict()},
-                         indent=2))
+        print(json_text({"names": list(args.names), "bayesian": result.to_dict(), "frequentist": tests.to_dict()}))
         return 0
     print(f"A = {args.names[0]} ({args.confusion_a}), B = {args.names[1]} ({args.confusion_b}): "
           f"{a.shape[0]} classes, {a.sum():,.0f} test items; {args.average} F1")

@@ -608,3 +608,43 @@ def test_cli_errors_name_the_file_or_option(tmp_path, capsys):
                            ([a, str(tmp_path / "missing.csv")], "cannot read it")):
         assert main(["compare", "f1", *argv, "--samples", "500"]) == 2
         assert expected in capsys.readouterr().err
+
+
+def test_the_command_line_runs_the_micro_sign_test_from_per_item_predictions(tmp_path, capsys):
+    """Issue 38: `compare f1` on the command line could not run the micro sign test.  The per-item classes
+    reproduce the two matrices; the test's counts are the one-vs-rest decisions (item, class) listed one by one."""
+    from tablegen.cli.main import main
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 3, 150)
+    pa = np.where(rng.random(150) < 0.85, y, rng.integers(0, 3, 150))
+    pb = np.where(rng.random(150) < 0.7, y, rng.integers(0, 3, 150))
+    matrices = []
+    for name, pred in (("a", pa), ("b", pb)):
+        matrix = np.bincount(y * 3 + pred, minlength=9).reshape(3, 3)
+        matrices.append(_write(tmp_path / f"{name}.csv", "\n".join(" ".join(map(str, r)) for r in matrix) + "\n"))
+    preds = _write(tmp_path / "preds.csv", "truth,a,b\n" + "".join(f"{t},{p},{q}\n" for t, p, q in zip(y, pa, pb)))
+    assert main(["compare", "f1", *matrices, "--samples", "2000", "--predictions", preds, "--json"]) == 0
+    micro = json.loads(capsys.readouterr().out)["frequentist"]["tests"][0]
+    decisions_a = np.array([(p == c) == (t == c) for t, p in zip(y, pa) for c in range(3)])
+    decisions_b = np.array([(p == c) == (t == c) for t, p in zip(y, pb) for c in range(3)])
+    only_a, only_b = int(np.sum(decisions_a & ~decisions_b)), int(np.sum(~decisions_a & decisions_b))
+    assert (micro["statistic"], micro["n"]) == (only_a, only_a + only_b)
+    assert micro["p_value"] == pytest.approx(stats.binomtest(only_a, only_a + only_b).pvalue, rel=1e-12)
+    assert main(["compare", "f1", *matrices, "--samples", "2000"]) == 0  # without them: said, not computed
+    assert "needs per-item predictions" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("truth,a\n0,1\n", "it needs three"),
+    ("truth,a,b\n0,1,x\n", "row 1, column 'b': 'x' is not a class index"),
+    ("truth,a,b\n0,1,2\n", "--predictions"),  # one item cannot reproduce the matrices
+])
+def test_bad_predictions_exit_2_naming_the_option(tmp_path, capsys, text, message):
+    from tablegen.cli.main import main
+
+    a, b = _matrices(tmp_path)
+    preds = _write(tmp_path / "preds.csv", text)
+    assert main(["compare", "f1", a, b, "--samples", "2000", "--predictions", preds]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("tablegen: error: --predictions"), err
