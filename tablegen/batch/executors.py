@@ -4,7 +4,8 @@ scheduler file), and the environment their worker processes start with.
 
 Both run the same task (:func:`tablegen.batch.tasks.run_chunk`) and yield each chunk as it is written;
 seeds are keyed on the cell and replicate, so both give bit-identical stores.  While a task runs, its
-progress (the cost model's seconds done, after each cell and each metric's exact values) reaches an
+progress (the cost model's seconds done, as each cell and each metric's exact values start, and within a cell after
+its blocks of replicates, at most every :data:`WORKER_REPORT_SECONDS` from a dask worker) reaches an
 ``on_work`` callback on the calling thread: directly in the serial executor, from dask workers as
 events of a topic of the run (``Worker.log_event``, ``Client.subscribe_topic``).
 """
@@ -93,13 +94,16 @@ def allocator_environment():
                 os.environ[name] = value
 
 
-#: ``on_work(chunk, done, step)``: a running task's estimated single-core seconds done so far and those of the
-#: step it has started (:data:`tablegen.batch.tasks.WorkReport`), on the calling thread; the dask executor also
+#: ``on_work(chunk, done, left)``: a running task's estimated single-core seconds done so far and those left of the
+#: step under way (:data:`tablegen.batch.tasks.WorkReport`), on the calling thread; the dask executor also
 #: calls ``on_work(None, 0.0, 0.0)`` when a look at the cluster brought no report (every :data:`POLL_SECONDS`).
 WorkCallback = Callable[[Chunk, float, float], None]
 
 #: Seconds between looks at the cluster while tasks run: how late a worker's progress report is shown at most.
 POLL_SECONDS = 0.5
+#: Seconds between a dask worker's reports within a cell (each is an event through the scheduler; a step's start is
+#: always reported).  The serial executor reports after every block of replicates.
+WORKER_REPORT_SECONDS = 0.5
 
 
 def serial_results(config: JobConfig, chunks: list[Chunk], on_work: WorkCallback | None = None) -> Iterator[Chunk]:
@@ -130,8 +134,9 @@ def run_chunk_reporting(config: JobConfig, chunk: Chunk, topic: str) -> int:
     from distributed import get_worker
 
     worker, where = get_worker(), [chunk.p_start, chunk.p_stop, chunk.n_start, chunk.n_stop]
-    return run_chunk(config, chunk, lambda done, step: worker.log_event(topic, {"chunk": where, "done": done,
-                                                                                 "step": step}))
+    return run_chunk(config, chunk, lambda done, left: worker.log_event(topic, {"chunk": where, "done": done,
+                                                                                 "step": left}),
+                     WORKER_REPORT_SECONDS)
 
 
 def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float,

@@ -23,30 +23,35 @@ from tablegen.store.zarr_store import DATA_VARIABLES, write_chunk
 logger = logging.getLogger(__name__)
 
 
-#: ``report(done, step)``: a task's estimated single-core seconds done so far and those of the step it starts
-#: now (the cost model's, :mod:`tablegen.compute.cost`), called before each step (a cell's simulation, a
-#: metric's exact values) and once at the end (``step`` 0); ``done`` ends at :func:`~tablegen.batch.plan.chunk_seconds`.
+#: ``report(done, left)``: a task's estimated single-core seconds done so far and those left of the step under way
+#: (the cost model's, :mod:`tablegen.compute.cost`), called as each step starts (a cell's simulation, a metric's exact
+#: values; ``left`` is then the whole step), within a cell's simulation after its blocks of replicates, and once at
+#: the end (``left`` 0); ``done`` ends at :func:`~tablegen.batch.plan.chunk_seconds`.
 WorkReport = Callable[[float, float], None]
 
 
-def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = None) -> dict[str, np.ndarray]:
+def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = None,
+                  report_every: float = 0.0) -> dict[str, np.ndarray]:
     """Every data variable of the chunk's cells, shaped as in the store over the chunk's region.
 
     The cells are simulated one by one, then the exact values are computed metric by metric; ``report``
     is told the estimated seconds done and those of the next step before each (so a task reports as it
-    starts, and then after each cell).  The order changes no number: seeds are keyed on the cell.
+    starts, and then after each cell), and within a cell's simulation the share of its replicates done,
+    after a block of them at most every ``report_every`` seconds (:func:`block_reports`).  The order
+    changes no number: seeds are keyed on the cell.
     """
     pairs, entries = len(config.Cs) * len(config.alphas), config.metric_entries
     cells = chunk.cells(config)
     steps = [cell_seconds(P, N, config.replicates, entries, False, pairs) for P, N in cells]
     steps += [spec.cells_exact_seconds(cells, pairs) for spec in entries] if config.exact else []
-    step, done, report = iter(steps), 0.0, report or (lambda done, step: None)
+    step, done, report = iter(steps), 0.0, report or (lambda done, left: None)
     per_cell = {name: [] for name in DATA_VARIABLES}
     for P, N in cells:
         report(done, seconds := next(step))
         args = SimulateCellArgs(P, N, config.replicates, config.seed, config.metrics, config.Cs, config.alphas,
                                 config.tail_probabilities, DEFAULT_BLOCK_SIZE)  # the config was checked on load
-        arrays = simulate_cell_values(args, exact=False, device=config.device).arrays()  # NaN exact values
+        arrays = simulate_cell_values(args, exact=False, device=config.device,  # NaN exact values
+                                      progress=block_reports(report, done, seconds, report_every)).arrays()
         for name in DATA_VARIABLES:
             per_cell[name].append(np.array(arrays[name]))  # a copy: the exact values are filled in below
         done += seconds
@@ -61,20 +66,46 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
     return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
 
 
+def block_reports(report: WorkReport, done: float, seconds: float, every: float,
+                  clock: Callable[[], float] = time.monotonic) -> Callable[[int, int], None]:
+    """``progress(replicates_done, R)`` for a cell's simulation (:func:`~tablegen.compute.cell.simulate_cell_values`)
+    that tells ``report`` the task's seconds done (``done`` before the cell, and the share of the cell's
+    ``seconds`` its replicates done make) and those left of the cell, at most every ``every`` seconds; not
+    after the last block (the next step's report follows at once).
+
+    Examples
+    --------
+    >>> progress = block_reports(lambda done, left: print(done, left), 10.0, 4.0, every=0.0)
+    >>> progress(65_536, 262_144), progress(262_144, 262_144)
+    11.0 3.0
+    (None, None)
+    """
+    last = clock()
+
+    def progress(replicates: int, R: int) -> None:
+        nonlocal last
+        now = clock()
+        if replicates < R and now - last >= every:
+            last, share = now, replicates / R
+            report(done + share * seconds, (1.0 - share) * seconds)
+    return progress
+
+
 def _stack_cells(values: list, shape: tuple[int, int]) -> np.ndarray:
     """Stack per-cell arrays (P-major) into one array with trailing (P, N) axes."""
     stacked = np.stack([np.asarray(v) for v in values], axis=-1)
     return stacked.reshape(stacked.shape[:-1] + shape)
 
 
-def run_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = None) -> int:
+def run_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = None, report_every: float = 0.0) -> int:
     """The task: compute a chunk and write it into the store (data, then done flags).
 
     Idempotent: a retry after a lost worker rewrites the same bytes.  ``report`` is told the estimated
-    seconds done as the work advances (:func:`compute_chunk`).  Returns the number of cells.
+    seconds done as the work advances (:func:`compute_chunk`, within a cell at most every ``report_every``
+    seconds).  Returns the number of cells.
     """
     start = time.perf_counter()
-    arrays = compute_chunk(config, chunk, report)
+    arrays = compute_chunk(config, chunk, report, report_every)
     write_chunk(config.store_url, (chunk.p_slice, chunk.n_slice), arrays, config.storage_options)
     logger.info("chunk %s: %d cells in %.1f s", chunk.label(config), chunk.size, time.perf_counter() - start)
     return chunk.size

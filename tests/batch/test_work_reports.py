@@ -7,12 +7,13 @@ import logging
 
 import numpy as np
 import pytest
-from jobtools import small_config
+from jobtools import assert_stores_bit_identical, small_config
 
 from tablegen.batch.job import run
 from tablegen.batch.plan import Chunk, chunk_grid, chunk_seconds
-from tablegen.batch.tasks import compute_chunk
+from tablegen.batch.tasks import block_reports, compute_chunk
 from tablegen.compute.cell import exact_critical_values_for_cells
+from tablegen.compute.mc import DEFAULT_BLOCK_SIZE
 
 _SMALL = {"replicates": 10_000, "Cs": [10], "alphas": [0.05]}
 
@@ -42,6 +43,33 @@ def test_a_serial_run_hands_every_report_to_on_work():
     chunk = Chunk(0, 1, 0, 2)
     assert {c for c, _, _ in seen} == {chunk}
     assert seen[-1][1] == pytest.approx(chunk_seconds(config, chunk)) and seen[-1][2] == 0.0
+
+
+def test_a_serial_run_reports_within_a_cell_of_many_blocks_and_writes_the_same_store(tmp_path):
+    """One cell of 4 blocks of replicates and a bit: on_work hears of the blocks before the cell ends (the
+    share of its replicates done, what is left of it), and reporting changes no byte of the store."""
+    R = 4 * DEFAULT_BLOCK_SIZE + 1
+    config = small_config(tmp_path / "reported.zarr", grid={"P": [5], "N": [8]}, replicates=R, metrics=["auc"],
+                          exact=False, Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})
+    chunk, seen = Chunk(0, 1, 0, 1), []
+    run(config, executor="serial", on_work=lambda c, done, left: seen.append((done, left)))
+    cell = chunk_seconds(config, chunk)
+    within = [(done, left) for done, left in seen if 0 < done < cell]
+    assert seen[0] == (0.0, pytest.approx(cell)) and seen[-1] == (pytest.approx(cell), 0.0)
+    assert [done / cell for done, _ in within] == pytest.approx([k * DEFAULT_BLOCK_SIZE / R for k in range(1, 5)])
+    assert all(done + left == pytest.approx(cell) for done, left in within)
+    quiet = small_config(tmp_path / "quiet.zarr", grid={"P": [5], "N": [8]}, replicates=R, metrics=["auc"],
+                         exact=False, Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})
+    run(quiet, executor="serial")
+    assert_stores_bit_identical(config.store_url, quiet.store_url)
+
+
+def test_block_reports_come_at_most_every_so_many_seconds_and_never_after_the_last_block():
+    clock, reports = iter([0.0, 0.1, 0.6, 0.7, 1.3, 1.4]).__next__, []
+    progress = block_reports(lambda done, left: reports.append((done, left)), 2.0, 10.0, every=0.5, clock=clock)
+    for blocks in (1, 2, 3, 4, 5):  # at 0.1 s (too soon), 0.6 s, 0.7 s (too soon), 1.3 s, 1.4 s (the last block)
+        progress(blocks, 5)
+    assert reports == [(6.0, 6.0), (10.0, pytest.approx(2.0))]
 
 
 @pytest.mark.slow

@@ -5,9 +5,11 @@ repeat (``plot``/``export``'s alpha, ``compare f1``'s seed)."""
 from __future__ import annotations
 
 import io
+import math
 import os
 import subprocess
 import sys
+import types
 
 import pytest
 from jobtools import small_config
@@ -15,7 +17,7 @@ from jobtools import small_config
 from tablegen.batch.job import run
 from tablegen.batch.plan import Chunk, chunk_seconds, make_plan
 from tablegen.cli.main import EXIT_BROKEN_PIPE, main
-from tablegen.cli.progress import RunProgress
+from tablegen.cli.progress import RunProgress, Throughput
 
 
 class _Clock:
@@ -33,7 +35,7 @@ def _progress(tmp_path, interactive=False):
     return config, RunProgress(config, make_plan(config), stream, clock), stream, clock
 
 
-def test_the_run_line_counts_running_work_and_extrapolates_from_the_first_step(tmp_path):
+def test_the_run_line_counts_running_work_and_measures_the_pace_from_the_first_work_done(tmp_path):
     config, line, stream, clock = _progress(tmp_path)
     total = make_plan(config).core_seconds_remaining
     first, second = Chunk(0, 2, 0, 2), Chunk(0, 2, 2, 3)
@@ -43,7 +45,7 @@ def test_the_run_line_counts_running_work_and_extrapolates_from_the_first_step(t
     line.work(first, 0.0, 0.01)  # a task starts: shown at once, before any step is done
     assert stream.getvalue().splitlines()[-1].split()[:3] == ["0/12", "cells", "0.0%"]
     clock.now = 4.0
-    line.work(first, 0.2 * total, 0.1 * total)  # a first step done at 4 s: the ETA's clock starts here
+    line.work(first, 0.2 * total, 0.1 * total)  # a first step done at 4 s: the pace is measured from here
     clock.now = 4.0 + 0.05 * total  # half-way into a step of 0.1 * total seconds: credited by time
     assert line.share() == pytest.approx(0.2 + 0.05)
     clock.now = 10_000.0  # ... but never more than 0.9 of the step
@@ -51,9 +53,9 @@ def test_the_run_line_counts_running_work_and_extrapolates_from_the_first_step(t
     clock.now = 6.0
     line(4, 12, first)  # finished: its whole estimate
     line.work(second, 0.0, 0.0)
-    share = chunk_seconds(config, first) / total
+    share, rate = chunk_seconds(config, first) / total, (chunk_seconds(config, first) - 0.2 * total) / 2.0
     eta = float(stream.getvalue().splitlines()[-1].split("ETA")[1].split()[0])
-    assert eta == pytest.approx(2.0 * (1 - share) / share, abs=0.1)  # 2 s since the first step, not 6
+    assert eta == pytest.approx((1 - share) * total / rate, abs=0.1)  # the pace of the 2 s since the first step
 
 
 def test_the_run_line_shows_no_eta_before_one_percent_of_the_work(tmp_path):
@@ -64,6 +66,71 @@ def test_the_run_line_shows_no_eta_before_one_percent_of_the_work(tmp_path):
     clock.now = 1.0
     line.work(Chunk(0, 2, 0, 2), 0.02 * total, 0.0)
     assert "ETA       -" not in stream.getvalue().split("\r")[-1]
+
+
+def _eta_ratios(paces, total=2_000.0, tasks=2, step=1.0, time_constant=RunProgress.rate_seconds):
+    """Run a fake job through the line, second by second: ``tasks`` tasks share the work at ``paces[t]``
+    (seconds of estimated work per second, all tasks together, in second ``t``), each reporting its work
+    when ``step`` seconds of it are done.  Returns, per second from 1% of the work on, (time, the line's
+    ETA / the true time left at the pace of that second)."""
+    plan = types.SimpleNamespace(core_seconds_remaining=total, cells_done=0, cells=1)
+    stream, clock = io.StringIO(), _Clock()
+    stream.isatty = lambda: False
+    line = RunProgress(None, plan, stream, clock)
+    line.throughput = Throughput(time_constant)
+    chunks, ratios = [Chunk(0, 1, i, i + 1) for i in range(tasks)], []
+    done, reported = [0.0] * tasks, [-i * step / tasks for i in range(tasks)]
+    for t, pace in enumerate(paces):
+        for tick in range(10):  # work at the pace, each task reporting a step once it is done
+            clock.now = t + (tick + 1) / 10
+            for i, chunk in enumerate(chunks):
+                done[i] += pace / tasks / 10
+                if done[i] - reported[i] >= step - 1e-9:
+                    reported[i] = done[i]
+                    line.work(chunk, done[i], step)
+        share = line.share()
+        eta = line.eta(share)
+        if eta is not None:
+            ratios.append((t, eta / ((1 - share) * total / pace)))
+    return ratios
+
+
+def test_the_eta_follows_the_recent_pace_within_a_factor_of_two_when_the_load_changes():
+    """The machine gets five times busier at 100 s and quiet again at 250 s: the ETA (from the throughput of
+    the last tens of seconds) is within 2x of the time left at the new pace once 1.5 time constants have
+    passed after each change, and within 2x throughout a steady pace, from 1% of the work on; with the whole run's
+    average pace (the former ETA) it is still more than 2x off 100 and 149 s after the first change."""
+    paces = [4.0] * 100 + [0.8] * 150 + [4.0] * 100
+    ratios = _eta_ratios(paces)
+    settle = 1.5 * RunProgress.rate_seconds
+    assert ratios and ratios[0][0] <= 6  # an ETA from 1% of the work (20 of 2,000 s): after 5 s at 4/s
+    for t, ratio in ratios:
+        if not (100 <= t < 100 + settle or 250 <= t < 250 + settle):
+            assert 0.5 <= ratio <= 2.0, (t, ratio)
+    whole_run = dict(_eta_ratios(paces, time_constant=1e12))  # the pace averaged over the whole run
+    assert whole_run[200] < 0.5 and whole_run[249] < 0.5
+
+
+def test_the_eta_holds_within_2x_when_work_comes_in_long_lumps():
+    """Two tasks each report 20 s of work at once (AUC's exact sweep of a chunk, seen only when it ends):
+    the ETA stays within 2x of the time left, from 1% of the work on."""
+    ratios = _eta_ratios([2.0] * 300, total=1_000.0, step=20.0)
+    assert ratios and ratios[0][0] <= 20  # once two lumps have come
+    assert all(0.5 <= ratio <= 2.0 for _, ratio in ratios), [r for r in ratios if not 0.5 <= r[1] <= 2]
+
+
+def test_the_throughput_counts_no_time_before_the_first_work_and_a_restarted_task_once():
+    rate = Throughput(time_constant=10.0)
+    assert rate.rate() is None
+    rate.update(30.0, 5.0)  # 30 s of start-up: not measured
+    assert rate.rate() is None
+    rate.update(31.0, 7.0)
+    assert rate.rate() == pytest.approx(2.0)
+    rate.update(32.0, 0.0)  # a task lost and run again from its start: no negative work
+    rate.update(33.0, 2.0)
+    assert rate.rate() == pytest.approx((2.0 * math.exp(-0.2) + 2.0) / (math.exp(-0.2) + math.exp(-0.1) + 1.0))
+    with pytest.raises(ValueError, match="time_constant"):
+        Throughput(time_constant=0.0)
 
 
 def test_a_closed_pipe_ends_a_command_quietly():
