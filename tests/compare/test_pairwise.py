@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from tablegen.compare import paired_test, pairwise_tests
+from tablegen.compare import bootstrap_interval, paired_test, pairwise_tests
 from tablegen.compare.datasets.analysis import adjust_p_values
 from tablegen.compare.pairwise.delong import delong_covariance
 from tablegen.compare.pairwise.tests import mcnemar_p, swap_null
@@ -273,3 +273,62 @@ def test_one_sided_mid_p_without_discordant_items_is_one_by_convention():
     assert mcnemar_p(3, 3, "two-sided", mid_p=True) == 1.0
     assert mcnemar_p(3, 3, "greater", mid_p=True) == pytest.approx(binomtest(3, 6, 0.5, "greater").pvalue
                                                                    - 0.5 * 20 / 64)
+
+
+# -- the bootstrap interval: only when asked, and its keywords ---------------------------------------------
+def test_paired_test_bootstraps_only_when_its_interval_is_read(monkeypatch):
+    import tablegen.compare.pairwise.paired as paired
+
+    calls = []
+    real = paired._bootstrap
+    monkeypatch.setattr(paired, "_bootstrap", lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs))
+    rng = np.random.default_rng(4)
+    y = np.r_[np.ones(7), np.zeros(7)]  # n = 14: the exact permutation test
+    a, b = y + rng.normal(size=14), y + rng.normal(size=14)
+    for method, metric in (("permutation", "best_f1"), ("mcnemar", "auc"), ("delong", "auc")):
+        result = paired_test(y, a, b, metric=metric, method=method, threshold=0.5 if method == "mcnemar" else None)
+        assert calls == [] and result.p_value >= 0  # the test itself: no bootstrap
+        low, high = result.ci_low, result.ci_high
+        assert len(calls) == (0 if method == "delong" else 1) and low <= result.difference <= high
+        assert result.to_dict()["ci_low"] == low and result.confidence_interval == (low, high)
+        assert len(calls) == (0 if method == "delong" else 1)  # computed once, then kept
+        calls.clear()
+    pairwise_tests(y, {"a": a, "b": b, "c": -a}, metric="best_f1")
+    assert calls == []
+
+
+def test_a_lazy_interval_is_the_interval_computed_at_once():
+    rng = np.random.default_rng(6)
+    y = np.r_[np.ones(12), np.zeros(13)]
+    a, b = y + rng.normal(size=25), y + rng.normal(size=25)
+    lazy = paired_test(y, a, b, metric="average_precision", method="permutation", seed=3)
+    from tablegen.compare.pairwise.paired import _bootstrap
+    from tablegen.compare.pairwise.validation import checked_pair
+
+    q = checked_pair(y, a, b, "average_precision", "permutation", "two-sided", None, None, 3, None)
+    assert lazy.confidence_interval == _bootstrap(q.metric_difference, q.labels, q.seed, 0.95)
+
+
+def test_bootstrap_interval_takes_level_resamples_and_method():
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(30), np.zeros(40)]
+    s = y + rng.normal(size=70)
+    default = bootstrap_interval(y, s, metric="auc")
+    assert bootstrap_interval(y, s, metric="auc", level=0.95, resamples=2000, method="auto") == default
+    assert bootstrap_interval(y, s, metric="auc", method="BCa") == default  # auto is BCa up to 2,000 items
+    low80, high80 = bootstrap_interval(y, s, level=0.8)
+    assert default[0] < low80 < high80 < default[1]
+    percentile = bootstrap_interval(y, s, method="percentile", resamples=500)
+    basic = bootstrap_interval(y, s, method="basic", resamples=500)
+    # the basic interval is the percentile one reflected about the estimate: 2 * AUC - (high, low)
+    auc = paired_test(y, s, s, metric="auc", method="delong").value_a
+    assert basic == pytest.approx((2 * auc - percentile[1], 2 * auc - percentile[0]), abs=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [({"level": 1.0}, "level must be in"), ({"level": "0.9"}, "level must be"),
+                                           ({"resamples": 10}, "resamples must be an integer >= 100"),
+                                           ({"method": "bca"}, "method must be one of 'auto', 'BCa'")])
+def test_bad_bootstrap_options_are_refused_naming_them(kwargs, match):
+    y = np.r_[np.ones(5), np.zeros(5)]
+    with pytest.raises(TablegenInputError, match=match):
+        bootstrap_interval(y, np.arange(10.0), **kwargs)

@@ -12,13 +12,16 @@ DeLong for AUC and the swap permutation for the other metrics):
 
 The confidence interval of the difference is DeLong's for ``"delong"``, and otherwise a bootstrap interval
 (scipy's ``bootstrap``, items resampled in pairs within each class, seeded, 2,000 resamples; BCa up to 2,000
-items, percentile beyond; NaN where the resamples' law is degenerate).
+items, percentile beyond; NaN where the resamples' law is degenerate), computed only when it is first read
+(``ci_low``, ``ci_high``, ``confidence_interval``, ``sentence()``, ``to_dict()``): the test itself does not
+wait for it.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,6 +33,8 @@ logger = logging.getLogger(__name__)
 
 #: Bootstrap resamples of a difference's BCa interval.
 BOOTSTRAP_RESAMPLES = 2000
+#: Bootstrap interval methods: "auto" is BCa up to :data:`~.validation.BCA_ITEMS` items, percentile beyond.
+BOOTSTRAP_METHODS = ("auto", "BCa", "percentile", "basic")
 
 
 @dataclass(frozen=True)
@@ -45,7 +50,8 @@ class PairedTestResult:
         value_a - value_b.
     ci_low, ci_high : float
         The difference's ``confidence_level`` interval (DeLong's normal interval, else bootstrap BCa), not
-        adjusted for multiplicity.
+        adjusted for multiplicity; a bootstrap interval is computed when first read, once
+        (``confidence_interval`` is the pair).
     statistic : float
         DeLong's z; McNemar's b (items only A gets right, of b + c discordant); the permutation's difference.
     p_value : float
@@ -73,8 +79,6 @@ class PairedTestResult:
     value_a: float
     value_b: float
     difference: float
-    ci_low: float
-    ci_high: float
     statistic: float
     p_value: float
     method: str
@@ -83,6 +87,24 @@ class PairedTestResult:
     seed: int | None = None
     p_interval: tuple = field(default=(float("nan"), float("nan")))
     confidence_level: float = 0.95
+    _interval: tuple | Callable[[], tuple] = field(default=(float("nan"), float("nan")), repr=False, compare=False)
+
+    @property
+    def confidence_interval(self) -> tuple[float, float]:
+        """(ci_low, ci_high): a bootstrap interval is computed here, the first time it is read, then kept."""
+        if callable(self._interval):
+            object.__setattr__(self, "_interval", tuple(self._interval()))
+        return self._interval
+
+    @property
+    def ci_low(self) -> float:
+        """Low end of the difference's ``confidence_level`` interval."""
+        return self.confidence_interval[0]
+
+    @property
+    def ci_high(self) -> float:
+        """High end of the difference's ``confidence_level`` interval."""
+        return self.confidence_interval[1]
 
     def significant(self, alpha: float = 0.05) -> bool:
         """Whether the p-value is at most ``alpha``."""
@@ -104,12 +126,15 @@ class PairedTestResult:
                 f"p = {self.p_value:.3g} ({self.alternative}; {how})")
 
     def to_dict(self) -> dict:
-        """Plain Python values (JSON-ready)."""
-        return {"metric": self.metric, "value_a": self.value_a, "value_b": self.value_b,
-                "difference": self.difference, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                "statistic": self.statistic, "p_value": self.p_value, "method": self.method,
-                "alternative": self.alternative, "replicates": self.replicates, "seed": self.seed,
-                "p_interval": list(self.p_interval), "confidence_level": self.confidence_level}
+        """Plain Python values, strict JSON: a number that does not exist (``p_interval`` of DeLong's or McNemar's
+        p-value, which has no Monte Carlo interval; a degenerate bootstrap's ends) is None, never NaN."""
+        from tablegen.common.outputs import json_ready
+
+        return json_ready({"metric": self.metric, "value_a": self.value_a, "value_b": self.value_b,
+                           "difference": self.difference, "ci_low": self.ci_low, "ci_high": self.ci_high,
+                           "statistic": self.statistic, "p_value": self.p_value, "method": self.method,
+                           "alternative": self.alternative, "replicates": self.replicates, "seed": self.seed,
+                           "p_interval": list(self.p_interval), "confidence_level": self.confidence_level})
 
 
 def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, metric: str = "auc",
@@ -187,8 +212,8 @@ def _delong(q, level: float) -> PairedTestResult:
     else:
         p = float(2.0 * norm.sf(abs(z)))
     a, b = q.values()
-    return PairedTestResult(q.spec.name, a, b, difference, low, high, z, min(p, 1.0), "delong", q.alternative,
-                            confidence_level=level)
+    return PairedTestResult(q.spec.name, a, b, difference, z, min(p, 1.0), "delong", q.alternative,
+                            confidence_level=level, _interval=(low, high))
 
 
 def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
@@ -199,9 +224,11 @@ def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
     b, c = int(np.sum(right_a & ~right_b)), int(np.sum(~right_a & right_b))
     p = mcnemar_p(b, c, q.alternative, mid_p)
     accuracy_a, accuracy_b = float(right_a.mean()), float(right_b.mean())
-    low, high = _bootstrap(lambda i: right_a[i].mean() - right_b[i].mean(), q.labels, q.seed, level)
-    return PairedTestResult("accuracy", accuracy_a, accuracy_b, accuracy_a - accuracy_b, low, high, float(b), p,
-                            "mcnemar" + (" (mid-p)" if mid_p else ""), q.alternative, confidence_level=level)
+    interval = functools.partial(_bootstrap, lambda i: right_a[i].mean() - right_b[i].mean(), q.labels, q.seed,
+                                 level)
+    return PairedTestResult("accuracy", accuracy_a, accuracy_b, accuracy_a - accuracy_b, float(b), p,
+                            "mcnemar" + (" (mid-p)" if mid_p else ""), q.alternative, confidence_level=level,
+                            _interval=interval)
 
 
 def _permutation(q, level: float) -> PairedTestResult:
@@ -218,15 +245,37 @@ def _permutation(q, level: float) -> PairedTestResult:
     else:
         low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
         p, interval = (hits + 1) / (M + 1), (float(low), float(high))
-    ci = _bootstrap(lambda i: q.metric_difference(i), q.labels, q.seed, level)
-    return PairedTestResult(q.spec.name, a, b, observed, ci[0], ci[1], observed, float(p), "permutation",
-                            q.alternative, None if exact else M, None if exact else q.seed, interval, level)
+    ci = functools.partial(_bootstrap, q.metric_difference, q.labels, q.seed, level)
+    return PairedTestResult(q.spec.name, a, b, observed, observed, float(p), "permutation", q.alternative,
+                            None if exact else M, None if exact else q.seed, interval, level, ci)
 
 
-def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "auc", seed: int | None = None,
+def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "auc", level: float = 0.95,
+                       resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto", seed: int | None = None,
                        positive_label: object = None) -> tuple[float, float]:
-    """The 95% bootstrap interval of one model's metric on this test set (positives and negatives resampled
-    apart, seeded; BCa up to 2,000 items, percentile beyond; NaN ends where the resamples' law is degenerate).
+    """The bootstrap interval of one model's metric on this test set (positives and negatives resampled apart,
+    so every resample keeps P and N, as R's pROC does; seeded; NaN ends where the resamples' law is degenerate).
+
+    Parameters
+    ----------
+    labels, scores : array_like
+        The test items' true classes and the model's scores (higher = more likely positive).
+    metric : str
+        Any metric computable from scores.
+    level : float
+        Confidence level, in (0, 1) (default 0.95).
+    resamples : int
+        Bootstrap resamples, >= 100 (default 2,000).
+    method : {"auto", "BCa", "percentile", "basic"}
+        scipy's interval methods; ``"auto"`` is BCa up to 2,000 items (its jackknife scores every
+        leave-one-out sample) and percentile beyond.
+    seed : int, optional
+        Root seed of the resamples (default 2005).
+    positive_label : optional
+
+    Returns
+    -------
+    (float, float)
 
     Examples
     --------
@@ -234,6 +283,9 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     >>> y = np.r_[np.ones(30), np.zeros(40)]
     >>> low, high = bootstrap_interval(y, y + rng.normal(size=70), metric="auc")
     >>> bool(0.5 < low < high < 1.0)
+    True
+    >>> narrow = bootstrap_interval(y, y + rng.normal(size=70), level=0.8, resamples=500, method="percentile")
+    >>> bool(narrow[0] < narrow[1])
     True
     """
     from tablegen.compare.pairwise.validation import metric_on_items
@@ -246,14 +298,27 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     s = check_model_scores({"scores": scores}, y.size)["scores"]
     spec = get_metric(check_score_metric(metric))
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
-    return _bootstrap(lambda i: metric_on_items(spec, y, s, i), y, seed)
+    level, resamples, method = _bootstrap_options(level, resamples, method)
+    return _bootstrap(lambda i: metric_on_items(spec, y, s, i), y, seed, level, resamples, method)
 
 
-def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95) -> tuple[float, float]:
+def _bootstrap_options(level, resamples, method) -> tuple[float, int, str]:
+    """``level``, ``resamples`` and ``method`` of :func:`bootstrap_interval`, checked."""
+    from tablegen.compute.validation import check_alpha, check_integer
+
+    level, resamples = check_alpha("level", level), check_integer("resamples", resamples, 100)
+    if not isinstance(method, str) or method not in BOOTSTRAP_METHODS:
+        raise TablegenInputError.naming(Argument("method"), " must be one of "
+                                        f"{', '.join(map(repr, BOOTSTRAP_METHODS))}, got {method!r}")
+    return level, resamples, method
+
+
+def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95, resamples: int = BOOTSTRAP_RESAMPLES,
+               method: str = "auto") -> tuple[float, float]:
     """The ``level`` bootstrap interval of ``statistic(items)`` (scipy, seeded), resampling the positives and the
     negatives apart (stratified, as R's pROC does: every resample keeps P and N, so every metric is defined):
-    BCa up to :data:`~.validation.BCA_ITEMS` items (its jackknife scores every leave-one-out sample), the
-    percentile interval beyond; NaN where the resamples' law is degenerate."""
+    ``method="auto"`` is BCa up to :data:`~.validation.BCA_ITEMS` items (its jackknife scores every leave-one-out
+    sample), the percentile interval beyond; NaN where the resamples' law is degenerate."""
     import warnings
 
     from scipy.stats import bootstrap
@@ -261,13 +326,14 @@ def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95) ->
     from tablegen.compare.pairwise.validation import BCA_ITEMS
 
     positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
-    method = "BCa" if labels.size <= BCA_ITEMS else "percentile"
+    if method == "auto":
+        method = "BCa" if labels.size <= BCA_ITEMS else "percentile"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy warns of a degenerate law, which NaN ends say here
         try:
             result = bootstrap((positives, negatives),
                                lambda p, n: statistic(np.concatenate([p, n]).astype(np.int64)), vectorized=False,
-                               n_resamples=BOOTSTRAP_RESAMPLES, method=method, confidence_level=level,
+                               n_resamples=resamples, method=method, confidence_level=level,
                                random_state=np.random.default_rng(seed))
         except (ValueError, TablegenInputError):  # a degenerate law
             return float("nan"), float("nan")
@@ -320,10 +386,13 @@ class PairwiseResult:
     alpha: float
 
     def to_dict(self) -> dict:
-        """Plain Python values (JSON-ready)."""
-        return {"metric": self.metric, "winner": self.winner, "alpha": self.alpha, "best_set": list(self.best_set),
-                "tests": [{"a": a, "b": b, **t.to_dict(), "adjusted_p_value": self.adjusted_p_values[a, b]}
-                          for (a, b), t in self.tests.items()]}
+        """Plain Python values, strict JSON (None where a number does not exist)."""
+        from tablegen.common.outputs import json_ready
+
+        return json_ready({"metric": self.metric, "winner": self.winner, "alpha": self.alpha,
+                           "best_set": list(self.best_set),
+                           "tests": [{"a": a, "b": b, **t.to_dict(), "adjusted_p_value": self.adjusted_p_values[a, b]}
+                                     for (a, b), t in self.tests.items()]})
 
 
 def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
