@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence  # noqa: E402
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
-from machine import cpu_model, load_average, recording, vector_width  # noqa: E402
+from machine import cpu_model, load_average, recording, shown_path, vector_width  # noqa: E402
 
 from tablegen.compute.kernels.lanes import lane_output, simulate_rows  # noqa: E402
 from tablegen.compute.kernels.minority import uses_minority_sampling  # noqa: E402
@@ -492,7 +492,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     replicates = {"numba": args.replicates, "lanes": args.replicates, "numpy": args.replicates,
                   "numpy_loop": args.loop_replicates}
     best = time_cells(args.cells, replicates, args.repeats)
-    command = shlex.join([sys.executable, script, *argv])
+    command = shlex.join([shown_path(sys.executable), shown_path(script), *argv])
     print(format_report(best, replicates, args.repeats, command))
     if not args.no_sizes:
         print("\n".join(simulate_cell_sizes(min(args.repeats, 3))))

@@ -29,7 +29,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-from machine import recording, vector_width  # noqa: E402
+from machine import recording, shown_path, vector_width  # noqa: E402
 
 #: (P, N, rankings per timed run): the lane kernel's cell, the minority-class kernel's cell.
 CELLS = ((1000, 1000, 20_000), (20, 2000, 100_000))
@@ -109,12 +109,13 @@ def main(argv=None) -> None:
                 times[w.name, P, N].append(w.time(P, N, R))
     for w in workers:
         w.close()
-    command = shlex.join([sys.executable, *(sys.argv if argv is None else [__file__, *argv])])
+    command = shlex.join([shown_path(sys.executable), *map(shown_path, (sys.argv[:1] if argv is None else [__file__])),
+                       *(sys.argv[1:] if argv is None else argv)])
     print(f"- vector width: {vector_width()}; one thread; CPU ns per ranking, best (median) of {args.rounds} "
           "interleaved rounds")
     print(f"- command: `{command}`")
     for w in workers:
-        print(f"- {w.name}: {w.source}")
+        print(f"- {w.name}: {shown_path(w.source)}")
     print("\n| cell (P, N) | kernel | " + " | ".join(w.name for w in workers) + " | mcc / default |"
           + (" default / pre | mcc / pre |" if args.pre_tree else ""))
     print("|---|---|" + "---:|" * (len(workers) + (3 if args.pre_tree else 1)))

@@ -43,6 +43,24 @@ def cpu_model() -> str:
 RESULTS = __import__("pathlib").Path(__file__).resolve().parent / "results"
 
 
+def shown_path(path: str) -> str:
+    """``path`` as a report shows it: relative to the repository where it lies inside it (a results page never
+    records a machine's absolute path), else its last two parts.
+
+    Examples
+    --------
+    >>> shown_path(str(RESULTS.parent.parent / "tablegen" / "__init__.py"))
+    'tablegen/__init__.py'
+    >>> shown_path("/opt/venv/bin/python")
+    'bin/python'
+    """
+    resolved = __import__("pathlib").Path(__import__("os").path.abspath(path))
+    try:
+        return str(resolved.relative_to(RESULTS.parent.parent))
+    except ValueError:
+        return "/".join(resolved.parts[-2:])
+
+
 def load_average() -> str:
     """The 1-minute load average (how busy the machine was: figures from a loaded machine are noisier)."""
     try:
