@@ -97,7 +97,7 @@ NUMBERS_WITH_A_MINUS = ["-inf", "-Infinity", "-1e400", "-1e-3", "-nan", "-0.5"]
 @pytest.mark.parametrize("command", ["test", "p-value"])  # every command with a numeric positional (SCORE)
 @pytest.mark.parametrize("score", NUMBERS_WITH_A_MINUS)
 def test_a_negative_score_reaches_the_check_naming_score(command, score, files):
-    """Issue 38: ``test auc -inf`` ended in argparse's "unrecognized arguments: -inf"; every text float reads
+    """Once: ``test auc -inf`` ended in argparse's "unrecognized arguments: -inf"; every text float() reads
     with a minus sign is the SCORE, refused by the check that names it (as nan, inf and 1e400 are)."""
     code, err = tablegen([command, "auc", score, "--P", "100", "--N", "300", "--C", "10"], files)
     assert code == 2 and err.startswith("tablegen: error: score") and "unrecognized" not in err, err

@@ -70,7 +70,7 @@ def _with_an_id(tmp_path, predictions, name: str, values) -> str:
 
 
 def test_an_id_column_is_left_out_and_said_so(predictions, tmp_path, capsys):
-    """Issue 38: a numeric id column was scored as a model and raised the default C.  Sorted by label, the ids
+    """Once: a numeric id column was scored as a model and raised the default C.  Sorted by label, the ids
     rank every positive first: scored, they would win AUC with 1.0."""
     _, labels, models = predictions
     path = _with_an_id(tmp_path, predictions, "id", range(1, 21))

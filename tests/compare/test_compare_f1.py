@@ -611,7 +611,7 @@ def test_cli_errors_name_the_file_or_option(tmp_path, capsys):
 
 
 def test_the_command_line_runs_the_micro_sign_test_from_per_item_predictions(tmp_path, capsys):
-    """Issue 38: `compare f1` on the command line could not run the micro sign test.  The per-item classes
+    """Once: `compare f1` on the command line could not run the micro sign test.  The per-item classes
     reproduce the two matrices; the test's counts are the one-vs-rest decisions (item, class) listed one by one."""
     from tablegen.cli.main import main
 

@@ -161,7 +161,7 @@ def test_every_pair_is_the_pair_alone_whatever_the_pool():
 
 
 def test_the_matrix_is_labelled_by_the_algorithms_names():
-    """Issue 38: matrix() returned an unlabelled array."""
+    """Once: matrix() returned an unlabelled array."""
     X = paper_table()[:20, :4]
     pd = pytest.importorskip("pandas")
     pairs = bayesian_pairs(pd.DataFrame(X, columns=["rf", "svm", "knn", "nb"]), rope=1.0, samples=2000, seed=12)

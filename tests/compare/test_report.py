@@ -105,7 +105,7 @@ def test_bad_input_is_refused_naming_the_argument():
 
 @pytest.fixture(scope="module")
 def degenerate():
-    """Issue 38: a constant model (and 0/1 predictions below the majority's accuracy) got [NaN, NaN]."""
+    """Once: a constant model (and 0/1 predictions below the majority's accuracy) got [NaN, NaN]."""
     rng = np.random.default_rng(0)
     y = np.r_[np.ones(30), np.zeros(50)]
     good = y + rng.normal(size=80)
@@ -145,7 +145,7 @@ def test_an_interval_bca_cannot_give_is_none_with_the_reason_never_nan(degenerat
 
 
 def test_one_number_format_across_sentence_text_markdown_and_latex():
-    """Issue 38: to_latex() printed 9.999e-05 where the sentence said 0.0001 (max-T p = 1/(R + 1), R = 10,000)."""
+    """Once: to_latex() printed 9.999e-05 where the sentence said 0.0001 (max-T p = 1/(R + 1), R = 10,000)."""
     from tablegen.cli.evaluate import format_report
 
     rng = np.random.default_rng(5)

@@ -104,6 +104,7 @@ BY_DEST = {
     "output": OUTPUTS, "storage_options": JSON_TEXT, "scheduler_address": ADDRESSES, "metric": METRIC_NAMES,
     "metrics": METRIC_NAMES, "rope": REALS + ["0.1,0.2", "0.2,0.1"], "names": STRINGS,
     "label_column": STRINGS, "positive_label": STRINGS, "seed": SEEDS, "C": COMPETITORS,
+    "models": STRINGS + [",", "a,,b", "x,x", "label", "nope"], "ignore": STRINGS + [",", "x,x", "label", "nope"],
     "digits": ["-1", "16", "1e3", "x", ""], "worst": ["-1", "1e3", "x", ""],
 }
 #: Options that take no value (flags): they cannot be given a bad value, only combined (hypothesis).

@@ -390,7 +390,7 @@ def test_tied_random_scorers_reject_less_often_than_alpha():
 
 
 def test_a_verdict_s_quoted_numbers_are_plain_attributes():
-    """Issue 38: a per-metric verdict had no p_value (it was at .result.p_value.value)."""
+    """Once: a per-metric verdict had no p_value (it was at .result.p_value.value)."""
     y, models = models_and_labels()
     result = significance_test_from_scores(y, models, metrics=["auc", "best_f1"], C=20, alpha=0.05)
     for v in result:
@@ -422,7 +422,7 @@ def test_a_metric_no_model_has_gives_none_not_nan():
 
 @pytest.mark.parametrize("k", [2, 3, 4])
 def test_a_tie_for_the_winner_is_noted_whatever_its_size(k):
-    """Issue 38: a three-way tie for the winner was not noted."""
+    """Once: a three-way tie for the winner was not noted."""
     y = np.r_[np.ones(10), np.zeros(10)]
     good = np.r_[np.linspace(1, 2, 10), np.linspace(0, 1.5, 10)]
     models = {"worse": np.linspace(0, 1, 20), **{f"m{i}": good for i in range(k)}}
