@@ -108,6 +108,13 @@ class MetricVerdict:
         whose scores look inverted.
     tie_conditional : bool
         Whether the winner was tested against the exact null given its tie groups (not the no-ties null).
+    tie_conditional_p_values : dict
+        For a metric with a tie-conditional null (``auc``), under ``method="auto"`` or ``"exact"``: every
+        applicable model -> the exact p-value of its own value against the best of C random classifiers with
+        its own ties, 1 - (1 - Pr(X >= value | its tie groups))^C (an untied model: the no-ties null, the same
+        law), the winner's as its verdict's.  A model whose conditional null would exceed the time limit is left
+        out; a p-value below the smallest positive double is given as that double (an upper bound).  Empty for
+        the other metrics and methods.
 
     The numbers a reader quotes are plain attributes too (None where the metric applies to no model):
     ``value`` (the winner's value), ``p_value`` and ``critical_value`` (floats), ``p_value_bound`` (``""``, or
@@ -134,6 +141,7 @@ class MetricVerdict:
     not_applicable: dict = field(default_factory=dict)
     notes: tuple = ()
     tie_conditional: bool = False
+    tie_conditional_p_values: dict = field(default_factory=dict)
 
     @property
     def significant(self) -> bool:
@@ -194,6 +202,7 @@ class MetricVerdict:
         return {"metric": self.metric, "winner": self.winner,
                 "score": None if self.result is None else self.score, "scores": dict(self.scores),
                 "winner_has_ties": self.winner_has_ties, "tie_conditional": self.tie_conditional,
+                "tie_conditional_p_values": dict(self.tie_conditional_p_values),
                 "not_applicable": dict(self.not_applicable),
                 "notes": list(self.notes), "significant": self.significant,
                 **{name: getattr(self, name) for name in ("p_value", "p_value_bound", "critical_value", "method",
@@ -392,7 +401,29 @@ def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, metho
     if inverted:
         notes.append(inverted)
     return MetricVerdict(metric, winner, score, values, result, has_ties, not_applicable, tuple(notes),
-                         tie_conditional=why_not is None)
+                         tie_conditional=why_not is None,
+                         tie_conditional_p_values=_tie_conditional_p_values(spec, groups, values, P, N, C, method))
+
+
+def _tie_conditional_p_values(spec: Metric, groups, values: dict, P: int, N: int, C: int, method: str) -> dict:
+    """Every applicable model's exact p-value against the best of C random classifiers with its own ties
+    (:attr:`MetricVerdict.tie_conditional_p_values`)."""
+    if spec.tied_null_routine is None or method not in ("auto", "exact"):
+        return {}
+    from tablegen.compute.exact import null_tail_ge
+    from tablegen.compute.stats import p_value_from_tail
+
+    out = {}
+    for name, value in values.items():
+        sizes = _tie_group_sizes(groups[name])
+        if sizes.size == P + N:
+            null = spec.exact_null(P, N)
+        elif _tie_conditional_route(spec, sizes, P, "auto") is None:
+            null = spec.tied_null(sizes, P)
+        else:
+            continue
+        out[name] = max(float(p_value_from_tail(null_tail_ge(null, value), C)), float(np.finfo(float).tiny))
+    return out
 
 
 def _no_ties_tail(spec: Metric, P: int, N: int):
