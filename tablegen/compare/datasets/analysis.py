@@ -362,7 +362,8 @@ def across_datasets(scores: ArrayLike | str | os.PathLike[str], higher_is_better
         Family-wise error control over the m(m − 1)/2 pairs (Holm, Bonferroni, Hommel), or false discovery
         rate control (Benjamini–Hochberg ``"bh"``, Benjamini–Yekutieli ``"by"``).
     alpha : float
-        Family-wise significance level.
+        Family-wise significance level (default 0.05, the convention for comparing classifiers, as
+        every test of :mod:`tablegen.compare`).
     mean_ranks_posthoc : bool
         Also run the mean-ranks post-hoc test of the paper and count, for each pair, the
         sub-pools of the other algorithms in which its verdict flips.  For illustration only.
