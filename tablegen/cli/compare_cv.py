@@ -7,8 +7,7 @@ resampled t-test and the correlated Bayesian t-test (``--json``: ``result.to_dic
 
 from __future__ import annotations
 
-import json
-
+from tablegen.common.outputs import json_text
 from tablegen.compare.datasets.cross_validation import cross_validated
 from tablegen.compare.datasets.results_table import results_table
 from tablegen.errors import TablegenInputError
@@ -43,5 +42,5 @@ def run(args) -> int:
     result = cross_validated(X[:, 0], X[:, 1], runs=args.runs, rho=args.rho, rope=args.rope,
                              probability=args.probability, higher_is_better=not args.lower_is_better,
                              names=tuple(algorithms))
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.sentence())
+    print(json_text(result.to_dict()) if args.json else result.sentence())
     return 0

@@ -10,9 +10,9 @@ diagram, ``--bayes-plot`` the Bayesian matrix.
 
 from __future__ import annotations
 
-import json
 import sys
 
+from tablegen.common.outputs import json_text
 from tablegen.compare.datasets.analysis import CORRECTIONS, TESTS, across_datasets, format_p
 from tablegen.compare.datasets.cd_diagram import METHODS
 from tablegen.compare.datasets.mean_ranks import LAWS
@@ -157,7 +157,7 @@ def _print(result, bayesian, args) -> None:
     if args.json:
         data = result.to_dict()
         data["bayesian"] = None if bayesian is None else bayesian.to_dict()
-        print(json.dumps(data, indent=2))
+        print(json_text(data))
     elif args.format != "text":
         from tablegen.compare.datasets.report import comparison_table
 

@@ -12,12 +12,12 @@ C random rankings.
 
 from __future__ import annotations
 
-import json
 import sys
 
 from tablegen.cli.images import image_errors
 from tablegen.cli.options import check_simulation_options
 from tablegen.cli.scores import add_column_arguments, read_predictions
+from tablegen.common.outputs import json_text
 from tablegen.errors import TablegenInputError
 
 OUTPUTS = ("text", "json", "markdown", "latex")
@@ -81,7 +81,7 @@ def run(args) -> int:
     print(columns, file=sys.stdout if args.output == "text" else sys.stderr)  # JSON, Markdown, LaTeX stay clean
     report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
                       positive_label=args.positive_label, method=args.method, R=args.R, seed=args.seed)
-    printed = {"text": format_report, "json": lambda r: json.dumps(r.to_dict(), indent=2),
+    printed = {"text": format_report, "json": lambda r: json_text(r.to_dict()),
                "markdown": lambda r: r.to_markdown(), "latex": lambda r: r.to_latex()}[args.output](report)
     print(printed)
     if args.plot is not None:

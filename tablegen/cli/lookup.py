@@ -8,11 +8,10 @@ simulates.  Each parser sets its run function with ``set_defaults(run=...)``; re
 
 from __future__ import annotations
 
-import json
-
 from tablegen.cli.options import metric_name, storage_options_argument, table_for
 from tablegen.cli.progress import ProgressLine
 from tablegen.cli.scores import add_scores_arguments, run_scores, scores_file_given
+from tablegen.common.outputs import json_text
 from tablegen.compute.metrics import known_metrics_text
 
 
@@ -75,8 +74,8 @@ def _run_lookup(args) -> int:
     answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
                             seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
-        print(json.dumps({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
-                          "critical_value": answer.to_dict()}, indent=2))
+        print(json_text({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
+                         "critical_value": answer.to_dict()}))
         return 0
     print(f"{args.metric} critical value for the best of C = {args.C:,} at P = {args.P:,}, N = {args.N:,}, "
           f"alpha = {args.alpha:g}: {answer.value:.6g} ({_source_text(answer)}{_interval_text(answer)})")
@@ -102,7 +101,7 @@ def _run_test(args) -> int:
     result = significance_test(args.metric, args.P, args.N, args.C, args.alpha, score=args.score, method=args.method,
                                R=args.R, seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        print(json_text(result.to_dict()))
         return 0
     cv, pv = result.critical_value, result.p_value
     print(result.sentence())
@@ -126,8 +125,8 @@ def _run_p_value(args) -> int:
     answer = p_value(args.metric, args.P, args.N, args.C, score=args.score, method=args.method, R=args.R,
                      seed=args.seed, table=table, progress=ProgressLine())
     if args.json:
-        print(json.dumps({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
-                          "p_value": answer.to_dict()}, indent=2))
+        print(json_text({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
+                         "p_value": answer.to_dict()}))
         return 0
     print(f"{args.metric} = {args.score:g} against the best of C = {args.C:,} random classifiers at P = {args.P:,}, "
           f"N = {args.N:,}: p-value {answer.formatted(4)} ({_source_text(answer)}{_interval_text(answer)})")

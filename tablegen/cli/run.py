@@ -7,7 +7,6 @@ the dashboard link and progress go to stderr).  Registered by :mod:`tablegen.cli
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 import time
@@ -15,6 +14,7 @@ import time
 from tablegen.batch.config import EXECUTORS
 from tablegen.cli.options import metric_name, storage_options_argument, storage_options_from
 from tablegen.cli.progress import ProgressLine, RunProgress
+from tablegen.common.outputs import json_text
 from tablegen.compute.metrics import known_metrics_text
 from tablegen.errors import TablegenInputError
 
@@ -89,7 +89,7 @@ def _run_simulate(args) -> int:
     ds = simulate_cell(args.P, args.N, R, DEFAULT_SEED if args.seed is None else args.seed, args.metrics, args.C,
                        args.alpha, exact=not args.no_exact, progress=ProgressLine())
     if args.json:
-        print(json.dumps(cell_to_dict(ds), indent=2))
+        print(json_text(cell_to_dict(ds)))
         return 0
     print(_format_cell(ds))
     seconds = time.perf_counter() - start
@@ -167,7 +167,7 @@ def _run_run(args) -> int:
         plan = dry_run_plan(config)
         print(format_plan(config, plan), file=text)
         if args.json:
-            print(json.dumps(plan_to_dict(plan), indent=2))
+            print(json_text(plan_to_dict(plan)))
         return 0
     progress = {}
 
@@ -183,5 +183,5 @@ def _run_run(args) -> int:
                   break_lock=args.break_lock, progress=lambda *a: progress["line"](*a),
                   worker_grace=args.worker_grace, on_plan=show_plan, on_client=show_client,
                   on_work=lambda *a: progress["line"].work(*a))
-    print(json.dumps(summary.to_dict(), indent=2) if args.json else summary)
+    print(json_text(summary.to_dict()) if args.json else summary)
     return 0

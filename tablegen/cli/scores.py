@@ -19,12 +19,12 @@ the default C.  Every run prints which columns it scored and why, and which it l
 
 from __future__ import annotations
 
-import json
 import sys
 
 import numpy as np
 
 from tablegen.cli.options import check_simulation_options, table_for
+from tablegen.common.outputs import json_text
 from tablegen.errors import TablegenInputError
 
 _SINGLE_FORM = ("metric", "score", "P", "N", "C")
@@ -221,5 +221,5 @@ def run_scores(args) -> int:
     result = significance_test_from_scores(labels, scores, metrics=args.metrics, C=args.C, alpha=args.alpha,
                                            positive_label=args.positive_label, method=args.method, R=args.R,
                                            seed=args.seed, table=table)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else format_scores_result(result))
+    print(json_text(result.to_dict()) if args.json else format_scores_result(result))
     return 0

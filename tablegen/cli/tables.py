@@ -8,10 +8,10 @@ sets its run function with ``set_defaults(run=...)``; registered by :mod:`tableg
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from tablegen.cli.options import metric_name, storage_options_argument, storage_options_from
+from tablegen.common.outputs import json_text
 from tablegen.compute.metrics import known_metrics_text
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.export import FORMATS, VALUE_CHOICES
@@ -53,7 +53,7 @@ def _run_info(args) -> int:
     table = _open(args)
     report = store_report(table.ds)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json_text(report))
         return 0
     prov, grid = report["provenance"], report["grid"]
     state = _store_state_text(prov, report)
@@ -133,21 +133,21 @@ def _run_verify(args) -> int:
     integrity = check_integrity(args.store or bundled_table_path(), options) if args.integrity else None
     if integrity is not None and integrity.being_written:  # a live run holds the lock: no false damage
         if args.json:
-            print(json.dumps({"integrity": integrity.to_dict()}, indent=2))
+            print(json_text({"integrity": integrity.to_dict()}))
         else:
             print(f"{args.store or 'bundled table'}: the store is being written ({integrity.being_written}); "
                   "nothing was checked: verify it when that run has finished")
         return 6
     if integrity is not None and not integrity.ok:
         if args.json:
-            print(json.dumps({"integrity": integrity.to_dict()}, indent=2))
+            print(json_text({"integrity": integrity.to_dict()}))
         else:
             print("\n".join(_integrity_lines(args.store or "bundled table", integrity)))
         return 3
     table = _open(args)
     report = verify_report(table.ds, worst=args.worst)
     if args.json:
-        print(json.dumps({**report, "integrity": integrity.to_dict() if integrity else None}, indent=2))
+        print(json_text({**report, "integrity": integrity.to_dict() if integrity else None}))
         return 0
     if integrity is not None:
         print("\n".join(_integrity_lines(table.source, integrity)))
@@ -224,7 +224,7 @@ def _run_export(args) -> int:
     if args.digits is not None and not 0 <= args.digits <= 15:
         raise TablegenInputError(f"--digits must be in 0..15, got {args.digits}")
     grid = appendix_grid(_finished_table(args), args.metric, args.C, args.alpha, args.values)
-    text = json.dumps(grid_to_dict(grid), indent=2) + "\n" if args.json else \
+    text = json_text(grid_to_dict(grid)) + "\n" if args.json else \
         format_appendix(grid, args.format, args.digits)
     if args.output is None:
         sys.stdout.write(text)

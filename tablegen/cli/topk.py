@@ -6,11 +6,10 @@ labels, printing the bounds or the test, drawing the band.  Registered by :mod:`
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 from tablegen.common.csvfile import read_lines, split_tokens
+from tablegen.common.outputs import json_text
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.topk import TEST_VARIANTS, check_curve_rises, curve_from_scores, topk_bounds, topk_test
 
@@ -131,7 +130,7 @@ def run_topk(args) -> int:
         with image_errors("--plot", args.plot):
             plot_topk(result, args.plot)
     if args.json:
-        print(json.dumps(payload, indent=2))
+        print(json_text(payload))
     else:
         print("\n".join(lines))
         if args.plot is not None:

@@ -101,3 +101,47 @@ def write_text(path, text: str, option: str, what: str) -> None:
             handle.write(text)
     except OSError as error:
         raise output_error(option, path, error, what) from None
+
+
+def json_ready(value):
+    """``value`` with every float that JSON cannot hold (NaN, ±inf) as None, numpy scalars and arrays as Python
+    numbers and lists, tuples as lists, mapping keys as strings: what a strict JSON parser reads back.
+
+    A number that does not exist (DeLong's Monte Carlo interval, a degenerate bootstrap's ends) is ``null``,
+    never ``NaN``, which is not JSON.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> json_ready({"p_interval": (float("nan"), float("nan")), "n": np.int64(3), "x": [np.float64(0.5), np.inf]})
+    {'p_interval': [None, None], 'n': 3, 'x': [0.5, None]}
+    """
+    import math
+
+    import numpy as np
+
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(k): json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return json_ready(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def json_text(value, indent: int | None = 2) -> str:
+    """``value`` as strict JSON text (:func:`json_ready`, then ``json.dumps(..., allow_nan=False)``): what every
+    ``--json`` prints.
+
+    Examples
+    --------
+    >>> print(json_text({"p": float("nan"), "ok": True}, indent=None))
+    {"p": null, "ok": true}
+    """
+    import json
+
+    return json.dumps(json_ready(value), indent=indent, allow_nan=False)

@@ -306,8 +306,10 @@ class AcrossDatasetsResult:
         return text
 
     def to_dict(self) -> dict:
-        """JSON-ready fields."""
-        return {"algorithms": list(self.algorithms), "datasets": list(self.datasets), "n": self.n, "m": self.m,
+        """JSON-ready fields (strict JSON: None where a number does not exist)."""
+        from tablegen.common.outputs import json_ready
+
+        data = {"algorithms": list(self.algorithms), "datasets": list(self.datasets), "n": self.n, "m": self.m,
                 "test": self.test, "correction": self.correction, "alpha": self.alpha,
                 "higher_is_better": self.higher_is_better, "friedman": asdict(self.friedman),
                 "mean_ranks": dict(self.mean_ranks), "mean_scores": self.mean_scores, "ranking": self.ranking(),
@@ -315,6 +317,7 @@ class AcrossDatasetsResult:
                 "mean_ranks_posthoc": None if self.mean_ranks_posthoc is None
                 else [c.to_dict() for c in self.mean_ranks_posthoc],
                 "mean_ranks_law": self.mean_ranks_law, "critical_difference": self.critical_difference()}
+        return json_ready(data)
 
     def plot(self, path: str | os.PathLike[str] | None = None) -> Figure:
         """The pairwise picture (:func:`tablegen.compare.datasets.plot.plot_across_datasets`); needs matplotlib."""

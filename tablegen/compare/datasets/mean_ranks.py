@@ -95,7 +95,10 @@ class MeanRanksComparison:
     law: str = "nemenyi"
 
     def to_dict(self) -> dict:
-        data = asdict(self)
+        """Plain Python values, strict JSON."""
+        from tablegen.common.outputs import json_ready
+
+        data = json_ready(asdict(self))
         data["example_pool"] = None if self.example_pool is None else list(self.example_pool)
         data["by_pool_size"] = [{"size": size, "significant": hits, "pools": pools}
                                 for size, hits, pools in self.by_pool_size]
