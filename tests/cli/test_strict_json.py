@@ -88,10 +88,13 @@ def test_the_comparisons_to_dict_hold_null_where_a_number_does_not_exist(tmp_pat
     ["test", "--scores-file", "{preds}", "--label-column", "y", "--metrics", "auc", "--json"],
     ["export", "--metric", "auc", "--C", "100", "--alpha", "0.05", "--json"],
     ["info", "--json"],
+    ["compare", "cv", "{folds}", "--json"],
 ])
 def test_every_json_command_prints_strict_json(argv, tmp_path, capsys):
     path, _, _ = _predictions(tmp_path)
-    argv = [a.format(preds=path) for a in argv]
+    folds = tmp_path / "folds.csv"
+    folds.write_text("svm,knn\n0.81,0.80\n0.79,0.79\n0.83,0.80\n0.80,0.78\n0.82,0.81\n")
+    argv = [a.format(preds=path, folds=folds) for a in argv]
     code = main(argv)
     printed = capsys.readouterr()
     out = printed.out
