@@ -232,6 +232,9 @@ def py_baselines(root: Path) -> dict:
         "bayesian_pairs": lambda: dict(scores=results(), samples=500),
         "comparison_table": lambda: dict(result=compare.across_datasets(results())),
         "cross_validated": lambda: dict(x=results()[:, 0], y=results()[:, 1]),
+        "correlated_bayesian_ttest": lambda: dict(x=results()[:, 0], y=results()[:, 1]),
+        "corrected_resampled_ttest": lambda: dict(x=results()[:, 0], y=results()[:, 1]),
+        "plot_cd": lambda: dict(data=results(), path=None),
     }
     functions = {name: getattr(tablegen, name) for name in tablegen._PUBLIC}
     functions.update({name: getattr(compare, name) for name in compare.__all__})
@@ -243,12 +246,13 @@ def py_baselines(root: Path) -> dict:
 RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenInputError", "TopKBounds", "TopKTest",
                 "AcrossDatasetsResult", "Evaluation", "F1Comparison", "F1Posterior", "F1Prior", "FrequentistTests",
                 "IntervalBayesFactor", "MetricReport", "PairedTestResult", "PairwiseResult", "SelectionResult",
-                "BayesianPair", "BayesianPairs", "CrossValidationComparison"}
+                "BayesianPair", "BayesianPairs", "CrossValidationComparison", "CorrelatedBayesianTTest",
+                "CorrectedResampledTTest"}
 #: Parameters that take callbacks or a client: bad values are not data, and the callbacks run only when called.
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).
 FEW = [None, "x", -1, math.nan, [], Opaque()]
-FEW_VALUES = {"plot_f1_comparison": FEW, "run": FEW, "evaluate": FEW, "bootstrap_interval": FEW}
+FEW_VALUES = {"plot_f1_comparison": FEW, "run": FEW, "evaluate": FEW, "bootstrap_interval": FEW, "plot_cd": FEW}
 #: (function, parameter) whose bad values still raise something else than TablegenInputError (found by these
 #: cases; their modules are being reworked).  Strict: the slow test fails when one is fixed, until it is removed
 #: here, so the list only shrinks.

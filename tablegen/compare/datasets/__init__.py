@@ -32,7 +32,7 @@ PUBLIC = {
     "corrected_resampled_ttest": "tablegen.compare.datasets.cross_validation",
     "CorrectedResampledTTest": "tablegen.compare.datasets.cross_validation",
     "comparison_table": "tablegen.compare.datasets.report",
-    "plot_cd": "tablegen.compare.datasets.plot",
+    "plot_cd": "tablegen.compare.datasets.diagram",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, PUBLIC)

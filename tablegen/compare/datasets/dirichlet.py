@@ -89,7 +89,8 @@ def exact_mean(d: np.ndarray, test: str, rope: float, prior: float, place: str =
     if test == "sign":
         a, b = float(alpha[z > rope].sum()), float(alpha[z < -rope].sum())
         return np.array([a, total - a - b, b]) / total
-    moments = (np.outer(alpha, alpha) + np.diag(alpha)) / (total * (total + 1))
+    share = alpha / total  # E[w_i w_j] = (α_i α_j + α_i [i = j]) / (α₀(α₀ + 1)), without overflow for a huge prior
+    moments = np.outer(share, share) * (total / (total + 1)) + np.diag(share) / (total + 1)
     above, below = _regions(z, rope)
     a, b = float(np.sum(moments * above)), float(np.sum(moments * below))
     return np.array([a, 1.0 - a - b, b])
