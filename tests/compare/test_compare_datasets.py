@@ -201,8 +201,8 @@ def test_nemenyi_equals_scikit_posthocs_and_autorank(case):
             assert cd == pytest.approx(stats.studentized_range.isf(alpha, k, np.inf) * np.sqrt(k * (k + 1) / (12 * n)))
 
 
-def test_nemenyi_on_the_issue_reproducer():
-    """Issue 38: ranks A = 1x5 then 2x5, C = 2x5 then 1x5, B = 3, D = 4 on 10 data sets.  Nemenyi's CD is 1.483
+def test_nemenyi_separates_a_pair_the_bonferroni_z_test_does_not():
+    """Ranks A = 1x5 then 2x5, C = 2x5 then 1x5, B = 3, D = 4 on 10 data sets.  Nemenyi's CD is 1.483
     and A-B (mean ranks 1.5 and 3) differs, p = 0.046 (scikit-posthocs); the Bonferroni z test's CD is 1.523 and
     A-B does not differ (p = 0.056)."""
     result = across_datasets(NEMENYI / "cases" / "issue38.csv", mean_ranks_posthoc=True)
