@@ -48,6 +48,7 @@ from tablegen.store.zarr_store import (
     create_store,
     mark_complete,
     read_writable_attributes,
+    remove_creation_marker,
     remove_partial_files,
     remove_stray_files,
     repair_plan_mask,
@@ -236,6 +237,7 @@ def prepare_store(config: JobConfig, command: str = "") -> Plan:
     Call it holding the store's lock."""
     inspection = inspect_store(config)
     if inspection.state == "ready":
+        remove_creation_marker(config.store_url, config.storage_options)  # a creation killed after its last write
         remove_partial_files(config.store_url, config.storage_options)  # a killed run's half-written files
         remove_stray_files(config.store_url, config.storage_options, inspection.stray)  # and stray chunks
     if inspection.state != "ready":

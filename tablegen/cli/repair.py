@@ -3,8 +3,10 @@
 The command-line side of :func:`tablegen.store.rebuild.rebuild_manifest_record`: the store's template and
 provenance are recomputed from the config the store records (:func:`tablegen.batch.job.store_template`,
 :func:`~tablegen.batch.job.store_attributes`), the store is checked against them and against its own
-per-region digests, and the record is written only if everything matches.  Damaged chunks are not this
-command's: ``tablegen run CONFIG --store STORE`` recomputes them.  Registered by :mod:`tablegen.cli.main`.
+per-region digests, and the record is written only if the metadata matches.  Damaged chunks are not this
+command's: they are data, not what the record vouches for, so the record is rebuilt and the undamaged regions
+kept; ``tablegen run CONFIG --store STORE`` then recomputes the damaged ones.  Registered by
+:mod:`tablegen.cli.main`.
 """
 
 from __future__ import annotations
@@ -74,10 +76,15 @@ def _run_repair(args) -> int:
 
     report = rebuild_manifest_record(args.store, expected, storage_options_from(args), dry_run=args.dry_run)
     what = "would be rebuilt (--dry-run: nothing written)" if args.dry_run else "rebuilt"
-    print(f"{args.store}: manifest record {what}: {report.regions_checked:,} written regions "
-          f"({report.chunks_checked:,} chunks) match their digests, the metadata and coordinates match the config "
-          "the store records, and the record gives the manifest the digest its root recorded")
+    checked = f"{report.regions_checked:,} written regions ({report.chunks_checked:,} chunks)"
+    print(f"{args.store}: manifest record {what}: the metadata and coordinates match the config the store records, "
+          "and the record gives the manifest the digest its root recorded; "
+          + (f"{checked} match their digests" if not report.damaged else
+             f"of {checked} checked, {len(report.damaged):,} chunks are damaged (data, which a resume recomputes; "
+             "the other regions are kept): " + "; ".join(map(str, report.damaged[:10]))))
     if args.dry_run:
+        if report.damaged:
+            print(f"{args.store}: then `tablegen run CONFIG --store {args.store}` recomputes the damaged chunks")
         return 0
     integrity = check_integrity(args.store, storage_options_from(args))
     if integrity.ok:

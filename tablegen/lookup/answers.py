@@ -41,6 +41,9 @@ class Answer:
         ``""`` for a value, ``"<"`` for an upper bound, ``">"`` for a lower bound.
     source : str
         Where a table answer came from (the store's path, or ``"bundled table"``).
+    notes : tuple of str
+        What the caller should know about how the answer was found: a store the caller named that is damaged
+        where the question fell (the answer then comes from another source, and a warning says so too).
 
     Examples
     --------
@@ -59,6 +62,7 @@ class Answer:
     seed: int | None = None
     bound: str = ""
     source: str = ""
+    notes: tuple = field(default=())
 
     def __float__(self) -> float:
         return float(self.value)
@@ -76,8 +80,9 @@ class Answer:
 
     def to_dict(self) -> dict:
         """JSON-ready fields (arrays become lists)."""
-        return {name: _plain(getattr(self, name)) for name in
-                ("value", "ci_low", "ci_high", "method", "replicates", "seed", "bound", "source")}
+        return {**{name: _plain(getattr(self, name)) for name in
+                   ("value", "ci_low", "ci_high", "method", "replicates", "seed", "bound", "source")},
+                "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)

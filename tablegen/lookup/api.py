@@ -32,10 +32,13 @@ Monte Carlo engine answer it through the count.
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import dataclasses
 import functools
 import logging
 import math
 import os
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -48,7 +51,7 @@ from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.metric_nulls import null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
-from tablegen.errors import Argument, ResourceLimitError
+from tablegen.errors import Argument, ResourceLimitError, StoreError, StoreIntegrityError
 from tablegen.lookup._iv import LookupArgs, validate_lookup_args
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 
@@ -72,17 +75,23 @@ MIN_SIMULATION_REPLICATES, MAX_SIMULATION_REPLICATES = 100_000, 10_000_000
 _SMALLEST_P = float(np.finfo(float).tiny)
 
 _bundled = None
+#: What the lookup under way found damaged in a store the caller named (:func:`_noting_damage` sets it per call).
+_DAMAGE_NOTES: contextvars.ContextVar[tuple] = contextvars.ContextVar("tablegen_damage_notes", default=())
 
 
 def _table(table):
-    """The table to read: a Table, a store path, or None for the bundled table (opened once)."""
+    """The table to read: a Table, a store path, or None for the bundled table (opened once); a path that is
+    not a usable store is refused naming ``table``."""
     from tablegen.lookup.table import Table, open_table
 
     global _bundled
     if isinstance(table, Table):
         return table
     if table is not None:
-        return open_table(table)
+        try:
+            return open_table(table)
+        except StoreError as error:
+            raise type(error).naming(Argument("table", os.fspath(table)), ": ", str(error)) from None
     if _bundled is None:
         _bundled = open_table()
     return _bundled
@@ -136,6 +145,8 @@ def _simulation_seconds(a: LookupArgs) -> float:
 def _source(a: LookupArgs, table, what: str):
     """Where a "critical value" or "p-value" comes from (module docstring): "exact", "simulate", or a
     table :class:`Answer`.  Tables store exact critical values, never exact p-values."""
+    if isinstance(table, (str, os.PathLike)):
+        _table(table)  # a store the caller named is checked, even where the answer comes from elsewhere
     if a.method != "auto":
         return _forced(a, table, what)
     fits, seconds = _exact_fits(a)
@@ -198,10 +209,47 @@ def _forced(a: LookupArgs, table, what: str):
 def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
     metric, P, N, C, alpha, score, divisor = _count_question(a)
-    if what == "critical value":
-        answer = _table(table).answer_checked(metric.name, P, N, C, alpha=alpha, required=required)
-        return None if answer is None else _divided(answer, divisor)
-    return _table(table).answer_checked(metric.name, P, N, C, score=score, required=required)
+    try:
+        if what == "critical value":
+            answer = _table(table).answer_checked(metric.name, P, N, C, alpha=alpha, required=required)
+            return None if answer is None else _divided(answer, divisor)
+        return _table(table).answer_checked(metric.name, P, N, C, score=score, required=required)
+    except StoreIntegrityError as error:
+        if required:
+            raise
+        # the answer comes from another source and stays valid, but the caller hears that the store is damaged
+        _DAMAGE_NOTES.set((*_DAMAGE_NOTES.get(), f"the table is damaged where this {what} lies, so it was "
+                           f"answered from another source (see its method): {error}"))
+        return None
+
+
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` of a warning issued by the function calling this one that points at the first frame
+    outside tablegen (the user's call, whatever wrappers lie between)."""
+    import sys
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _noting_damage(function):
+    """Run a public lookup with its own damage notes: each becomes a warning (at the caller) and a note on the
+    answer (:attr:`Answer.notes`, :attr:`SignificanceResult.notes`)."""
+    @functools.wraps(function)
+    def called(*args, **kwargs):
+        token = _DAMAGE_NOTES.set(())
+        try:
+            result = function(*args, **kwargs)
+            notes = tuple(dict.fromkeys(_DAMAGE_NOTES.get()))
+        finally:
+            _DAMAGE_NOTES.reset(token)
+        for note in notes:
+            warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
+        return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
+    return called
 
 
 def _count_question(a: LookupArgs):
@@ -314,6 +362,7 @@ def _score_by_keyword(function):
     return called
 
 
+@_noting_damage
 def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, method: str = "auto",
                    R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
                    progress: Callable[[int, int], None] | None = None) -> Answer:
@@ -367,6 +416,7 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
 
 
 @_score_by_keyword
+@_noting_damage
 def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, method: str = "auto",
             R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
             progress: Callable[[int, int], None] | None = None) -> Answer:
@@ -393,6 +443,7 @@ def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, 
 
 
 @_score_by_keyword
+@_noting_damage
 def significance_test(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, *, score: float,
                       method: str = "auto", R: int | None = None, seed: int | None = None,
                       table: Table | str | os.PathLike | None = None,

@@ -354,6 +354,8 @@ class Table:
         try:
             k, index, _ = self._locate(k, P, N, C if alpha is not None else None, alpha,
                                        lambda: self._instead(metric, what, P, N))
+        except StoreIntegrityError:
+            raise  # damage where the question falls is never "not in this table" (the caller decides)
         except TablegenInputError:
             if required:
                 raise

@@ -44,14 +44,18 @@ from tablegen.store.manifest import (
 )
 from tablegen.store.schema import (
     CHUNKED_VARIABLES,
+    CREATING_SUFFIX,
+    SCHEMA_NAME,
     VARIABLES,
     WRITE_CONFIG,
     chunk_key,
     chunk_regions,
     key_file,
     layout,
+    not_a_store_error,
     open_group,
     store_fs,
+    write_attributes,
 )
 
 __all__ = ["IntegrityReport", "Problem", "check_integrity", "clear_regions", "consolidate", "read_block",
@@ -91,7 +95,7 @@ def consolidate(group: zarr.Group) -> str:
     manifest = group[MANIFEST]
     chunks = consolidated_chunks(np.asarray(manifest[DIGESTS][...]), {n: group[n].ndim for n in CHUNKED_VARIABLES},
                                  layout(group["done"])[1])
-    manifest.attrs.update({"chunks": chunks})
+    write_attributes(manifest, {"chunks": chunks})
     return chain_digest(manifest.attrs.asdict(), complete=True)
 
 
@@ -365,6 +369,9 @@ def check_integrity(url: str, storage_options: dict | None = None) -> IntegrityR
     if holder is not None:
         return IntegrityReport(being_written=holder)
     checker = _Checker(url, storage_options)
+    attrs = checker.group.attrs.asdict()
+    if attrs.get("schema") != SCHEMA_NAME and not checker.fs.exists(f"{checker.root}{CREATING_SUFFIX}"):
+        raise not_a_store_error(url, attrs)  # as every other command says it: not damage, not this tool's store
     root = read_root(checker.group, checker.fs, checker.root)
     if root.version == 1 and not root.manifest:
         checker.report.unchecked = ("schema version 1: the store has no checksums or manifest to check against; "
@@ -436,4 +443,4 @@ def clear_regions(url: str, storage_options: dict | None, regions) -> None:
         manifest = group[MANIFEST].attrs.asdict()
         if CHAIN in group.attrs and "created" in manifest:
             update[CHAIN] = chain_digest(manifest, complete=False)
-        group.attrs.update(update)
+        write_attributes(group, update)  # one write: the flag and the chain digest that counts it, together

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablegen.store.schema import CHUNKED_VARIABLES, VARIABLES, chunk_codecs, chunk_key
+from tablegen.store.schema import (
+    CHUNKED_VARIABLES,
+    CREATING_SUFFIX,
+    VARIABLES,
+    chunk_codecs,
+    chunk_key,
+    write_attributes,
+)
 
 MANIFEST = "manifest"
 DIGESTS = "sha256"
@@ -94,11 +101,13 @@ def attribute_digests(attrs: dict) -> dict:
     return digests
 
 
-def metadata_record(group, fs, root: str) -> dict:
-    """The ``created`` record of a store of this schema: digests of metadata, coordinates and root attributes."""
+def metadata_record(group, fs, root: str, attrs: dict | None = None) -> dict:
+    """The ``created`` record of a store of this schema: digests of metadata, coordinates and root attributes
+    (``attrs``: the root attributes the store is about to have, where they are written after the record)."""
     arrays = {name: json_digest(metadata_document(fs, root, name)) for name in ARRAYS}
     coordinates = {name: coordinate_digest(group[name][...]) for name in COORDINATES}
-    return {"arrays": arrays, "coordinates": coordinates, "attributes": attribute_digests(group.attrs.asdict())}
+    attrs = group.attrs.asdict() if attrs is None else attrs
+    return {"arrays": arrays, "coordinates": coordinates, "attributes": attribute_digests(attrs)}
 
 
 def chain_digest(manifest_attrs: dict, complete: bool) -> str:
@@ -135,10 +144,10 @@ def start_manifest(group, chunks: tuple[int, int], fs, root: str, version: int,
                           attributes={"variables": list(CHUNKED_VARIABLES)}, **chunk_codecs())
     header = {"hash": "sha256 of each variable's decoded values over a chunk (little-endian, C order)",
               "schema_version": version}
-    manifest.attrs.update(header)
+    write_attributes(manifest, header)
     created = metadata_record(group, fs, root)
-    group.attrs.update({CHAIN: chain_digest({**header, "created": created}, complete=False)})
-    manifest.attrs.update({"created": created})
+    write_attributes(group, {CHAIN: chain_digest({**header, "created": created}, complete=False)})
+    write_attributes(manifest, {"created": created})  # last: the record marks a finished template
 
 
 def consolidated_chunks(table: np.ndarray, ndims: dict, per_shard: tuple[int, int] = (1, 1)) -> dict:
@@ -230,7 +239,7 @@ def read_root(group, fs, root: str) -> RootCheck:
     except Exception:  # noqa: BLE001 - no manifest (schema 1, or lost): decided below
         manifest = None
     said = attrs.get("schema_version")
-    if (manifest is None or "created" not in manifest) and fs.exists(f"{root}.creating"):
+    if (manifest is None or "created" not in manifest) and fs.exists(f"{root}{CREATING_SUFFIX}"):
         check = RootCheck(attrs, said if isinstance(said, int) else 0, manifest or {})
         check.problems.append(Problem("an unfinished template: its creation was interrupted (the next `tablegen "
                                       "run` of its config writes it again)", MANIFEST))

@@ -8,7 +8,11 @@ built from the copied values, and the new store takes the old one's place.  From
 no hash chain): metadata only, after an integrity check: the manifest's record is written again in this
 version's form (every array's metadata document as stored, the schema version) and the root records its
 digest.  Re-runnable: a store already at version 3 or 4 is left alone, and a migration killed half-way
-starts again.  A store of version 3 keeps its layout (sharding a store means rewriting every chunk:
+starts again or is finished (the manifest's new record is written in one write, then the root's attributes in
+one write, so a kill leaves the store before, between, or after; between, the record must be exactly what the
+migration writes, or nothing is done).  A store whose layout (sharded or not) or manifest does not match the
+schema version its root claims is refused, naming the mismatch: a migration never rewrites such a record.
+A store of version 3 keeps its layout (sharding a store means rewriting every chunk:
 ``tablegen run`` of its config with ``shard`` set writes a new one, bit for bit the same values).
 """
 
@@ -36,6 +40,7 @@ from tablegen.store.schema import (
     DATA_VARIABLES,
     READABLE_VERSIONS,
     SCHEMA_NAME,
+    SCHEMA_VERSION,
     UNSHARDED_VERSION,
     WRITABLE_VERSIONS,
     WRITE_CONFIG,
@@ -45,6 +50,7 @@ from tablegen.store.schema import (
     open_group,
     source_attribute,
     store_fs,
+    write_attributes,
 )
 
 logger = logging.getLogger(__name__)
@@ -70,16 +76,18 @@ def _write_manifest(group, fs, root: str) -> None:
             arrays = {name: np.asarray(group[name][..., p, n]) for name in DATA_VARIABLES}
             write_region_entry(group, i, j, region_digests(arrays, done[p, n].shape))
     if group.attrs.get("complete") is True:
-        group.attrs.update({CHAIN: consolidate(group)})
+        write_attributes(group, {CHAIN: consolidate(group)})
 
 
-def rerecord(group, fs, root: str, version: int | None = None) -> None:
+def rerecord(group, fs, root: str, version: int | None = None, attrs: dict | None = None) -> None:
     """Write the manifest's record of the metadata again (schema ``version``'s form, 3 or 4; default: the
-    version the manifest records) and the root's chain digest: after a metadata-only change checked first."""
+    version the manifest records), then the root's attributes ``attrs`` (default: as they are) with the chain
+    digest, each in one write: after a metadata-only change checked first."""
     manifest = group[MANIFEST]
     version = manifest.attrs.get("schema_version", UNSHARDED_VERSION) if version is None else version
-    manifest.attrs.update({"schema_version": version, "created": metadata_record(group, fs, root)})
-    group.attrs.update({CHAIN: chain_digest(manifest.attrs.asdict(), group.attrs.get("complete") is True)})
+    attrs = group.attrs.asdict() if attrs is None else attrs
+    write_attributes(manifest, {"schema_version": version, "created": metadata_record(group, fs, root, attrs)})
+    write_attributes(group, {**attrs, CHAIN: chain_digest(manifest.attrs.asdict(), attrs.get("complete") is True)})
 
 
 def _manifest_version(group) -> int | None:
@@ -93,16 +101,8 @@ def _manifest_version(group) -> int | None:
 _OLD_REFERENCES_TAIL = "tablegen (this package, its README and DESIGN.md)"
 
 
-def _migrate_metadata(url: str, storage_options: dict | None, group, fs, root: str) -> None:
-    """Version 2 to this version in place: metadata only, once the store passes its version-2 check."""
-    if _manifest_version(group) == 2:  # else a migration killed after its manifest record: finish it
-        before = check_integrity(url, storage_options)
-        if before.unchecked or before.being_written or not before.ok:
-            raise StoreIntegrityError(f"store {url!r} cannot be migrated: " + (
-                before.unchecked or before.being_written and f"it is being written ({before.being_written})"
-                or "; ".join(str(p) for p in before.problems[:5])) + "; repair it first (tablegen run on its config)")
-    group = open_group(url, storage_options, "r+")
-    attrs = group.attrs.asdict()
+def _migrated_attributes(attrs: dict) -> dict:
+    """The root attributes a version-2 store has once migrated (its history gains a line)."""
     update = {"schema_version": UNSHARDED_VERSION}
     references = attrs.get("references")
     if isinstance(references, str) and references.endswith(_OLD_REFERENCES_TAIL):
@@ -111,8 +111,58 @@ def _migrate_metadata(url: str, storage_options: dict | None, group, fs, root: s
     line = history_line(now, f"migrated to schema version {UNSHARDED_VERSION} (tablegen.store.migrate_store), "
                              "values untouched", __version__)
     update["history"] = f"{attrs['history']}\n{line}" if attrs.get("history") else line
-    group.attrs.update(update)
-    rerecord(group, fs, root, UNSHARDED_VERSION)
+    return {**attrs, **update}
+
+
+def _interrupted(group, fs, root: str) -> bool:
+    """Whether a version-2 store is one whose migration was killed between its two writes: the manifest holds
+    exactly the record the migration writes (version 3, over these arrays and the migrated root attributes),
+    the root still says version 2 and records no chain digest."""
+    attrs = group.attrs.asdict()
+    manifest = group[MANIFEST].attrs.asdict()
+    return (attrs.get("schema_version") == 2 and CHAIN not in attrs and manifest.get("schema_version")
+            == UNSHARDED_VERSION and manifest.get("created") == metadata_record(group, fs, root,
+                                                                              _migrated_attributes(attrs)))
+
+
+def _migrate_metadata(url: str, storage_options: dict | None, group, fs, root: str) -> None:
+    """Version 2 to this version in place: metadata only, once the store passes its version-2 check (or, where
+    a migration was killed between its record and its root, once that record is exactly the migration's)."""
+    if not _interrupted(group, fs, root):
+        before = check_integrity(url, storage_options)
+        if before.unchecked or before.being_written or not before.ok:
+            raise StoreIntegrityError(f"store {url!r} cannot be migrated: " + (
+                before.unchecked or before.being_written and f"it is being written ({before.being_written})"
+                or "; ".join(str(p) for p in before.problems[:5])) + "; repair it first (tablegen run on its config)")
+    group = open_group(url, storage_options, "r+")
+    rerecord(group, fs, root, UNSHARDED_VERSION, _migrated_attributes(group.attrs.asdict()))
+
+
+def _check_claims(group, url: str) -> None:
+    """Refuse a store whose layout or manifest does not match the schema version its root claims (one a
+    migration would relabel, blessing whatever changed the attribute): name the mismatch."""
+    said, recorded = group.attrs.get("schema_version"), _manifest_version(group)
+    try:
+        sharded = bool(group["done"].shards)
+    except Exception:  # noqa: BLE001 - no readable done flags: no layout to migrate
+        raise StoreIntegrityError(f"store {url!r} cannot be migrated: its done flags' metadata cannot be read; "
+                                  "re-create the store (`tablegen run CONFIG --store NEW`)") from None
+    layout_version = SCHEMA_VERSION if sharded else None
+    problem = None
+    if layout_version is not None and said != layout_version:
+        problem = (f"its arrays are sharded (schema version {SCHEMA_VERSION}'s layout), but its root says "
+                   f"schema_version = {said!r}")
+    elif recorded is None and said != 1:
+        problem = (f"its root says schema_version = {said!r}, but it has no manifest (only a version-1 store has "
+                   "none: its manifest was lost)")
+    elif recorded is not None and recorded != said and not (said == 2 and recorded == UNSHARDED_VERSION):
+        problem = (f"its root says schema_version = {said!r}, but its manifest records schema version "
+                   f"{recorded!r}")
+    if problem is not None:
+        raise StoreIntegrityError(
+            f"store {url!r} cannot be migrated: {problem}; the attribute or the manifest was changed, and a "
+            "migration never rewrites the record of a store whose layout does not match the schema it claims; "
+            f"`tablegen verify {url}` names the damage; re-create the store (`tablegen run CONFIG --store NEW`)")
 
 def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     """Rewrite a version-1 or version-2 store as version 3 (unsharded); values bit for bit the same.
@@ -150,6 +200,7 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     if attrs.get("schema") != SCHEMA_NAME or attrs.get("schema_version") not in READABLE_VERSIONS:
         raise StoreError(f"store {url!r} is not a tablegen store of schema version "
                          f"{', '.join(map(str, READABLE_VERSIONS))}")
+    _check_claims(old, url)
     if attrs["schema_version"] in WRITABLE_VERSIONS and _manifest_version(old) == attrs["schema_version"]:
         return False
     if _manifest_version(old) is not None:
@@ -160,7 +211,7 @@ def migrate_store(url: str, storage_options: dict | None = None) -> bool:
     if fs.exists(target):
         fs.rm(target, recursive=True)
     new = open_group(_url_for(url, target), storage_options, "w")
-    new.attrs.update({**attrs, "schema_version": UNSHARDED_VERSION})
+    write_attributes(new, {**attrs, "schema_version": UNSHARDED_VERSION})
     for name in sorted(old.array_keys()):
         _copy_array(old[name], new, name)
     _write_manifest(new, fs, target)
@@ -224,8 +275,7 @@ def add_conventions(url: str, storage_options: dict | None = None) -> bool:
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     history += "\n" + history_line(now, "CF/ACDD attributes added (tablegen.store.add_conventions), values "
                                          "untouched", __version__)
-    group.attrs.update({**missing_root, "history": history})
-    rerecord(group, *store_fs(url, storage_options))
+    rerecord(group, *store_fs(url, storage_options), attrs={**attrs, **missing_root, "history": history})
     after = check_integrity(url, storage_options)
     if not after.ok:  # cannot happen unless the store changed meanwhile: say so
         raise StoreIntegrityError(f"store {url!r} fails its integrity check after the update: "

@@ -29,12 +29,14 @@ from tablegen.store.manifest import (
 )
 from tablegen.store.schema import (
     CHUNKED_VARIABLES,
+    CREATING_SUFFIX,
     READABLE_VERSIONS,
     SCHEMA_NAME,
     VARIABLES,
     chunk_key,
     key_file,
     layout,
+    not_a_store_error,
     open_group,
     store_fs,
 )
@@ -84,12 +86,13 @@ class StoreReader:
         self.fs, self.root = store_fs(url, storage_options)
         self.root_check = check = read_root(self.group, self.fs, self.root)
         self.attrs = check.attrs
+        if "created" not in check.manifest and self.attrs.get("schema") in (None, SCHEMA_NAME) \
+                and self.fs.exists(f"{self.root}{CREATING_SUFFIX}"):  # at any moment of creation, root included
+            raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); "
+                             "the next `tablegen run` of its config writes it again")
         self._check_schema(allow_unverified)
         self.verified = bool(check.manifest) or check.version != 1
         if self.verified:
-            if "created" not in check.manifest and self.fs.exists(f"{self.root}.creating"):
-                raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); "
-                                 "the next `tablegen run` of its config writes it again")
             if check.problems:
                 raise StoreIntegrityError(f"{source} is damaged: " + "; ".join(map(str, check.problems))
                                           + "; `tablegen verify` names what is damaged")
@@ -105,8 +108,7 @@ class StoreReader:
     def _check_schema(self, allow_unverified: bool) -> None:
         attrs = self.attrs
         if attrs.get("schema") != SCHEMA_NAME:
-            raise StoreError(f"store {self.url!r} is not a tablegen store (attribute schema = "
-                             f"{attrs.get('schema')!r})")
+            raise not_a_store_error(self.url, attrs)
         version = attrs.get("schema_version")
         if version not in READABLE_VERSIONS:
             raise StoreError(f"store {self.url!r} has schema version {version!r}; this tablegen reads versions "

@@ -13,17 +13,19 @@ after checking everything the record would vouch for against evidence the record
   (``template``), in memory;
 * every written region: each variable's chunk must decode (its crc32c checksum) and hash to the
   region's own entry in the manifest (SHA-256), regions without an entry must have no cell marked
-  done, and a complete store's consolidated record must agree with the entries;
+  done (a damaged chunk is data, not what the record vouches for: it is named in the report, the record
+  is rebuilt all the same and a resume recomputes exactly those regions), and a complete store's
+  consolidated record must agree with the entries;
 * the record rebuilt so must give the manifest the digest the root recorded for it (the hash chain):
   the rebuilt record is then the lost one, bit for bit.
 
-Anything that does not match is named and nothing is written.  The batch layer turns a store's config
-into ``template`` and ``attrs`` (``tablegen repair STORE --rebuild-manifest`` does it).
+Anything else that does not match is named, nothing is written, and the refusal says to re-create the store.
+The batch layer turns a store's config into ``template`` and ``attrs`` (``tablegen repair STORE
+--rebuild-manifest`` does it).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from collections.abc import Callable
@@ -140,12 +142,17 @@ class RebuildReport:
         The rebuilt ``created`` record.
     written : bool
         Whether it was written (False for a dry run).
+    damaged : list of Problem
+        Written regions whose chunks are damaged (missing, undecodable, other values than their own entry):
+        data, not what the record vouches for, so the record is rebuilt all the same and ``tablegen run`` on
+        the store's config recomputes exactly those regions afterwards.
     """
 
     regions_checked: int = 0
     chunks_checked: int = 0
     record: dict = field(default_factory=dict)
     written: bool = False
+    damaged: list = field(default_factory=list)
 
 
 class _Rebuild:
@@ -236,8 +243,9 @@ class _Rebuild:
             if entry.any():
                 self._check_region(i, j, entry, cells, complete)
             elif complete:
-                self.problems.append(Problem("the store is marked complete but the region has no manifest entry",
-                                             "done", chunk_key("done", 2, i, j, self.per_shard), cells))
+                self.report.damaged.append(Problem("the store is marked complete but the region has no manifest "
+                                                   "entry", "done", chunk_key("done", 2, i, j, self.per_shard),
+                                                   cells))
             else:
                 self._check_unwritten(i, j, cells)
         if complete:
@@ -255,18 +263,20 @@ class _Rebuild:
             key = chunk_key(name, array.ndim, i, j, self.per_shard)
             if not self.fs.exists(f"{self.root}/{key_file(key)}"):
                 if name != "done" or complete:  # done flags not yet written: a run killed just before them
-                    self.problems.append(Problem("is missing", name, key, cells))
+                    self.report.damaged.append(Problem("is missing", name, key, cells))
                 continue
             try:
                 values = read_block(array, i, j)
             except Exception as error:  # noqa: BLE001 - checksum, codec or truncation errors alike
-                self.problems.append(Problem(f"cannot be decoded ({type(error).__name__}: {error})", name, key, cells))
+                self.report.damaged.append(Problem(f"cannot be decoded ({type(error).__name__}: {error})", name, key,
+                                                   cells))
                 continue
             self.report.chunks_checked += 1
             if digest(values, VARIABLES[name][1]) == entry[v].tobytes() or (name == "done" and not complete
                                                                               and not values.any()):
                 continue
-            self.problems.append(Problem("holds other values than its manifest entry records", name, key, cells))
+            self.report.damaged.append(Problem("holds other values than its manifest entry records", name, key,
+                                               cells))
 
     def _check_unwritten(self, i: int, j: int, cells: str) -> None:
         key = chunk_key("done", 2, i, j, self.per_shard)
@@ -275,11 +285,12 @@ class _Rebuild:
         try:
             marked = read_block(self.group["done"], i, j).any()
         except Exception as error:  # noqa: BLE001
-            self.problems.append(Problem(f"cannot be decoded ({type(error).__name__}: {error})", "done", key, cells))
+            self.report.damaged.append(Problem(f"cannot be decoded ({type(error).__name__}: {error})", "done", key,
+                                               cells))
             return
         if marked:
-            self.problems.append(Problem("cells are marked done but the manifest has no entry for their chunk",
-                                         "done", key, cells))
+            self.report.damaged.append(Problem("cells are marked done but the manifest has no entry for their chunk",
+                                               "done", key, cells))
 
     def check_chain(self, manifest: dict, record: dict) -> None:
         """The rebuilt record must give the manifest the digest its root recorded (then it is the lost one)."""
@@ -377,22 +388,37 @@ def rebuild_manifest_record(url: str, expected: Callable[[dict], tuple[StoreTemp
             shown = "; ".join(map(str, rebuild.problems[:20]))
             more = f"; and {len(rebuild.problems) - 20} more" if len(rebuild.problems) > 20 else ""
             raise StoreIntegrityError(f"store {url!r}: its manifest record was not rebuilt (nothing was written): "
-                                      f"{shown}{more}")
+                                      f"{shown}{more}; that is metadata no resume repairs: re-create the store "
+                                      "(`tablegen run CONFIG --store NEW`)")
         if not dry_run:
-            if rebuild.header_lost:
-                rebuild.fs.pipe(f"{rebuild.root}/{MANIFEST}/zarr.json",
-                                json.dumps({**document, "attributes": {}}).encode())
-            _write_record(url, storage_options, manifest, rebuild.report.record)
+            _write_record(url, storage_options, manifest, rebuild.report.record,
+                          document if rebuild.header_lost else None)
             rebuild.report.written = True
     return rebuild.report
 
 
-def _write_record(url: str, storage_options: dict | None, manifest: dict, record: dict) -> None:
+def _group_document(document: dict) -> bytes:
+    """A group's ``zarr.json`` as zarr itself writes it (same bytes)."""
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.core.group import GroupMetadata
+
+    return GroupMetadata.from_dict(document).to_buffer_dict(default_buffer_prototype())["zarr.json"].to_bytes()
+
+
+def _write_record(url: str, storage_options: dict | None, manifest: dict, record: dict,
+                  document: dict | None = None) -> None:
     """Put the record back where creation wrote it: after the header, before the consolidated chunks (so the
-    manifest's document is byte for byte the one the store had)."""
+    manifest's document is byte for byte the one the store had), in one write; where the manifest's document
+    itself was lost, ``document`` (as creation writes it) with those attributes, in one write too."""
     header = {key: value for key, value in manifest.items() if key != "chunks"}
     rest = {"chunks": manifest["chunks"]} if "chunks" in manifest else {}
-    open_group(url, storage_options, "r+")[MANIFEST].attrs.put({**header, "created": record, **rest})
+    attributes = {**header, "created": record, **rest}
+    if document is not None:
+        fs, root = store_fs(url, storage_options)
+        fs.pipe(f"{root}/{MANIFEST}/zarr.json", _group_document({**document, "attributes": attributes}))
+    else:
+        open_group(url, storage_options, "r+")[MANIFEST].attrs.put(attributes)
     append_history(url, "manifest record rebuilt from the data (tablegen repair --rebuild-manifest)",
                    storage_options)
-    logger.warning("store %s: its manifest record was rebuilt (every written chunk matched its digest)", url)
+    logger.warning("store %s: its manifest record was rebuilt (its metadata matched its config and the hash chain)",
+                   url)

@@ -113,8 +113,35 @@ def chunk_codecs() -> dict:
 #: Arrays are opened for writing with every chunk written, even an all-fill one: a chunk file that is
 #: missing from a done region is then damage, never a legitimately empty chunk.
 WRITE_CONFIG = {"write_empty_chunks": True}
+#: Marker beside a store while its template is being written (``paper.zarr.creating``).
+CREATING_SUFFIX = ".creating"
 
 
+def write_attributes(node, changes: dict) -> None:
+    """Merge ``changes`` into the attributes of a Zarr group or array in ONE write of its ``zarr.json``.
+
+    zarr's ``node.attrs.update(mapping)`` writes the document once per key, so a run killed between two of
+    those writes leaves some keys new and some old (a store marked complete beside its old manifest digest).
+    Every attribute change of the store goes through here: a kill leaves the document before or after.
+
+    Examples
+    --------
+    >>> group = zarr.open_group("memory://write-attributes-example.zarr", mode="w")
+    >>> write_attributes(group, {"a": 1, "b": 2}); sorted(group.attrs.asdict().items())
+    [('a', 1), ('b', 2)]
+    """
+    node.update_attributes({**node.attrs.asdict(), **changes})
+
+
+def not_a_store_error(url: str, attrs: dict) -> StoreError:
+    """How every command refuses a Zarr group that is not a tablegen store (one message, exit code 2).
+
+    Examples
+    --------
+    >>> print(not_a_store_error("x.zarr", {}))
+    store 'x.zarr' is not a tablegen store (attribute schema = None)
+    """
+    return StoreError(f"store {url!r} is not a tablegen store (attribute schema = {attrs.get('schema')!r})")
 
 
 #: The table shipped inside the package (written by ``tablegen run configs/paper.yaml``).
@@ -192,6 +219,9 @@ def open_group(url: str, storage_options: dict | None, mode: str) -> zarr.Group:
     try:
         return zarr.open_group(url, mode=mode, storage_options=storage_options or None, zarr_format=3)
     except (FileNotFoundError, zarr.errors.GroupNotFoundError, zarr.errors.NodeTypeValidationError):
+        fs, root = store_fs(url, storage_options)
+        if mode in ("r", "r+") and not fs.exists(f"{root}{CREATING_SUFFIX}"):
+            check_not_headless(url, storage_options)  # a store whose root document was deleted: damaged
         raise StoreError(f"store {url!r} does not exist (or holds no Zarr group)") from None
     except UNREACHABLE_ERRORS as error:
         raise _unreachable(url, error) from None
@@ -200,6 +230,23 @@ def open_group(url: str, storage_options: dict | None, mode: str) -> zarr.Group:
                                   f"{error}); the store is damaged") from None
     except (NotADirectoryError, IsADirectoryError, PermissionError, OSError) as error:
         raise StoreError(f"store {url!r} cannot be opened ({error.strerror or error})") from None
+
+
+def check_not_headless(url: str, storage_options: dict | None = None) -> None:
+    """Refuse a folder that holds a store's arrays or manifest but no root document (``zarr.json`` deleted), no
+    creation under way: a damaged store, named so, with what to do (never taken for an absent one)."""
+    fs, root = store_fs(url, storage_options)
+    try:
+        names = {entry.rstrip("/").rsplit("/", 1)[-1] for entry in fs.ls(root, detail=False)}
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    known = sorted(names & {*VARIABLES, "metric", "alpha", "C", "P", "N", "tail_probability", "manifest"})
+    if known:
+        raise StoreIntegrityError(
+            f"store {url!r} is damaged: its root metadata (zarr.json) is missing, though the folder holds a store's "
+            f"arrays ({', '.join(known[:4])}{', ...' if len(known) > 4 else ''}); with it went the record of the "
+            "config, the random stream and the hash chain, so it can neither be checked nor resumed: re-create it "
+            f"(remove the folder, then `tablegen run CONFIG --store {url}`)")
 
 
 def store_fs(url: str, storage_options: dict | None):

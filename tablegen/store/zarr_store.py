@@ -48,6 +48,7 @@ from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
 from tablegen.store.schema import (
     CONVENTION_ATTRIBUTES,
+    CREATING_SUFFIX,
     DATA_VARIABLES,
     READABLE_VERSIONS,
     SCHEMA_NAME,
@@ -55,12 +56,15 @@ from tablegen.store.schema import (
     VARIABLES,
     WRITABLE_VERSIONS,
     WRITE_CONFIG,
+    check_not_headless,
     history_line,
     is_local,
     layout,
+    not_a_store_error,
     open_group,
     source_attribute,
     store_fs,
+    write_attributes,
 )
 from tablegen.store.shards import Durable, write_whole
 from tablegen.store.template import StoreTemplate
@@ -76,10 +80,6 @@ __all__ = ["DATA_VARIABLES", "LOCK_SUFFIX", "SCHEMA_NAME", "SCHEMA_VERSION", "VA
 
 logger = logging.getLogger(__name__)
 
-#: Marker beside a store while its template is being written.
-CREATING_SUFFIX = ".creating"
-
-
 def store_exists(url: str, storage_options: dict | None = None) -> bool:
     """Whether ``url`` already holds a Zarr group (finished or not)."""
     try:
@@ -92,6 +92,10 @@ def store_exists(url: str, storage_options: dict | None = None) -> bool:
 def store_state(url: str, storage_options: dict | None = None) -> str:
     """``"absent"``, ``"unfinished"`` (a template whose writing was interrupted) or ``"ready"``.
 
+    While the creation marker is there, a store whose template is not finished is unfinished at every moment of
+    its creation (its root document not yet written, or written without its attributes).  A folder that holds a
+    store's arrays but no root document is damaged (:class:`StoreIntegrityError`, saying what to do).
+
     Examples
     --------
     >>> from tablegen.store.schema import bundled_table_path
@@ -100,18 +104,32 @@ def store_state(url: str, storage_options: dict | None = None) -> str:
     """
     if not store_exists(url, storage_options):  # first: a store that cannot be reached is named here
         fs, root = store_fs(url, storage_options)
-        return "unfinished" if fs.exists(f"{root}{CREATING_SUFFIX}") else "absent"
-    group = open_group(url, storage_options, "r")
-    attrs = group.attrs.asdict()
-    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") in WRITABLE_VERSIONS \
-            and not template_finished(group):
-        fs, root = store_fs(url, storage_options)
         if fs.exists(f"{root}{CREATING_SUFFIX}"):
             return "unfinished"
+        check_not_headless(url, storage_options)
+        return "absent"
+    group = open_group(url, storage_options, "r")
+    attrs = group.attrs.asdict()
+    fs, root = store_fs(url, storage_options)
+    if attrs.get("schema") in (None, SCHEMA_NAME) and fs.exists(f"{root}{CREATING_SUFFIX}") \
+            and not template_finished(group):  # the root may not hold its attributes yet
+        return "unfinished"
+    if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") in WRITABLE_VERSIONS \
+            and not template_finished(group):
         # no creation under way, yet no manifest record: a finished store whose record was lost (or a template
         # of a tablegen before the marker); never removed: ready, and its integrity check refuses it
         logger.warning("store %s has no manifest record and no creation marker; it is not removed", url)
     return "ready"
+
+
+def remove_creation_marker(url: str, storage_options: dict | None = None) -> bool:
+    """Remove a creation marker left beside a finished store (a run killed after its template was finished and
+    before the marker went); whether there was one.  Call it holding the store's lock."""
+    fs, root = store_fs(url, storage_options)
+    if not fs.exists(f"{root}{CREATING_SUFFIX}") or not template_finished(open_group(url, storage_options, "r")):
+        return False
+    fs.rm(f"{root}{CREATING_SUFFIX}")
+    return True
 
 
 def remove_partial_files(url: str, storage_options: dict | None = None) -> int:
@@ -173,6 +191,11 @@ def create_store(template: StoreTemplate, url: str, storage_options: dict | None
     fs, root = store_fs(url, storage_options)
     if fs.isfile(root):
         raise StoreError(f"store {url!r} cannot be created there: it is a file, not a folder")
+    held = sorted(path.rstrip("/").rsplit("/", 1)[-1] for path in fs.ls(root, detail=False)) \
+        if state == "absent" and fs.isdir(root) else []
+    if held:  # (a store's own arrays without its root document are refused by store_state as damage)
+        raise StoreError(f"store {url!r} cannot be created there: the folder is not empty and holds no Zarr group "
+                         f"({', '.join(held[:4])}); choose another store path")
     try:
         if state == "unfinished":
             _remove_unfinished(url, storage_options)
@@ -212,7 +235,7 @@ def check_schema(attrs: dict, url: str, write: bool = True) -> None:
     """Refuse a group that is not a tablegen store of a version this tablegen writes (3, unsharded, or 4,
     sharded: each resumed in its own layout) or, to read, of an older version."""
     if attrs.get("schema") != SCHEMA_NAME:
-        raise StoreError(f"store {url!r} is not a tablegen store (attribute schema = {attrs.get('schema')!r})")
+        raise not_a_store_error(url, attrs)
     readable = attrs.get("schema_version") in READABLE_VERSIONS
     if attrs.get("schema_version") not in WRITABLE_VERSIONS and (write or not readable):
         hint = ("; migrate it (values unchanged) with tablegen.store.migrate_store(path)"
@@ -221,10 +244,18 @@ def check_schema(attrs: dict, url: str, write: bool = True) -> None:
                          f"{__version__} writes versions {', '.join(map(str, WRITABLE_VERSIONS))}{hint}")
 
 
-def _check_finished(group, url: str) -> None:
-    if not template_finished(group):
+def _check_finished(group, url: str, storage_options: dict | None = None) -> None:
+    if template_finished(group):
+        return
+    fs, root = store_fs(url, storage_options)
+    if fs.exists(f"{root}{CREATING_SUFFIX}"):
         raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); "
                          "the next `tablegen run` of its config writes it again")
+    # no creation under way: a finished store that lost its manifest (a lost record alone is refused before,
+    # naming `tablegen repair --rebuild-manifest`); the next run would not write it again
+    raise StoreIntegrityError(f"store {url!r} is damaged: its integrity manifest (manifest/) is missing or cannot "
+                              "be read, so nothing it holds can be checked, and its record cannot be rebuilt "
+                              f"without it; re-create it (remove it, then `tablegen run CONFIG --store {url}`)")
 
 
 def append_history(url: str, what: str, storage_options: dict | None = None) -> None:
@@ -232,7 +263,7 @@ def append_history(url: str, what: str, storage_options: dict | None = None) -> 
     group = open_group(url, storage_options, "r+")
     earlier = group.attrs.get("history")
     line = history_line(_now(), what, __version__)
-    group.attrs.update({"history": f"{earlier}\n{line}" if earlier else line})
+    write_attributes(group, {"history": f"{earlier}\n{line}" if earlier else line})
 
 
 def read_writable_attributes(url: str, storage_options: dict | None = None) -> dict:
@@ -246,7 +277,7 @@ def read_writable_attributes(url: str, storage_options: dict | None = None) -> d
     group = open_group(url, storage_options, "r")
     attrs = group.attrs.asdict()
     check_schema(attrs, url)
-    _check_finished(group, url)
+    _check_finished(group, url, storage_options)
     return attrs
 
 
@@ -363,8 +394,8 @@ def mark_complete(url: str, storage_options: dict | None = None) -> bool:
     group = open_group(url, storage_options, "r+")
     if group.attrs.get("complete") is True and "chunks" in group["manifest"].attrs:
         return False
-    chain = consolidate(group)
-    group.attrs.update({"complete": True, "completed": _now(), CHAIN: chain})
+    chain = consolidate(group)  # the manifest first: until the root says complete, its chain leaves chunks out
+    write_attributes(group, {"complete": True, "completed": _now(), CHAIN: chain})  # one write: never half
     Durable(*store_fs(url, storage_options)).sync([f"{MANIFEST}/zarr.json", "zarr.json"])
     return True
 
@@ -410,7 +441,7 @@ def open_store_group(url: str, storage_options: dict | None = None) -> tuple:
         raise
     attrs = group.attrs.asdict()
     if attrs.get("schema") == SCHEMA_NAME and attrs.get("schema_version") in WRITABLE_VERSIONS:
-        _check_finished(group, url)
+        _check_finished(group, url, storage_options)
     check_schema(attrs, url, write=False)
     if attrs.get("schema_version") == 1:
         logger.warning("store %s has schema version 1: no checksums or manifest, so damage cannot be detected; "

@@ -1,8 +1,9 @@
 """A store whose manifest lost its record of what was written: every refusal names the command that rebuilds it;
-``tablegen repair STORE --rebuild-manifest`` rebuilds it only where every written chunk matches its own digest and
-the metadata, coordinates and root attributes match the config the store records (else it names what differs and
-writes nothing); a rebuilt store verifies, answers bit for bit as the intact store did, and a resume finishes it
-without recomputing a written cell.  The reference is the same job run without damage.
+``tablegen repair STORE --rebuild-manifest`` rebuilds it only where the metadata, coordinates and root attributes
+match the config the store records (else it names what differs, says to re-create the store, and writes nothing);
+damaged data chunks are named and left to the resume, which then recomputes exactly them (the undamaged regions are
+kept); a rebuilt store verifies, answers bit for bit as the intact store did, and a resume finishes it without
+recomputing a written cell.  The reference is the same job run without damage.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def test_an_interrupted_store_rebuilt_resumes_without_recomputing_written_cells(
     assert_stores_bit_identical(store, sharded if layout else reference)
 
 
-def test_a_sharded_store_with_a_lost_record_is_rebuilt_bit_for_bit_and_refused_over_a_flipped_shard(sharded,
+def test_a_sharded_store_with_a_lost_record_is_rebuilt_bit_for_bit_even_beside_a_flipped_shard(sharded,
                                                                                                    tmp_path,
                                                                                                    capsys):
     store, damaged = tmp_path / "d.zarr", tmp_path / "e.zarr"
@@ -134,10 +135,12 @@ def test_a_sharded_store_with_a_lost_record_is_rebuilt_bit_for_bit_and_refused_o
     assert_stores_bit_identical(store, sharded)
 
     _flip(damaged, "critical_value/c/0/0/0/0/1")  # the shard of P 5, 10 x N 16
-    before = _files(damaged)
-    assert main(["repair", str(damaged), "--rebuild-manifest"]) == 3
-    assert "critical_value/c/0/0/0/0/1[" in capsys.readouterr().err
-    assert _files(damaged) == before
+    assert main(["repair", str(damaged), "--rebuild-manifest"]) == 3  # record rebuilt; the shard left to the run
+    out = capsys.readouterr().out
+    assert "critical_value/c/0/0/0/0/1[" in out and f"tablegen run CONFIG --store {damaged}" in out, out
+    summary = run(_config(damaged, **SHARDED), executor="serial")  # the command named gets to the end
+    assert summary.cells_computed == 1  # the damaged inner chunk's cell only (its task rewrites the shard)
+    assert_stores_bit_identical(damaged, sharded)
 
 
 def _flip(store: Path, key: str = CV) -> None:
@@ -158,12 +161,34 @@ def _rewrite_P(store: Path) -> None:
     zarr.open_group(str(store), mode="r+")["P"][1] = 11
 
 
-#: damage (besides the lost record) -> what the refusal names
-DAMAGE = {
+#: damage to data (besides the lost record) -> what the rebuild names (it rebuilds the record, the run the data)
+DATA_DAMAGE = {
     "a data chunk's bytes flipped": (_flip, f"chunk {CV}: cannot be decoded"),
     "a data chunk deleted": (lambda s: (s / CV).unlink(), f"chunk {CV}: is missing"),
     "a data chunk from another region": (lambda s: shutil.copyfile(s / "critical_value/c/0/0/0/0/0", s / CV),
                                          f"chunk {CV}: holds other values"),
+}
+
+
+@pytest.mark.parametrize("kind", DATA_DAMAGE)
+def test_a_lost_record_beside_damaged_data_is_rebuilt_and_the_run_it_names_recomputes_only_the_damage(
+        kind, reference, tmp_path, capsys):
+    damage, named = DATA_DAMAGE[kind]
+    store = tmp_path / "d.zarr"
+    shutil.copytree(reference, store)
+    _lose_record(store)
+    damage(store)
+    assert main(["repair", str(store), "--rebuild-manifest"]) == 3  # rebuilt, but still damaged: exit 3
+    out = capsys.readouterr().out
+    assert "manifest record rebuilt" in out and named in out and f"tablegen run CONFIG --store {store}" in out, out
+    summary = run(_config(store), executor="serial")
+    assert summary.cells_computed == 1  # the damaged chunk's cell (P 10, N 16) only
+    assert main(["verify", str(store)]) == 0
+    assert_stores_bit_identical(store, reference)
+
+
+#: damage to metadata (besides the lost record) -> what the refusal names
+DAMAGE = {
     "fill value edited": (_edit("critical_value/zarr.json", lambda d: d.update(fill_value=0.0)),
                           "critical_value: metadata (zarr.json) differs"),
     "coordinate P rewritten": (_rewrite_P, "P: coordinate values differ from the config's grid"),
@@ -187,6 +212,7 @@ def test_a_rebuild_over_damage_is_refused_naming_it_and_writes_nothing(kind, ref
     assert main(["repair", str(store), "--rebuild-manifest"]) == 3
     err = capsys.readouterr().err
     assert "its manifest record was not rebuilt (nothing was written)" in err and named in err, err
+    assert "re-create the store" in err, err  # a way further: the refusal names it
     assert _files(store) == before and not Path(f"{store}.lock").exists()
 
 
