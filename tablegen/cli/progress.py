@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import sys
+import threading
 import time
 
 
@@ -107,16 +108,40 @@ class RunProgress:
         self.throughput = Throughput(self.rate_seconds)
         self.cells = (plan.cells_done, plan.cells)
         self.interactive = self.stream.isatty()
+        self._ticking, self._drawing = None, threading.Lock()
+
+    def tick_while_starting(self) -> None:
+        """On a terminal, redraw the line (its elapsed time) every :attr:`redraw_seconds` from a thread of its
+        own until the tasks start or report (:meth:`tasks_started`, :meth:`work`): the cluster's start-up
+        shows as time passing, not as a line that stands still."""
+        if not self.interactive or self._ticking is not None:
+            return
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(self.redraw_seconds):
+                self._draw("starting", final=False)
+        self._ticking = (stop, threading.Thread(target=tick, name="tablegen-progress", daemon=True))
+        self._ticking[1].start()
+
+    def _stop_ticking(self) -> None:
+        if self._ticking is not None and not self._ticking[0].is_set():
+            self._ticking[0].set()
+            self._ticking[1].join()
 
     def tasks_started(self) -> None:
         """The tasks start now (the cluster is up).  On a terminal the line drawn so far is ended, so that
         what is printed next starts a line of its own."""
+        self._stop_ticking()
         if self.interactive:
             self.stream.write("\n")
             self.stream.flush()
 
     def __call__(self, done: int, total: int, chunk) -> None:
-        """A finished chunk (``chunk`` None: before the first)."""
+        """A finished chunk (``chunk`` None: before the first; on a terminal the line then ticks until the tasks
+        start, :meth:`tick_while_starting`)."""
+        if chunk is not None or done == total:
+            self._stop_ticking()
         if chunk is not None:
             from tablegen.batch.plan import chunk_seconds
 
@@ -125,20 +150,22 @@ class RunProgress:
             self._measure()
         self.cells = (done, total)
         self._draw(chunk.label(self.config) if chunk is not None else None, final=done == total)
+        if chunk is None and done < total:
+            self.tick_while_starting()
 
     def work(self, chunk, done: float, left: float) -> None:
         """A running task's estimated seconds done so far and those left of the step under way
         (``tablegen.batch.job.run``'s ``on_work``; ``chunk`` None: no news, the line may be redrawn)."""
-        now = self.clock()
+        self._stop_ticking()
+        now, first = self.clock(), chunk is not None and not self.reported
         if chunk is not None:
-            self.running[chunk] = (done, left, now)
+            self.running[chunk], self.reported = (done, left, now), True
             if done > 0 or self.throughput.last is not None:  # from the first work done: kernels loaded
                 self._measure()
-        elif not self.running:
+        elif not self.running and not self.interactive:
             return
-        if now - self.drawn >= (self.redraw_seconds if self.interactive else self.log_seconds) or not self.reported:
-            self.reported = True
-            self._draw(f"{len(self.running)} running", final=False)
+        if first or now - self.drawn >= (self.redraw_seconds if self.interactive else self.log_seconds):
+            self._draw(f"{len(self.running)} running" if self.running else "waiting for the workers", final=False)
 
     def reported_seconds(self) -> float:
         """The estimated seconds of work reported done: finished tasks, and running ones up to their last report."""
@@ -169,6 +196,10 @@ class RunProgress:
         return (1.0 - share) * self.total_seconds / rate
 
     def _draw(self, label: str | None, final: bool) -> None:
+        with self._drawing:  # the ticking thread draws too
+            self._draw_line(label, final)
+
+    def _draw_line(self, label: str | None, final: bool) -> None:
         now = self.clock()
         share = 1.0 if final else self.share()
         eta = 0.0 if final else self.eta(share)

@@ -9,10 +9,12 @@ import math
 import os
 import subprocess
 import sys
+import time
 import types
 
 import pytest
 from jobtools import small_config
+from progresstools import HANG_SECONDS
 
 from tablegen.batch.job import run
 from tablegen.batch.plan import Chunk, chunk_seconds, make_plan
@@ -66,6 +68,25 @@ def test_the_run_line_shows_no_eta_before_one_percent_of_the_work(tmp_path):
     clock.now = 1.0
     line.work(Chunk(0, 2, 0, 2), 0.02 * total, 0.0)
     assert "ETA       -" not in stream.getvalue().split("\r")[-1]
+
+
+def test_on_a_terminal_the_line_ticks_while_the_cluster_starts_and_stops_when_the_tasks_start(tmp_path):
+    config = small_config(tmp_path / "p.zarr")
+    stream = io.StringIO()
+    stream.isatty = lambda: True
+    line = RunProgress(config, make_plan(config), stream)
+    line(0, 12, None)  # before the first task: the line is drawn, then redrawn as time passes
+    deadline = time.monotonic() + HANG_SECONDS  # a hang cap only: two redraws take half a second
+    while stream.getvalue().count("[starting]") < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stream.getvalue().count("[starting]") >= 2
+    line.tasks_started()
+    drawn = stream.getvalue()
+    assert drawn.endswith("\n")  # the dashboard's line comes on a line of its own
+    time.sleep(2 * line.redraw_seconds)
+    assert stream.getvalue() == drawn  # no more ticks
+    line.work(None, 0.0, 0.0)  # the cluster looked at, no report yet: the line still moves
+    assert "[waiting for the workers]" in stream.getvalue()[len(drawn):]
 
 
 def _eta_ratios(paces, total=2_000.0, tasks=2, step=1.0, time_constant=RunProgress.rate_seconds):
@@ -139,7 +160,7 @@ def test_a_closed_pipe_ends_a_command_quietly():
                                stderr=subprocess.PIPE, env=env)
     process.stdout.close()  # the reader is gone before the first line (`tablegen info | head -0`)
     error = process.stderr.read().decode()
-    assert process.wait(timeout=60) == EXIT_BROKEN_PIPE
+    assert process.wait(timeout=HANG_SECONDS) == EXIT_BROKEN_PIPE
     assert "Traceback" not in error and "BrokenPipeError" not in error, error
 
 
