@@ -178,3 +178,28 @@ def test_the_across_datasets_tables_print_p_as_its_sentence_does():
     assert any(f"{c.adjusted_p_value:.3f}" != f"{c.adjusted_p_value:.3g}" for c in result.pairwise)
     for form in ("markdown", "latex", "text"):
         assert all(f"{c.adjusted_p_value:.3g}" in comparison_table(result, format=form) for c in result.pairwise)
+
+
+def test_the_paired_tests_test_the_metric_of_the_verdict_even_for_predictions():
+    """0/1 predictions where the AUC winner (A: balanced) is not the accuracy winner (B: conservative): the
+    report's paired tests of AUC test AUC (DeLong), from the AUC winner, and never say the winner beats itself;
+    those of best accuracy test best accuracy (swap permutation)."""
+    y = np.r_[np.ones(20, int), np.zeros(80, int)]
+    a = np.r_[np.ones(18), np.zeros(2), np.ones(25), np.zeros(55)]
+    b = np.r_[np.ones(8), np.zeros(12), np.ones(2), np.zeros(78)]
+    report = tablegen.evaluate(y, {"A": a, "B": b}, C=2, metrics=["auc", "best_accuracy"])
+    for metric, winner, method in (("auc", "A", "delong"), ("best_accuracy", "B", "permutation")):
+        others = report[metric].versus_others
+        assert report[metric].winner == others.winner == winner
+        assert others.metric == metric and {t.method for t in others.tests.values()} == {method}
+        assert all(first == winner != second for first, second in others.tests)
+        assert f"{winner} beats {winner}" not in report[metric].sentence()
+
+
+def test_a_count_at_a_cut_off_gets_a_note_instead_of_paired_tests():
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(20, int), np.zeros(80, int)]
+    report = tablegen.evaluate(y, {"A": y + rng.normal(size=100), "B": 0.5 * y + rng.normal(size=100)}, C=2,
+                               metrics=["precision_at_10"])["precision_at_10"]
+    assert report.versus_others is None
+    assert any("no paired test between the models on precision_at_10" in note for note in report.notes)

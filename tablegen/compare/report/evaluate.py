@@ -244,7 +244,6 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
     ('good', True, True)
     """
-    from tablegen.compare.pairwise.paired import pairwise_tests
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import significance_test_from_scores
@@ -264,16 +263,39 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
             except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
                 why_not = (f"no max-T answer against the models given: {error}",)
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
-        others = None
         applicable = {m: models[m] for m in verdict.scores}
-        if len(applicable) >= 2:
-            others = pairwise_tests(y, applicable, metric=verdict.metric, against="winner", alpha=alpha, seed=seed)
+        others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed)
+        notes += pair_notes
         intervals, interval_notes = _intervals(y, models, verdict, seed)
         notes += interval_notes
         reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
                                                verdict, selection, others, notes)
         logger.info("evaluate: %s done", verdict.metric)
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
+
+
+def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed) -> tuple[object, tuple]:
+    """The winner of ``metric`` against each other model by the metric's own paired test, and the notes.
+
+    The report's paired tests test the metric its verdict names, whatever the scores look like: DeLong for
+    AUC, the swap permutation for the best-threshold metrics and average precision (0/1 predictions too,
+    where ``method="auto"`` would test accuracy at 0.5 by McNemar's test instead, a winner of another
+    metric).  A count at a cut-off k has no paired test here: the swap permutation is not defined across
+    the cut-off, so the report says so and gives none.
+    """
+    from tablegen.compare.pairwise.paired import pairwise_tests
+    from tablegen.compute.metrics import get_metric
+
+    if len(models) < 2:
+        return None, ()
+    spec = get_metric(metric)
+    if spec.k is not None:
+        return None, (f"no paired test between the models on {metric}: swapping two models' scores item by item "
+                      f"ties items across the cut-off k = {spec.k}, where the metric is not defined (compare "
+                      "their top-k predictions with tablegen.compare.paired_test(..., method='mcnemar', "
+                      "threshold=...))",)
+    return pairwise_tests(y, models, metric=metric, method=spec.paired_test, against="winner", alpha=alpha,
+                          seed=seed), ()
 
 
 def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]:
