@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import zarr
 from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
+from progresstools import HANG_SECONDS, tree_state, wait_while_progressing
 
 from tablegen.batch.config import load_config
 from tablegen.batch.job import run
@@ -138,9 +139,9 @@ def test_sigkill_mid_run_then_resume_gives_the_same_store(tmp_path):
                                cwd=tmp_path, start_new_session=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
     store = tmp_path / "killed.zarr"
-    deadline = time.monotonic() + 120
-    while _done_count(store) < 3 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
+    # no bound on the time 3 cells take: only on the run making no progress (cells done, store files written)
+    wait_while_progressing(process, lambda: _done_count(store), tree_state(store),
+                           until=lambda: _done_count(store) >= 3, poll=0.01)
     os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     done_at_kill = _done_count(store)
@@ -173,7 +174,7 @@ def test_killing_a_worker_mid_run_still_gives_the_same_store(client, tmp_path):
 
     summary = run(config, executor="dask", client=client, progress=kill_a_busy_worker)
     assert killed.is_set() and summary.complete
-    client.wait_for_workers(2, timeout=60)  # the nanny restarts it
+    client.wait_for_workers(2, timeout=HANG_SECONDS)  # the nanny restarts it
     clean = _slow_config(tmp_path / "clean.zarr")
     run(clean, executor="serial")
     assert_stores_bit_identical(config.store_url, clean.store_url)
@@ -188,15 +189,15 @@ def test_job_against_a_scheduler_and_two_workers_started_as_processes(reference,
                                    "--no-dashboard", "--scheduler-file", str(scheduler_file)],
                                   env=env, start_new_session=True)]
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + HANG_SECONDS
         while not scheduler_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         for _ in range(2):
             processes.append(subprocess.Popen(
                 [str(bin_dir / "dask"), "worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
                  "--no-dashboard", "--host", "127.0.0.1"], env=env, start_new_session=True))
-        with distributed.Client(scheduler_file=str(scheduler_file), timeout=60) as c:
-            c.wait_for_workers(2, timeout=60)
+        with distributed.Client(scheduler_file=str(scheduler_file), timeout=HANG_SECONDS) as c:
+            c.wait_for_workers(2, timeout=HANG_SECONDS)
             address = c.scheduler.address
             workers = len(c.scheduler_info()["workers"])
         assert workers == 2 and address.startswith("tcp://127.0.0.1:")
@@ -213,7 +214,7 @@ def test_job_against_a_scheduler_and_two_workers_started_as_processes(reference,
         for process in processes:
             os.killpg(process.pid, signal.SIGTERM)
         for process in processes:
-            process.wait(timeout=30)
+            process.wait(timeout=HANG_SECONDS)
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path, capsys):

@@ -24,6 +24,7 @@ import pytest
 import xarray as xr
 import yaml
 from dask_jobqueue.core import Job, JobQueueCluster
+from progresstools import HANG_SECONDS
 
 from tablegen.batch import launch as batch_launch
 from tablegen.batch.config import load_config
@@ -266,7 +267,7 @@ def test_slurm_launcher_runs_a_job_on_single_threaded_workers(tmp_path, monkeypa
         assert environment == worker_environment()
         assert {environment[name] for name in THREADS} == {"1"} and numba_threads == 1
         assert cwd == str(fake_slurm)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + HANG_SECONDS
     while any(map(_alive, _job_ids(fake_slurm))) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not any(map(_alive, _job_ids(fake_slurm))), "jobs were not cancelled at the end of the run"

@@ -12,10 +12,11 @@ import pytest
 from clitools import bounded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from progresstools import HANG_SECONDS
 
 from tablegen.errors import TablegenInputError
 
-SECONDS_PER_EXAMPLE = 60
+SECONDS_PER_EXAMPLE = HANG_SECONDS  # a hang, not a slow machine: one example takes a second or two
 
 
 def _budgets(case, **strategies):

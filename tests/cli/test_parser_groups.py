@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from progresstools import HANG_SECONDS
 
 from tablegen.cli.main import PARSER_GROUPS, build_parser
 
@@ -41,7 +42,8 @@ def test_a_lookup_imports_no_other_commands_modules_and_uses_one_blas_thread():
             f"print(code, os.environ['OPENBLAS_NUM_THREADS'], *[m for m in {others!r} + ['tablegen.batch.config'] "
             "if m in sys.modules])")
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_SECONDS,
+                         env=env).stdout
     assert out.splitlines()[-1] == "0 1", out
 
 

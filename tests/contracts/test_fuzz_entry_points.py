@@ -16,12 +16,13 @@ import pytest
 from clitools import bounded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from progresstools import HANG_SECONDS
 
 from tablegen.cli.main import build_parser, command_parsers, main
 from tablegen.errors import TablegenInputError
 from tests.contracts import fuzz_entry_points as fuzz
 
-SECONDS_PER_CASE = 30
+SECONDS_PER_CASE = HANG_SECONDS  # a hang, not a slow machine: one case takes a second or two
 #: Exit codes a command may give a bad input: an answer (0) or a refusal of tablegen.errors; never 1 (a bug).
 ALLOWED_EXITS = {0, 2, 3, 4, 5, 6}
 

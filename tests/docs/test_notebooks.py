@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from progresstools import HANG_SECONDS
 
 import tablegen
 from tablegen.batch.config import config_from_mapping
@@ -36,7 +37,7 @@ def execute(name: str, parameters: dict | None = None) -> nbformat.NotebookNode:
         source = "\n".join(f"{key} = {value!r}" for key, value in parameters.items())
         nb.cells.insert(at + 1, nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]}))
     nb.cells.append(nbformat.v4.new_code_cell(KERNEL_CHECK))
-    NotebookClient(nb, kernel_name="python3", timeout=300,
+    NotebookClient(nb, kernel_name="python3", timeout=HANG_SECONDS,  # per cell: a hang, not a slow machine
                    resources={"metadata": {"path": str(NOTEBOOKS)}}).execute()  # raises on a cell error
     check = nb.cells.pop()
     assert check.outputs[0]["text"].strip() == sys.executable, "the python3 kernel is not this interpreter"

@@ -40,9 +40,11 @@ import ast
 import contextlib
 import csv
 import io
+import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tokenize
@@ -50,6 +52,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from progresstools import HANG_SECONDS, IDLE_SECONDS, file_size, progress_lines, tree_state, wait_while_progressing
 
 from tablegen.batch.config import config_from_mapping
 from tablegen.cli.main import main
@@ -368,7 +371,8 @@ def test_run_against_an_existing_scheduler(command, tmp_path, monkeypatch, capsy
 @pytest.mark.parametrize("command", [c for c in shell_commands() if is_launcher(c)])
 def test_launcher_prints_its_batch_script(command, tmp_path):
     argv = shlex.split(command.replace("/shared/", f"{tmp_path}/"))
-    result = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, *argv[1:]], cwd=ROOT, capture_output=True, text=True,
+                            timeout=HANG_SECONDS)
     assert result.returncode == 0, result.stderr
     directive = "#SBATCH" if "slurm" in argv[1] else "#PBS"
     assert directive in result.stdout and "distributed.cli.dask_worker" in result.stdout, result.stdout
@@ -392,11 +396,22 @@ def test_main_job_command_in_a_fresh_copy(tmp_path):
         if (ROOT / name).is_file():
             (copy / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, copy / name)
-    result = subprocess.run(["bash", "-c", MAIN_JOB_COMMAND], cwd=copy, capture_output=True, text=True,
-                            timeout=1800)
-    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
-    assert "    361/361 cells  100.0% of the work" in result.stderr, result.stderr[-2000:]  # the progress line
-    assert "361 of 361 cells computed at R = 100,000" in result.stdout, result.stdout[-2000:]  # the summary
+    # No bound on the time it takes (a busy laptop took 30 min): it fails if neither the copy's files (the
+    # virtual environment installed, the store written) nor the run's progress line have moved for 10 min.
+    out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        process = subprocess.Popen(["bash", "-c", MAIN_JOB_COMMAND], cwd=copy, stdout=stdout, stderr=stderr,
+                                   start_new_session=True)
+    try:  # a slow wheel download writes nothing watched here: twice the usual idle bound
+        code = wait_while_progressing(process, tree_state(copy), progress_lines(err), file_size(out), poll=2.0,
+                                      idle=2 * IDLE_SECONDS)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    stdout, stderr = out.read_text(), err.read_text()
+    assert code == 0, stdout[-2000:] + stderr[-4000:]
+    assert "    361/361 cells  100.0% of the work" in stderr, stderr[-2000:]  # the progress line
+    assert "361 of 361 cells computed at R = 100,000" in stdout, stdout[-2000:]  # the summary
     assert open_store(str(copy / "laptop.zarr")).attrs["complete"] is True
 
 

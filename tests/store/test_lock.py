@@ -14,6 +14,8 @@ import threading
 import time
 
 import pytest
+from clitools import bounded
+from progresstools import HANG_SECONDS
 
 from tablegen.errors import StoreError
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
@@ -59,7 +61,7 @@ def test_no_two_threads_ever_hold_the_lock_at_once(tmp_path, trials, caplog):
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(timeout=30)
+            thread.join(timeout=HANG_SECONDS)
         assert not any(t.is_alive() for t in threads), f"trial {trial}: a contender hung"
         assert state["max"] == 1 and state["wins"] >= 1, f"trial {trial}: {state}"
         assert not os.path.exists(url + LOCK_SUFFIX)  # the last holder removed it
@@ -67,12 +69,12 @@ def test_no_two_threads_ever_hold_the_lock_at_once(tmp_path, trials, caplog):
 
 def _process_contender(url: str, trials: int, barrier, holders, maximum, wins) -> None:
     for _ in range(trials):
-        barrier.wait(timeout=60)
+        barrier.wait(timeout=HANG_SECONDS)
         lock = StoreLock(url)
         try:
             lock.acquire()
         except StoreError:
-            barrier.wait(timeout=60)
+            barrier.wait(timeout=HANG_SECONDS)
             continue
         with holders.get_lock():
             holders.value += 1
@@ -82,7 +84,7 @@ def _process_contender(url: str, trials: int, barrier, holders, maximum, wins) -
         with holders.get_lock():
             holders.value -= 1
         lock.release()
-        barrier.wait(timeout=60)
+        barrier.wait(timeout=HANG_SECONDS)
 
 
 @pytest.mark.slow
@@ -97,7 +99,7 @@ def test_no_two_processes_ever_hold_the_lock_at_once(tmp_path):
     for process in processes:
         process.start()
     for process in processes:
-        process.join(timeout=300)
+        process.join(timeout=HANG_SECONDS)
     assert all(p.exitcode == 0 for p in processes)
     assert maximum.value == 1 and trials <= wins.value <= 3 * trials
 
@@ -205,10 +207,8 @@ def test_a_planted_lock_symlink_is_refused_and_its_target_left_alone(tmp_path):
 def test_a_lock_linked_to_dev_zero_is_refused_at_once(tmp_path):
     url = str(tmp_path / "s.zarr")
     os.symlink("/dev/zero", url + LOCK_SUFFIX)
-    start = time.perf_counter()
-    with pytest.raises(StoreError, match="is a symbolic link"):
+    with bounded(HANG_SECONDS), pytest.raises(StoreError, match="is a symbolic link"):  # not read without limit
         StoreLock(url).acquire()
-    assert time.perf_counter() - start < 5  # not read without limit (a generous bound: no memory blow-up)
 
 
 def test_a_planted_creation_marker_symlink_is_replaced_not_written_through(tmp_path):
