@@ -84,12 +84,12 @@ CASES = [
 for function, arguments in [
     ("critical_value", "'average_precision', 100, 300, C=10, method='table'"),
     ("critical_value", "'auc', 1000, 1000, C=10"),
-    ("p_value", "'auc', 0.55, 1000, 1000, C=10"),
+    ("p_value", "'auc', 1000, 1000, C=10, score=0.55"),
     ("critical_value", "'best_f1', 1000, 1000, C=10"),
     ("critical_value", "'best_balanced_accuracy', 1000, 1000, C=10"),
     ("critical_value", "'best_accuracy', 1000, 1000, C=10"),
     ("critical_value", "'tp_at_10', 1000, 1000, C=10"),
-    ("p_value", "'precision_at_10', 0.5, 1000, 1000, C=10"),
+    ("p_value", "'precision_at_10', 1000, 1000, C=10, score=0.5"),
 ]:
     code = LOOKUP.format(function=function, arguments=arguments, heavy=HEAVY)
     CASES.append((f"tablegen.{function}({arguments})", [sys.executable, "-c", code]))

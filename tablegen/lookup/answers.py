@@ -103,7 +103,7 @@ class SignificanceResult:
     Examples
     --------
     >>> from tablegen import significance_test
-    >>> result = significance_test("auc", 0.70, 100, 300, C=1000)
+    >>> result = significance_test("auc", 100, 300, C=1000, score=0.70)
     >>> bool(result.significant), bool(result.settled), result.critical_value.method
     (True, True, 'exact')
     """

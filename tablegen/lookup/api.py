@@ -52,6 +52,7 @@ from tablegen.compute.metric_nulls import null_distribution
 from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
 from tablegen.errors import Argument, ResourceLimitError, StoreError, StoreIntegrityError
+from tablegen.lookup._call_order import score_by_keyword
 from tablegen.lookup._iv import LookupArgs, validate_lookup_args
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 
@@ -328,40 +329,6 @@ def _resolve(source, exact, a: LookupArgs) -> Answer | None:
 
 
 # -- public ------------------------------------------------------------------------------------------
-def _score_by_keyword(function):
-    """Give ``function`` (metric, P, N, C, ..., *, score, ...) in :func:`critical_value`'s order, and keep its old
-    call form (metric, score, P, N, C, ...) working with a DeprecationWarning.
-
-    The two cannot be confused: the new form takes ``score`` by keyword only, so a call that binds to it is
-    new, and one that does not (``score`` second, positionally) is read in the old order, as it always was.
-    """
-    import inspect
-
-    new = inspect.signature(function)
-    ordinary = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    moved = ("metric", "score", "P", "N") + tuple(n for n in new.parameters if n not in ("metric", "score", "P", "N"))
-    old = new.replace(parameters=[new.parameters[n].replace(kind=ordinary) for n in moved])
-
-    @functools.wraps(function)
-    def called(*args, **kwargs):
-        try:
-            new.bind(*args, **kwargs)
-        except TypeError as error:
-            try:
-                bound = old.bind(*args, **kwargs)
-            except TypeError:
-                raise error from None
-            import warnings
-
-            warnings.warn(f"{function.__name__}(metric, score, P, N, ...) is deprecated: the order is now "
-                          f"{function.__name__}(metric, P, N, C, ..., score=...), as critical_value(metric, P, N, "
-                          "C, ...)", DeprecationWarning, stacklevel=2)
-            return function(**bound.arguments)
-        return function(*args, **kwargs)
-
-    return called
-
-
 @_noting_damage
 def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, method: str = "auto",
                    R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
@@ -415,7 +382,7 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
     return answer if answer is not None else _simulate(a, True, False, progress)[0]
 
 
-@_score_by_keyword
+@score_by_keyword
 @_noting_damage
 def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, method: str = "auto",
             R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
@@ -442,7 +409,7 @@ def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, 
     return answer if answer is not None else _simulate(a, False, True, progress)[1]
 
 
-@_score_by_keyword
+@score_by_keyword
 @_noting_damage
 def significance_test(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, *, score: float,
                       method: str = "auto", R: int | None = None, seed: int | None = None,

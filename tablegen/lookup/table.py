@@ -32,6 +32,7 @@ from tablegen.compute.validation import (
     check_scores_in_range,
 )
 from tablegen.errors import Argument, StoreError, StoreIntegrityError, TablegenInputError
+from tablegen.lookup._call_order import score_by_keyword
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.store.reader import StoreReader, store_fingerprint
 from tablegen.store.schema import VARIABLES, bundled_table_path
@@ -75,7 +76,7 @@ class Table:
     >>> answer = table.critical_value("average_precision", [20, 30, 40], 20, C=10)  # arrays broadcast
     >>> answer.value.round(4).tolist(), answer.method.tolist(), answer.replicates.tolist()
     ([0.8035, 0.8358, 0.8601], ['table', 'table', 'table'], [10000000, 10000000, 10000000])
-    >>> table.significance_test("best_f1", [0.7, 0.8], 50, 50, C=100).significant.tolist()
+    >>> table.significance_test("best_f1", 50, 50, C=100, score=[0.7, 0.8]).significant.tolist()
     [False, True]
     """
 
@@ -267,8 +268,13 @@ class Table:
                             method=np.where(has_exact, "exact", "table"),
                             replicates=np.where(has_exact, 0, replicates), bound=np.full(exact.shape, ""))
 
-    def p_value(self, metric: str, score: ArrayLike, P: ArrayLike, N: ArrayLike, C: ArrayLike) -> Answer:
+    @score_by_keyword
+    def p_value(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike, *, score: ArrayLike) -> Answer:
         """p-value 1 - F(score-)**C of a winner's score, from the stored tail quantiles (any C >= 1).
+
+        The arguments come in :meth:`critical_value`'s order (metric, P, N, C), ``score`` by keyword, as in
+        :func:`tablegen.p_value`; the old order ``p_value(metric, score, P, N, C)`` still works, with a
+        DeprecationWarning.
 
         The count of the cell's R rankings that reached the score is bounded by the two stored
         quantiles that straddle it; the 95% interval [``ci_low``, ``ci_high``] covers that whole
@@ -279,7 +285,7 @@ class Table:
 
         Examples
         --------
-        >>> answer = open_table().p_value("auc", 0.65, 100, 300, C=1000)
+        >>> answer = open_table().p_value("auc", 100, 300, C=1000, score=0.65)
         >>> answer.formatted(2), answer.method
         ('< 0.0066', 'table')
         """
@@ -306,17 +312,20 @@ class Table:
                             method=np.full(ci_low.shape, "table"), replicates=R,
                             bound=np.where(certain, "", np.where(unresolved_low, ">", "<")))
 
-    def significance_test(self, metric: str, score: ArrayLike, P: ArrayLike, N: ArrayLike, C: ArrayLike,
-                          alpha: ArrayLike = 0.01) -> SignificanceResult:
+    @score_by_keyword
+    def significance_test(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike, alpha: ArrayLike = 0.01, *,
+                          score: ArrayLike) -> SignificanceResult:
         """Is a winner's score significant against the best of C random classifiers? From the table.
 
         The verdict is score > critical value (:meth:`critical_value`); the p-value is
         :meth:`p_value`.  ``settled`` is False where a Monte Carlo critical value's interval holds
-        the score.
+        the score.  The arguments come in :meth:`critical_value`'s order (metric, P, N, C, alpha), ``score`` by
+        keyword, as in :func:`tablegen.significance_test`; the old order ``significance_test(metric, score, P, N, C,
+        alpha)`` still works, with a DeprecationWarning.
 
         Examples
         --------
-        >>> result = open_table().significance_test("average_precision", 0.70, 1000, 1000, C=1000)
+        >>> result = open_table().significance_test("average_precision", 1000, 1000, C=1000, score=0.70)
         >>> bool(result.significant), str(result.method)
         (True, 'table')
         """
@@ -327,7 +336,7 @@ class Table:
         if shape:  # every answer takes the full shape, even where it does not depend on the score
             score, P, N, C, alpha = (np.broadcast_to(v, shape) for v in (score, P, N, C, alpha))
         cv = self.critical_value(metric, P, N, C, alpha)
-        pv = self.p_value(metric, score, P, N, C)
+        pv = self.p_value(metric, P, N, C, score=score)
         return verdict(metric, score, P, N, C, alpha, cv, pv)
 
     def answer_checked(self, metric: str, P: int, N: int, C: int, *, alpha: float | None = None,

@@ -143,7 +143,7 @@ def test_python_lookups_name_alpha_and_metric():
     from tablegen import critical_value, significance_test
 
     for call, name in ((lambda: critical_value("best_f1", 20, 20, C=10, alpha=None), "alpha is required"),
-                       (lambda: significance_test("auc", 0.9, 20, 20, C=10, alpha=None), "alpha is required"),
+                       (lambda: significance_test("auc", 20, 20, C=10, alpha=None, score=0.9), "alpha is required"),
                        (lambda: critical_value(["auc"], 20, 20, C=10), "metric: unknown metric ['auc']")):
         with pytest.raises(TablegenInputError) as raised:
             call()

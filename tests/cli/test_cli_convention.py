@@ -82,7 +82,7 @@ def test_the_command_line_names_options_where_the_library_names_arguments(capsys
         args["seed"] = int(argv[argv.index("--seed") + 1])
     with pytest.raises(TablegenInputError) as raised:
         if argv[0] == "test":
-            significance_test(argv[1], float(argv[2]), **args)
+            significance_test(argv[1], **args, score=float(argv[2]))
         else:
             critical_value(argv[1], **args)
     assert python in str(raised.value)

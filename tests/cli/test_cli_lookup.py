@@ -65,7 +65,7 @@ def test_test_with_simulation_shows_progress_and_is_reproducible(capsys):
             "--R", "100000", "--seed", "3", "--json"]
     code, out, err = run_cli(capsys, *argv)
     assert code == 0 and "100,000/100,000 replicates  100.0%" in err
-    expected = significance_test("average_precision", 0.35, 150, 484, 114, method="simulate", R=100_000, seed=3)
+    expected = significance_test("average_precision", 150, 484, 114, score=0.35, method="simulate", R=100_000, seed=3)
     assert json.loads(out) == json.loads(json.dumps(expected.to_dict()))
 
 
@@ -176,7 +176,7 @@ def test_export_of_an_unfinished_store_warns_and_leaves_cells_empty(capsys, tmp_
 
 def test_p_value_command_prints_the_p_value_and_its_source(capsys):
     code, out, _ = run_cli(capsys, "p-value", "auc", "0.65", "--P", "100", "--N", "300", "--C", "1000")
-    expected = p_value("auc", 0.65, 100, 300, C=1000)
+    expected = p_value("auc", 100, 300, C=1000, score=0.65)
     assert code == 0 and out.strip() == ("auc = 0.65 against the best of C = 1,000 random classifiers at P = 100, "
                                          f"N = 300: p-value {expected.formatted(4)} (exact)")
     code, out, _ = run_cli(capsys, "p-value", "auc", "0.65", "--P", "100", "--N", "300", "--C", "1000", "--json")

@@ -111,8 +111,8 @@ def _api_case(metric, score, P, N, C, alpha, method):
         method = "table"  # exact and auto may compute (or simulate) for minutes at large sizes: bounded here
     with bounded(SECONDS_PER_EXAMPLE):
         for kind, call in (("critical value", lambda: critical_value(metric, P, N, C, alpha, method=method)),
-                           ("p-value", lambda: p_value(metric, score, P, N, C, method=method)),
-                           ("test", lambda: significance_test(metric, score, P, N, C, alpha, method=method))):
+                           ("p-value", lambda: p_value(metric, P, N, C, score=score, method=method)),
+                           ("test", lambda: significance_test(metric, P, N, C, alpha, score=score, method=method))):
             try:
                 answer = call()
             except TablegenInputError:

@@ -121,9 +121,9 @@ def test_lookups_answer_exactly_and_at_once_at_small_cells():
     expected = null_critical_value(null, float(upper_tail_probability(10, 0.01)))
     assert answer.method == "exact" and answer.value == answer.ci_low == answer.ci_high == expected
     assert null_critical_bracket(null, float(upper_tail_probability(10, 0.01))) == (expected, expected)
-    top = tablegen.p_value("average_precision", 1.0, 3, 5, C=10)
+    top = tablegen.p_value("average_precision", 3, 5, C=10, score=1.0)
     assert top.method == "exact" and top.value == pytest.approx(1 - (1 - 1 / 56) ** 10, rel=1e-14) and top.value > 0
-    result = tablegen.significance_test("average_precision", 1.0, 3, 5, C=10)
+    result = tablegen.significance_test("average_precision", 3, 5, C=10, score=1.0)
     assert result.method == "exact" and not result.significant
 
 
@@ -149,9 +149,9 @@ def test_a_bracket_answer_at_a_larger_cell_off_the_table():
     assert time.perf_counter() - start < 5
     assert answer.method == "bracket" and answer.ci_low < answer.ci_high == answer.value
     assert answer.ci_high - answer.ci_low < 2e-4
-    pv = tablegen.p_value("average_precision", answer.value, P, N, C=C)
+    pv = tablegen.p_value("average_precision", P, N, C=C, score=answer.value)
     assert pv.method == "bracket" and 0 < pv.ci_low <= pv.value == pv.ci_high <= 0.0105
-    result = tablegen.significance_test("average_precision", 0.5 * (answer.ci_low + answer.ci_high), P, N, C=C)
+    result = tablegen.significance_test("average_precision", P, N, C=C, score=0.5 * (answer.ci_low + answer.ci_high))
     assert result.method == "bracket" and not result.settled and "bracket" in result.sentence()
 
 

@@ -152,7 +152,7 @@ def test_lookups_simulate_it_on_request():
     assert answer.method == "simulate" and 0.0 < answer.value < 1.0
     again = tablegen.critical_value("best_mcc", 30, 50, C=10, method="simulate", R=20_000, seed=3)
     assert again.value == answer.value
-    p = tablegen.p_value("best_mcc", answer.value, 30, 50, C=10, method="simulate", R=20_000, seed=3)
+    p = tablegen.p_value("best_mcc", 30, 50, C=10, score=answer.value, method="simulate", R=20_000, seed=3)
     assert p.method == "simulate" and 0.0 <= p.value <= 1.0
     exact = tablegen.critical_value("best_mcc", 30, 50, C=10, method="exact")
     assert exact.method == "exact" and answer.ci_low <= exact.value <= answer.ci_high

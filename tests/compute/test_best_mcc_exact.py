@@ -238,7 +238,7 @@ def test_lookups_answer_exactly_and_the_cost_is_charged():
     answer = tablegen.critical_value("best_mcc", 30, 50, C=10, alpha=0.01)
     assert answer.method == "exact" and answer.ci_low == answer.value == answer.ci_high
     assert answer.value == best_mcc_null(30, 50).critical_value(float(upper_tail_probability(10, 0.01)))
-    p = tablegen.p_value("best_mcc", answer.value, 30, 50, C=10)  # m* carries Pr(X >= m*) > t: p > alpha
+    p = tablegen.p_value("best_mcc", 30, 50, C=10, score=answer.value)  # m* carries Pr(X >= m*) > t: p > alpha
     assert p.method == "exact" and p.value > 0.01
     assert p.value == pytest.approx(1 - (1 - best_mcc_null(30, 50).tail_ge_score(answer.value)) ** 10, rel=1e-12)
     seconds, memory = MCC.exact_cost(1000, 1000)

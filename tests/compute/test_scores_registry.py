@@ -115,7 +115,8 @@ def test_best_mcc_verdict_is_the_lookup_answer_for_the_winner():
     verdict = result["best_mcc"]
     assert verdict.winner == max(values, key=values.get) == "good"
     assert verdict.score == pytest.approx(values["good"], abs=1e-12)
-    direct = significance_test("best_mcc", verdict.score, 40, 60, C=3, alpha=0.01, method="simulate", R=20_000, seed=3)
+    direct = significance_test("best_mcc", 40, 60, C=3, alpha=0.01, score=verdict.score, method="simulate", R=20_000,
+                               seed=3)
     assert verdict.result.critical_value.value == direct.critical_value.value
     assert verdict.result.p_value.value == direct.p_value.value and verdict.significant == bool(direct.significant)
     tied = significance_test_from_scores(y, {"tied": models["tied"]}, metrics=["best_mcc"], method="simulate",

@@ -15,8 +15,8 @@ from tablegen import critical_value, open_table, p_value, significance_test
 
 @pytest.mark.parametrize("lookup", [
     lambda table: critical_value("average_precision", 100, 300, C=10, table=table),
-    lambda table: p_value("average_precision", 0.5, 100, 300, C=10, table=table),
-    lambda table: significance_test("precision_at_10", 0.5, 100, 300, C=10, method="table", table=table),
+    lambda table: p_value("average_precision", 100, 300, C=10, score=0.5, table=table),
+    lambda table: significance_test("precision_at_10", 100, 300, C=10, score=0.5, method="table", table=table),
 ])
 def test_a_table_lookup_checks_its_metric_once(lookup):
     table = open_table()

@@ -110,7 +110,7 @@ def test_verdicts_are_the_lookup_answers_for_the_winner():
         verdict = result[metric]
         best = max(reference, key=lambda name: reference[name][metric])
         assert verdict.winner == best and verdict.score == pytest.approx(reference[best][metric], abs=1e-12)
-        direct = significance_test(metric, reference[best][metric], 40, 60, C=3, alpha=0.01)
+        direct = significance_test(metric, 40, 60, C=3, alpha=0.01, score=reference[best][metric])
         assert verdict.result.critical_value.value == pytest.approx(direct.critical_value.value, rel=1e-12)
         assert verdict.result.method == direct.method
         assert verdict.significant == bool(direct.significant)
@@ -126,7 +126,7 @@ def test_top_k_metrics_reach_the_lookups():
         best = max(untied, key=lambda name: np.sum(y[np.argsort(-untied[name])[:k]]))
         count = int(np.sum(y[np.argsort(-untied[best])[:k]]))
         assert v.winner == best and v.score == (count if metric.startswith("tp") else count / k)
-        direct = significance_test(metric, v.score, 40, 60, C=5, alpha=0.01)
+        direct = significance_test(metric, 40, 60, C=5, alpha=0.01, score=v.score)
         assert v.result.p_value.value == pytest.approx(direct.p_value.value, rel=1e-9)
         assert v.significant == bool(direct.significant)
 
@@ -232,7 +232,7 @@ def test_tied_winner_with_half_integer_U_and_its_fallbacks(monkeypatch):
                                               R=100_000, seed=4)["auc"]
     assert not simulated.tie_conditional and "no-ties null" in simulated.notes[0]
     assert "method='simulate'" in simulated.notes[0]
-    direct = significance_test("auc", v.score, 21, 30, C=10, alpha=0.01, method="simulate", R=100_000, seed=4)
+    direct = significance_test("auc", 21, 30, C=10, alpha=0.01, score=v.score, method="simulate", R=100_000, seed=4)
     assert simulated.result.critical_value == direct.critical_value
     # over the time limit: auto falls back with a note, exact refuses
     from tablegen.errors import ResourceLimitError
@@ -248,7 +248,7 @@ def test_untied_scores_get_the_no_ties_answer_bit_for_bit():
     y, models = models_and_labels()
     untied = {name: s for name, s in models.items() if name != "tied"}
     v = significance_test_from_scores(y, untied, metrics=["auc"], C=4)["auc"]
-    direct = significance_test("auc", v.score, 40, 60, C=4, alpha=0.01)
+    direct = significance_test("auc", 40, 60, C=4, alpha=0.01, score=v.score)
     assert not v.winner_has_ties and not v.tie_conditional and v.notes == ()
     assert v.result.critical_value == direct.critical_value and v.result.p_value == direct.p_value
 
@@ -263,7 +263,7 @@ def test_a_metric_undefined_for_one_model_is_answered_for_the_others(tmp_path, c
     assert set(v.scores) == {"noise", "good"} and list(v.not_applicable) == ["tied"]
     assert v.not_applicable["tied"].startswith("precision_at_10: items ranked")
     assert v.winner in ("noise", "good") and v.result.C == 3  # C still counts the model left out
-    direct = significance_test("precision_at_10", v.score, 40, 60, C=3, alpha=0.01)
+    direct = significance_test("precision_at_10", 40, 60, C=3, alpha=0.01, score=v.score)
     assert v.result.p_value.value == pytest.approx(direct.p_value.value, rel=1e-12)
     assert "precision_at_10 is not defined for 'tied'" in v.sentence() and result["auc"].not_applicable == {}
     assert result.to_dict()["verdicts"][0]["not_applicable"] == {"tied": v.not_applicable["tied"]}

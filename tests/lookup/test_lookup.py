@@ -85,15 +85,15 @@ def test_table_lookups_broadcast_like_their_scalar_calls(table):
     C = np.array([10, 1000])
     answer = table.critical_value("auc", P, N, C, alpha=0.05)
     assert answer.value.shape == answer.method.shape == (3, 2)
-    pv = table.p_value("average_precision", 0.95, P, N, 100)
-    test = table.significance_test("best_f1", np.full((3, 2), 0.99), P, N, C)
+    pv = table.p_value("average_precision", P, N, 100, score=0.95)
+    test = table.significance_test("best_f1", P, N, C, score=np.full((3, 2), 0.99))
     for i in range(3):
         for j in range(2):
             one = table.critical_value("auc", int(P[i, 0]), int(N[j]), int(C[j]), alpha=0.05)
             assert (answer.value[i, j], answer.method[i, j]) == (one.value, one.method)
-            one_p = table.p_value("average_precision", 0.95, int(P[i, 0]), int(N[j]), 100)
+            one_p = table.p_value("average_precision", int(P[i, 0]), int(N[j]), 100, score=0.95)
             assert (pv.value[i, j], pv.bound[i, j]) == (one_p.value, one_p.bound)
-            one_t = table.significance_test("best_f1", 0.99, int(P[i, 0]), int(N[j]), int(C[j]))
+            one_t = table.significance_test("best_f1", int(P[i, 0]), int(N[j]), int(C[j]), score=0.99)
             assert test.significant[i, j] == one_t.significant
 
 
@@ -125,7 +125,7 @@ def test_table_p_values_bracket_the_exact_p_values(table):
         lowest = tablegen.compute.metrics.get_metric(metric).range(P, N)[0]
         for score in (critical, max(critical * 0.98, lowest)):
             exact = exact_p_value(metric, score, P, N, C)
-            answer = table.p_value(metric, score, P, N, C)
+            answer = table.p_value(metric, P, N, C, score=score)
             checked += 1
             inside += answer.ci_low <= exact <= answer.ci_high
             if answer.bound == "<":
@@ -136,27 +136,27 @@ def test_table_p_values_bracket_the_exact_p_values(table):
 
 
 def test_table_p_value_beyond_the_deepest_quantile_is_a_bound_not_zero(table):
-    answer = table.p_value("auc", 0.9, 1000, 1000, C=1000)
+    answer = table.p_value("auc", 1000, 1000, C=1000, score=0.9)
     assert answer.bound == "<" and answer.value == answer.ci_high > 0
     # At most floor(R t) = 1 of 10^7 rankings reached it; the bound adds the sampling error on that count.
     assert answer.value > -np.expm1(1000 * np.log1p(-1e-7))
     assert answer.formatted(3) == "< 0.000557"
-    shallow = table.p_value("auc", 0.5, 1000, 1000, C=10)
+    shallow = table.p_value("auc", 1000, 1000, C=10, score=0.5)
     assert shallow.bound == ">" and shallow.value == shallow.ci_low
     assert shallow.value == pytest.approx(1 - 0.9 ** 10, rel=2e-3) and shallow.value < 1 - 0.9 ** 10
 
 
 def test_a_table_verdict_at_the_critical_value_never_shows_a_p_value_bound_below_alpha(table):
     """The review's case: score = exact m*, not significant, so the "<" bound must not read p < alpha."""
-    result = table.significance_test("auc", 0.5696166666666667, 200, 900, C=10)
+    result = table.significance_test("auc", 200, 900, C=10, score=0.5696166666666667)
     assert not result.significant and result.p_value.bound == "<" and result.p_value.value > 0.01
     assert exact_p_value("auc", 0.5696166666666667, 200, 900, 10) <= result.p_value.value
 
 
 def test_scores_and_alphas_within_rounding_are_accepted(table):
-    assert p_value("best_f1", 0.6666666666, 20, 20, C=10).value == 1.0  # 1e-10 below the minimum 2/3
+    assert p_value("best_f1", 20, 20, C=10, score=0.6666666666).value == 1.0  # 1e-10 below the minimum 2/3
     with pytest.raises(TablegenInputError, match="outside the range"):
-        p_value("best_f1", 0.6666, 20, 20, C=10)
+        p_value("best_f1", 20, 20, C=10, score=0.6666)
     assert table.critical_value("auc", 20, 20, 10, np.float32(0.05)).value == \
         table.critical_value("auc", 20, 20, 10, 0.05).value
     with pytest.raises(TablegenInputError, match="C must be given"):
@@ -168,12 +168,12 @@ def test_simulation_arguments_without_simulation_are_refused():
                                                  r"'auto'\), not to method='table'"):
         critical_value("auc", 20, 20, C=1000, R=1000, method="table")
     with pytest.raises(TablegenInputError, match="seed applies only to simulated answers"):
-        p_value("auc", 0.7, 20, 20, C=10, method="exact", seed=3)
+        p_value("auc", 20, 20, C=10, score=0.7, method="exact", seed=3)
 
 
 def test_table_p_values_do_not_increase_with_the_score(table):
     scores = np.linspace(0.5, 1.0, 201)
-    answer = table.p_value("average_precision", scores, 300, 300, 100)
+    answer = table.p_value("average_precision", 300, 300, 100, score=scores)
     assert np.all(np.diff(answer.ci_low) <= 0) and np.all(np.diff(answer.ci_high) <= 0)
     assert np.all(np.diff(answer.value[answer.bound == "<"]) <= 0)
 
@@ -181,17 +181,17 @@ def test_table_p_values_do_not_increase_with_the_score(table):
 def test_table_significance_test_agrees_with_exact_verdicts(table):
     P, N, C = 100, 300, 1000
     critical = table.critical_value("best_f1", P, N, C).value
-    above = table.significance_test("best_f1", critical + 1e-6, P, N, C)
-    at = table.significance_test("best_f1", critical, P, N, C)
+    above = table.significance_test("best_f1", P, N, C, score=critical + 1e-6)
+    at = table.significance_test("best_f1", P, N, C, score=critical)
     assert above.significant and above.settled and not at.significant
     assert exact_p_value("best_f1", critical + 1e-6, P, N, C) <= 0.01 < exact_p_value("best_f1", critical, P, N, C)
 
 
 def test_a_monte_carlo_verdict_inside_its_interval_is_not_settled(table):
     cv = table.critical_value("average_precision", 500, 500, 10)
-    result = table.significance_test("average_precision", cv.ci_high, 500, 500, 10)
+    result = table.significance_test("average_precision", 500, 500, 10, score=cv.ci_high)
     assert not result.settled and "not settled" in result.sentence()
-    clear = table.significance_test("average_precision", min(1.0, cv.ci_high + 0.05), 500, 500, 10)
+    clear = table.significance_test("average_precision", 500, 500, 10, score=min(1.0, cv.ci_high + 0.05))
     assert clear.settled and clear.significant
 
 
@@ -210,10 +210,10 @@ def test_a_monte_carlo_verdict_inside_its_interval_is_not_settled(table):
     (lambda t: t.critical_value("tp_at_5", 20, 40, 10), r"metric 'tp_at_5' is not in this table"),
     (lambda t: t.critical_value("f2", 20, 40, 10), "unknown metric 'f2'"),
     (lambda t: t.critical_value("auc", [20, 30], [40, 50, 60], 10), "broadcast"),
-    (lambda t: t.p_value("auc", 1.01, 20, 40, 10), r"score = 1.01 is outside the range of auc"),
-    (lambda t: t.p_value("best_accuracy", [0.9, 0.1], 20, 40, 10), r"score = 0.1 is outside the range"),
-    (lambda t: t.p_value("auc", np.nan, 20, 40, 10), "score must be a finite number"),
-    (lambda t: t.p_value("auc", 0.7, 20, 40, 0), "C must be an integer >= 1"),
+    (lambda t: t.p_value("auc", 20, 40, 10, score=1.01), r"score = 1.01 is outside the range of auc"),
+    (lambda t: t.p_value("best_accuracy", 20, 40, 10, score=[0.9, 0.1]), r"score = 0.1 is outside the range"),
+    (lambda t: t.p_value("auc", 20, 40, 10, score=np.nan), "score must be a finite number"),
+    (lambda t: t.p_value("auc", 20, 40, 0, score=0.7), "C must be an integer >= 1"),
 ])
 def test_table_rejects_bad_input(table, call, message):
     with pytest.raises(TablegenInputError, match=message):
@@ -247,7 +247,7 @@ def test_any_store_answers_like_its_dataset(small_store):
 # -- module-level answers, method="auto" ------------------------------------------------------
 
 def test_exact_p_value_below_double_precision_is_a_bound_not_zero():
-    answer = p_value("best_accuracy", 1.0, 1000, 1000, C=10)
+    answer = p_value("best_accuracy", 1000, 1000, C=10, score=1.0)
     assert answer.method == "exact" and answer.bound == "<" and answer.value > 0
     assert answer.formatted().startswith("< 2.225e-308")
 
@@ -260,7 +260,7 @@ def test_simulate_is_reproducible_reports_progress_and_covers_exact():
     assert first == again and first.method == "simulate" and first.seed == 7
     assert calls[-1] == (200_000, 200_000) and len(calls) > 1
     assert first.ci_low <= exact_critical_value("best_f1", 40, 90, C=10) <= first.ci_high
-    test = significance_test("best_f1", 0.6, 40, 90, C=10, method="simulate", R=200_000, seed=7)
+    test = significance_test("best_f1", 40, 90, C=10, score=0.6, method="simulate", R=200_000, seed=7)
     assert test.critical_value == first  # one pass serves both answers, from the same rankings
     assert test.p_value.ci_low <= exact_p_value("best_f1", 0.6, 40, 90, 10) <= test.p_value.ci_high
 
@@ -281,7 +281,7 @@ def test_off_grid_examples_are_answered_exactly_and_say_so(name, P, N, C):
     for metric in EXACT_METRICS:
         answer = critical_value(metric, P, N, C=C, alpha=0.05)
         assert answer.method == "exact", (name, metric)
-        result = significance_test(metric, answer.value, P, N, C=C, alpha=0.05)
+        result = significance_test(metric, P, N, C=C, alpha=0.05, score=answer.value)
         assert not result.significant and result.p_value.value > 0.05 and result.method == "exact"
     simulated = critical_value("average_precision", P, N, C=C, R=100_000)  # auto: off the table, simulated
     assert simulated.method == "simulate" and simulated.ci_low <= simulated.value <= simulated.ci_high
@@ -295,10 +295,10 @@ def test_kdd_cup_auc_exact_agrees_with_a_simulation():
 
 
 def test_results_serialise_to_json():
-    result = significance_test("auc", 0.7, 150, 484, C=114)
+    result = significance_test("auc", 150, 484, C=114, score=0.7)
     data = json.loads(json.dumps(result.to_dict()))
     assert data["significant"] is True and data["method"] == "exact" and data["p_value"]["bound"] == ""
-    table_result = open_table().significance_test("average_precision", [0.6, 0.7], 1000, 1000, 10)
+    table_result = open_table().significance_test("average_precision", 1000, 1000, 10, score=[0.6, 0.7])
     data = json.loads(json.dumps(table_result.to_dict()))
     assert data["critical_value"]["method"] == ["table", "table"] and len(data["p_value"]["value"]) == 2
 

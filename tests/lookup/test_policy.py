@@ -37,7 +37,7 @@ def test_exact_off_the_table_within_the_budget():
 
 def test_the_table_answers_where_exact_is_over_budget(monkeypatch):
     slow_exact(monkeypatch, 60.0)
-    answer = p_value("best_f1", 0.6, 200, 300, C=10)
+    answer = p_value("best_f1", 200, 300, C=10, score=0.6)
     assert answer.method == "table" and answer.source == "bundled table" and answer.replicates == 10_000_000
 
 
@@ -52,7 +52,7 @@ def test_simulate_when_nothing_else_answers_seeded_by_the_cell_and_repeatable():
 
 def test_simulation_shows_progress_and_reports_R_and_seed():
     calls = []
-    answer = p_value("average_precision", 0.4, 150, 484, C=5, R=150_000, seed=9,
+    answer = p_value("average_precision", 150, 484, C=5, score=0.4, R=150_000, seed=9,
                      progress=lambda done, total: calls.append((done, total)))
     assert (answer.replicates, answer.seed) == (150_000, 9) and calls[-1] == (150_000, 150_000)
 
@@ -70,13 +70,13 @@ def test_simulation_shows_progress_and_reports_R_and_seed():
 def test_auto_never_refuses_a_valid_question(question, sources):
     metric, score, P, N, C = question
     R = 100_000 if metric == "average_precision" else None
-    result = significance_test(metric, score, P, N, C=C, R=R)
+    result = significance_test(metric, P, N, C=C, score=score, R=R)
     assert (result.critical_value.method, result.p_value.method) == sources
     assert 0.0 <= result.p_value.value <= 1.0 and result.p_value.bound in ("", "<", ">")
     forced = sources
     assert result.critical_value == critical_value(metric, P, N, C=C, method=forced[0], R=R if forced[0] == "simulate"
                                                    else None)
-    assert result.p_value == p_value(metric, score, P, N, C=C, method=forced[1], R=R if forced[1] == "simulate"
+    assert result.p_value == p_value(metric, P, N, C=C, score=score, method=forced[1], R=R if forced[1] == "simulate"
                                      else None)
 
 
@@ -88,14 +88,14 @@ def test_the_three_functions_use_the_same_sources(question):
     metric, score, P, N, C = question
     R = 100_000 if metric == "average_precision" else None
     cv = critical_value(metric, P, N, C=C, R=R)
-    pv = p_value(metric, score, P, N, C=C, R=R)
-    result = significance_test(metric, score, P, N, C=C, R=R)
+    pv = p_value(metric, P, N, C=C, score=score, R=R)
+    result = significance_test(metric, P, N, C=C, score=score, R=R)
     assert result.critical_value == cv and result.p_value == pv
 
 
 def test_grid_cell_at_an_unstored_C_answers_both_ways():
     """The issue's example: (100, 1000) at C = 12 — p-value from the table, critical value simulated."""
-    result = significance_test("average_precision", 0.2, 100, 1000, C=12, R=100_000)
+    result = significance_test("average_precision", 100, 1000, C=12, score=0.2, R=100_000)
     assert result.p_value.method == "table" and result.critical_value.method == "simulate"
 
 
@@ -107,7 +107,7 @@ def test_precision_at_k_through_the_count_when_forced_to_the_table():
 
 
 def test_table_p_values_stay_in_the_unit_interval():
-    answer = p_value("average_precision", 0.2, 100, 300, C=1000, method="table")
+    answer = p_value("average_precision", 100, 300, C=1000, score=0.2, method="table")
     assert answer.value == 1.0 and answer.bound == "" and answer.ci_low == answer.ci_high == 1.0
 
 

@@ -71,18 +71,18 @@ def test_memory_limit_setting_is_checked(monkeypatch):
         critical_value("best_f1", 200, 300, C=10)
 
 
-@pytest.mark.parametrize("function,args", [(critical_value, ("auc", 20, 30)), (p_value, ("auc", 0.7, 20, 30)),
-                                           (significance_test, ("auc", 0.7, 20, 30))])
-def test_C_is_required_and_the_error_says_what_it_means(function, args):
+@pytest.mark.parametrize("function,kwargs", [(critical_value, {}), (p_value, dict(score=0.7)),
+                                             (significance_test, dict(score=0.7))])
+def test_C_is_required_and_the_error_says_what_it_means(function, kwargs):
     with pytest.raises(TablegenInputError, match="C is required: the number of classifiers compared on this test "
                                                  r"set, counting every model tried \(discarded ones too\)"):
-        function(*args)
+        function("auc", 20, 30, **kwargs)
 
 
 @pytest.mark.parametrize("function", [p_value, significance_test])
 def test_a_missing_score_is_an_input_error(function):
     with pytest.raises(TablegenInputError, match="score must be a number, got None"):
-        function("auc", None, 20, 30, C=10)
+        function("auc", 20, 30, C=10, score=None)
 
 
 @pytest.mark.parametrize("score,message", [
@@ -92,13 +92,13 @@ def test_a_missing_score_is_an_input_error(function):
 ])
 def test_a_fractional_count_is_refused_and_a_precision_named(score, message):
     with pytest.raises(TablegenInputError, match=message):
-        significance_test("tp_at_10", score, 100, 300, C=10)
+        significance_test("tp_at_10", 100, 300, C=10, score=score)
 
 
 def test_a_count_passed_as_a_precision_names_tp_at_k():
     with pytest.raises(TablegenInputError, match=r"outside the range of precision_at_10 .*; a count of positives "
                                                  "among the top 10 is tp_at_10"):
-        p_value("precision_at_10", 7, 100, 300, C=10)
+        p_value("precision_at_10", 100, 300, C=10, score=7)
 
 
 def test_precision_at_k_cannot_be_stored_by_a_run():

@@ -65,7 +65,7 @@ def test_damaged_chunk_is_named_refused_by_lookups_and_repaired_bit_for_bit(kind
     table = open_table(damaged.store_url, allow_incomplete=True)
     with pytest.raises(StoreIntegrityError, match=rf"damaged cell: .*chunk {key}"):
         if key.startswith("tail"):
-            table.p_value("auc", 0.9, 15, 8, C=10)
+            table.p_value("auc", 15, 8, C=10, score=0.9)
         else:
             table.critical_value("auc", 20, 16, C=10)
     assert np.isfinite(float(table.critical_value("auc", 5, 8, C=10)))  # undamaged cells still answer

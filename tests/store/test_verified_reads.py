@@ -32,7 +32,7 @@ def test_a_lookup_checks_the_chunks_it_reads_against_the_manifest_and_keeps_thei
         name = key.split("/")[0]
         values = np.ascontiguousarray(group[name].blocks[(0,) * (group[name].ndim - 2) + (row, 0)])
         assert table.digests[key] == recorded[key] == hashlib.sha256(values.tobytes()).hexdigest()
-    table.p_value("auc", 0.65, 100, 300, C=10)
+    table.p_value("auc", 100, 300, C=10, score=0.65)
     assert f"tail_quantile/c/0/0/{row}/0" in table.digests and len(table.digests) == len(chunks) + 1 + 6
 
 
