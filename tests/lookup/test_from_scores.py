@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import exact_scores
 from scorestools import models_and_labels, random_case, write_predictions
 
 from tablegen import significance_test_from_scores
@@ -22,7 +23,6 @@ from tablegen.cli.main import main
 from tablegen.compute.metrics_from_scores import BASE_SCORE_METRICS, check_binary_labels, metrics_from_scores
 from tablegen.errors import TablegenInputError
 from tablegen.lookup.api import significance_test
-from tests.conftest import exact_scores
 
 sklearn_metrics = pytest.importorskip("sklearn.metrics")
 
