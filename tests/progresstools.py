@@ -5,7 +5,8 @@ progress line, a store's files, a virtual environment being installed) has not c
 :data:`IDLE_SECONDS`, however long the whole takes (:func:`wait_while_progressing`).  A wait with nothing to
 watch (a process that starts, a short command's reply) is capped at :data:`HANG_SECONDS`, the last resort
 against a hang: each such wait takes at most a few seconds on a quiet 2-core machine, so the cap is more than
-a hundred times that, and a machine 5x slower stays far inside it.
+a hundred times that, and a machine 5x slower stays far inside it.  A test that claims an answer comes "at once"
+scales its bound by :func:`pace_factor`, measured in the same test.
 """
 
 from __future__ import annotations
@@ -26,6 +27,24 @@ HANG_SECONDS = 900
 
 #: The run's progress line without its clocks: "12/361 cells   3.4% of the work".
 _PROGRESS = re.compile(r"[\d,]+/[\d,]+ cells\s+[\d.]+% of the work")
+
+
+#: Wall seconds of :func:`_calibration_work` on a quiet 2-core machine (AMD EPYC, 2026-11: 0.061-0.076 s; 0.20-0.42 s
+#: with six busy processes beside it, when a lookup that takes 0.46 s quiet took 1.9-2.8 s).
+QUIET_PACE_SECONDS = 0.07
+
+
+def _calibration_work() -> int:
+    return sum(i * i for i in range(2_000_000))
+
+
+def pace_factor() -> float:
+    """How many times slower than a quiet 2-core machine this one runs now (at least 1): the wall time of a fixed
+    pure-Python workload, measured now, over :data:`QUIET_PACE_SECONDS`.  A bound on the time something takes,
+    multiplied by it, holds on a loaded (or slower) machine as it does on a quiet one."""
+    start = time.perf_counter()
+    _calibration_work()
+    return max(1.0, (time.perf_counter() - start) / QUIET_PACE_SECONDS)
 
 
 def progress_lines(path) -> Callable[[], frozenset]:

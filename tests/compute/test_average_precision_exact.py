@@ -15,6 +15,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from progresstools import pace_factor
 
 import tablegen
 from tablegen.compute.cell import exact_critical_values_for_cells
@@ -116,7 +117,8 @@ def test_runs_store_exact_values_only_at_enumerable_cells_and_plans_stay_finite(
 def test_lookups_answer_exactly_and_at_once_at_small_cells():
     start = time.perf_counter()
     answer = tablegen.critical_value("average_precision", 3, 5, C=10)
-    assert time.perf_counter() - start < 2.0
+    took = time.perf_counter() - start
+    assert took < 2.0 * pace_factor(), took  # 0.46 s quiet in a fresh process (imports included)
     null = average_precision_null(3, 5)
     expected = null_critical_value(null, float(upper_tail_probability(10, 0.01)))
     assert answer.method == "exact" and answer.value == answer.ci_low == answer.ci_high == expected
@@ -146,7 +148,8 @@ def test_a_bracket_answer_at_a_larger_cell_off_the_table():
     P, N, C = 21, 100, 10
     start = time.perf_counter()
     answer = tablegen.critical_value("average_precision", P, N, C=C)
-    assert time.perf_counter() - start < 5
+    took = time.perf_counter() - start
+    assert took < 5 * pace_factor(), took  # 0.2 s quiet with the kernels compiled
     assert answer.method == "bracket" and answer.ci_low < answer.ci_high == answer.value
     assert answer.ci_high - answer.ci_low < 2e-4
     pv = tablegen.p_value("average_precision", P, N, C=C, score=answer.value)
