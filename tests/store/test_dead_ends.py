@@ -1,7 +1,7 @@
 """The store's last dead ends: every refusal says what the store is and names a command that gets further (and
 that command, run, does); a store the user names is always checked; damage a lookup steps around is reported.
 
-Each reproducer of issue 38's section 2 is a test here, on a tiny store (two cells, R = 200) copied per test.
+Each dead end a damaged store once led to is a test here, on a tiny store (two cells, R = 200) copied per test.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def test_a_table_path_that_is_not_a_store_is_refused_even_where_the_answer_is_ex
 
 def test_a_damaged_cell_answered_from_another_source_warns_and_notes_the_damage(stores, tmp_path):
     store = _copy(stores, tmp_path)
-    (store / "done/c/1/0").unlink()  # the cell P 10, N 20 (issue 38's reproducer)
+    (store / "done/c/1/0").unlink()  # the cell P 10, N 20, the one asked below
     intact = tablegen.significance_test("average_precision", P=10, N=20, C=10, alpha=0.05, score=0.8,
                                         table=str(stores["unsharded"]))
     assert not intact.notes
