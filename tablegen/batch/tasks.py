@@ -36,9 +36,9 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
 
     The cells are simulated one by one, then the exact values are computed metric by metric; ``report``
     is told the estimated seconds done and those of the next step before each (so a task reports as it
-    starts, and then after each cell), and within a cell's simulation the share of its replicates done,
-    after a block of them at most every ``report_every`` seconds (:func:`block_reports`).  The order
-    changes no number: seeds are keyed on the cell.
+    starts, and then after each cell), and within a step the share of it done (a cell's blocks of
+    replicates, the rows of AUC's exact sweep) at most every ``report_every`` seconds (:func:`block_reports`).
+    The order changes no number: seeds are keyed on the cell.
     """
     pairs, entries = len(config.Cs) * len(config.alphas), config.metric_entries
     cells = chunk.cells(config)
@@ -57,7 +57,8 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
         done += seconds
     for i, spec in enumerate(entries if config.exact else ()):  # by metric: AUC's sweep serves every cell
         report(done, seconds := next(step))
-        values = exact_critical_values_for_cells(cells, (spec,), config.Cs, config.alphas)
+        values = exact_critical_values_for_cells(cells, (spec,), config.Cs, config.alphas,
+                                                 block_reports(report, done, seconds, report_every))
         for cell, exact in zip(cells, per_cell["exact_critical_value"], strict=True):
             exact[i] = values[cell][0]
         done += seconds
@@ -68,10 +69,11 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
 
 def block_reports(report: WorkReport, done: float, seconds: float, every: float,
                   clock: Callable[[], float] = time.monotonic) -> Callable[[int, int], None]:
-    """``progress(replicates_done, R)`` for a cell's simulation (:func:`~tablegen.compute.cell.simulate_cell_values`)
-    that tells ``report`` the task's seconds done (``done`` before the cell, and the share of the cell's
-    ``seconds`` its replicates done make) and those left of the cell, at most every ``every`` seconds; not
-    after the last block (the next step's report follows at once).
+    """``progress(units_done, units)`` for a step of ``seconds`` (a cell's simulation,
+    :func:`~tablegen.compute.cell.simulate_cell_values`, in replicates; a metric's exact values,
+    :func:`~tablegen.compute.cell.exact_critical_values_for_cells`, in multiply-adds) that tells ``report`` the
+    task's seconds done (``done`` before the step, and the share of the step's ``seconds`` done) and those left of
+    the step, at most every ``every`` seconds; not at the end of the step (the next step's report follows at once).
 
     Examples
     --------
@@ -82,11 +84,11 @@ def block_reports(report: WorkReport, done: float, seconds: float, every: float,
     """
     last = clock()
 
-    def progress(replicates: int, R: int) -> None:
+    def progress(units: float, total: float) -> None:
         nonlocal last
         now = clock()
-        if replicates < R and now - last >= every:
-            last, share = now, replicates / R
+        if units < total and now - last >= every:
+            last, share = now, units / total
             report(done + share * seconds, (1.0 - share) * seconds)
     return progress
 

@@ -161,7 +161,8 @@ def exact_critical_values(P, N, metrics: Sequence[Metric], Cs, alphas) -> np.nda
     return exact_critical_values_for_cells([(P, N)], metrics, Cs, alphas)[(P, N)]
 
 
-def exact_critical_values_for_cells(cells, metrics: Sequence[Metric], Cs, alphas
+def exact_critical_values_for_cells(cells, metrics: Sequence[Metric], Cs, alphas,
+                                    progress: Callable[[float, float], None] | None = None
                                     ) -> dict[tuple[int, int], np.ndarray]:
     """Exact critical values over (metric, alpha, C) for several cells (registry entries ``metrics``); NaN
     where a metric has none.
@@ -169,12 +170,13 @@ def exact_critical_values_for_cells(cells, metrics: Sequence[Metric], Cs, alphas
     Each metric's nulls come from its registry entry (:meth:`~tablegen.compute.metrics.Metric.exact_nulls`):
     cell by cell, or from one whole-grid pass where the metric has one (AUC: one recursion sweep for
     the cells within :data:`~tablegen.compute.exact.auc.EXACT_AUC_BUDGET` multiply-adds, the tilted
-    inversion for the others).
+    inversion for the others).  ``progress(done, total)``, if given, hears of a whole-grid pass as it goes
+    (:meth:`~tablegen.compute.metrics.Metric.exact_nulls`; a progress line's hook, no number changes).
     """
     cells = [(int(P), int(N)) for P, N in cells]
     values = {cell: _nan((len(metrics), len(alphas), len(Cs))) for cell in cells}
     for i, spec in enumerate(metrics):
-        for (P, N), null in spec.exact_nulls(cells):
+        for (P, N), null in spec.exact_nulls(cells, progress):
             for j, alpha in enumerate(alphas):
                 for k, C in enumerate(Cs):
                     values[P, N][i, j, k] = exact_critical_value(spec.name, P, N, C, alpha, null=null)

@@ -285,15 +285,17 @@ class Metric:
             return math.inf, math.inf
         return _resolve(self.tied_cost_routine)(group_sizes, P)
 
-    def exact_nulls(self, cells) -> Iterator[tuple[tuple[int, int], object]]:
+    def exact_nulls(self, cells, progress=None) -> Iterator[tuple[tuple[int, int], object]]:
         """(cell, exact null) for each cell, from the whole-grid routine where there is one, else cell
         by cell as the iteration reaches it; nothing for a metric without an exact routine, nor for a
-        cell outside its exact domain (:meth:`exact_at`)."""
+        cell outside its exact domain (:meth:`exact_at`).  ``progress(done, total)``, if given, is passed
+        to the whole-grid routine (AUC's sweep tells it of each row)."""
         if not self.has_exact:
             return
         cells = [(int(P), int(N)) for P, N in cells]
         if self.cells_routine is not None:
-            nulls = _resolve(self.cells_routine)(cells)
+            routine = _resolve(self.cells_routine)
+            nulls = routine(cells) if progress is None else routine(cells, progress)
             yield from ((cell, nulls[cell]) for cell in cells)
             return
         for P, N in cells:

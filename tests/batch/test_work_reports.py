@@ -22,7 +22,7 @@ def test_a_task_reports_each_step_before_it_starts_and_its_whole_cost_at_the_end
     config = small_config(tmp_path / "unused.zarr", grid={"P": [5, 10], "N": [8, 16]}, **_SMALL)
     chunk = Chunk(0, 2, 0, 2)
     reports = []
-    arrays = compute_chunk(config, chunk, lambda done, step: reports.append((done, step)))
+    arrays = compute_chunk(config, chunk, lambda done, step: reports.append((done, step)), report_every=float("inf"))
     cells, metrics = chunk.size, len(config.metrics)
     assert len(reports) == cells + metrics + 1  # before each cell, before each metric's exact values, at the end
     assert reports[0][0] == 0 and reports[0][1] > 0  # the first comes before any work
@@ -62,6 +62,21 @@ def test_a_serial_run_reports_within_a_cell_of_many_blocks_and_writes_the_same_s
                          exact=False, Cs=[10], alphas=[0.05], chunks={"P": 1, "N": 1})
     run(quiet, executor="serial")
     assert_stores_bit_identical(config.store_url, quiet.store_url)
+
+
+def test_the_exact_auc_sweep_reports_its_rows_as_it_goes():
+    """AUC's exact values (one recursion sweep for the chunk, the longest step of the README's job) are reported
+    row by row: the work done grows within the step, by the sweep's multiply-adds, and no number changes."""
+    config = small_config("memory://unused.zarr", grid={"P": [5, 10], "N": [8, 16]}, metrics=["auc"], **_SMALL)
+    chunk, reports = Chunk(0, 2, 0, 2), []
+    arrays = compute_chunk(config, chunk, lambda done, left: reports.append((done, left)))
+    quiet = compute_chunk(config, chunk, report_every=float("inf"))
+    sweep = config.metric_entries[0].cells_exact_seconds(chunk.cells(config), 1)
+    start = chunk_seconds(config, chunk) - sweep
+    within = [done for done, _ in reports if start < done < start + sweep]
+    assert len(within) == 16 - 1 and within == sorted(within)  # 16 rows (max(P, N)), the last not reported
+    for name in arrays:
+        np.testing.assert_array_equal(arrays[name], quiet[name])
 
 
 def test_block_reports_come_at_most_every_so_many_seconds_and_never_after_the_last_block():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -31,7 +31,8 @@ def auc_cost(P: int, N: int) -> tuple[float, float]:
     return P * P * N * N / 4.0, 8.0 * large * (small * small / 2.0 + small + 1)
 
 
-def auc_pmf_sweep(cells: Iterable[tuple[int, int]]) -> Iterator[tuple[tuple[int, int], np.ndarray]]:
+def auc_pmf_sweep(cells: Iterable[tuple[int, int]], progress: Callable[[float, float], None] | None = None
+                  ) -> Iterator[tuple[tuple[int, int], np.ndarray]]:
     """Yield ((P, N), pmf of U) for every requested cell, from one pass of the recursion.
 
     The recursion to (I, J) passes through every (i, j) with i <= I, j <= J, so all requested cells
@@ -42,6 +43,8 @@ def auc_pmf_sweep(cells: Iterable[tuple[int, int]]) -> Iterator[tuple[tuple[int,
     ----------
     cells : iterable of (P, N)
         Cells wanted (P, N >= 1).
+    progress : callable, optional
+        ``progress(done, total)`` after each row of the sweep, in multiply-adds (a progress line's hook).
 
     Yields
     ------
@@ -63,8 +66,12 @@ def auc_pmf_sweep(cells: Iterable[tuple[int, int]]) -> Iterator[tuple[tuple[int,
     logger.debug("AUC sweep to (%d, %d): %.1f MB", max_rows, max_cols, 8 * length / 1e6)
     buffer = np.zeros(length)
     buffer[offsets] = 1.0  # p_{0, j} = [1]
+    rows = np.arange(1, max_rows + 1, dtype=float)
+    work = np.cumsum(rows * np.minimum(rows, max_cols))  # a row's multiply-adds grow with its slots
     for row in range(1, max_rows + 1):
         advance_row(buffer, offsets, row, max_cols)
+        if progress is not None:
+            progress(float(work[row - 1]), float(work[-1]))
         for col in range(1, min(row, max_cols) + 1):
             for cell in oriented.get((row, col), ()):
                 yield cell, buffer[offsets[col]:offsets[col] + row * col + 1].copy()
@@ -141,13 +148,14 @@ def auc_tabulated_null(P: int, N: int) -> TabulatedNull:
     return auc_null_from_pmf(P, N, pmf)
 
 
-def auc_nulls_for_cells(cells) -> dict:
+def auc_nulls_for_cells(cells, progress: Callable[[float, float], None] | None = None) -> dict:
     """Exact AUC nulls of several cells: one recursion sweep for the cells within
-    :data:`EXACT_AUC_BUDGET` multiply-adds, the tilted inversion (:class:`TiltedAucNull`) for the rest."""
+    :data:`EXACT_AUC_BUDGET` multiply-adds, the tilted inversion (:class:`TiltedAucNull`) for the rest
+    (``progress``: told of the sweep's rows, :func:`auc_pmf_sweep`)."""
     cells = [(int(P), int(N)) for P, N in cells]
     affordable = [(P, N) for P, N in cells if auc_cost(P, N)[0] <= EXACT_AUC_BUDGET]
     nulls = {cell: TiltedAucNull(*cell) for cell in cells if cell not in affordable}
-    nulls.update({cell: auc_null_from_pmf(*cell, pmf) for cell, pmf in auc_pmf_sweep(affordable)})
+    nulls.update({cell: auc_null_from_pmf(*cell, pmf) for cell, pmf in auc_pmf_sweep(affordable, progress)})
     return nulls
 
 
