@@ -296,15 +296,23 @@ def test_compare_datasets_on_the_papers_table_prints_what_the_how_to_quotes(caps
         ("adjusted p = 3.5·10⁻⁵, 0.0039, 0.0046", "C3 beats C4 (adjusted p = 3.53e-05); C2 beats C4 (adjusted p = "
                                                   "0.00394); C6 beats C4 (adjusted p = 0.00457)"),
         ("verdict with the pool for 4 of the 21 pairs", "with the choice of the other algorithms for 4 of 21 pairs"),
-        ("(z = 3.163 > 3.038) but not in 6 of the 32 sub-pools, e.g. {C1, C2, C4, C5}",
-         "C2 vs C4 3.163 3.038 differ 6 of 32 {C2, C4, C1, C5}"),
-        ("(z = 2.717) but do in 20 sub-pools, e.g. compared alone",
-         "C4 vs C6 2.717 3.038 no difference 20 of 32 {C4, C6}"),
+        ("(z = 3.163 > 2.948) but not in 5 of the 32 sub-pools, e.g. {C1, C2, C4, C5}",
+         "C2 vs C4 3.163 2.948 differ 5 of 32 {C2, C4, C1, C5}"),
+        ("(z = 2.717) but do in 24 sub-pools, e.g. compared alone",
+         "C4 vs C6 2.717 2.948 no difference 24 of 32 {C4, C6}"),
+        ("the critical difference of mean ranks is 1.226", "critical difference of mean ranks 1.226"),
+        ("significant in 1/1, 5/5, 9/10, 7/10, 2/5 and 0/1", "C4 vs C6 1/1 5/5 9/10 7/10 2/5 0/1"),
     ]
     printed = " ".join(out.split())
     for says, prints in quoted:
         assert says in prose, says
         assert prints in printed, prints
+    law = ["--mean-ranks-law", "bonferroni"]
+    assert main(["compare", "datasets", str(ROOT / table), "--mean-ranks-posthoc", *law]) == 0
+    bonferroni = " ".join(capsys.readouterr().out.split())
+    assert "Bonferroni z test, critical z 3.038: 6 and 20 sub-pools" in prose
+    assert "C2 vs C4 3.163 3.038 differ 6 of 32" in bonferroni
+    assert "C4 vs C6 2.717 3.038 no difference 20 of 32" in bonferroni
     assert main(["compare", "datasets", str(ROOT / table), "--test", "sign", "--correction", "bonferroni"]) == 0
     verdicts = re.findall(r"^(C\d vs C\d) .* (C\d better than C\d)$", capsys.readouterr().out, flags=re.M)
     assert "(the sign test with Bonferroni keeps C3 > C4 and C6 > C4)" in prose
