@@ -158,35 +158,53 @@ def check_not_an_id(name: str, values: np.ndarray, where: str) -> None:
 
 
 def read_predictions(path, label_column: str, option: str = "--scores-file", models: str | None = None,
-                     ignore: str | None = None) -> tuple[list[str], dict[str, np.ndarray], str]:
+                     ignore: str | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], str]:
     """Labels (as text), {model: scores} and a line saying which columns were scored and why, and which were
-    left out, from a predictions CSV (errors name it as ``option``; ``models``, ``ignore``: :func:`model_columns`)."""
-    from tablegen.common.csvfile import parse_number, read_csv
+    left out, from a predictions CSV (errors name it as ``option``; ``models``, ``ignore``: :func:`model_columns`).
 
-    header, rows = read_csv(path, option)
-    if label_column not in header:
-        raise TablegenInputError(f"{option} {path}: no label column {label_column!r} (columns: "
-                                 f"{', '.join(header)}); name it with --label-column")
-    if len(header) == 1:
-        raise TablegenInputError(f"{option} {path}: only the label column; add one score column per model")
-    names, ignored, why = model_columns(header, label_column, models, ignore, f"{option} {path}")
-    at = header.index(label_column)
-    labels = [row[at] for row in rows]
-    scores = {}
-    for name in names:
-        j = header.index(name)
-        where = f"{option} {path}, row {{}}, column {name!r}"
-        try:
-            scores[name] = np.array([parse_number(row[j], where.format(i + 1)) for i, row in enumerate(rows)])
-        except TablegenInputError as error:
-            raise TablegenInputError(f"{error} (not a model column? leave it out with --ignore {name}, or name "
-                                     "the models with --models)") from None
-        if models is None:
+    A file whose reading would take more memory than the limit (:func:`tablegen.compute.limits.check_memory`)
+    is refused with its estimate before it is read whole; a model column's missing or non-finite value is
+    refused naming its first bad row (:func:`tablegen.common.csvfile.read_csv_columns`).
+    """
+    from tablegen.common.csvfile import read_csv_columns
+
+    chosen = {}
+
+    def numbers(header: list[str]) -> list[str]:
+        if label_column not in header:
+            raise TablegenInputError(f"{option} {path}: no label column {label_column!r} (columns: "
+                                     f"{', '.join(header)}); name it with --label-column")
+        if len(header) == 1:
+            raise TablegenInputError(f"{option} {path}: only the label column; add one score column per model")
+        chosen["names"], chosen["ignored"], chosen["why"] = model_columns(header, label_column, models, ignore,
+                                                                          f"{option} {path}")
+        return chosen["names"]
+
+    def hint(name: str) -> str:
+        return f" (not a model column? leave it out with --ignore {name}, or name the models with --models)"
+
+    _, columns = read_csv_columns(path, option, numbers, before_reading=_check_reading_memory(path, option),
+                                  hint=hint)
+    names, ignored, why = chosen["names"], chosen["ignored"], chosen["why"]
+    scores = {name: columns[name] for name in names}
+    if models is None:
+        for name in names:
             check_not_an_id(name, scores[name], f"{option} {path}")
     line = f"scored {len(names)} model column(s): {', '.join(names)} ({why})"
     if ignored:
         line += "; left out: " + ", ".join(f"{name} ({reason})" for name, reason in ignored.items())
-    return labels, scores, line + "."
+    return columns[label_column], scores, line + "."
+
+
+def _check_reading_memory(path, option: str):
+    """The check :func:`read_predictions` makes before reading a file whole: its estimate within the limit."""
+    def check(size) -> None:
+        from tablegen.compute.limits import check_memory, format_bytes
+
+        check_memory(size.memory, f"reading {option} {path} ({format_bytes(size.bytes)}: about {size.rows:,} rows "
+                                  f"x {size.columns} columns, estimated from its size and first lines)",
+                     "split the file, or raise TABLEGEN_MEMORY_LIMIT on a machine with more memory")
+    return check
 
 
 def format_scores_result(result) -> str:
