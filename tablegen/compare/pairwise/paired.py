@@ -288,7 +288,6 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     >>> bool(narrow[0] < narrow[1])
     True
     """
-    from tablegen.compare.pairwise.validation import metric_on_items
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.metrics import get_metric
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, check_score_metric
@@ -299,7 +298,7 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     spec = get_metric(check_score_metric(metric))
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
     level, resamples, method = _bootstrap_options(level, resamples, method)
-    return _bootstrap(lambda i: metric_on_items(spec, y, s, i), y, seed, level, resamples, method)
+    return _sorted_bootstrap(y, s, spec, seed, level, resamples, method)
 
 
 def _bootstrap_options(level, resamples, method) -> tuple[float, int, str]:
@@ -339,6 +338,102 @@ def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95, re
             return float("nan"), float("nan")
     low, high = result.confidence_interval
     return float(low), float(high)
+
+
+def _sorted_bootstrap(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
+                      resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> tuple[float, float]:
+    """The ``level`` bootstrap interval of one model's ``spec`` on (``labels``, ``scores``), from the sorted kernels.
+
+    The model is sorted once; resample r's multiplicities come from its own keyed stream
+    (:func:`~tablegen.compute.kernels.resample.bootstrap_key` of ``seed``, P and N, and r) and its value from one
+    weighted pass along the fixed order (:mod:`tablegen.compute.kernels.resample`); BCa's jackknife leaves each
+    item out by the same pass (AUC: by each item's placement).  The interval is scipy's ``bootstrap``'s, computed
+    from those values (:func:`interval_from_resamples`): with the same resamples, the same interval.  NaN ends
+    where scipy has none: fewer than 2 positives or negatives, or a degenerate law.
+    """
+    from tablegen.compare.pairwise.validation import BCA_ITEMS
+    from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
+    from tablegen.compute.kernels.resample import bootstrap_key, jackknife_values, resample_values, sorted_models
+
+    y = np.ascontiguousarray(labels, dtype=np.int64)
+    positives, negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    if positives.size < 2 or negatives.size < 2:  # scipy's bootstrap needs two items in each class
+        return float("nan"), float("nan")
+    if method == "auto":
+        method = "BCa" if y.size <= BCA_ITEMS else "percentile"
+    entry = spec.counted_entry()
+    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
+    k_cut, divisor = int(entry.k or 0), spec.count_divisor(positives.size, negatives.size)
+    orders, ends = sorted_models(scores)
+    key0, key1 = bootstrap_key(seed, positives.size, negatives.size)
+    values = np.empty((resamples, 1))
+    resample_values(orders, ends, y, positives, negatives, column, k_cut, key0, key1, 0, values)
+    observed = np.empty((1, 1))
+    _weighted(orders, ends, y, np.ones((1, y.size), np.int64), column, k_cut, observed)
+    jackknife = None
+    if method == "BCa":
+        left_out = np.empty(y.size)
+        jackknife_values(orders[0], ends[0], y, column, k_cut, left_out)
+        jackknife = (left_out[positives] / divisor, left_out[negatives] / divisor)
+    return interval_from_resamples(observed[0, 0] / divisor, values[:, 0] / divisor, jackknife, level, method)
+
+
+def _weighted(orders, ends, labels, weights, column, k_cut, out) -> None:
+    from tablegen.compute.kernels.resample import weighted_values
+
+    weighted_values(orders, ends, labels, weights, column, k_cut, out)
+
+
+def interval_from_resamples(observed: float, values: np.ndarray, jackknife: tuple | None, level: float,
+                            method: str) -> tuple[float, float]:
+    """The two-sided ``level`` interval of scipy's ``bootstrap`` from its ingredients, with scipy's operations.
+
+    ``observed`` is the statistic on the data, ``values`` its bootstrap distribution, ``jackknife`` (BCa only)
+    the leave-one-out values of each sample (positives, then negatives, each in item order); ``method`` one of
+    ``"BCa"``, ``"percentile"``, ``"basic"``.  BCa as scipy computes it (Efron & Tibshirani 14.3, 15.4): the bias
+    z0 from the share of values below (ties half) the observed one, the acceleration from the jackknife of every
+    sample, the quantiles by ``scipy.stats.quantile``.  NaN ends where scipy has none (a degenerate law).
+
+    Examples
+    --------
+    >>> low, high = interval_from_resamples(0.5, np.linspace(0.0, 1.0, 101), None, 0.9, "percentile")
+    >>> round(low, 12), round(high, 12)
+    (0.05, 0.95)
+    """
+    from scipy import stats
+
+    alpha = (1 - level) / 2
+    with np.errstate(all="ignore"):  # a degenerate law: NaN, as in scipy
+        if method == "BCa":
+            interval = _bca_levels(observed, values, jackknife, alpha)
+        else:
+            interval = np.stack([np.float64(alpha), 1 - np.float64(alpha)])
+        try:
+            low, high = stats.quantile(values, interval)
+        except ValueError:  # a degenerate law
+            return float("nan"), float("nan")
+    if method == "basic":
+        low, high = 2 * observed - high, 2 * observed - low
+    return float(low), float(high)
+
+
+def _bca_levels(observed: float, values: np.ndarray, jackknife: tuple, alpha: float) -> np.ndarray:
+    """BCa's two quantile levels, scipy's ``_bca_interval`` operation for operation: the bias z0 from the share of
+    ``values`` below ``observed`` (ties half), the acceleration from each sample's leave-one-out values."""
+    from scipy.special import ndtr, ndtri
+
+    below = np.count_nonzero(values < observed) + np.count_nonzero(values <= observed)
+    z0 = ndtri(np.float64(below) / (2 * values.size))
+    nums, dens = [], []
+    for left_out in jackknife:
+        n = float(left_out.size)
+        u = (n - 1) * (np.mean(left_out) - left_out)
+        nums.append(np.sum(u ** 3) / n ** 3)
+        dens.append(np.sum(u ** 2) / n ** 2)
+    a_hat = 1 / 6 * sum(nums) / sum(dens) ** (3 / 2)
+    z_alpha = float(ndtri(alpha))
+    num1, num2 = z0 + z_alpha, z0 - z_alpha
+    return np.stack([ndtr(z0 + num1 / (1 - a_hat * num1)), ndtr(z0 + num2 / (1 - a_hat * num2))])
 
 
 # -- many models -----------------------------------------------------------------------------------------

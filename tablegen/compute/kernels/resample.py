@@ -1,0 +1,287 @@
+"""Bootstrap kernels: every metric of a resample by one weighted pass along each model's fixed order.
+
+A bootstrap resample of a test set changes how often each item counts, never the order of the scores.
+Each model's items are sorted once by descending score (``order``, ties in item order) with ``group_end``
+1 at the last item of each group of tied scores (as
+:func:`tablegen.compute.metric_scorers.threshold_groups` groups them); a resample is a vector of integer
+multiplicities (``weights``, one per item), and a model's value on it is one pass over its sorted items,
+adding each item's weight to the weighted TP (positives) or FP (negatives) and closing a cut-off at
+each group end that holds any weight.  Copies of one item are tied scores, so they form one group, as
+the registry's scorers group the explicitly resampled items; a group of weight 0 is absent from the
+resample and closes no cut-off.  O(n) per resample and model.
+
+Every value is the registry scorer's expression (:mod:`tablegen.compute.metric_scorers`) on the weighted
+counts, with its float operations, so the values equal the scorer applied to the resampled items bit
+for bit, but average precision (a sequential sum here, numpy's pairwise sum there: a few ulps):
+
+``0 auc``                     A = sum gp (N - FP after the group), B = sum gp gn, (A + 0.5 B) / (P N)
+``1 best_accuracy``           max over the cut-offs of (TP + N - FP) / (P + N)
+``2 best_f1``                 max of 2 TP / (P + k)
+``3 best_balanced_accuracy``  max of 0.5 (TP / P + 1 - FP / N)
+``4 average_precision``       sum of gp (TP / k) over groups, divided by P
+``5 best_mcc``                max of (TP N - FP P) / sqrt(P N k (P + N - k)) (0 at k = 0 and k = P + N), capped at 1
+``6 tp_at_k``                 TP at the cut-off holding exactly k items (P when k >= P + N); NaN when no
+                              cut-off does (copies or tied scores straddle k: the scorer refuses such a
+                              resample, and the interval has NaN ends)
+
+Resamples: resample r draws its multiplicities from its own xoshiro256** stream
+(:func:`~tablegen.compute.kernels.rng.replicate_state` of the question's key and r): P draws uniform
+over the positives, then N over the negatives (stratified, every resample keeps P and N), each draw
+Lemire's multiply-shift of the upper 32 bits of one output with its rejection step (as the label
+permutation kernel draws).  A resample therefore depends on the key and r alone, never on blocks,
+workers or the device.  The jackknife (:func:`jackknife_values`) leaves each item out in turn: AUC by
+each item's placement (its negatives below, or positives above, and ties), O(1) per item after one
+pass; every other metric by the weighted pass with that item's weight 0, once per distinct (tie group,
+class), since leaving out either of two tied items of one class gives the same sample.
+"""
+
+import math
+
+import numba as nb
+import numpy as np
+
+from tablegen.compute.kernels.jit import jit_cached
+from tablegen.compute.kernels.ranking import bounded_draw
+from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
+
+_S32 = np.uint64(32)
+
+#: The spawn key's tag of the bootstrap streams (``SeedSequence(seed, spawn_key=(P, N, tag))``): apart from the
+#: tables' and the label permutations' streams of the same (P, N), ``cell_key(seed, P, N)``.
+BOOTSTRAP_TAG = 0xB007
+
+
+def bootstrap_key(seed: int, P: int, N: int) -> tuple[np.uint64, np.uint64]:
+    """The 128-bit key of the bootstrap resamples of a test set of P positives and N negatives under ``seed``.
+
+    Examples
+    --------
+    >>> bootstrap_key(2005, 30, 40) == bootstrap_key(2005, 30, 40)
+    True
+    """
+    words = np.random.SeedSequence(seed, spawn_key=(P, N, BOOTSTRAP_TAG)).generate_state(2, np.uint64)
+    return np.uint64(words[0]), np.uint64(words[1])
+
+
+def sorted_models(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(orders, group_ends)`` of a (models, n) score array: each row sorted once, descending, ties in item order
+    (as :func:`~tablegen.compute.metric_scorers.threshold_groups`), ``group_ends`` 1 at each tie group's last item.
+
+    Examples
+    --------
+    >>> orders, ends = sorted_models(np.array([[0.2, 0.9, 0.9, 0.1]]))
+    >>> orders.tolist(), ends.tolist()
+    ([[1, 2, 0, 3]], [[0, 1, 1, 1]])
+    """
+    scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
+    orders = np.ascontiguousarray(np.argsort(-scores, axis=1, kind="stable").astype(np.int64))
+    ranked = np.take_along_axis(scores, orders, axis=1)
+    ends = np.ones(scores.shape, np.uint8)
+    ends[:, :-1] = ranked[:, 1:] != ranked[:, :-1]
+    return orders, ends
+
+
+@nb.njit(inline="always", nogil=True)
+def _draw(total, s0, s1, s2, s3):
+    """Uniform integer in [0, total) from the upper half of one fresh output, a rejected draw redrawn
+    (:func:`~tablegen.compute.kernels.ranking.bounded_draw`)."""
+    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    return bounded_draw(r >> _S32, total, s0, s1, s2, s3)
+
+
+@nb.njit(inline="always", nogil=True)
+def draw_weights(key0, key1, replicate, positives, negatives, weights):
+    """Add resample ``replicate``'s multiplicities into ``weights`` (all zero on entry): P draws over
+    ``positives``, then N over ``negatives`` (item indices)."""
+    s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
+    n_pos = np.uint64(positives.size)
+    for _ in range(positives.size):
+        j, s0, s1, s2, s3 = _draw(n_pos, s0, s1, s2, s3)
+        weights[positives[j]] += 1
+    n_neg = np.uint64(negatives.size)
+    for _ in range(negatives.size):
+        j, s0, s1, s2, s3 = _draw(n_neg, s0, s1, s2, s3)
+        weights[negatives[j]] += 1
+
+
+@nb.njit(inline="always", nogil=True)
+def mcc_at(g, n_pos, n_neg, k):
+    """(TP N - FP P) w_k with ``g`` = TP N - FP P, w_k = 1 / sqrt(P N k (P+N-k)), 0 at k = 0 and k = P + N (the
+    scorer's operations, each correctly rounded)."""
+    n = n_pos + n_neg
+    if k <= 0 or k >= n:
+        return 0.0 * g
+    return g * (1.0 / math.sqrt(np.float64(n_pos * n_neg) * np.float64(k * (n - k))))
+
+
+@nb.njit(inline="always", nogil=True)
+def weighted_value(order, group_end, labels, weights, n_pos, n_neg, column, k_cut):
+    """One model's value on one resample: the weighted pass along ``order`` (see the module docstring)."""
+    n = n_pos + n_neg
+    tp = 0
+    fp = 0
+    tp_before = 0
+    fp_before = 0
+    a = 0
+    b = 0
+    best_d = 0
+    best_f1 = 0.0
+    best_ba = 0.5  # the empty cut-off's 0.5 (0 / P + 1 - 0 / N)
+    ap = 0.0
+    best_m = 0.0
+    tpk = n_pos if k_cut >= n else -1
+    for j in range(order.size):
+        item = order[j]
+        w = weights[item]
+        if labels[item]:
+            tp += w
+        else:
+            fp += w
+        if group_end[j] and (tp != tp_before or fp != fp_before):
+            k = tp + fp
+            gp = tp - tp_before
+            if column == 0:
+                a += gp * (n_neg - fp)
+                b += gp * (fp - fp_before)
+            elif column == 1:
+                best_d = max(best_d, tp - fp)
+            elif column == 2:
+                best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
+            elif column == 3:
+                best_ba = max(best_ba, 0.5 * (tp / n_pos + 1 - fp / n_neg))
+            elif column == 4:
+                ap += gp * (tp / k)
+            elif column == 5:
+                best_m = max(best_m, mcc_at(tp * n_neg - fp * n_pos, n_pos, n_neg, k))
+            elif k == k_cut:
+                tpk = tp
+            tp_before = tp
+            fp_before = fp
+    if column == 0:
+        return (a + 0.5 * b) / (n_pos * n_neg)
+    if column == 1:
+        return (best_d + n_neg) / (n_pos + n_neg)
+    if column == 2:
+        return best_f1
+    if column == 3:
+        return best_ba
+    if column == 4:
+        return ap / n_pos
+    if column == 5:
+        return min(best_m, 1.0)
+    return math.nan if tpk < 0 else float(tpk)
+
+
+@jit_cached(nogil=True)
+def resample_values(orders, group_ends, labels, positives, negatives, column, k_cut, key0, key1, first, out):
+    """Resamples ``first .. first + out.shape[0] - 1``: every model's value on each, into ``out`` (resamples,
+    models).  ``orders`` and ``group_ends`` are (models, n) (:func:`sorted_models`), ``labels`` 0/1 per item,
+    ``positives`` and ``negatives`` the items of each class."""
+    n = labels.size
+    n_pos, n_neg = positives.size, negatives.size
+    weights = np.zeros(n, np.int64)
+    for row in range(out.shape[0]):
+        weights[:] = 0
+        draw_weights(key0, key1, first + row, positives, negatives, weights)
+        for m in range(orders.shape[0]):
+            out[row, m] = weighted_value(orders[m], group_ends[m], labels, weights, n_pos, n_neg, column, k_cut)
+
+
+@jit_cached(nogil=True)
+def resample_weights(positives, negatives, key0, key1, first, out):
+    """The multiplicities of resamples ``first .. first + out.shape[0] - 1`` into ``out`` (resamples, n), all
+    zero on entry: what :func:`resample_values` weighs the items by (for tests and explicit resamples)."""
+    for row in range(out.shape[0]):
+        draw_weights(key0, key1, first + row, positives, negatives, out[row])
+
+
+@jit_cached(nogil=True)
+def weighted_values(orders, group_ends, labels, weights, column, k_cut, out):
+    """Every model's value on each row of given multiplicities ``weights`` (resamples, n) into ``out`` (resamples,
+    models): the pass of :func:`resample_values` on resamples drawn elsewhere (scipy's, in the tests)."""
+    n_pos = 0
+    n_neg = 0
+    for i in range(labels.size):
+        if labels[i]:
+            n_pos += weights[0, i]
+        else:
+            n_neg += weights[0, i]
+    for row in range(weights.shape[0]):
+        for m in range(orders.shape[0]):
+            out[row, m] = weighted_value(orders[m], group_ends[m], labels, weights[row], n_pos, n_neg, column, k_cut)
+
+
+@nb.njit(nogil=True)
+def _auc_jackknife(order, group_end, labels, out):
+    """Leave-one-out AUC of each item from its placement: removing a positive of a group takes the group's
+    negatives' ties and the negatives below it out of U, removing a negative the positives above and the ties."""
+    n = order.size
+    n_pos = 0
+    for i in range(n):
+        n_pos += labels[i]
+    n_neg = n - n_pos
+    # per item: the group's positives and negatives and the negatives below / positives above it
+    gp_of = np.empty(n, np.int64)
+    gn_of = np.empty(n, np.int64)
+    below_neg = np.empty(n, np.int64)
+    above_pos = np.empty(n, np.int64)
+    tp = 0
+    fp = 0
+    start = 0
+    a = 0
+    b = 0
+    for j in range(n):
+        if labels[order[j]]:
+            tp += 1
+        else:
+            fp += 1
+        if group_end[j]:
+            gp = 0
+            for t in range(start, j + 1):
+                gp += labels[order[t]]
+            gn = j + 1 - start - gp
+            a += gp * (n_neg - fp)
+            b += gp * gn
+            for t in range(start, j + 1):
+                item = order[t]
+                gp_of[item] = gp
+                gn_of[item] = gn
+                below_neg[item] = n_neg - fp
+                above_pos[item] = tp - gp
+            start = j + 1
+    for i in range(n):
+        if labels[i]:
+            out[i] = ((a - below_neg[i]) + 0.5 * (b - gn_of[i])) / ((n_pos - 1) * n_neg)
+        else:
+            out[i] = ((a - above_pos[i]) + 0.5 * (b - gp_of[i])) / (n_pos * (n_neg - 1))
+
+
+@jit_cached(nogil=True)
+def jackknife_values(order, group_end, labels, column, k_cut, out):
+    """The leave-one-out values of one model, ``out[i]`` without item i (see the module docstring)."""
+    n = order.size
+    if column == 0:
+        _auc_jackknife(order, group_end, labels, out)
+        return
+    n_pos = 0
+    for i in range(n):
+        n_pos += labels[i]
+    n_neg = n - n_pos
+    group = np.empty(n, np.int64)  # tie group of each item
+    g = 0
+    for j in range(n):
+        group[order[j]] = g
+        if group_end[j]:
+            g += 1
+    done = np.full((g, 2), -1, np.int64)  # an item already left out of this (group, class)
+    weights = np.ones(n, np.int64)
+    for i in range(n):
+        c = labels[i]
+        seen = done[group[i], c]
+        if seen >= 0:
+            out[i] = out[seen]
+            continue
+        weights[i] = 0
+        out[i] = weighted_value(order, group_end, labels, weights, n_pos - c, n_neg - (1 - c), column, k_cut)
+        weights[i] = 1
+        done[group[i], c] = i
