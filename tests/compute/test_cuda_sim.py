@@ -75,6 +75,7 @@ def _child(mode: str, path: str) -> None:
         kept, counts = cell.candidates(0, 64, [0, 2, 5], [-np.inf, 0.6, 0.0], [0.55, np.inf, 2.0])
         results.update({f"kept_{c}": values for c, values in enumerate(kept)}, counts=np.array(counts))
         results.update(_permutation_counts("cuda"))
+        results.update(_resample_values("cuda"))
     elif mode == "store":
         from tablegen.batch.job import run
 
@@ -115,6 +116,30 @@ def _permutation_counts(device: str) -> dict:
     return results
 
 
+#: The bootstrap kernel's cases: (items, models, resamples, first resample), tied scores.
+RESAMPLE_CASES = [(23, 3, 40, 0), (9, 2, 24, 1000)]
+
+
+def _resample_values(device: str) -> dict:
+    """Every model's value on each bootstrap resample, for every metric column (tp_at_k at k = 4 and k = n)."""
+    from tablegen.compute.kernels.resample import resample_values, sorted_models
+
+    if device == "cuda":
+        from tablegen.compute.kernels.cuda.resample import resample_values_cuda as resample_values
+    results = {}
+    for n, K, R, first in RESAMPLE_CASES:
+        rng = np.random.default_rng(n)
+        labels = (np.arange(n) % 3 == 0).astype(np.int64)
+        orders, ends = sorted_models(np.round(rng.normal(size=(K, n)), 1))
+        positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+        for column, k_cut in ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 4), (6, n)):
+            out = np.empty((R, K))
+            resample_values(orders, ends, labels, positives, negatives, column, k_cut, np.uint64(n),
+                            np.uint64(first + 7), first, out)
+            results[f"resample_{n}_{column}_{k_cut}"] = out
+    return results
+
+
 def _compile_ptx(path: str) -> None:
     """PTX of the three kernels for sm_90 (needs libNVVM and NVRTC, not a GPU): counts of float ops."""
     from numba import cuda, types
@@ -123,6 +148,7 @@ def _compile_ptx(path: str) -> None:
     from tablegen.compute.kernels.cuda.minority import minority_kernel
     from tablegen.compute.kernels.cuda.permutation import permutation_kernel
     from tablegen.compute.kernels.cuda.ranking import sequential_kernel
+    from tablegen.compute.kernels.cuda.resample import resample_kernel
 
     i64, u64, f64 = types.int64, types.uint64, types.float64
     ints, floats = types.Array(i64, 1, "C"), types.Array(f64, 1, "C")
@@ -135,7 +161,10 @@ def _compile_ptx(path: str) -> None:
                "permutation": (permutation_kernel,
                                (types.Array(i64, 2, "C"), types.Array(types.uint8, 2, "C"), types.Array(i64, 2, "C"),
                                 i64, i64, i64, floats, floats, ints, u64, u64, i64, types.Array(types.uint8, 2, "C"),
-                                types.Array(f64, 2, "C"), types.Array(f64, 1, "A"), ints, ints))}
+                                types.Array(f64, 2, "C"), types.Array(f64, 1, "A"), ints, ints)),
+               "resample": (resample_kernel,
+                            (types.Array(i64, 2, "C"), types.Array(types.uint8, 2, "C"), ints, ints, ints, i64, i64,
+                             u64, u64, i64, types.Array(i64, 2, "C"), types.Array(f64, 2, "A")))}
     counts = {}
     for name, (kernel, signature) in kernels.items():
         ptx, _ = cuda.compile_ptx(kernel.py_func, signature, cc=(9, 0))
@@ -181,6 +210,13 @@ def test_label_permutations_score_like_the_cpu_kernel(sim):
     assert len(cpu) == 3 * 7 * len(PERMUTATION_CASES)
     for name, values in cpu.items():
         assert np.array_equal(sim[name], values), name
+
+
+def test_bootstrap_resamples_score_like_the_cpu_kernel(sim):
+    cpu = _resample_values("cpu")
+    assert len(cpu) == 16 and any(np.isnan(v).any() for v in cpu.values())  # copies straddling k = 4: NaN
+    for name, values in cpu.items():
+        assert sim[name].tobytes() == values.tobytes(), name
 
 
 def test_simulator_counts_as_cuda_for_cuda_and_not_for_auto(sim):
@@ -353,9 +389,10 @@ def test_kernels_compile_for_a_gpu_without_fused_multiply_adds(tmp_path):
     with np.load(out) as counts:
         found = {k: [int(c) for c in counts[k]] for k in counts.files}
     # No kernel fuses; each shows at least its explicit mul.rn (average precision's: 1 sequential, 2 minority,
-    # 1 permutation; best MCC's G w_k the same) and IEEE divisions.  numba-cuda 0.30 with NVVM 12.9 also emits
+    # 1 permutation, 1 resample; best MCC's G w_k the same, AUC's 0.5 B in the resample kernel) and IEEE divisions.
+    # numba-cuda 0.30 with NVVM 12.9 also emits
     # a plain mul.rn for a few products of integers' floats (3 sequential, 6 minority in all), never an fma.
-    explicit_mul = {"sequential": 2, "minority": 4, "permutation": 2, "filter": 0}
+    explicit_mul = {"sequential": 2, "minority": 4, "permutation": 2, "filter": 0, "resample": 2}
     for kernel, (fma, mul, add, div) in found.items():
         assert fma == 0 and mul >= explicit_mul[kernel], found
     assert found["sequential"][3] > 0 and found["minority"][3] > 0 and found["permutation"][3] > 0, found
