@@ -81,3 +81,92 @@ def exact_p_value(metric: str, score: float, P: int, N: int, C: int, null=None) 
     from tablegen.compute.stats import p_value_from_tail
 
     return float(p_value_from_tail(exact_tail_ge(metric, P, N, score, null=null), C))
+
+
+class ExactNulls:
+    """The exact nulls one question needs, each built once: a metric's no-ties null at (P, N) and its nulls given
+    tie groups, keyed on (metric, P, N, tie group sizes), the least recently used dropped beyond ``capacity``.
+
+    A null object keeps what it has computed (AUC's tilted laws, one per point asked), so the selection test,
+    the verdict against random classifiers and the report asking one object share that work; the numbers are
+    those of a fresh null, bit for bit.  Passed down the call chain explicitly (:func:`tablegen.evaluate` makes
+    one per call); ``builds`` counts the nulls built, per key.
+
+    Parameters
+    ----------
+    capacity : int
+        Nulls kept at most (each may hold tens of MB: an AUC null's tilted laws).
+    build : callable, optional
+        ``build(metric_name, P, N)`` -> the no-ties null (default :func:`null_distribution`; the lookups pass
+        their own cached builder so that their answers share the object).
+
+    Examples
+    --------
+    >>> nulls = ExactNulls()
+    >>> nulls.untied("best_accuracy", 20, 20) is nulls.untied("best_accuracy", 20, 20)
+    True
+    >>> nulls.builds
+    {('best_accuracy', 20, 20, None): 1}
+    """
+
+    def __init__(self, capacity: int = 8, build=None):
+        from collections import OrderedDict
+
+        if capacity < 1:
+            raise ValueError(f"capacity must be at least 1, got {capacity!r}")
+        self.capacity, self._build = capacity, null_distribution if build is None else build
+        self._nulls: OrderedDict = OrderedDict()
+        self.builds: dict = {}
+
+    def untied(self, metric, P: int, N: int):
+        """The no-ties exact null of ``metric`` (a name or registry entry) at (P, N)."""
+        name = metric if isinstance(metric, str) else metric.name
+        return self._get((name, int(P), int(N), None), lambda: self._build(name, P, N))
+
+    def tied(self, metric, group_sizes, P: int):
+        """The exact null of ``metric`` given tie groups of ``group_sizes`` (ascending score) and P positives."""
+        import numpy as np
+
+        spec = get_metric(metric) if isinstance(metric, str) else metric
+        sizes = tuple(int(s) for s in np.asarray(group_sizes).tolist())
+        return self._get((spec.name, int(P), sum(sizes) - int(P), sizes), lambda: spec.tied_null(group_sizes, P))
+
+    def _get(self, key: tuple, build):
+        if key in self._nulls:
+            self._nulls.move_to_end(key)
+            return self._nulls[key]
+        null = build()
+        self.builds[key] = self.builds.get(key, 0) + 1
+        self._nulls[key] = null
+        while len(self._nulls) > self.capacity:
+            self._nulls.popitem(last=False)
+        return null
+
+
+def approximate_critical_value(null, tail: float) -> float | None:
+    """A cheap guess at :func:`tablegen.compute.exact.null_critical_value` ``(null, tail)``, for a search that
+    then decides with the exact values (never an answer): for AUC's tilted inversion the saddle point (no
+    Fourier transform: ~1 ms where a tilted law costs ~0.1-0.5 s at P N ~ 10^7); None where there is no
+    such guess (the other nulls, whose exact values are cheap or bracketed, and tails of 1/2 or more).
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.auc_fft import TiltedAucNull
+    >>> null = TiltedAucNull(300, 700)
+    >>> exact, guess = null.critical_value(1e-6), approximate_critical_value(null, 1e-6)
+    >>> abs(guess - exact) < 1e-3
+    True
+    """
+    import math
+
+    from tablegen.compute.exact.auc_fft import TiltedAucNull
+    from tablegen.compute.exact.nulls import TIE_RTOL
+
+    if not isinstance(null, TiltedAucNull):
+        return None
+    cell, threshold = null.cell, tail * (1.0 + TIE_RTOL)
+    if cell.small == 1 or not 0.0 < threshold < 0.5:
+        return None
+    if -cell.log_total > math.log(threshold):  # not even the top value is that rare: the top
+        return 1.0
+    return (cell.PN - cell.mu(cell.tilt_for_tail(threshold))) / cell.PN

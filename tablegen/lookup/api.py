@@ -104,6 +104,18 @@ def _null(metric: str, P: int, N: int):
     return null_distribution(metric, P, N)
 
 
+def lookup_null(metric: str, P: int, N: int):
+    """The exact null the lookups answer from at (P, N), cached (the object :func:`significance_test` asks):
+    :func:`tablegen.lookup.from_scores.question_nulls` builds on it, so that a report's other questions share it.
+
+    Examples
+    --------
+    >>> lookup_null("best_accuracy", 20, 20) is lookup_null("best_accuracy", 20, 20)
+    True
+    """
+    return _null(metric, P, N)
+
+
 def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) -> int:
     """Default R of a simulated answer: about :data:`SIMULATION_SECONDS` on one core, 1-2-5 rounded.
 

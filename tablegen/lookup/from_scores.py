@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     from numpy.typing import ArrayLike
 
+    from tablegen.compute.metric_nulls import ExactNulls
     from tablegen.lookup.table import Table
 
 logger = logging.getLogger(__name__)
@@ -355,13 +356,13 @@ def _tie_conditional_route(spec, sizes: np.ndarray, P: int, method: str) -> str 
     return None
 
 
-def _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha):
+def _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha, nulls):
     """The verdict against the exact null given the tie groups ``sizes`` (ascending score), and that null."""
     from tablegen.compute.exact import null_critical_value, null_tail_ge
     from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
     from tablegen.lookup.answers import Answer, verdict
 
-    null = spec.tied_null(sizes, P)
+    null = nulls.tied(spec, sizes, P)
     critical = float(null_critical_value(null, float(upper_tail_probability(C, alpha))))
     p = float(p_value_from_tail(null_tail_ge(null, score), C))
     pv = (Answer(p, p, p, "exact") if p > 0.0 else
@@ -369,7 +370,7 @@ def _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha):
     return verdict(spec.name, score, P, N, C, alpha, Answer(critical, critical, critical, "exact"), pv)
 
 
-def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, method, answer) -> MetricVerdict:
+def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, method, answer, nulls) -> MetricVerdict:
     """The verdict on the best applicable model (``answer(metric, score)`` gives the no-ties SignificanceResult)."""
     from tablegen.compute.exact import null_tail_ge
 
@@ -387,25 +388,27 @@ def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, metho
     sizes = _tie_group_sizes(groups[winner])
     why_not = _tie_conditional_route(spec, sizes, P, method) if has_ties and spec.tied_null_routine else "untied"
     if why_not is None:
-        result = _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha)
+        result = _tie_conditional_verdict(spec, sizes, score, P, N, C, alpha, nulls)
         notes.insert(0, TIED_EXACT_NOTE)
-        mirrored = spec.tied_null(sizes[::-1], P) if score < 0.5 * sum(spec.range(P, N)) else None
+        mirrored = nulls.tied(spec, sizes[::-1], P) if score < 0.5 * sum(spec.range(P, N)) else None
         below_tail = (lambda x: null_tail_ge(mirrored, x)) if mirrored is not None else None
     else:
         result = answer(metric, score)
         if has_ties:
             notes.insert(0, ties_note(spec) + ("" if why_not == "untied" or spec.tied_null_routine is None
                                                  else f" ({why_not})"))
-        below_tail = _no_ties_tail(spec, P, N)
+        below_tail = _no_ties_tail(spec, P, N, nulls)
     inverted = _inverted_note(spec, score, P, N, C, alpha, below_tail) if below_tail else None
     if inverted:
         notes.append(inverted)
     return MetricVerdict(metric, winner, score, values, result, has_ties, not_applicable, tuple(notes),
                          tie_conditional=why_not is None,
-                         tie_conditional_p_values=_tie_conditional_p_values(spec, groups, values, P, N, C, method))
+                         tie_conditional_p_values=_tie_conditional_p_values(spec, groups, values, P, N, C, method,
+                                                                            nulls))
 
 
-def _tie_conditional_p_values(spec: Metric, groups, values: dict, P: int, N: int, C: int, method: str) -> dict:
+def _tie_conditional_p_values(spec: Metric, groups, values: dict, P: int, N: int, C: int, method: str,
+                              nulls) -> dict:
     """Every applicable model's exact p-value against the best of C random classifiers with its own ties
     (:attr:`MetricVerdict.tie_conditional_p_values`)."""
     if spec.tied_null_routine is None or method not in ("auto", "exact"):
@@ -417,26 +420,37 @@ def _tie_conditional_p_values(spec: Metric, groups, values: dict, P: int, N: int
     for name, value in values.items():
         sizes = _tie_group_sizes(groups[name])
         if sizes.size == P + N:
-            null = spec.exact_null(P, N)
+            null = nulls.untied(spec, P, N)
         elif _tie_conditional_route(spec, sizes, P, "auto") is None:
-            null = spec.tied_null(sizes, P)
+            null = nulls.tied(spec, sizes, P)
         else:
             continue
         out[name] = max(float(p_value_from_tail(null_tail_ge(null, value), C)), float(np.finfo(float).tiny))
     return out
 
 
-def _no_ties_tail(spec: Metric, P: int, N: int):
+def _no_ties_tail(spec: Metric, P: int, N: int, nulls):
     """Pr(X >= x) under the metric's no-ties exact null, or None without one."""
     from tablegen.compute.exact import null_tail_ge
 
-    return (lambda x: null_tail_ge(spec.exact_null(P, N), x)) if spec.has_exact else None
+    return (lambda x: null_tail_ge(nulls.untied(spec, P, N), x)) if spec.has_exact else None
+
+
+def question_nulls() -> ExactNulls:
+    """The exact nulls of one question (:class:`tablegen.compute.metric_nulls.ExactNulls`), the no-ties ones those
+    the lookups use (one object per (metric, P, N): the verdict's critical value and p-value, the tie-conditional
+    p-values and the selection test's competitors not given share its work)."""
+    from tablegen.compute.metric_nulls import ExactNulls
+    from tablegen.lookup.api import lookup_null
+
+    return ExactNulls(build=lookup_null)
 
 
 def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike],
                                   metrics: Sequence[str] | None = None, C: int | None = None, alpha: float = 0.01,
                                   positive_label: object = None, method: str = "auto", R: int | None = None,
-                                  seed: int | None = None, table: Table | str | None = None) -> FromScoresResult:
+                                  seed: int | None = None, table: Table | str | None = None,
+                                  nulls: ExactNulls | None = None) -> FromScoresResult:
     """Is the best of your models better than the best of C models that learned nothing?
 
     Parameters
@@ -464,6 +478,9 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
         Passed to :func:`tablegen.lookup.api.significance_test` (default: its answer policy, the bundled table).
         A tied AUC winner is tested given its ties under ``"auto"`` and ``"exact"``; ``"table"`` and
         ``"simulate"`` test it against the no-ties null (with a note).
+    nulls : tablegen.compute.metric_nulls.ExactNulls, optional
+        The exact nulls to use and keep (default: new ones, :func:`question_nulls`); pass the same object to
+        other questions on the same labels (:func:`tablegen.compare.selection_test`) to build each null once.
 
     Returns
     -------
@@ -485,10 +502,11 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     y, models, metrics, C, alpha = _checked(labels, scores, metrics, C, alpha, positive_label)
     P, N = int(y.sum()), int(y.size - y.sum())
     groups = {name: threshold_groups(y, s) for name, s in models.items()}
+    nulls = question_nulls() if nulls is None else nulls
 
     def answer(metric, score):
         return significance_test(metric, P, N, C, alpha, score=score, method=method, R=R, seed=seed, table=table)
 
-    verdicts = {spec.name: _verdict(spec, groups, *_values(spec, groups), P, N, C, alpha, method, answer)
+    verdicts = {spec.name: _verdict(spec, groups, *_values(spec, groups), P, N, C, alpha, method, answer, nulls)
                 for spec in metrics}
     return FromScoresResult(P, N, C, alpha, tuple(models), verdicts)

@@ -246,12 +246,13 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     """
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
-    from tablegen.lookup.from_scores import significance_test_from_scores
+    from tablegen.lookup.from_scores import question_nulls, significance_test_from_scores
 
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
+    nulls = question_nulls()  # each exact null built once, shared by the verdicts and the selection tests
     versus_random = significance_test_from_scores(y, models, metrics=metrics, C=C, alpha=alpha, method=method, R=R,
-                                                  seed=seed)
+                                                  seed=seed, nulls=nulls)
     P, N = versus_random.P, versus_random.N
     reports = {}
     for verdict in versus_random:
@@ -259,7 +260,8 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         if verdict.winner is not None:
             try:
                 selection = selection_test(y, models, metric=verdict.metric, C=versus_random.C, alpha=alpha,
-                                           R=R if R is not None and not _exact(y, models) else None, seed=seed)
+                                           R=R if R is not None and not _exact(y, models) else None, seed=seed,
+                                           nulls=nulls)
             except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
                 why_not = (f"no max-T answer against the models given: {error}",)
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)

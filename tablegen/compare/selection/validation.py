@@ -18,6 +18,7 @@ from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.mc import cell_key
+from tablegen.compute.metric_nulls import ExactNulls
 from tablegen.compute.metrics import Metric, get_metric
 from tablegen.compute.metrics_from_scores import (
     check_binary_labels,
@@ -57,6 +58,7 @@ class SelectionQuestion:
     key: tuple
     not_applicable: dict = field(default_factory=dict)
     device: str = "cpu"
+    nulls: ExactNulls = field(default_factory=ExactNulls)
 
     @property
     def divisor(self) -> int:
@@ -77,7 +79,7 @@ class SelectionQuestion:
         seconds, memory = self.entry.exact_cost(P, N)
         if seconds > EFFECTIVE_C_SECONDS or memory > memory_limit_bytes():
             return None
-        return self.entry.exact_null(P, N)
+        return self.nulls.untied(self.entry, P, N)
 
     def extra_null(self, extra: int):
         """The exact law (or rigorous bracket) of one random ranking's value, for the C - K competitors not given;
@@ -94,12 +96,13 @@ class SelectionQuestion:
         what = f"the exact null of {self.spec.name} at P = {P}, N = {N} (for the {extra} competitors not given)"
         check_memory(memory, what, ("give every model's scores (", Argument("C"), " = the number of models)"))
         check_time(seconds, what, ("give every model's scores (", Argument("C"), " = the number of models)"))
-        return self.entry.exact_null(P, N)
+        return self.nulls.untied(self.entry, P, N)
 
 
 def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method,
-                      device="cpu") -> SelectionQuestion:
-    """Check every argument once (errors name the argument) and prepare the models."""
+                      device="cpu", nulls=None) -> SelectionQuestion:
+    """Check every argument once (errors name the argument) and prepare the models (``nulls``: where the exact
+    nulls are built and kept, :class:`~tablegen.compute.metric_nulls.ExactNulls`; a new one if None)."""
     from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.kernels.permutation import score_model
     from tablegen.compute.kernels.ranking import mcc_weights
@@ -131,7 +134,7 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
     key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
     return SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_models, P, n, C, R, seed, alpha, method,
                              column, k_cut, weights, key, not_applicable,
-                             device)
+                             device, ExactNulls() if nulls is None else nulls)
 
 
 def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], dict[str, str]]:
