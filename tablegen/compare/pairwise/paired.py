@@ -342,14 +342,31 @@ def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95, re
 
 def _sorted_bootstrap(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
                       resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> tuple[float, float]:
-    """The ``level`` bootstrap interval of one model's ``spec`` on (``labels``, ``scores``), from the sorted kernels.
+    """The ``level`` bootstrap interval of one model's ``spec`` on (``labels``, ``scores``), from the sorted kernels
+    (:func:`sorted_bootstrap_intervals` of that one model)."""
+    return sorted_bootstrap_intervals(labels, np.atleast_2d(scores), spec, seed, level, resamples, method)[0]
 
-    The model is sorted once; resample r's multiplicities come from its own keyed stream
-    (:func:`~tablegen.compute.kernels.resample.bootstrap_key` of ``seed``, P and N, and r) and its value from one
-    weighted pass along the fixed order (:mod:`tablegen.compute.kernels.resample`); BCa's jackknife leaves each
-    item out by the same pass (AUC: by each item's placement).  The interval is scipy's ``bootstrap``'s, computed
-    from those values (:func:`interval_from_resamples`): with the same resamples, the same interval.  NaN ends
-    where scipy has none: fewer than 2 positives or negatives, or a degenerate law.
+
+def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
+                               resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> list[tuple[float, float]]:
+    """The ``level`` bootstrap interval of ``spec`` for each row of ``scores`` (models, n), on the same resamples.
+
+    Each model is sorted once; resample r's multiplicities come from its own keyed stream
+    (:func:`~tablegen.compute.kernels.resample.bootstrap_key` of ``seed``, P and N, and r, whatever the model) and
+    each model's value from one weighted pass along its fixed order (:mod:`tablegen.compute.kernels.resample`);
+    BCa's jackknife leaves each item out by the same pass (AUC: by each item's placement).  The interval is
+    scipy's ``bootstrap``'s, computed from those values (:func:`interval_from_resamples`): with the same
+    resamples, the same interval.  NaN ends where scipy has none: fewer than 2 positives or negatives, or a
+    degenerate law.
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import get_metric
+    >>> y = np.r_[np.ones(20), np.zeros(30)].astype(np.int64)
+    >>> s = y + np.random.default_rng(1).normal(size=(2, 50))
+    >>> both = sorted_bootstrap_intervals(y, s, get_metric("auc"), 5)
+    >>> both[1] == sorted_bootstrap_intervals(y, s[1:], get_metric("auc"), 5)[0]
+    True
     """
     from tablegen.compare.pairwise.validation import BCA_ITEMS
     from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
@@ -357,8 +374,9 @@ def _sorted_bootstrap(labels: np.ndarray, scores: np.ndarray, spec, seed: int, l
 
     y = np.ascontiguousarray(labels, dtype=np.int64)
     positives, negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    models = scores.shape[0]
     if positives.size < 2 or negatives.size < 2:  # scipy's bootstrap needs two items in each class
-        return float("nan"), float("nan")
+        return [(float("nan"), float("nan"))] * models
     if method == "auto":
         method = "BCa" if y.size <= BCA_ITEMS else "percentile"
     entry = spec.counted_entry()
@@ -366,16 +384,20 @@ def _sorted_bootstrap(labels: np.ndarray, scores: np.ndarray, spec, seed: int, l
     k_cut, divisor = int(entry.k or 0), spec.count_divisor(positives.size, negatives.size)
     orders, ends = sorted_models(scores)
     key0, key1 = bootstrap_key(seed, positives.size, negatives.size)
-    values = np.empty((resamples, 1))
+    values = np.empty((resamples, models))
     resample_values(orders, ends, y, positives, negatives, column, k_cut, key0, key1, 0, values)
-    observed = np.empty((1, 1))
+    observed = np.empty((1, models))
     _weighted(orders, ends, y, np.ones((1, y.size), np.int64), column, k_cut, observed)
-    jackknife = None
-    if method == "BCa":
-        left_out = np.empty(y.size)
-        jackknife_values(orders[0], ends[0], y, column, k_cut, left_out)
-        jackknife = (left_out[positives] / divisor, left_out[negatives] / divisor)
-    return interval_from_resamples(observed[0, 0] / divisor, values[:, 0] / divisor, jackknife, level, method)
+    intervals = []
+    for m in range(models):
+        jackknife = None
+        if method == "BCa":
+            left_out = np.empty(y.size)
+            jackknife_values(orders[m], ends[m], y, column, k_cut, left_out)
+            jackknife = (left_out[positives] / divisor, left_out[negatives] / divisor)
+        intervals.append(interval_from_resamples(observed[0, m] / divisor, values[:, m] / divisor, jackknife, level,
+                                                 method))
+    return intervals
 
 
 def _weighted(orders, ends, labels, weights, column, k_cut, out) -> None:

@@ -302,27 +302,32 @@ def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed) 
 
 def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]:
     """Each applicable model's 95% bootstrap interval of the verdict's metric, and the notes on those that are a
-    single value or none (:attr:`MetricReport.intervals`)."""
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    single value or none (:attr:`MetricReport.intervals`).  The models share their resamples: one draw of each
+    resample's multiplicities, each model's value by its weighted pass (:func:`.paired.sorted_bootstrap_intervals`),
+    each interval the one :func:`~tablegen.compare.pairwise.paired.bootstrap_interval` gives the model alone."""
+    from tablegen.compare.pairwise.paired import sorted_bootstrap_intervals
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.metrics import get_metric
 
-    intervals, notes = {}, []
+    intervals, notes = {}, {}
+    varying = [m for m in verdict.scores if np.ptp(models[m][y == 1]) > 0 or np.ptp(models[m][y == 0]) > 0]
+    found = sorted_bootstrap_intervals(y, np.array([models[m] for m in varying], float).reshape(len(varying), y.size),
+                                       get_metric(verdict.metric), DEFAULT_SEED if seed is None else seed)
+    found = dict(zip(varying, found))
     for m, value in verdict.scores.items():
-        s = models[m]
-        if np.ptp(s[y == 1]) == 0 and np.ptp(s[y == 0]) == 0:  # each class is resampled apart: the same scores
+        if m not in found:  # each class is resampled apart: the same scores in every resample
             intervals[m] = (float(value), float(value))
-            notes.append(f"the scores of {m!r} do not vary within a class, so every bootstrap resample (positives "
-                         f"and negatives resampled apart) has the same scores and the same {verdict.metric}: its "
-                         f"interval is the single value [{value:.4g}, {value:.4g}]")
-            continue
-        low, high = bootstrap_interval(y, s, metric=verdict.metric, seed=seed)
-        if np.isnan(low) or np.isnan(high):
+            notes[m] = (f"the scores of {m!r} do not vary within a class, so every bootstrap resample (positives "
+                        f"and negatives resampled apart) has the same scores and the same {verdict.metric}: its "
+                        f"interval is the single value [{value:.4g}, {value:.4g}]")
+        elif np.isnan(found[m]).any():
             intervals[m] = None
-            notes.append(f"no bootstrap interval for the {verdict.metric} of {m!r}: the resamples' law is "
-                         "degenerate (as when the observed value is the smallest or largest the resamples reach, or "
-                         "every leave-one-out value is the same), where the BCa interval is undefined")
+            notes[m] = (f"no bootstrap interval for the {verdict.metric} of {m!r}: the resamples' law is "
+                        "degenerate (as when the observed value is the smallest or largest the resamples reach, or "
+                        "every leave-one-out value is the same), where the BCa interval is undefined")
         else:
-            intervals[m] = (low, high)
-    return intervals, tuple(notes)
+            intervals[m] = found[m]
+    return intervals, tuple(notes.values())
 
 
 def _exact(y: np.ndarray, models: dict) -> bool:
