@@ -14,7 +14,9 @@ The confidence interval of the difference is DeLong's for ``"delong"``, and othe
 (scipy's ``bootstrap``, items resampled in pairs within each class, seeded, 2,000 resamples; BCa up to 2,000
 items, percentile beyond; NaN where the resamples' law is degenerate), computed only when it is first read
 (``ci_low``, ``ci_high``, ``confidence_interval``, ``sentence()``, ``to_dict()``): the test itself does not
-wait for it.
+wait for it.  One model's interval (``bootstrap_interval``, and each model's in ``tablegen.evaluate``) comes from
+the sorted bootstrap kernels instead (:func:`sorted_bootstrap_intervals`): the same arithmetic on keyed resamples,
+each scored in one pass along the model's fixed order.
 """
 
 from __future__ import annotations
@@ -256,6 +258,13 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     """The bootstrap interval of one model's metric on this test set (positives and negatives resampled apart,
     so every resample keeps P and N, as R's pROC does; seeded; NaN ends where the resamples' law is degenerate).
 
+    The model is sorted once and every resample scored by one weighted pass along that order (O(n) per resample,
+    :mod:`tablegen.compute.kernels.resample`); resample r comes from its own xoshiro256** stream keyed by
+    ``seed``, P, N and r.  The interval is scipy's ``bootstrap``'s arithmetic on those values: fed scipy's own
+    draws it is scipy's interval to the last bit (``tests/compute/test_resample.py``).  The stream is not scipy's
+    (``default_rng(seed)``), which these intervals used before: the same seed gives other resamples, an interval
+    that differs by its Monte Carlo error, with the same coverage (docs/explanation/paired-tests.md).
+
     Parameters
     ----------
     labels, scores : array_like
@@ -268,7 +277,8 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
         Bootstrap resamples, >= 100 (default 2,000).
     method : {"auto", "BCa", "percentile", "basic"}
         scipy's interval methods; ``"auto"`` is BCa up to 2,000 items (its jackknife scores every
-        leave-one-out sample) and percentile beyond.
+        leave-one-out sample: AUC from each item's placement, the other metrics by one pass per tie group and
+        class) and percentile beyond.
     seed : int, optional
         Root seed of the resamples (default 2005).
     positive_label : optional

@@ -8,7 +8,8 @@ multiplicities (``weights``, one per item), and a model's value on it is one pas
 adding each item's weight to the weighted TP (positives) or FP (negatives) and closing a cut-off at
 each group end that holds any weight.  Copies of one item are tied scores, so they form one group, as
 the registry's scorers group the explicitly resampled items; a group of weight 0 is absent from the
-resample and closes no cut-off.  O(n) per resample and model.
+resample, and the cut-off after it repeats the one before, which changes no value (so the pass branches on
+neither the weights nor the labels, both random).  O(n) per resample and model.
 
 Every value is the registry scorer's expression (:mod:`tablegen.compute.metric_scorers`) on the weighted
 counts, with its float operations, so the values equal the scorer applied to the resampled items bit
@@ -133,11 +134,10 @@ def weighted_value(order, group_end, labels, weights, n_pos, n_neg, column, k_cu
     for j in range(order.size):
         item = order[j]
         w = weights[item]
-        if labels[item]:
-            tp += w
-        else:
-            fp += w
-        if group_end[j] and (tp != tp_before or fp != fp_before):
+        positive = w * labels[item]  # no branch on the label or the weight: both are random
+        tp += positive
+        fp += w - positive
+        if group_end[j]:
             k = tp + fp
             gp = tp - tp_before
             if column == 0:
@@ -150,7 +150,7 @@ def weighted_value(order, group_end, labels, weights, n_pos, n_neg, column, k_cu
             elif column == 3:
                 best_ba = max(best_ba, 0.5 * (tp / n_pos + 1 - fp / n_neg))
             elif column == 4:
-                ap += gp * (tp / k)
+                ap += gp * (tp / max(k, 1))  # k = 0: no item yet, gp = tp = 0
             elif column == 5:
                 best_m = max(best_m, mcc_at(tp * n_neg - fp * n_pos, n_pos, n_neg, k))
             elif k == k_cut:

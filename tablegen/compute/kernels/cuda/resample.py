@@ -56,11 +56,10 @@ def _weighted_value(orders, ends, m, labels, weights, i, n_pos, n_neg, column, k
     for j in range(orders.shape[1]):
         item = orders[m, j]
         w = int(weights[i, item])
-        if labels[item]:
-            tp += w
-        else:
-            fp += w
-        if ends[m, j] and (tp != tp_before or fp != fp_before):
+        positive = w * labels[item]  # no branch on the label or the weight: both are random
+        tp += positive
+        fp += w - positive
+        if ends[m, j]:  # a group of weight 0 repeats the cut-off before it (as on the CPU)
             k = tp + fp
             gp = tp - tp_before
             if column == 0:
@@ -73,7 +72,7 @@ def _weighted_value(orders, ends, m, labels, weights, i, n_pos, n_neg, column, k
             elif column == 3:
                 best_ba = max(best_ba, 0.5 * (tp / n_pos + 1 - fp / n_neg))
             elif column == 4:
-                ap = add_rn(ap, mul_rn(np.float64(gp), tp / k))
+                ap = add_rn(ap, mul_rn(np.float64(gp), tp / max(k, 1)))  # k = 0: gp = tp = 0
             elif column == 5:
                 best_m = max(best_m, _mcc_at(tp * n_neg - fp * n_pos, n_pos, n_neg, k))
             elif k == k_cut:
