@@ -204,7 +204,7 @@ def read_csv_columns(path, what: str, numbers: Callable[[list[str]], list[str]],
     >>> os.remove(f.name)
     """
     name = f"{what} {path}"
-    head = _decoded_head(_read_bytes(path, name, _HEAD_BYTES), name)
+    head = _head(path, name)
     header = _header(_kept_lines(head), name)
     numeric = numbers(header)
     if before_reading is not None:
@@ -219,11 +219,18 @@ def read_csv_columns(path, what: str, numbers: Callable[[list[str]], list[str]],
     return header, columns
 
 
-def _decoded_head(raw: bytes, name: str) -> str:
-    """The first bytes of a file as text, cut after their last complete line (a character may be cut too)."""
-    if len(raw) == _HEAD_BYTES:
-        raw = raw[:max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1] or raw[:-4]
-    return _decoded(raw, name)
+def _head(path, name: str) -> str:
+    """The first complete lines of a file as text: at least the header and a row where the file has them (the
+    first 64 KiB, or four times more until they hold both)."""
+    size = _HEAD_BYTES
+    while True:
+        raw = _read_bytes(path, name, size)
+        if len(raw) < size:  # the whole file
+            return _decoded(raw, name)
+        head = _decoded(raw[:max(raw.rfind(b"\n"), raw.rfind(b"\r")) + 1], name)  # complete lines only
+        if len(_kept_lines(head)) >= 2:
+            return head
+        size *= 4
 
 
 def _header(lines: list[tuple[int, str]], name: str) -> list[str]:
@@ -238,11 +245,13 @@ def _header(lines: list[tuple[int, str]], name: str) -> list[str]:
 
 
 def _size(size: int, head: str, header: list[str], numeric: list[str]) -> CsvSize:
-    """The rows from the mean length of the first data lines; the memory: the file as bytes and as text, the
-    parsed table (8 bytes a number, a text object of about 64 bytes a text field) and the columns returned."""
+    """The rows from the size after the header and the mean length of the first rows; the memory: the file as
+    bytes and as text, the parsed table (8 bytes a number, a text object of about 64 bytes a text field) and the
+    columns returned."""
     lines = _kept_lines(head)[1:]
     mean = max(1.0, sum(len(line.encode()) for _, line in lines) / len(lines)) if lines else 1.0
-    rows = max(len(lines), round(size / mean))
+    before = len(head[:_data_start(head)].encode())  # comments and the header
+    rows = max(len(lines), round((size - before) / mean))
     texts = len(header) - len(numeric)
     memory = 2.0 * size + rows * (16.0 * len(numeric) + 80.0 * texts)
     return CsvSize(size, rows, len(header), len(numeric), memory)

@@ -112,3 +112,17 @@ def test_numpy_s_reader_and_the_row_by_row_one_read_the_same(tmp_path):
 def test_a_header_without_rows_is_refused(tmp_path):
     with pytest.raises(TablegenInputError, match="a header but no rows"):
         read_predictions(_write(tmp_path / "header.csv", ["label,a"]), "label")
+
+
+def test_a_header_beyond_the_first_64_kib_is_found_before_the_file_is_read_whole(tmp_path, monkeypatch):
+    """70 KiB of comments, then a header of 300 long names (90 KiB): the estimate reads further, not whole."""
+    names = [f"model_{j:03d}_" + "x" * 290 for j in range(300)]
+    rows = [*(f"# comment line {i} " + "." * 60 for i in range(1000)), ",".join(["label", *names]),
+            *(",".join([str(i % 2), *(str(0.5 * i + j) for j in range(300))]) for i in range(4))]
+    path = _write(tmp_path / "wide.csv", rows)
+    labels, scores, _ = read_predictions(path, "label")
+    assert list(scores) == names and labels.tolist() == ["0", "1", "0", "1"] and scores[names[7]][3] == 8.5
+    monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "100kB")
+    monkeypatch.setattr(csvfile, "_read_text", lambda *args: pytest.fail("the file was read whole first"))
+    with pytest.raises(ResourceLimitError, match=r"about 4 rows x 301 columns"):
+        read_predictions(path, "label")
