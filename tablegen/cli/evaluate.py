@@ -13,6 +13,8 @@ C random rankings.
 from __future__ import annotations
 
 import sys
+import threading
+import time
 
 from tablegen.cli.images import image_errors
 from tablegen.cli.options import check_simulation_options
@@ -47,6 +49,9 @@ def add_evaluate_parser(sub) -> None:
         form.add_argument(f"--{output}", dest="output", action="store_const", const=output,
                           help=f"print the report as {output.capitalize() if output != 'json' else 'JSON'}")
     p.add_argument("--plot", default=None, metavar="OUT.png", help="draw the ROC curves over the random band")
+    p.add_argument("--max-seconds", type=float, default=None,
+                   help="refuse (exit 5, with the estimate) a report estimated to take longer on one core "
+                        "(default: TABLEGEN_TIME_LIMIT, else 3600)")
     p.set_defaults(run=run, output="text")
 
 
@@ -65,6 +70,81 @@ def format_report(report) -> str:
     return "\n".join([*lines, "", *(r.sentence() for r in report)])
 
 
+class EvaluationProgress:
+    """The report's progress on stderr: the estimate first where the work is long (:attr:`long_seconds` or more),
+    then, once :attr:`after_seconds` of work have passed, the share of the estimated work done, the time elapsed
+    and the ETA (the work left at the pace so far).  On a terminal one line is redrawn in place (also between
+    steps, every :attr:`redraw_seconds`); elsewhere one line per step.
+
+    Examples
+    --------
+    >>> import io
+    >>> clock = iter([0.0, 0.0, 1.0, 3.0, 6.0]).__next__
+    >>> stream = io.StringIO()
+    >>> with EvaluationProgress(stream, clock=clock) as progress:
+    ...     progress(0.0, 30.0)
+    ...     progress(5.0, 30.0)   # at 1 s: nothing drawn yet
+    ...     progress(10.0, 30.0)  # at 3 s: a third done, 6 s to go at this pace
+    ...     progress(30.0, 30.0)
+    >>> print(stream.getvalue().strip())
+    tablegen evaluate: about 30 s of work on one core (estimated)
+     33.3% of the estimated work      3.0 s elapsed  ETA     6.0 s
+    100.0% of the estimated work      6.0 s elapsed  ETA     0.0 s
+    """
+
+    after_seconds = 2.0
+    long_seconds = 10.0
+    redraw_seconds = 0.5
+
+    def __init__(self, stream=None, clock=time.perf_counter):
+        self.stream, self.clock = sys.stderr if stream is None else stream, clock
+        self.start = clock()
+        self.interactive = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.state, self.drawn = (0.0, 1.0, self.start), False
+        self._lock, self._stop = threading.Lock(), threading.Event()
+        self._ticker = None
+
+    def __enter__(self) -> EvaluationProgress:
+        if self.interactive:
+            self._ticker = threading.Thread(target=self._tick, name="tablegen-evaluate-progress", daemon=True)
+            self._ticker.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+        if self.drawn and self.interactive:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def __call__(self, done: float, total: float) -> None:
+        now = self.clock()
+        with self._lock:
+            if done == 0.0 and total >= self.long_seconds:
+                self.stream.write(f"tablegen evaluate: about {total:,.0f} s of work on one core (estimated)\n")
+                self.stream.flush()
+            self.state = (done, total, now)
+            if now - self.start >= self.after_seconds:
+                self._draw(now)
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.redraw_seconds):
+            now = self.clock()
+            with self._lock:
+                if now - self.start >= self.after_seconds:
+                    self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        done, total, _ = self.state
+        elapsed = now - self.start
+        eta = f"{elapsed * (total - done) / done:7.1f} s" if done > 0 else "      -  "
+        line = f"{100 * done / total:5.1f}% of the estimated work  {elapsed:7.1f} s elapsed  ETA {eta}"
+        self.stream.write(("\r" + line) if self.interactive else line + "\n")
+        self.stream.flush()
+        self.drawn = True
+
+
 def run(args) -> int:
     """Run ``tablegen evaluate``."""
     from tablegen.compare.report.evaluate import evaluate
@@ -79,8 +159,10 @@ def run(args) -> int:
     labels, scores, columns = read_predictions(args.predictions, args.label_column, option="PREDS.csv",
                                                models=args.models, ignore=args.ignore)
     print(columns, file=sys.stdout if args.output == "text" else sys.stderr)  # JSON, Markdown, LaTeX stay clean
-    report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
-                      positive_label=args.positive_label, method=args.method, R=args.R, seed=args.seed)
+    with EvaluationProgress() as progress:
+        report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
+                          positive_label=args.positive_label, method=args.method, R=args.R, seed=args.seed,
+                          progress=progress, max_seconds=args.max_seconds)
     printed = {"text": format_report, "json": lambda r: json_text(r.to_dict()),
                "markdown": lambda r: r.to_markdown(), "latex": lambda r: r.to_latex()}[args.output](report)
     print(printed)

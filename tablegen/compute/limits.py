@@ -218,16 +218,31 @@ def time_limit_seconds() -> float:
     return seconds
 
 
-def check_time(estimate: float, what: str, way_out: str | tuple[str | Argument, ...]) -> None:
-    """Raise :class:`ResourceLimitError` if ``estimate`` seconds exceed :func:`time_limit_seconds`
-    (``way_out`` as in :func:`check_memory`).
+def check_time(estimate: float, what: str, way_out: str | tuple[str | Argument, ...],
+               limit: float | None = None) -> None:
+    """Raise :class:`ResourceLimitError` if ``estimate`` seconds exceed ``limit`` (default
+    :func:`time_limit_seconds`; ``way_out`` as in :func:`check_memory`).
 
     Examples
     --------
     >>> check_time(1.0, "a quick lookup", "none needed")
+    >>> try:
+    ...     check_time(90.0, "a report", "ask less", limit=60.0)
+    ... except ResourceLimitError as error:
+    ...     print(error)
+    a report would take about 90 s on one core, more than the limit of 60 s; ask less
     """
-    limit = time_limit_seconds()
+    if limit is not None and not (isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0):
+        raise TablegenInputError.naming(Argument("max_seconds"), f" must be a positive number of seconds, got "
+                                        f"{limit!r}")
+    source = "" if limit is not None else " (TABLEGEN_TIME_LIMIT)"
+    limit = time_limit_seconds() if limit is None else float(limit)
     if estimate > limit:
         raise _limit_error(
-            f"{what} would take about {estimate:,.0f} s on one core, more than the limit of {limit:,.0f} s "
-            f"(TABLEGEN_TIME_LIMIT); ", way_out)
+            f"{what} would take about {_seconds(estimate)} s on one core, more than the limit of {_seconds(limit)} s"
+            f"{source}; ", way_out)
+
+
+def _seconds(value: float) -> str:
+    """``1,234`` from 10 s up, ``0.5`` below (two significant digits)."""
+    return f"{value:,.0f}" if value >= 10 else f"{value:.2g}"

@@ -1,0 +1,81 @@
+"""evaluate's progress and budget: progress(done, total) in estimated seconds, never falling, ending at the total;
+a report estimated beyond the time limit (max_seconds, else TABLEGEN_TIME_LIMIT) refused before any work, with
+its estimate, as the lookups refuse theirs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tablegen
+from tablegen.compare.report.evaluate import evaluation_cost
+from tablegen.errors import ResourceLimitError, TablegenInputError
+
+
+def _question(n=200, K=3, seed=4):
+    rng = np.random.default_rng(seed)
+    y = np.r_[np.ones(n // 3), np.zeros(n - n // 3)]
+    return y, {f"m{i}": 0.5 * y + rng.normal(size=n) for i in range(K)}
+
+
+def test_progress_is_told_of_monotone_work_ending_at_the_total_and_changes_no_number():
+    y, models = _question()
+    calls = []
+    told = tablegen.evaluate(y, models, C=6, metrics=["auc", "best_f1"], R=300,
+                             progress=lambda done, total: calls.append((done, total)))
+    assert len(calls) >= 2 + 3 * 2  # the start, the verdicts, three steps per metric
+    totals = {total for _, total in calls}
+    assert len(totals) == 1 and totals.pop() > 0
+    done = [d for d, _ in calls]
+    assert done[0] == 0.0 and done[-1] == calls[-1][1]
+    assert all(a <= b for a, b in zip(done, done[1:]))
+    quiet = tablegen.evaluate(y, models, C=6, metrics=["auc", "best_f1"], R=300)
+    assert repr(told.to_dict()) == repr(quiet.to_dict())
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fails the test if the report starts computing."""
+    import tablegen.lookup.from_scores as from_scores
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the report started work it should have refused")
+
+    monkeypatch.setattr(from_scores, "significance_test_from_scores", refuse)
+
+
+def test_a_report_over_max_seconds_is_refused_up_front_with_its_estimate(no_work):
+    y, models = _question()
+    estimate = evaluation_cost(y, models, metrics=["auc"]).seconds
+    with pytest.raises(ResourceLimitError, match=r"would take about .* s on one core, more than the limit of "
+                                                 r"1e-06 s; .*max_seconds") as error:
+        tablegen.evaluate(y, models, metrics=["auc"], max_seconds=1e-6)
+    assert error.value.exit_code == 5
+    assert f"{estimate:.2g}" in str(error.value)
+
+
+def test_tablegen_time_limit_refuses_as_for_the_lookups(no_work, monkeypatch):
+    y, models = _question()
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1e-6")
+    with pytest.raises(ResourceLimitError, match=r"TABLEGEN_TIME_LIMIT"):
+        tablegen.evaluate(y, models, metrics=["auc"])
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, "ten", True, float("nan")])
+def test_a_bad_max_seconds_is_refused_naming_it(bad):
+    y, models = _question()
+    with pytest.raises(TablegenInputError, match="max_seconds"):
+        tablegen.evaluate(y, models, metrics=["auc"], max_seconds=bad)
+
+
+def test_the_estimate_grows_with_the_work_and_names_its_steps():
+    y, models = _question(n=3000, K=3)
+    small = evaluation_cost(y, models, C=3, metrics=["auc"])
+    more_models = evaluation_cost(y, {**models, "m3": models["m0"][::-1]}, C=4, metrics=["auc"])
+    more_metrics = evaluation_cost(y, models, C=3, metrics=["auc", "best_f1"])
+    competitors = evaluation_cost(y, models, C=30, metrics=["auc"])  # the exact null's queries join the max-T step
+    assert small.seconds < more_models.seconds and small.seconds < more_metrics.seconds
+    assert small.steps["auc", "selection"] < competitors.steps["auc", "selection"]
+    assert set(more_metrics.steps) == {("verdicts",), *((m, s) for m in ("auc", "best_f1")
+                                                        for s in ("selection", "paired", "intervals"))}
+    assert "auc selection" in small.describe()
