@@ -249,3 +249,43 @@ def test_evaluates_intervals_share_resamples_and_equal_each_models_own():
         for m in ("a", "b"):
             assert intervals[m] == bootstrap_interval(labels, models[m], metric=metric, seed=4)
         assert intervals["flat"] == (1.0, 1.0)  # no variation within a class: the single value, noted
+
+
+@pytest.mark.parametrize("name", ["best_f1", "average_precision", "best_mcc"])
+@pytest.mark.parametrize("method", ["BCa", "percentile"])
+def test_a_paired_difference_on_the_same_resamples_is_scipys_interval(name, method):
+    """paired_test's interval of metric(a) - metric(b): both models on each resample and each leave-one-out sample."""
+    from tablegen.compare.pairwise.paired import _bootstrap, interval_from_resamples
+    from tablegen.compare.pairwise.validation import metric_on_items
+
+    rng = np.random.default_rng(21)
+    labels = (rng.random(70) < 0.45).astype(np.int64)
+    a, b = np.round(labels + rng.normal(size=(2, 70)), 1)
+    spec, column, k_cut = _column(name)
+    weights = _scipy_draws(labels, 13, 300)
+    orders, ends = kernels.sorted_models(np.stack([a, b]))
+    values, observed = np.empty((300, 2)), np.empty((1, 2))
+    kernels.weighted_values(orders, ends, labels, weights, column, k_cut, values)
+    kernels.weighted_values(orders, ends, labels, np.ones((1, 70), np.int64), column, k_cut, observed)
+    left = [np.empty(70), np.empty(70)]
+    for m in range(2):
+        kernels.jackknife_values(orders[m], ends[m], labels, column, k_cut, left[m])
+    difference = left[0] - left[1]
+    ours = interval_from_resamples(observed[0, 0] - observed[0, 1], values[:, 0] - values[:, 1],
+                                   (difference[labels == 1], difference[labels == 0]), 0.95, method)
+    scipys = _bootstrap(lambda i: metric_on_items(spec, labels, a, i) - metric_on_items(spec, labels, b, i), labels,
+                        13, 0.95, 300, method)
+    assert ours == pytest.approx(scipys, abs=1e-12, rel=0)
+    if name != "average_precision":
+        assert ours == scipys
+
+
+def test_paired_tests_interval_is_the_sorted_kernels_difference():
+    from tablegen.compare.pairwise.paired import paired_test, sorted_bootstrap_difference
+
+    rng = np.random.default_rng(6)
+    labels = np.r_[np.ones(12), np.zeros(13)].astype(np.int64)
+    a, b = labels + rng.normal(size=(2, 25))
+    result = paired_test(labels, a, b, metric="best_mcc", method="permutation", seed=3)
+    expected = sorted_bootstrap_difference(labels, np.stack([a, b]), get_metric("best_mcc"), 3)
+    assert result.confidence_interval == expected and expected[0] < result.difference < expected[1]

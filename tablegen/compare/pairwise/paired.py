@@ -14,9 +14,10 @@ The confidence interval of the difference is DeLong's for ``"delong"``, and othe
 (scipy's ``bootstrap``, items resampled in pairs within each class, seeded, 2,000 resamples; BCa up to 2,000
 items, percentile beyond; NaN where the resamples' law is degenerate), computed only when it is first read
 (``ci_low``, ``ci_high``, ``confidence_interval``, ``sentence()``, ``to_dict()``): the test itself does not
-wait for it.  One model's interval (``bootstrap_interval``, and each model's in ``tablegen.evaluate``) comes from
-the sorted bootstrap kernels instead (:func:`sorted_bootstrap_intervals`): the same arithmetic on keyed resamples,
-each scored in one pass along the model's fixed order.
+wait for it.  One model's interval (``bootstrap_interval``, and each model's in ``tablegen.evaluate``) and the
+permutation test's interval of the difference come from the sorted bootstrap kernels instead
+(:func:`sorted_bootstrap_intervals`, :func:`sorted_bootstrap_difference`): scipy's arithmetic on keyed resamples,
+each scored in one pass along each model's fixed order; McNemar's stays scipy's own.
 """
 
 from __future__ import annotations
@@ -327,13 +328,22 @@ def _bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.95, re
     """The ``level`` bootstrap interval of ``statistic(items)`` (scipy, seeded), resampling the positives and the
     negatives apart (stratified, as R's pROC does: every resample keeps P and N, so every metric is defined):
     ``method="auto"`` is BCa up to :data:`~.validation.BCA_ITEMS` items (its jackknife scores every leave-one-out
-    sample), the percentile interval beyond; NaN where the resamples' law is degenerate."""
+    sample), the percentile interval beyond; NaN where the resamples' law is degenerate.
+
+    The difference of two models' metric (``statistic`` a question's
+    :meth:`~.validation.PairQuestion.metric_difference`) is the sorted kernels' instead
+    (:func:`sorted_bootstrap_difference`): the same statistic on every resample, scored in one pass along each
+    model's order, on the keyed resamples."""
     import warnings
 
     from scipy.stats import bootstrap
 
-    from tablegen.compare.pairwise.validation import BCA_ITEMS
+    from tablegen.compare.pairwise.validation import BCA_ITEMS, PairQuestion
 
+    question = getattr(statistic, "__self__", None)
+    if isinstance(question, PairQuestion) and statistic.__func__ is PairQuestion.metric_difference:
+        return sorted_bootstrap_difference(labels, np.stack([question.scores_a, question.scores_b]), question.spec,
+                                           seed, level, resamples, method)
     positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
     if method == "auto":
         method = "BCa" if labels.size <= BCA_ITEMS else "percentile"
@@ -378,6 +388,42 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     >>> both[1] == sorted_bootstrap_intervals(y, s[1:], get_metric("auc"), 5)[0]
     True
     """
+    values = _sorted_values(labels, scores, spec, seed, resamples, method)
+    if values is None:  # scipy's bootstrap needs two items in each class
+        return [(float("nan"), float("nan"))] * scores.shape[0]
+    observed, resampled, jackknife, method = values
+    return [interval_from_resamples(observed[m], resampled[:, m], None if jackknife is None else jackknife[m], level,
+                                    method) for m in range(scores.shape[0])]
+
+
+def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
+                                resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> tuple[float, float]:
+    """The ``level`` bootstrap interval of metric(model 0) - metric(model 1), ``scores`` (2, n), on the resamples of
+    :func:`sorted_bootstrap_intervals`: each resample's and each leave-one-out sample's difference of the two
+    models' values on it.
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import get_metric
+    >>> y = np.r_[np.ones(20), np.zeros(30)].astype(np.int64)
+    >>> s = y + np.random.default_rng(1).normal(size=(2, 50))
+    >>> low, high = sorted_bootstrap_difference(y, s, get_metric("best_f1"), 5)
+    >>> bool(low < high)
+    True
+    """
+    values = _sorted_values(labels, scores, spec, seed, resamples, method)
+    if values is None:
+        return float("nan"), float("nan")
+    observed, resampled, jackknife, method = values
+    left_out = None if jackknife is None else tuple(a - b for a, b in zip(*jackknife))
+    with np.errstate(invalid="ignore"):
+        return interval_from_resamples(observed[0] - observed[1], resampled[:, 0] - resampled[:, 1], left_out, level,
+                                       method)
+
+
+def _sorted_values(labels: np.ndarray, scores: np.ndarray, spec, seed: int, resamples: int, method: str):
+    """(observed values (models,), resampled values (resamples, models), each model's jackknife (positives' and
+    negatives' leave-one-out values) or None, the method), or None with fewer than 2 items of a class."""
     from tablegen.compare.pairwise.validation import BCA_ITEMS
     from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
     from tablegen.compute.kernels.resample import bootstrap_key, jackknife_values, resample_values, sorted_models
@@ -385,8 +431,8 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     y = np.ascontiguousarray(labels, dtype=np.int64)
     positives, negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
     models = scores.shape[0]
-    if positives.size < 2 or negatives.size < 2:  # scipy's bootstrap needs two items in each class
-        return [(float("nan"), float("nan"))] * models
+    if positives.size < 2 or negatives.size < 2:
+        return None
     if method == "auto":
         method = "BCa" if y.size <= BCA_ITEMS else "percentile"
     entry = spec.counted_entry()
@@ -398,16 +444,14 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     resample_values(orders, ends, y, positives, negatives, column, k_cut, key0, key1, 0, values)
     observed = np.empty((1, models))
     _weighted(orders, ends, y, np.ones((1, y.size), np.int64), column, k_cut, observed)
-    intervals = []
-    for m in range(models):
-        jackknife = None
-        if method == "BCa":
+    jackknife = None
+    if method == "BCa":
+        jackknife = []
+        for m in range(models):
             left_out = np.empty(y.size)
             jackknife_values(orders[m], ends[m], y, column, k_cut, left_out)
-            jackknife = (left_out[positives] / divisor, left_out[negatives] / divisor)
-        intervals.append(interval_from_resamples(observed[0, m] / divisor, values[:, m] / divisor, jackknife, level,
-                                                 method))
-    return intervals
+            jackknife.append((left_out[positives] / divisor, left_out[negatives] / divisor))
+    return observed[0] / divisor, values / divisor, jackknife, method
 
 
 def _weighted(orders, ends, labels, weights, column, k_cut, out) -> None:
