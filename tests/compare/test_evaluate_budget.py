@@ -79,3 +79,27 @@ def test_the_estimate_grows_with_the_work_and_names_its_steps():
     assert set(more_metrics.steps) == {("verdicts",), *((m, s) for m in ("auc", "best_f1")
                                                         for s in ("selection", "paired", "intervals"))}
     assert "auc selection" in small.describe()
+
+
+def test_the_selection_test_tells_of_its_arrangements_block_by_block(monkeypatch):
+    from tablegen.compare import selection_test
+    from tablegen.compare.selection import engine
+
+    y, models = _question()
+    quiet = selection_test(y, models, metric="auc", R=2000)
+    monkeypatch.setattr(engine, "BLOCK", 512)
+    calls = []
+    told = selection_test(y, models, metric="auc", R=2000, progress=lambda done, total: calls.append((done, total)))
+    assert calls == [(512, 2000), (1024, 2000), (1536, 2000), (2000, 2000)]
+    assert repr(told.to_dict()) == repr(quiet.to_dict())
+
+
+def test_evaluate_tells_of_progress_within_the_max_t_step(monkeypatch):
+    from tablegen.compare.selection import engine
+
+    y, models = _question()
+    monkeypatch.setattr(engine, "BLOCK", 256)
+    calls = []
+    tablegen.evaluate(y, models, metrics=["auc"], R=2000, progress=lambda done, total: calls.append(done))
+    assert len(calls) >= 2 + 2000 // 256  # the start, the verdicts, the blocks, the steps after
+    assert all(a < b for a, b in zip(calls, calls[1:]))  # told only when it moves

@@ -279,7 +279,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
             try:
                 selection = selection_test(y, models, metric=verdict.metric, C=versus_random.C, alpha=alpha,
                                            R=R if R is not None and not _exact(y, models) else None, seed=seed,
-                                           nulls=nulls)
+                                           nulls=nulls, progress=step.within(verdict.metric, "selection"))
             except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
                 why_not = (f"no max-T answer against the models given: {error}",)
         step.done(verdict.metric, "selection")
@@ -397,24 +397,49 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
 
 
 class _Steps:
-    """Tells ``progress(done, total)`` of each step of :func:`evaluate` as it ends, in estimated seconds."""
+    """Tells ``progress(done, total)`` of each step of :func:`evaluate` as it ends, and within a step of its units
+    (:meth:`within`), in estimated seconds: ``done`` never falls.
+
+    Examples
+    --------
+    >>> cost = EvaluationCost(("auc",), {("verdicts",): 1.0, ("auc", "selection"): 10.0})
+    >>> told = []
+    >>> steps = _Steps(cost, lambda done, total: told.append(done))
+    >>> steps.done("verdicts")
+    >>> within = steps.within("auc", "selection")
+    >>> within(1, 2); within(2, 2)
+    >>> steps.done("auc", "selection"); steps.finish()
+    >>> told
+    [0.0, 1.0, 5.5, 10.0, 11.0]
+    """
 
     def __init__(self, cost: EvaluationCost, progress):
-        self.cost, self.progress, self.done_seconds = cost, progress, 0.0
+        self.cost, self.progress = cost, progress
         self.total = max(cost.seconds, 1e-9)
+        self.ended = self.done_seconds = 0.0  # the estimates of the steps ended; what was last told
         if progress is not None:
             progress(0.0, self.total)
 
-    def done(self, *step: str) -> None:
-        self.done_seconds = min(self.done_seconds + self.cost.steps.get(step, 0.0), self.total)
-        logger.debug("evaluate: %s done (%.3g of %.3g estimated s)", " ".join(step), self.done_seconds, self.total)
-        if self.progress is not None:
+    def _tell(self, seconds: float) -> None:
+        if self.progress is not None and seconds > self.done_seconds:
+            self.done_seconds = min(seconds, self.total)
             self.progress(self.done_seconds, self.total)
 
+    def within(self, *step: str):
+        """``progress(done, total)`` of the units of ``step`` (arrangements scored), told as a share of 90% of its
+        estimate (the step's last part, its exact critical values, has no units); None without ``progress``."""
+        if self.progress is None:
+            return None
+        start, seconds = self.ended, self.cost.steps.get(step, 0.0)
+        return lambda done, total: self._tell(start + 0.9 * seconds * done / max(total, 1))
+
+    def done(self, *step: str) -> None:
+        self.ended += self.cost.steps.get(step, 0.0)
+        logger.debug("evaluate: %s done (%.3g of %.3g estimated s)", " ".join(step), self.ended, self.total)
+        self._tell(self.ended)
+
     def finish(self) -> None:
-        if self.progress is not None and self.done_seconds < self.total:
-            self.done_seconds = self.total
-            self.progress(self.total, self.total)
+        self._tell(self.total)
 
 
 def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed) -> tuple[object, tuple]:

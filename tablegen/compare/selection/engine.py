@@ -88,9 +88,10 @@ def exact_fits(n: int, P: int, models: int) -> bool:
 
 def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, weights: np.ndarray,
                 thresholds: np.ndarray, ranked: np.ndarray, *, exact: bool, R: int = 0,
-                key: tuple = (np.uint64(0), np.uint64(0)), device: str = "cpu") -> NullCounts:
+                key: tuple = (np.uint64(0), np.uint64(0)), device: str = "cpu", progress=None) -> NullCounts:
     """Run the arrangements block by block: all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of
-    ``key`` (on a GPU with ``device="cuda"``: the same counts and maxima, bit for bit)."""
+    ``key`` (on a GPU with ``device="cuda"``: the same counts and maxima, bit for bit); ``progress(done, total)``,
+    if given, is told of the arrangements scored after each block."""
     from tablegen.compute.kernels.permutation import enumeration_counts, permutation_counts
 
     if device == "cuda" and not exact:
@@ -113,6 +114,8 @@ def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, we
             permutation_counts(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
                                k_cut, weights, thresholds, ranked, key[0], key[1], first, block, raw_hits, step_hits)
         logger.debug("label arrangements: %d of %d", first + block.size, total)
+        if progress is not None:
+            progress(first + block.size, total)
     return NullCounts(maxima, raw_hits, step_hits, total, exact)
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -162,7 +162,8 @@ class SelectionResult:
 def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
                    C: int | None = None, R: int | None = None, seed: int | None = None, alpha: float = 0.05,
                    positive_label: object = None, method: str = "auto", device: str = "cpu",
-                   nulls: ExactNulls | None = None) -> SelectionResult:
+                   nulls: ExactNulls | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> SelectionResult:
     """Is the best of the models you tried better than chance, given how alike the models are?
 
     Parameters
@@ -193,6 +194,8 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
         Where the exact null of one random ranking (for the C - K competitors not given, and the effective C)
         is built once and kept; pass the object other questions on the same labels use
         (:func:`tablegen.significance_test_from_scores`) to share it (default: a new one).
+    progress : callable, optional
+        ``progress(done, total)``: told of the label arrangements scored, block by block (on the CPU).
 
     Returns
     -------
@@ -215,10 +218,10 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     from tablegen.compare.selection.validation import checked_selection
 
     q = checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method, device, nulls)
-    return _selection(q)
+    return _selection(q, progress)
 
 
-def _selection(q) -> SelectionResult:
+def _selection(q, progress=None) -> SelectionResult:
     spec: Metric = q.spec
     names = list(q.models)
     observed = q.observed
@@ -227,7 +230,7 @@ def _selection(q) -> SelectionResult:
     exact = q.R == 0
     logger.info("max-T of %d models on %s: %s", len(names), spec.name, "every arrangement" if exact else f"R = {q.R:,}")
     counts = null_counts(q.sorted_models, q.P, q.column, q.k_cut, q.weights, thresholds, ranked, exact=exact, R=q.R,
-                         key=q.key, device=q.device)
+                         key=q.key, device=q.device, progress=progress)
     M = counts.arrangements
     extra = q.C - len(names) - len(q.not_applicable)  # a model the metric is undefined for is given, not random
     null = q.extra_null(extra)
