@@ -289,3 +289,14 @@ def test_paired_tests_interval_is_the_sorted_kernels_difference():
     result = paired_test(labels, a, b, metric="best_mcc", method="permutation", seed=3)
     expected = sorted_bootstrap_difference(labels, np.stack([a, b]), get_metric("best_mcc"), 3)
     assert result.confidence_interval == expected and expected[0] < result.difference < expected[1]
+
+
+def test_a_count_at_k_whose_resamples_straddle_k_says_why_it_has_no_interval():
+    import tablegen
+
+    rng = np.random.default_rng(30)
+    labels = np.r_[np.ones(30), np.zeros(40)].astype(np.int64)
+    report = tablegen.evaluate(labels, {"a": labels + rng.normal(size=70), "b": labels + rng.normal(size=70)},
+                               metrics=["tp_at_10"])
+    assert report["tp_at_10"].intervals == {"a": None, "b": None}
+    assert any("straddle the cut-off k = 10" in note for note in report["tp_at_10"].notes)

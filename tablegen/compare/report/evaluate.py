@@ -477,8 +477,9 @@ def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]
 
     intervals, notes = {}, {}
     varying = [m for m in verdict.scores if np.ptp(models[m][y == 1]) > 0 or np.ptp(models[m][y == 0]) > 0]
+    spec = get_metric(verdict.metric)
     found = sorted_bootstrap_intervals(y, np.array([models[m] for m in varying], float).reshape(len(varying), y.size),
-                                       get_metric(verdict.metric), DEFAULT_SEED if seed is None else seed)
+                                       spec, DEFAULT_SEED if seed is None else seed)
     found = dict(zip(varying, found))
     for m, value in verdict.scores.items():
         if m not in found:  # each class is resampled apart: the same scores in every resample
@@ -486,6 +487,10 @@ def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]
             notes[m] = (f"the scores of {m!r} do not vary within a class, so every bootstrap resample (positives "
                         f"and negatives resampled apart) has the same scores and the same {verdict.metric}: its "
                         f"interval is the single value [{value:.4g}, {value:.4g}]")
+        elif np.isnan(found[m]).any() and spec.k is not None:
+            intervals[m] = None
+            notes[m] = (f"no bootstrap interval for the {verdict.metric} of {m!r}: in some resamples copies of one "
+                        f"item (tied scores) straddle the cut-off k = {spec.k}, where the count is not defined")
         elif np.isnan(found[m]).any():
             intervals[m] = None
             notes[m] = (f"no bootstrap interval for the {verdict.metric} of {m!r}: the resamples' law is "
