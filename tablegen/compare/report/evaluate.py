@@ -302,15 +302,16 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
 #: AVX-512 EPYC core under load, 10^4 arrangements x 5 models x 10^4 items), rounded up.
 ARRANGEMENT_STEP_SECONDS = 2e-9
 #: Single-core seconds per (resample, item) step of a bootstrap interval, with its sort and jackknife shares
-#: (measured 12 ns a step for 5 models' AUC intervals, 2,000 resamples of 10^4 items), rounded up.
-RESAMPLE_STEP_SECONDS = 2e-8
-#: Single-core seconds per (swap, item) step of a paired swap-permutation test (measured ~125 ns for best_f1,
-#: 4 pairs x 10^4 swaps x 10^4 items, 50 s), rounded up.
-SWAP_STEP_SECONDS = 1.5e-7
-#: Exact critical values and tails asked of one random ranking's null per metric: the verdict's two, a tail per
-#: model (its tie-conditional p-value; the max-T steps with competitors not given), about 10 in the max-T critical
-#: value's search and its interval.
-NULL_QUERIES = 12
+#: (measured 3.5-4 ns: one model's AUC, best_f1 or AP interval, 2,000 resamples of 10^4 items, 0.07-0.08 s),
+#: rounded up.
+RESAMPLE_STEP_SECONDS = 5e-9
+#: Single-core seconds per (swap, item) step of a paired swap-permutation test (measured 145-155 ns: best_f1 and
+#: AP, one pair, 10^4 swaps of 10^4 items, 14.5-15.6 s), rounded up.
+SWAP_STEP_SECONDS = 2e-7
+#: Exact critical values asked of one random ranking's null in the max-T critical value's search with competitors
+#: not given (about 3 for the estimate and each end of its interval; the tails at the models' values are the
+#: verdicts' own, shared).
+NULL_QUERIES = 9
 
 
 @dataclass(frozen=True)
