@@ -385,7 +385,8 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
     for spec in specs:
         null_seconds = spec.exact_cost(P, n - P)[0] if spec.has_exact else math.inf
         exact = method in ("auto", "exact") and null_seconds <= SIMULATION_SECONDS
-        steps["verdicts",] += (K + 2) * null_seconds if exact else SIMULATION_SECONDS  # one pass for both answers
+        queries = 2 + (K if spec.tied_null_routine else 0)  # the verdict's two; each model's own p-value (AUC)
+        steps["verdicts",] += queries * null_seconds if exact else SIMULATION_SECONDS  # one pass for both answers
         # the competitors not given need the exact null, refused (a note) beyond the time limit
         extra = NULL_QUERIES * null_seconds if C > K and null_seconds <= time_limit_seconds() else 0.0
         steps[spec.name, "selection"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n + extra
