@@ -116,8 +116,9 @@ def mcc_at(g, n_pos, n_neg, k):
 
 
 @nb.njit(inline="always", nogil=True)
-def weighted_value(order, group_end, labels, weights, n_pos, n_neg, column, k_cut):
-    """One model's value on one resample: the weighted pass along ``order`` (see the module docstring)."""
+def weighted_value(order, group_end, ranked, weights, n_pos, n_neg, column, k_cut):
+    """One model's value on one resample: the weighted pass along ``order`` (see the module docstring), ``ranked``
+    the items' labels in that order (read in sequence: only the weights are gathered)."""
     n = n_pos + n_neg
     tp = 0
     fp = 0
@@ -134,7 +135,7 @@ def weighted_value(order, group_end, labels, weights, n_pos, n_neg, column, k_cu
     for j in range(order.size):
         item = order[j]
         w = weights[item]
-        positive = w * labels[item]  # no branch on the label or the weight: both are random
+        positive = w * ranked[j]  # no branch on the label or the weight: both are random
         tp += positive
         fp += w - positive
         if group_end[j]:
@@ -172,6 +173,16 @@ def weighted_value(order, group_end, labels, weights, n_pos, n_neg, column, k_cu
     return math.nan if tpk < 0 else float(tpk)
 
 
+@nb.njit(nogil=True)
+def _ranked_labels(orders, labels):
+    """Each model's labels in its sorted order, one byte each."""
+    ranked = np.empty(orders.shape, np.uint8)
+    for m in range(orders.shape[0]):
+        for j in range(orders.shape[1]):
+            ranked[m, j] = labels[orders[m, j]]
+    return ranked
+
+
 @jit_cached(nogil=True)
 def resample_values(orders, group_ends, labels, positives, negatives, column, k_cut, key0, key1, first, out):
     """Resamples ``first .. first + out.shape[0] - 1``: every model's value on each, into ``out`` (resamples,
@@ -179,12 +190,13 @@ def resample_values(orders, group_ends, labels, positives, negatives, column, k_
     ``positives`` and ``negatives`` the items of each class."""
     n = labels.size
     n_pos, n_neg = positives.size, negatives.size
-    weights = np.zeros(n, np.int64)
+    ranked = _ranked_labels(orders, labels)
+    weights = np.zeros(n, np.int32)  # 4 bytes an item: a multiplicity is at most P + N < 2**31
     for row in range(out.shape[0]):
         weights[:] = 0
         draw_weights(key0, key1, first + row, positives, negatives, weights)
         for m in range(orders.shape[0]):
-            out[row, m] = weighted_value(orders[m], group_ends[m], labels, weights, n_pos, n_neg, column, k_cut)
+            out[row, m] = weighted_value(orders[m], group_ends[m], ranked[m], weights, n_pos, n_neg, column, k_cut)
 
 
 @jit_cached(nogil=True)
@@ -206,9 +218,10 @@ def weighted_values(orders, group_ends, labels, weights, column, k_cut, out):
             n_pos += weights[0, i]
         else:
             n_neg += weights[0, i]
+    ranked = _ranked_labels(orders, labels)
     for row in range(weights.shape[0]):
         for m in range(orders.shape[0]):
-            out[row, m] = weighted_value(orders[m], group_ends[m], labels, weights[row], n_pos, n_neg, column, k_cut)
+            out[row, m] = weighted_value(orders[m], group_ends[m], ranked[m], weights[row], n_pos, n_neg, column, k_cut)
 
 
 @nb.njit(nogil=True)
@@ -275,6 +288,7 @@ def jackknife_values(order, group_end, labels, column, k_cut, out):
             g += 1
     done = np.full((g, 2), -1, np.int64)  # an item already left out of this (group, class)
     weights = np.ones(n, np.int64)
+    ranked = _ranked_labels(order.reshape(1, n), labels)[0]
     for i in range(n):
         c = labels[i]
         seen = done[group[i], c]
@@ -282,6 +296,6 @@ def jackknife_values(order, group_end, labels, column, k_cut, out):
             out[i] = out[seen]
             continue
         weights[i] = 0
-        out[i] = weighted_value(order, group_end, labels, weights, n_pos - c, n_neg - (1 - c), column, k_cut)
+        out[i] = weighted_value(order, group_end, ranked, weights, n_pos - c, n_neg - (1 - c), column, k_cut)
         weights[i] = 1
         done[group[i], c] = i
