@@ -4,7 +4,16 @@ p-value of a best-of-C score (the registry, :mod:`tablegen.compute.metrics`, hol
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tablegen.compute.metrics import get_metric
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from numpy.typing import ArrayLike
+
+    from tablegen.compute.metrics import Metric
 
 
 def has_exact(metric: str) -> bool:
@@ -109,7 +118,7 @@ class ExactNulls:
     {('best_accuracy', 20, 20, None): 1}
     """
 
-    def __init__(self, capacity: int = 8, build=None):
+    def __init__(self, capacity: int = 8, build: Callable[[str, int, int], object] | None = None):
         from collections import OrderedDict
 
         if capacity < 1:
@@ -118,12 +127,12 @@ class ExactNulls:
         self._nulls: OrderedDict = OrderedDict()
         self.builds: dict = {}
 
-    def untied(self, metric, P: int, N: int):
+    def untied(self, metric: str | Metric, P: int, N: int) -> object:
         """The no-ties exact null of ``metric`` (a name or registry entry) at (P, N)."""
         name = metric if isinstance(metric, str) else metric.name
         return self._get((name, int(P), int(N), None), lambda: self._build(name, P, N))
 
-    def tied(self, metric, group_sizes, P: int):
+    def tied(self, metric: str | Metric, group_sizes: ArrayLike, P: int) -> object:
         """The exact null of ``metric`` given tie groups of ``group_sizes`` (ascending score) and P positives."""
         import numpy as np
 
@@ -131,7 +140,7 @@ class ExactNulls:
         sizes = tuple(int(s) for s in np.asarray(group_sizes).tolist())
         return self._get((spec.name, int(P), sum(sizes) - int(P), sizes), lambda: spec.tied_null(group_sizes, P))
 
-    def _get(self, key: tuple, build):
+    def _get(self, key: tuple, build: Callable[[], object]) -> object:
         if key in self._nulls:
             self._nulls.move_to_end(key)
             return self._nulls[key]

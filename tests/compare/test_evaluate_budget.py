@@ -23,7 +23,7 @@ def test_progress_is_told_of_monotone_work_ending_at_the_total_and_changes_no_nu
     calls = []
     told = tablegen.evaluate(y, models, C=6, metrics=["auc", "best_f1"], R=300,
                              progress=lambda done, total: calls.append((done, total)))
-    assert len(calls) >= 2 + 3 * 2  # the start, the verdicts, three steps per metric
+    assert len(calls) >= 2 + 3 * 2  # the start, the verdicts, the steps of each metric
     totals = {total for _, total in calls}
     assert len(totals) == 1 and totals.pop() > 0
     done = [d for d, _ in calls]
@@ -75,10 +75,11 @@ def test_the_estimate_grows_with_the_work_and_names_its_steps():
     more_metrics = evaluation_cost(y, models, C=3, metrics=["auc", "best_f1"])
     competitors = evaluation_cost(y, models, C=30, metrics=["auc"])  # the exact null's queries join the max-T step
     assert small.seconds < more_models.seconds and small.seconds < more_metrics.seconds
-    assert small.steps["auc", "selection"] < competitors.steps["auc", "selection"]
+    assert small.steps["auc", "max-T critical value"] == 0.0 < competitors.steps["auc", "max-T critical value"]
     assert set(more_metrics.steps) == {("verdicts",), *((m, s) for m in ("auc", "best_f1")
-                                                        for s in ("selection", "paired", "intervals"))}
-    assert "auc selection" in small.describe()
+                                                        for s in ("max-T arrangements", "max-T critical value",
+                                                                  "paired", "intervals"))}
+    assert "auc max-T arrangements" in small.describe()
 
 
 def test_the_selection_test_tells_of_its_arrangements_block_by_block(monkeypatch):

@@ -279,10 +279,11 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
             try:
                 selection = selection_test(y, models, metric=verdict.metric, C=versus_random.C, alpha=alpha,
                                            R=R if R is not None and not _exact(y, models) else None, seed=seed,
-                                           nulls=nulls, progress=step.within(verdict.metric, "selection"))
+                                           nulls=nulls, progress=step.within(verdict.metric, "max-T arrangements"))
             except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
                 why_not = (f"no max-T answer against the models given: {error}",)
-        step.done(verdict.metric, "selection")
+        step.done(verdict.metric, "max-T arrangements")
+        step.done(verdict.metric, "max-T critical value")
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
         applicable = {m: models[m] for m in verdict.scores}
         others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed)
@@ -317,14 +318,16 @@ NULL_QUERIES = 9
 @dataclass(frozen=True)
 class EvaluationCost:
     """The estimated single-core seconds of each step of :func:`evaluate`: ``steps`` maps ("verdicts",) and
-    (metric, "selection" | "paired" | "intervals") to seconds; ``seconds`` is their sum.
+    (metric, "max-T arrangements" | "max-T critical value" | "paired" | "intervals") to seconds (the max-T test's
+    label arrangements, and its critical value's exact law of the competitors not given); ``seconds`` is their
+    sum.
 
     Examples
     --------
     >>> y = np.r_[np.ones(50), np.zeros(50)]
     >>> cost = evaluation_cost(y, {"a": np.arange(100.0), "b": np.arange(100.0) % 7}, metrics=["auc"])
-    >>> sorted(cost.steps), cost.seconds == sum(cost.steps.values())
-    ([('auc', 'intervals'), ('auc', 'paired'), ('auc', 'selection'), ('verdicts',)], True)
+    >>> sorted(cost.steps)[:2], cost.seconds == sum(cost.steps.values())
+    ([('auc', 'intervals'), ('auc', 'max-T arrangements')], True)
     """
 
     metrics: tuple
@@ -389,7 +392,8 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         steps["verdicts",] += queries * null_seconds if exact else SIMULATION_SECONDS  # one pass for both answers
         # the competitors not given need the exact null, refused (a note) beyond the time limit
         extra = NULL_QUERIES * null_seconds if C > K and null_seconds <= time_limit_seconds() else 0.0
-        steps[spec.name, "selection"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n + extra
+        steps[spec.name, "max-T arrangements"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n
+        steps[spec.name, "max-T critical value"] = extra
         paired = 0.0 if K < 2 or spec.k is not None else (
             (K - 1) * n * (ARRANGEMENT_STEP_SECONDS * 100 if spec.paired_test == "delong" else
                            SWAP_STEP_SECONDS * (DEFAULT_SWAPS if R is None else R)))
@@ -404,15 +408,15 @@ class _Steps:
 
     Examples
     --------
-    >>> cost = EvaluationCost(("auc",), {("verdicts",): 1.0, ("auc", "selection"): 10.0})
+    >>> cost = EvaluationCost(("auc",), {("verdicts",): 1.0, ("auc", "max-T arrangements"): 10.0})
     >>> told = []
     >>> steps = _Steps(cost, lambda done, total: told.append(done))
     >>> steps.done("verdicts")
-    >>> within = steps.within("auc", "selection")
+    >>> within = steps.within("auc", "max-T arrangements")
     >>> within(1, 2); within(2, 2)
-    >>> steps.done("auc", "selection"); steps.finish()
+    >>> steps.done("auc", "max-T arrangements"); steps.finish()
     >>> told
-    [0.0, 1.0, 5.5, 10.0, 11.0]
+    [0.0, 1.0, 6.0, 11.0]
     """
 
     def __init__(self, cost: EvaluationCost, progress):
@@ -428,12 +432,12 @@ class _Steps:
             self.progress(self.done_seconds, self.total)
 
     def within(self, *step: str):
-        """``progress(done, total)`` of the units of ``step`` (arrangements scored), told as a share of 90% of its
-        estimate (the step's last part, its exact critical values, has no units); None without ``progress``."""
+        """``progress(done, total)`` of the units of ``step`` (arrangements scored), told as a share of its
+        estimate; None without ``progress``."""
         if self.progress is None:
             return None
         start, seconds = self.ended, self.cost.steps.get(step, 0.0)
-        return lambda done, total: self._tell(start + 0.9 * seconds * done / max(total, 1))
+        return lambda done, total: self._tell(start + seconds * done / max(total, 1))
 
     def done(self, *step: str) -> None:
         self.ended += self.cost.steps.get(step, 0.0)
