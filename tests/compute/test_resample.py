@@ -300,3 +300,24 @@ def test_a_count_at_k_whose_resamples_straddle_k_says_why_it_has_no_interval():
                                metrics=["tp_at_10"])
     assert report["tp_at_10"].intervals == {"a": None, "b": None}
     assert any("straddle the cut-off k = 10" in note for note in report["tp_at_10"].notes)
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3])
+def test_a_resample_whose_count_could_wrap_a_byte_is_drawn_again_wide(limit):
+    """Counts go into one byte per item; a resample where some count reaches the limit (255 in use, where a byte
+    could wrap) is drawn again into 8 bytes.  Small limits send some or every resample down that path: the same
+    values, bit for bit."""
+    rng = np.random.default_rng(17)
+    labels = (rng.random(60) < 0.4).astype(np.int64)
+    orders, ends = kernels.sorted_models(np.round(rng.normal(size=(2, 60)) + labels, 1))
+    positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+    key = kernels.bootstrap_key(1, positives.size, negatives.size)
+    weights = np.zeros((50, 60), np.int64)
+    kernels.resample_weights(positives, negatives, *key, 0, weights)
+    assert weights.max() >= 3 and (weights.max(axis=1) < 3).any()  # limit 3: both paths taken
+    for column, k_cut in ((0, 0), (4, 0), (5, 0), (6, 7)):
+        narrow, forced, explicit = np.empty((50, 2)), np.empty((50, 2)), np.empty((50, 2))
+        kernels.resample_values(orders, ends, labels, positives, negatives, column, k_cut, *key, 0, narrow)
+        kernels.resample_values(orders, ends, labels, positives, negatives, column, k_cut, *key, 0, forced, limit)
+        kernels.weighted_values(orders, ends, labels, weights, column, k_cut, explicit)
+        assert narrow.tobytes() == forced.tobytes() == explicit.tobytes()
