@@ -124,8 +124,12 @@ def _resample_values(device: str) -> dict:
     """Every model's value on each bootstrap resample, for every metric column (tp_at_k at k = 4 and k = n)."""
     from tablegen.compute.kernels.resample import resample_values, sorted_models
 
-    if device == "cuda":
-        from tablegen.compute.kernels.cuda.resample import resample_values_cuda as resample_values
+    if device == "cuda":  # 7 resamples a launch: several launches per case, each starting where the last ended
+        from functools import partial
+
+        from tablegen.compute.kernels.cuda.resample import resample_values_cuda
+
+        resample_values = partial(resample_values_cuda, threads=7)
     results = {}
     for n, K, R, first in RESAMPLE_CASES:
         rng = np.random.default_rng(n)
@@ -164,7 +168,7 @@ def _compile_ptx(path: str) -> None:
                                 types.Array(f64, 2, "C"), types.Array(f64, 1, "A"), ints, ints)),
                "resample": (resample_kernel,
                             (types.Array(i64, 2, "C"), types.Array(types.uint8, 2, "C"), ints, ints, ints, i64, i64,
-                             u64, u64, i64, types.Array(i64, 2, "C"), types.Array(f64, 2, "A")))}
+                             u64, u64, i64, types.Array(types.int32, 2, "C"), types.Array(f64, 2, "A")))}
     counts = {}
     for name, (kernel, signature) in kernels.items():
         ptx, _ = cuda.compile_ptx(kernel.py_func, signature, cc=(9, 0))

@@ -115,15 +115,20 @@ def resample_kernel(orders, ends, labels, positives, negatives, column, k_cut, k
         out[i, m] = _weighted_value(orders, ends, m, labels, weights, i, n_pos, n_neg, column, k_cut)
 
 
+#: Device bytes of multiplicity scratch per launch (4 bytes per item and thread in flight).
+SCRATCH_BYTES = 1 << 30
+
+
 def resample_values_cuda(orders, group_ends, labels, positives, negatives, column, k_cut, key0, key1, first, out,
                          threads: int = 4096) -> None:
-    """:func:`~tablegen.compute.kernels.resample.resample_values` on the GPU, ``threads`` resamples per launch
-    (scratch: one row of multiplicities per thread).  Fills ``out`` (resamples, models)."""
+    """:func:`~tablegen.compute.kernels.resample.resample_values` on the GPU, up to ``threads`` resamples per
+    launch (scratch: one row of 4-byte multiplicities per thread, at most :data:`SCRATCH_BYTES` in all, so 268
+    resamples at a time at 10^6 items).  Fills ``out`` (resamples, models)."""
     n = labels.size
     d_orders, d_ends, d_labels = cuda.to_device(orders), cuda.to_device(group_ends), cuda.to_device(labels)
     d_positives, d_negatives = cuda.to_device(positives), cuda.to_device(negatives)
-    rows = max(1, min(threads, out.shape[0]))
-    d_weights = cuda.device_array((rows, n), np.int64)
+    rows = max(1, min(threads, out.shape[0], SCRATCH_BYTES // (4 * n)))
+    d_weights = cuda.device_array((rows, n), np.int32)  # a count is at most P + N < 2**31
     d_out = cuda.device_array((rows, orders.shape[0]), np.float64)
     for start in range(0, out.shape[0], rows):
         count = min(rows, out.shape[0] - start)
