@@ -154,16 +154,18 @@ class ExactNulls:
 
 def approximate_critical_value(null, tail: float) -> float | None:
     """A cheap guess at :func:`tablegen.compute.exact.null_critical_value` ``(null, tail)``, for a search that
-    then decides with the exact values (never an answer): for AUC's tilted inversion the saddle point (no
-    Fourier transform: ~1 ms where a tilted law costs ~0.1-0.5 s at P N ~ 10^7); None where there is no
-    such guess (the other nulls, whose exact values are cheap or bracketed, and tails of 1/2 or more).
+    then decides with the exact values (never an answer): for AUC's tilted inversion the Lugannani–Rice
+    saddle-point tail with the lattice continuity correction (Daniels 1987), within a unit of U of the exact
+    critical value (measured at P, N = 600, 1400 and 3000, 7000, tails 0.3 to 1e-200) and without a Fourier
+    transform (~1 ms where a tilted law costs ~0.1-5 s at P N ~ 10^7-10^10); None where there is no such guess
+    (the other nulls, whose exact values are cheap or bracketed, and tails of 1/2 or more).
 
     Examples
     --------
     >>> from tablegen.compute.exact.auc_fft import TiltedAucNull
     >>> null = TiltedAucNull(300, 700)
     >>> exact, guess = null.critical_value(1e-6), approximate_critical_value(null, 1e-6)
-    >>> abs(guess - exact) < 1e-3
+    >>> abs(guess - exact) <= 2 / (300 * 700)
     True
     """
     import math
@@ -178,4 +180,39 @@ def approximate_critical_value(null, tail: float) -> float | None:
         return None
     if -cell.log_total > math.log(threshold):  # not even the top value is that rare: the top
         return 1.0
-    return (cell.PN - cell.mu(cell.tilt_for_tail(threshold))) / cell.PN
+    b = _lugannani_rice_tilt(cell, math.log(threshold))
+    if b is None:
+        return None
+    return math.floor(cell.PN - (cell.mu(b) - 0.5)) / cell.PN
+
+
+def _lugannani_rice_tilt(cell, log_tail: float) -> float | None:
+    """The tilt b > 0 at which the Lugannani–Rice approximation of log Pr(U <= v), v + 1/2 = mu(b), is
+    ``log_tail`` (U the Mann–Whitney count of ``cell``, a :class:`~tablegen.compute.exact.auc_fft.TiltedAuc`)."""
+    import math
+
+    from scipy.special import log_ndtr
+
+    def log_lower(b: float) -> float:
+        x = cell.mu(b)
+        w = math.sqrt(max(-2.0 * (cell.lam(b) + b * x), 0.0))
+        u = 2.0 * math.sinh(0.5 * b) * math.sqrt(cell.var(b))
+        if w <= 0.0 or u <= 0.0:
+            return math.log(0.5)
+        main = float(log_ndtr(-w))
+        correction = math.exp(-0.5 * w * w - 0.5 * math.log(2 * math.pi) - main) * (1.0 / u - 1.0 / w)
+        return main + math.log1p(correction) if correction > -1.0 else -math.inf
+
+    low, high = 1e-6 / math.sqrt(cell.var0), 1.0 / math.sqrt(cell.var0)
+    while log_lower(high) > log_tail and cell.mu(high) > 0.5:
+        high *= 2.0
+        if high > 1e4:
+            return None
+    while high / low - 1.0 > 1e-12:
+        middle = math.sqrt(low * high)
+        if log_lower(middle) > log_tail:
+            low = middle
+        else:
+            high = middle
+    b = math.sqrt(low * high)
+    return b if math.isfinite(cell.mu(b)) else None

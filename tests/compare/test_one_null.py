@@ -100,17 +100,17 @@ def test_the_guessed_search_asks_for_few_exact_critical_values(monkeypatch):
     monkeypatch.setattr(maxt, "_guessed_crossing", lambda *args: None)
     selection_test(y, models, metric="auc", C=12, R=2000)
     assert guessed < len(asked)
-    assert guessed <= 3 * 3  # estimate and the two ends of its interval: the guess and its neighbour, and g before
+    assert guessed <= 3 * 2  # the estimate and the two ends of its interval: the guess and the one before
 
 
 def test_the_guess_is_near_the_exact_critical_value_and_absent_where_there_is_none():
     from tablegen.compute.exact.auc_fft import TiltedAucNull
     from tablegen.compute.exact.closed_form import best_accuracy_null
 
-    null = TiltedAucNull(600, 1400)
-    sd = (null.cell.var0 ** 0.5) / null.cell.PN  # the null's standard deviation, AUC units
-    for tail in (1e-2, 1e-6, 1e-30):  # a guess: within a tenth of a standard deviation (saddle point)
-        assert abs(approximate_critical_value(null, tail) - null.critical_value(tail)) < 0.1 * sd
+    for P, N in ((600, 1400), (40, 3000)):
+        null = TiltedAucNull(P, N)
+        for tail in (0.3, 1e-2, 1e-6, 1e-30, 1e-200):  # Lugannani-Rice: within two units of U
+            assert abs(approximate_critical_value(null, tail) - null.critical_value(tail)) <= 2 / (P * N)
     assert approximate_critical_value(null, 1e-300) <= 1.0
     assert approximate_critical_value(null, 0.7) is None
     assert approximate_critical_value(best_accuracy_null(20, 20), 1e-3) is None
