@@ -310,9 +310,9 @@ RESAMPLE_STEP_SECONDS = 5e-9
 #: AP, one pair, 10^4 swaps of 10^4 items, 14.5-15.6 s), rounded up.
 SWAP_STEP_SECONDS = 2e-7
 #: Exact critical values asked of one random ranking's null in the max-T critical value's search with competitors
-#: not given (about 3 for the estimate and each end of its interval; the tails at the models' values are the
-#: verdicts' own, shared).
-NULL_QUERIES = 9
+#: not given (2 for the estimate and each end of its interval where the guess is right, more where it is not;
+#: the tails at the models' values are the verdicts' own, shared).
+NULL_QUERIES = 8
 
 
 @dataclass(frozen=True)
