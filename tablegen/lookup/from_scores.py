@@ -439,7 +439,14 @@ def _no_ties_tail(spec: Metric, P: int, N: int, nulls):
 def question_nulls() -> ExactNulls:
     """The exact nulls of one question (:class:`tablegen.compute.metric_nulls.ExactNulls`), the no-ties ones those
     the lookups use (one object per (metric, P, N): the verdict's critical value and p-value, the tie-conditional
-    p-values and the selection test's competitors not given share its work)."""
+    p-values and the selection test's competitors not given share its work).
+
+    Examples
+    --------
+    >>> nulls = question_nulls()
+    >>> nulls.untied("auc", 30, 40) is nulls.untied("auc", 30, 40), list(nulls.builds.values())
+    (True, [1])
+    """
     from tablegen.compute.metric_nulls import ExactNulls
     from tablegen.lookup.api import lookup_null
 
