@@ -126,3 +126,24 @@ def test_a_header_beyond_the_first_64_kib_is_found_before_the_file_is_read_whole
     monkeypatch.setattr(csvfile, "_read_text", lambda *args: pytest.fail("the file was read whole first"))
     with pytest.raises(ResourceLimitError, match=r"about 4 rows x 301 columns"):
         read_predictions(path, "label")
+
+
+def test_a_byte_order_mark_and_lines_before_the_header_are_read_by_numpy_s_reader(tmp_path, monkeypatch):
+    text = "# scores of two models\n\n" + "\n".join(ROWS) + "\n"
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    monkeypatch.setattr(csvfile, "_columns_by_rows", lambda *args: pytest.fail("read row by row"))
+    labels, scores, _ = read_predictions(str(path), "label")
+    assert labels.tolist() == ["1", "0", "1", "0", "1", "0", "1"] and scores["b"][-1] == 0.7
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"0\x00,0.4,0.2\n", "not a text CSV file (line 6 holds a NUL byte)"),
+    (b"0,0.4,0.2\xff\n", "not a text CSV file (not UTF-8 text: byte"),
+])
+def test_a_file_that_is_not_text_after_its_first_lines_is_refused(tmp_path, data, message):
+    """A NUL byte in the label column, or a byte that is not UTF-8, past the lines read first."""
+    path = tmp_path / "damaged.csv"
+    path.write_bytes(("\n".join(ROWS[:5]) + "\n").encode() + data)
+    with pytest.raises(TablegenInputError, match=re.escape(message)):
+        read_predictions(str(path), "label")
