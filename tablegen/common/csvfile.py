@@ -175,7 +175,7 @@ class CsvSize(NamedTuple):
     rows: int  #: the rows, estimated from the size and the first lines' mean length
     columns: int  #: the header's fields
     numbers: int  #: the columns read as numbers (the others are read as text)
-    memory: float  #: bytes of memory reading it takes at its peak, an estimate on the high side
+    memory: float  #: bytes of memory reading it may take at its peak, an estimate on the high side
 
 
 #: Bytes read first, for the header and the mean length of a row.
@@ -243,15 +243,16 @@ def _header(lines: list[tuple[int, str]], name: str) -> list[str]:
 
 
 def _size(size: int, head: str, header: list[str], numeric: list[str]) -> CsvSize:
-    """The rows from the size after the header and the mean length of the first rows; the memory: the file as
-    bytes and as text, the parsed table (8 bytes a number, a text object of about 64 bytes a text field) and the
-    columns returned."""
+    """The rows from the size after the header and the mean length of the first rows; the memory, that of the
+    row-by-row reader (numpy's takes less): the file as text and as lines, 64 bytes a line, a Python float and its
+    place in a list (32 bytes) and the array returned (8) per number, a text object (about 64 bytes and 8 for its
+    place) and its place in the array returned per text field."""
     lines = _kept_lines(head)[1:]
     mean = max(1.0, sum(len(line.encode()) for _, line in lines) / len(lines)) if lines else 1.0
     before = len(head[:_data_start(head)[0]].encode())  # comments and the header
     rows = max(len(lines), round((size - before) / mean))
     texts = len(header) - len(numeric)
-    memory = 2.0 * size + rows * (16.0 * len(numeric) + 80.0 * texts)
+    memory = 2.0 * size + rows * (64.0 + 40.0 * len(numeric) + 80.0 * texts)
     return CsvSize(size, rows, len(header), len(numeric), memory)
 
 
