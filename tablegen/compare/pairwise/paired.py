@@ -278,8 +278,7 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
         Bootstrap resamples, >= 100 (default 2,000).
     method : {"auto", "BCa", "percentile", "basic"}
         scipy's interval methods; ``"auto"`` is BCa up to 2,000 items (its jackknife scores every
-        leave-one-out sample: AUC from each item's placement, the other metrics by one pass per tie group and
-        class) and percentile beyond.
+        leave-one-out sample, each by an O(1) update after one pass) and percentile beyond.
     seed : int, optional
         Root seed of the resamples (default 2005).
     positive_label : optional

@@ -37,9 +37,8 @@ items, 1.9 ms to draw a resample and 3.2 ms per model to score it, against 23.6 
 by item and labels gathered).  The jackknife (:func:`jackknife_values`) leaves each item out in turn: AUC by
 each item's placement (its negatives below, or positives above, and ties), O(1) per item after one
 pass; the best-threshold metrics from prefix and suffix maxima over the cut-offs (leaving out an item of
-group g lowers its class's count after g by one), O(n) in all; average precision and the counts at k by the
-weighted pass with that item's weight 0, once per distinct (tie group, class), since leaving out either of
-two tied items of one class gives the same sample: O(n) per group, used for BCa (up to 2,000 items by default).
+group g lowers its class's count after g by one), average precision from a prefix and two suffix sums, TP at
+k from the cut-offs of k and k + 1 items: O(n) in all, every metric.
 """
 
 import math
@@ -349,25 +348,8 @@ def _best_jackknife(order, group_end, labels, column, out):
     maximum over the cut-offs up to g (counts kept) and over those after it (one fewer): prefix and suffix
     maxima, one pair per class, computed once."""
     n = order.size
-    n_pos = 0
-    for i in range(n):
-        n_pos += labels[i]
-    n_neg = n - n_pos
-    tp = np.zeros(n + 1, np.int64)  # counts at cut-off c (after the first c groups)
-    fp = np.zeros(n + 1, np.int64)
-    group = np.empty(n, np.int64)
-    g = 0
-    t = 0
-    f = 0
-    for j in range(n):
-        item = order[j]
-        t += labels[item]
-        f += 1 - labels[item]
-        group[item] = g
-        if group_end[j]:
-            g += 1
-            tp[g] = t
-            fp[g] = f
+    group, tp, fp, g = _cutoffs(order, group_end, labels)
+    n_pos, n_neg = tp[g], fp[g]
     # prefix maxima with the class's total one fewer; suffix maxima with its count one fewer as well
     pre_pos = np.empty(g + 1)
     pre_neg = np.empty(g + 1)
@@ -398,36 +380,95 @@ def _best_jackknife(order, group_end, labels, column, out):
         out[i] = min(value, 1.0) if column == 5 else value
 
 
+@nb.njit(nogil=True)
+def _cutoffs(order, group_end, labels):
+    """(group of each item, TP and FP at each cut-off c = 0 .. G (after the first c groups), G)."""
+    n = order.size
+    tp = np.zeros(n + 1, np.int64)
+    fp = np.zeros(n + 1, np.int64)
+    group = np.empty(n, np.int64)
+    g = 0
+    t = 0
+    f = 0
+    for j in range(n):
+        item = order[j]
+        t += labels[item]
+        f += 1 - labels[item]
+        group[item] = g
+        if group_end[j]:
+            g += 1
+            tp[g] = t
+            fp[g] = f
+    return group, tp, fp, g
+
+
+@nb.njit(nogil=True)
+def _ap_jackknife(order, group_end, labels, out):
+    """Leave-one-out average precision in O(n): the groups before the item's keep their terms gp TP / k (a prefix
+    sum), the groups after it lose one from k (and from TP if the item is a positive: two suffix sums), its own
+    group loses the item; a sum in another order than the pass's, so equal to it within a few ulps."""
+    n = order.size
+    group, tp, fp, g = _cutoffs(order, group_end, labels)
+    n_pos = tp[g]
+    before = np.zeros(g + 1)  # before[h] = sum over groups < h of gp TP / k
+    after_pos = np.zeros(g + 1)  # after_pos[h] = sum over groups > h of gp (TP - 1) / (k - 1)
+    after_neg = np.zeros(g + 1)  # after_neg[h] = sum over groups > h of gp TP / (k - 1)
+    for h in range(g):
+        gp = tp[h + 1] - tp[h]
+        before[h + 1] = before[h] + gp * (tp[h + 1] / (tp[h + 1] + fp[h + 1]))
+    for h in range(g - 1, 0, -1):
+        gp = tp[h + 1] - tp[h]
+        k = tp[h + 1] + fp[h + 1]
+        after_pos[h - 1] = after_pos[h] + gp * (max(tp[h + 1] - 1, 0) / (k - 1))
+        after_neg[h - 1] = after_neg[h] + gp * (tp[h + 1] / (k - 1))
+    for i in range(n):
+        h = group[i]
+        gp = tp[h + 1] - tp[h]
+        k = tp[h + 1] + fp[h + 1]
+        if labels[i]:
+            own = (gp - 1) * ((tp[h + 1] - 1) / max(k - 1, 1))
+            out[i] = (before[h] + own + after_pos[h]) / (n_pos - 1)
+        else:
+            own = gp * (tp[h + 1] / max(k - 1, 1))
+            out[i] = (before[h] + own + after_neg[h]) / n_pos
+
+
+@nb.njit(nogil=True)
+def _tp_at_k_jackknife(order, group_end, labels, k_cut, out):
+    """Leave-one-out TP at k in O(n): without an item of group h the cut-offs up to h keep their k and TP, those
+    after it hold one item fewer (and one positive fewer if it is one), so the count is TP at the cut-off of k
+    items before h, or at the cut-off of k + 1 items after it; NaN where neither exists (ties straddle k)."""
+    n = order.size
+    group, tp, fp, g = _cutoffs(order, group_end, labels)
+    at_k = -1  # the cut-off holding k items, and the one holding k + 1
+    at_k1 = -1
+    for c in range(g + 1):
+        if tp[c] + fp[c] == k_cut:
+            at_k = c
+        if tp[c] + fp[c] == k_cut + 1:
+            at_k1 = c
+    for i in range(n):
+        h = group[i]
+        if k_cut >= n - 1:
+            out[i] = float(tp[g] - labels[i])
+        elif at_k >= 0 and at_k <= h:
+            out[i] = float(tp[at_k])
+        elif at_k1 >= h + 1:
+            out[i] = float(tp[at_k1] - labels[i])
+        else:
+            out[i] = math.nan
+
+
 @jit_cached(nogil=True)
 def jackknife_values(order, group_end, labels, column, k_cut, out):
-    """The leave-one-out values of one model, ``out[i]`` without item i (see the module docstring)."""
-    n = order.size
+    """The leave-one-out values of one model, ``out[i]`` without item i (see the module docstring), O(n)."""
     if column == 0:
         _auc_jackknife(order, group_end, labels, out)
         return
     if column in (1, 2, 3, 5):
         _best_jackknife(order, group_end, labels, column, out)
         return
-    n_pos = 0
-    for i in range(n):
-        n_pos += labels[i]
-    n_neg = n - n_pos
-    group = np.empty(n, np.int64)  # tie group of each item
-    g = 0
-    for j in range(n):
-        group[order[j]] = g
-        if group_end[j]:
-            g += 1
-    done = np.full((g, 2), -1, np.int64)  # an item already left out of this (group, class)
-    weights = np.ones(n, np.int64)
-    ranked = _ranked_labels(order.reshape(1, n), labels)[0]
-    for i in range(n):
-        c = labels[i]
-        seen = done[group[i], c]
-        if seen >= 0:
-            out[i] = out[seen]
-            continue
-        weights[i] = 0
-        out[i] = weighted_value(order, group_end, ranked, weights, n_pos - c, n_neg - (1 - c), column, k_cut)
-        weights[i] = 1
-        done[group[i], c] = i
+    if column == 4:
+        _ap_jackknife(order, group_end, labels, out)
+        return
+    _tp_at_k_jackknife(order, group_end, labels, k_cut, out)
