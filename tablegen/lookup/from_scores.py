@@ -417,7 +417,9 @@ def _tie_conditional_p_values(spec: Metric, groups, values: dict, P: int, N: int
     from tablegen.compute.stats import p_value_from_tail
 
     out = {}
-    for name, value in values.items():
+    winner = max(values, key=values.get)  # first: its null, just built for the verdict, is still kept (LRU)
+    for name in sorted(values, key=lambda m: m != winner):
+        value = values[name]
         sizes = _tie_group_sizes(groups[name])
         if sizes.size == P + N:
             null = nulls.untied(spec, P, N)
@@ -426,7 +428,7 @@ def _tie_conditional_p_values(spec: Metric, groups, values: dict, P: int, N: int
         else:
             continue
         out[name] = max(float(p_value_from_tail(null_tail_ge(null, value), C)), float(np.finfo(float).tiny))
-    return out
+    return {name: out[name] for name in values if name in out}  # in the order given
 
 
 def _no_ties_tail(spec: Metric, P: int, N: int, nulls):

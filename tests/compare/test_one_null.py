@@ -59,6 +59,15 @@ def test_evaluate_builds_each_exact_null_once(builds, ties):
         assert sum(key[0] == "tied" for key in builds) >= len(models)
 
 
+def test_more_tied_models_than_the_nulls_kept_still_build_each_null_once(builds):
+    y, models = _question(True, n=120, P=40, K=12, seed=9)  # 12 tie patterns, 8 nulls kept
+    models["m11"] = np.round(3 * y + np.random.default_rng(1).normal(size=120), 1)  # the winner, listed last
+    result = tablegen.significance_test_from_scores(y, models, metrics=["auc"], C=12)
+    assert result["auc"].winner == "m11" and result["auc"].tie_conditional
+    assert sum(key[0] == "tied" for key in builds) >= 12
+    assert {key: count for key, count in builds.items() if count != 1} == {}
+
+
 def test_shared_nulls_give_the_numbers_of_fresh_ones_bit_for_bit():
     for ties in (False, True):
         y, models = _question(ties, seed=11)
