@@ -47,21 +47,11 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.ranking import bounded_draw
-from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
-
-_S32 = np.uint64(32)
+from tablegen.compute.kernels.ranking import draw_below
+from tablegen.compute.kernels.rng import replicate_state
 
 #: Kernel column codes this kernel scores (the registry's kernel columns; tp_at_k is 6).
 SCORED_COLUMNS = 7
-
-
-@nb.njit(inline="always", nogil=True)
-def _draw(total, s0, s1, s2, s3):
-    """Uniform integer in [0, total) from the upper half of one fresh output (Lemire's multiply-shift, a
-    rejected draw redrawn from the next outputs' upper halves: :func:`.ranking.bounded_draw`)."""
-    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-    return bounded_draw(r >> _S32, total, s0, s1, s2, s3)
 
 
 @nb.njit(inline="always", nogil=True)
@@ -71,7 +61,7 @@ def _sample_labels(key0, key1, replicate, n_pos, labels):
     n = labels.size
     remaining = n_pos
     for i in range(n):
-        j, s0, s1, s2, s3 = _draw(np.uint64(n - i), s0, s1, s2, s3)
+        j, s0, s1, s2, s3 = draw_below(np.uint64(n - i), s0, s1, s2, s3)
         positive = 1 if j < np.uint64(remaining) else 0
         labels[i] = positive
         remaining -= positive

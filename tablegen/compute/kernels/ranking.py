@@ -71,6 +71,15 @@ def bounded_draw(x32, total, s0, s1, s2, s3):
     return m >> _S32, s0, s1, s2, s3
 
 
+@nb.njit(inline="always", nogil=True)
+def draw_below(total, s0, s1, s2, s3):
+    """Uniform integer in [0, total) from the upper half of one fresh xoshiro256** output (Lemire's
+    multiply-shift, a rejected draw redrawn from the next outputs' upper halves: :func:`bounded_draw`); the
+    draw of the permutation and bootstrap kernels."""
+    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    return bounded_draw(r >> _S32, total, s0, s1, s2, s3)
+
+
 @nb.njit(nogil=True)
 def mcc_weights(n_pos, n_neg, size):
     """w_k = 1 / sqrt(P N k (P + N - k)) for k = 1 .. P+N-1, and 0 at k = 0, k >= P + N (``size`` entries).

@@ -47,10 +47,8 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.ranking import bounded_draw
-from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
-
-_S32 = np.uint64(32)
+from tablegen.compute.kernels.ranking import draw_below
+from tablegen.compute.kernels.rng import replicate_state
 
 #: The spawn key's tag of the bootstrap streams (``SeedSequence(seed, spawn_key=(P, N, tag))``): apart from the
 #: tables' and the label permutations' streams of the same (P, N), ``cell_key(seed, P, N)``.
@@ -88,14 +86,6 @@ def sorted_models(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @nb.njit(inline="always", nogil=True)
-def _draw(total, s0, s1, s2, s3):
-    """Uniform integer in [0, total) from the upper half of one fresh output, a rejected draw redrawn
-    (:func:`~tablegen.compute.kernels.ranking.bounded_draw`)."""
-    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-    return bounded_draw(r >> _S32, total, s0, s1, s2, s3)
-
-
-@nb.njit(inline="always", nogil=True)
 def draw_weights(key0, key1, replicate, n_pos, n_neg, weights):
     """Add resample ``replicate``'s multiplicities into ``weights`` (all zero on entry) by slot: P draws over the
     slots 0 .. P-1 (the positives, in item order), then N over the slots P .. P+N-1 (the negatives).  Returns the
@@ -104,11 +94,11 @@ def draw_weights(key0, key1, replicate, n_pos, n_neg, weights):
     s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
     top = 0
     for _ in range(n_pos):
-        j, s0, s1, s2, s3 = _draw(np.uint64(n_pos), s0, s1, s2, s3)
+        j, s0, s1, s2, s3 = draw_below(np.uint64(n_pos), s0, s1, s2, s3)
         weights[j] += 1
         top = max(top, int(weights[j]))
     for _ in range(n_neg):
-        j, s0, s1, s2, s3 = _draw(np.uint64(n_neg), s0, s1, s2, s3)
+        j, s0, s1, s2, s3 = draw_below(np.uint64(n_neg), s0, s1, s2, s3)
         weights[n_pos + j] += 1
         top = max(top, int(weights[n_pos + j]))
     return top

@@ -16,18 +16,11 @@ import math
 import numpy as np
 from numba import cuda
 
-from tablegen.compute.kernels.cuda.ranking import bounded_fresh
-from tablegen.compute.kernels.cuda.rng import S32, add_rn, mul_rn, replicate_state, xoshiro_next
+from tablegen.compute.kernels.cuda.ranking import draw_below
+from tablegen.compute.kernels.cuda.rng import add_rn, mul_rn, replicate_state
 
 #: Threads per CUDA block.
 THREADS_PER_BLOCK = 128
-
-
-@cuda.jit(device=True, inline=True)
-def _draw(total, s0, s1, s2, s3):
-    """Uniform integer in [0, total) from the upper half of one fresh output (as the CPU kernel's ``_draw``)."""
-    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-    return bounded_fresh(r >> S32, total, s0, s1, s2, s3)
 
 
 @cuda.jit(device=True, inline=True)
@@ -94,7 +87,7 @@ def permutation_kernel(orders, ends, ranks, n_pos, column, k_cut, weights, thres
     s0, s1, s2, s3 = replicate_state(key0, key1, first + i)
     remaining = n_pos
     for item in range(n):
-        j, s0, s1, s2, s3 = _draw(np.uint64(n - item), s0, s1, s2, s3)
+        j, s0, s1, s2, s3 = draw_below(np.uint64(n - item), s0, s1, s2, s3)
         positive = 1 if j < np.uint64(remaining) else 0
         labels[i, item] = positive
         remaining -= positive

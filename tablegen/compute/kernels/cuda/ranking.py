@@ -41,6 +41,14 @@ def bounded_fresh(x32, total, s0, s1, s2, s3):
 
 
 @cuda.jit(device=True, inline=True)
+def draw_below(total, s0, s1, s2, s3):
+    """Uniform integer in [0, total) from the upper half of one fresh output (the CPU kernels'
+    :func:`tablegen.compute.kernels.ranking.draw_below`)."""
+    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    return bounded_fresh(r >> S32, total, s0, s1, s2, s3)
+
+
+@cuda.jit(device=True, inline=True)
 def write_base(scores, i, n_pos, n_neg, u_pairs, best_d, f1_num, f1_den, best_g, ap_sum, best_m, with_mcc):
     """The base columns, each one division as in the CPU kernels (best MCC: its maximum, capped at 1;
     NaN unless ``with_mcc``)."""

@@ -15,18 +15,11 @@ import math
 import numpy as np
 from numba import cuda
 
-from tablegen.compute.kernels.cuda.ranking import bounded_fresh
-from tablegen.compute.kernels.cuda.rng import S32, add_rn, mul_rn, replicate_state, xoshiro_next
+from tablegen.compute.kernels.cuda.ranking import draw_below
+from tablegen.compute.kernels.cuda.rng import add_rn, mul_rn, replicate_state
 
 #: Threads per CUDA block.
 THREADS_PER_BLOCK = 128
-
-
-@cuda.jit(device=True, inline=True)
-def _draw(total, s0, s1, s2, s3):
-    """Uniform integer in [0, total) from the upper half of one fresh output (as the CPU kernel's ``_draw``)."""
-    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-    return bounded_fresh(r >> S32, total, s0, s1, s2, s3)
 
 
 @cuda.jit(device=True, inline=True)
@@ -106,10 +99,10 @@ def resample_kernel(orders, ends, labels, positives, negatives, column, k_cut, k
     n_pos = positives.shape[0]
     n_neg = negatives.shape[0]
     for _ in range(n_pos):
-        j, s0, s1, s2, s3 = _draw(np.uint64(n_pos), s0, s1, s2, s3)
+        j, s0, s1, s2, s3 = draw_below(np.uint64(n_pos), s0, s1, s2, s3)
         weights[i, positives[j]] += 1
     for _ in range(n_neg):
-        j, s0, s1, s2, s3 = _draw(np.uint64(n_neg), s0, s1, s2, s3)
+        j, s0, s1, s2, s3 = draw_below(np.uint64(n_neg), s0, s1, s2, s3)
         weights[i, negatives[j]] += 1
     for m in range(orders.shape[0]):
         out[i, m] = _weighted_value(orders, ends, m, labels, weights, i, n_pos, n_neg, column, k_cut)
