@@ -216,3 +216,26 @@ def _lugannani_rice_tilt(cell, log_tail: float) -> float | None:
             high = middle
     b = math.sqrt(low * high)
     return b if math.isfinite(cell.mu(b)) else None
+
+
+def checked_nulls(nulls, default: Callable[[], ExactNulls] = None) -> ExactNulls:
+    """``nulls`` if it is an :class:`ExactNulls`, a new one (``default()``, else ``ExactNulls()``) if None, else
+    an error naming ``nulls``.
+
+    Examples
+    --------
+    >>> type(checked_nulls(None)).__name__
+    'ExactNulls'
+    >>> checked_nulls(True)
+    Traceback (most recent call last):
+    tablegen.errors.TablegenInputError: nulls must be None or a tablegen.compute.metric_nulls.ExactNulls, got True
+    """
+    from tablegen.errors import Argument, TablegenInputError
+
+    if nulls is None:
+        return ExactNulls() if default is None else default()
+    if not isinstance(nulls, ExactNulls):
+        raise TablegenInputError.naming(Argument("nulls"), " must be None or a "
+                                        f"tablegen.compute.metric_nulls.ExactNulls, got {nulls!r}")
+    return nulls
+

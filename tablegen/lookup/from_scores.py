@@ -506,12 +506,13 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     >>> result["auc"].winner, result.C, result["auc"].significant
     ('good', 2, True)
     """
+    from tablegen.compute.metric_nulls import checked_nulls
     from tablegen.lookup.api import significance_test
 
     y, models, metrics, C, alpha = _checked(labels, scores, metrics, C, alpha, positive_label)
+    nulls = checked_nulls(nulls, question_nulls)
     P, N = int(y.sum()), int(y.size - y.sum())
     groups = {name: threshold_groups(y, s) for name, s in models.items()}
-    nulls = question_nulls() if nulls is None else nulls
 
     def answer(metric, score):
         return significance_test(metric, P, N, C, alpha, score=score, method=method, R=R, seed=seed, table=table)

@@ -18,7 +18,7 @@ from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.mc import cell_key
-from tablegen.compute.metric_nulls import ExactNulls
+from tablegen.compute.metric_nulls import ExactNulls, checked_nulls
 from tablegen.compute.metrics import Metric, get_metric
 from tablegen.compute.metrics_from_scores import (
     check_binary_labels,
@@ -134,7 +134,7 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
     key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
     return SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_models, P, n, C, R, seed, alpha, method,
                              column, k_cut, weights, key, not_applicable,
-                             device, ExactNulls() if nulls is None else nulls)
+                             device, checked_nulls(nulls))
 
 
 def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], dict[str, str]]:
