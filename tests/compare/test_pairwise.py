@@ -280,8 +280,8 @@ def test_paired_test_bootstraps_only_when_its_interval_is_read(monkeypatch):
     import tablegen.compare.pairwise.paired as paired
 
     calls = []
-    real = paired._bootstrap
-    monkeypatch.setattr(paired, "_bootstrap", lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs))
+    real = paired.scipy_bootstrap
+    monkeypatch.setattr(paired, "scipy_bootstrap", lambda *args, **kwargs: calls.append(args) or real(*args, **kwargs))
     rng = np.random.default_rng(4)
     y = np.r_[np.ones(7), np.zeros(7)]  # n = 14: the exact permutation test
     a, b = y + rng.normal(size=14), y + rng.normal(size=14)
@@ -302,11 +302,11 @@ def test_a_lazy_interval_is_the_interval_computed_at_once():
     y = np.r_[np.ones(12), np.zeros(13)]
     a, b = y + rng.normal(size=25), y + rng.normal(size=25)
     lazy = paired_test(y, a, b, metric="average_precision", method="permutation", seed=3)
-    from tablegen.compare.pairwise.paired import _bootstrap
+    from tablegen.compare.pairwise.bootstrap import scipy_bootstrap
     from tablegen.compare.pairwise.validation import checked_pair
 
     q = checked_pair(y, a, b, "average_precision", "permutation", "two-sided", None, None, 3, None)
-    assert lazy.confidence_interval == _bootstrap(q.metric_difference, q.labels, q.seed, 0.95)
+    assert lazy.confidence_interval == scipy_bootstrap(q.metric_difference, q.labels, q.seed, 0.95)
 
 
 def test_bootstrap_interval_takes_level_resamples_and_method():

@@ -126,7 +126,7 @@ def test_a_constant_model_s_interval_is_its_single_value_with_a_note(degenerate)
 
 
 def test_an_interval_bca_cannot_give_is_none_with_the_reason_never_nan(degenerate):
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
 
     y, report = degenerate
     preds = report.scores["predictions"]

@@ -130,7 +130,7 @@ def _scipy_draws(labels, seed, resamples):
 
 def _interval_on(labels, scores, name, weights, level, method):
     """:func:`interval_from_resamples` from the kernels' values on the resamples ``weights``."""
-    from tablegen.compare.pairwise.paired import interval_from_resamples
+    from tablegen.compare.pairwise.bootstrap import interval_from_resamples
 
     spec, column, k_cut = _column(name)
     positives, negatives = labels == 1, labels == 0
@@ -149,7 +149,7 @@ def _interval_on(labels, scores, name, weights, level, method):
 @pytest.mark.parametrize("name", METRICS[:7])
 @pytest.mark.parametrize("method", ["BCa", "percentile", "basic"])
 def test_same_resamples_give_scipys_interval(name, method):
-    from tablegen.compare.pairwise.paired import _bootstrap
+    from tablegen.compare.pairwise.bootstrap import scipy_bootstrap
     from tablegen.compare.pairwise.validation import metric_on_items
 
     rng = np.random.default_rng(5)
@@ -158,7 +158,7 @@ def test_same_resamples_give_scipys_interval(name, method):
     spec = get_metric(name)
     seed, resamples = 7, 400
     ours, values = _interval_on(labels, scores, name, _scipy_draws(labels, seed, resamples), 0.9, method)
-    scipys = _bootstrap(lambda i: metric_on_items(spec, labels, scores, i), labels, seed, 0.9, resamples, method)
+    scipys = scipy_bootstrap(lambda i: metric_on_items(spec, labels, scores, i), labels, seed, 0.9, resamples, method)
     if name == "average_precision":
         assert ours == pytest.approx(scipys, abs=1e-12, rel=0)
     else:
@@ -193,7 +193,7 @@ def test_scipys_arithmetic_on_the_kernels_values_is_ours_to_the_last_bit(method)
 
 
 def test_bootstrap_interval_is_the_sorted_kernels_interval():
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
 
     rng = np.random.default_rng(3)
     labels = np.r_[np.ones(30), np.zeros(40)].astype(np.int64)
@@ -206,7 +206,7 @@ def test_bootstrap_interval_is_the_sorted_kernels_interval():
 
 
 def test_fewer_than_two_items_of_a_class_has_no_interval_as_in_scipy():
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
 
     assert np.isnan(bootstrap_interval([1, 0, 0, 0], [0.9, 0.1, 0.2, 0.3])).all()
 
@@ -216,7 +216,7 @@ def test_no_resample_sorts_or_scores_the_items_again(monkeypatch):
     the scores again (2,000 sorts per interval).  Now the scorer and numpy's sort are never called per resample."""
     import tablegen.compute.metric_scorers as scorers
     import tablegen.compute.metrics_from_scores as from_scores
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
 
     calls = []
     real_sort = np.argsort
@@ -236,7 +236,7 @@ def test_no_resample_sorts_or_scores_the_items_again(monkeypatch):
 
 def test_evaluates_intervals_share_resamples_and_equal_each_models_own():
     import tablegen
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
 
     rng = np.random.default_rng(12)
     labels = np.r_[np.ones(45), np.zeros(55)].astype(np.int64)
@@ -255,7 +255,7 @@ def test_evaluates_intervals_share_resamples_and_equal_each_models_own():
 @pytest.mark.parametrize("method", ["BCa", "percentile"])
 def test_a_paired_difference_on_the_same_resamples_is_scipys_interval(name, method):
     """paired_test's interval of metric(a) - metric(b): both models on each resample and each leave-one-out sample."""
-    from tablegen.compare.pairwise.paired import _bootstrap, interval_from_resamples
+    from tablegen.compare.pairwise.bootstrap import interval_from_resamples, scipy_bootstrap
     from tablegen.compare.pairwise.validation import metric_on_items
 
     rng = np.random.default_rng(21)
@@ -273,15 +273,16 @@ def test_a_paired_difference_on_the_same_resamples_is_scipys_interval(name, meth
     difference = left[0] - left[1]
     ours = interval_from_resamples(observed[0, 0] - observed[0, 1], values[:, 0] - values[:, 1],
                                    (difference[labels == 1], difference[labels == 0]), 0.95, method)
-    scipys = _bootstrap(lambda i: metric_on_items(spec, labels, a, i) - metric_on_items(spec, labels, b, i), labels,
-                        13, 0.95, 300, method)
+    scipys = scipy_bootstrap(lambda i: metric_on_items(spec, labels, a, i) - metric_on_items(spec, labels, b, i),
+                             labels, 13, 0.95, 300, method)
     assert ours == pytest.approx(scipys, abs=1e-12, rel=0)
     if name != "average_precision":
         assert ours == scipys
 
 
 def test_paired_tests_interval_is_the_sorted_kernels_difference():
-    from tablegen.compare.pairwise.paired import paired_test, sorted_bootstrap_difference
+    from tablegen.compare.pairwise.bootstrap import sorted_bootstrap_difference
+    from tablegen.compare.pairwise.paired import paired_test
 
     rng = np.random.default_rng(6)
     labels = np.r_[np.ones(12), np.zeros(13)].astype(np.int64)

@@ -19,7 +19,7 @@ SETS, P, N, SHIFT = 400, 40, 40, 1.2
 def test_bca_interval_covers_a_known_auc_at_its_level():
     from scipy.stats import binomtest, norm
 
-    from tablegen.compare.pairwise.paired import bootstrap_interval
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
 
     truth = norm.cdf(SHIFT / np.sqrt(2))
     labels = np.r_[np.ones(P), np.zeros(N)].astype(np.int64)

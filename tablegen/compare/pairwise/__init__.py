@@ -16,7 +16,7 @@ PUBLIC = {
     "PairedTestResult": "tablegen.compare.pairwise.paired",
     "pairwise_tests": "tablegen.compare.pairwise.paired",
     "PairwiseResult": "tablegen.compare.pairwise.paired",
-    "bootstrap_interval": "tablegen.compare.pairwise.paired",
+    "bootstrap_interval": "tablegen.compare.pairwise.bootstrap",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, PUBLIC)

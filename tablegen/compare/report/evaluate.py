@@ -358,7 +358,7 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
     >>> 1 < cost.seconds < 60
     True
     """
-    from tablegen.compare.pairwise.paired import BOOTSTRAP_RESAMPLES
+    from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
     from tablegen.compare.pairwise.tests import DEFAULT_SWAPS
     from tablegen.compare.selection.engine import DEFAULT_PERMUTATIONS, arrangements, exact_fits
     from tablegen.compute.limits import time_limit_seconds
@@ -475,9 +475,9 @@ def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed) 
 def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]:
     """Each applicable model's 95% bootstrap interval of the verdict's metric, and the notes on those that are a
     single value or none (:attr:`MetricReport.intervals`).  The models share their resamples: one draw of each
-    resample's multiplicities, each model's value by its weighted pass (:func:`.paired.sorted_bootstrap_intervals`),
-    each interval the one :func:`~tablegen.compare.pairwise.paired.bootstrap_interval` gives the model alone."""
-    from tablegen.compare.pairwise.paired import sorted_bootstrap_intervals
+    resample's multiplicities, each model's value by its weighted pass (:func:`.bootstrap.sorted_bootstrap_intervals`),
+    each interval the one :func:`~tablegen.compare.pairwise.bootstrap.bootstrap_interval` gives the model alone."""
+    from tablegen.compare.pairwise.bootstrap import sorted_bootstrap_intervals
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.metrics import get_metric
 
