@@ -227,7 +227,7 @@ class StoreLock:
 
     def _write_fd(self, fd: int) -> None:
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(self.record).encode(), 0)
+        os.pwrite(fd, json.dumps(self.record, allow_nan=False).encode(), 0)
         os.fsync(fd)
 
     def _read(self):
@@ -252,7 +252,7 @@ class StoreLock:
             self.fs.rm(self.path)
         try:
             with self.fs.open(self.path, "xb") as f:
-                f.write(json.dumps(self.record).encode())
+                f.write(json.dumps(self.record, allow_nan=False).encode())
         except FileExistsError:
             raise self._locked(self._read(), live=True) from None
         record = self._read()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tablegen
-from tablegen.compare.report.evaluate import evaluation_cost
+from tablegen.compare.report.cost import evaluation_cost
 from tablegen.errors import ResourceLimitError, TablegenInputError
 
 
