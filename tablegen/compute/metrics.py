@@ -143,6 +143,12 @@ class Metric:
         ``function(P, N) -> bool``: the cells where :attr:`exact_routine` is exact (AP: the cells
         whose arrangements fit the enumeration budget; elsewhere it gives a bracketed null, which
         only lookups use); None: every cell.  A run stores exact values only there (:meth:`exact_at`).
+    power_routine : str or None
+        ``function(P, N, tail, k)`` giving the event "metric > m*" (m* the exact critical value for the
+        per-competitor tail) with its exact probability under the Lehmann alternative
+        (:mod:`tablegen.compute.exact.power`); None: no exact power model.
+    power_domain_routine : str or None
+        ``function(P, N) -> bool``: the cells where :attr:`power_routine` is exact; None: every cell.
     """
 
     name: str
@@ -169,6 +175,8 @@ class Metric:
     table_bytes_per_rank: float = 0.0
     exact_domain_routine: str | None = None
     paired_test: str = "permutation"
+    power_routine: str | None = None
+    power_domain_routine: str | None = None
 
     @property
     def has_exact(self) -> bool:
@@ -254,6 +262,43 @@ class Metric:
         null = routine(P, N, self.k)
         divisor = self.count_divisor(P, N)
         return null if divisor == 1 else TabulatedNull(values=null.values / divisor, tail_ge=null.tail_ge)
+
+    def lehmann_event(self, P: int, N: int, tail: float):
+        """The event "metric > m*" at (P, N) for the per-competitor ``tail``, with its exact probability under
+        any Lehmann alternative (:class:`tablegen.compute.exact.power.ExceedEvent`; m* in the metric's units).
+
+        Raises
+        ------
+        ValueError
+            If the metric has no power model (:attr:`power_routine`).
+
+        Examples
+        --------
+        >>> event = get_metric("precision_at_10").lehmann_event(20, 20, 0.05)
+        >>> event.critical_value, round(event.probability(1.0), 6)
+        (0.7, 0.032417)
+        """
+        if self.power_routine is None:
+            raise ValueError(f"metric {self.name!r} has no exact power model")
+        event = _resolve(self.power_routine)(P, N, tail, self.k)
+        divisor = self.count_divisor(P, N)
+        if divisor == 1:
+            return event
+        import dataclasses
+
+        return dataclasses.replace(event, critical_value=event.critical_value / divisor)
+
+    def power_exact_at(self, P: int, N: int) -> bool:
+        """Whether :meth:`lehmann_event` is exact (and runs) at (P, N).
+
+        Examples
+        --------
+        >>> get_metric("auc").power_exact_at(50, 50), get_metric("average_precision").power_exact_at(20, 20)
+        (True, False)
+        """
+        if self.power_routine is None:
+            return False
+        return self.power_domain_routine is None or bool(_resolve(self.power_domain_routine)(P, N))
 
     def tabulated_null(self, P: int, N: int):
         """The whole exact null at (P, N), every candidate value listed (``values``, ``tail_ge_at``)."""
@@ -342,6 +387,8 @@ _BASE = {
         tied_null_routine=f"{_EXACT}.auc_ties:tied_auc_null",
         tied_cost_routine=f"{_EXACT}.auc_ties:tied_auc_cost",
         paired_test="delong",
+        power_routine=f"{_EXACT}.power:auc_event",
+        power_domain_routine=f"{_EXACT}.power:auc_exact_at",
     ),
     "best_accuracy": Metric(
         "best_accuracy",
@@ -351,6 +398,7 @@ _BASE = {
         lambda P, N: (max(P, N) / (P + N), 1.0),
         kernel_column="best_accuracy",
         exact_routine=f"{_EXACT}.closed_form:best_accuracy_null",
+        power_routine=f"{_EXACT}.power:best_accuracy_event",
     ),
     "best_f1": Metric(
         "best_f1",
@@ -361,6 +409,7 @@ _BASE = {
         kernel_column="best_f1",
         exact_routine=f"{_EXACT}.lattice:best_f1_null",
         cost_routine=f"{_EXACT}.lattice:best_f1_cost",
+        power_routine=f"{_EXACT}.power:best_f1_event",
     ),
     "best_balanced_accuracy": Metric(
         "best_balanced_accuracy",
@@ -371,6 +420,7 @@ _BASE = {
         kernel_column="best_balanced_accuracy",
         exact_routine=f"{_EXACT}.lattice:best_balanced_accuracy_null",
         cost_routine=f"{_EXACT}.lattice:best_balanced_accuracy_cost",
+        power_routine=f"{_EXACT}.power:best_balanced_accuracy_event",
     ),
     "average_precision": Metric(
         "average_precision",
@@ -382,6 +432,8 @@ _BASE = {
         exact_routine=f"{_EXACT}.average_precision:average_precision_exact_null",
         cost_routine=f"{_EXACT}.average_precision:average_precision_exact_cost",
         exact_domain_routine=f"{_EXACT}.average_precision:enumerable",
+        power_routine=f"{_EXACT}.power:average_precision_event",
+        power_domain_routine=f"{_EXACT}.average_precision:enumerable",
     ),
     "best_mcc": Metric(
         "best_mcc",
@@ -397,6 +449,7 @@ _BASE = {
         table_bytes_per_rank=8.0,    # the weights w_k, one float64 per rank
         exact_routine=f"{_EXACT}.best_mcc:best_mcc_null",
         cost_routine=f"{_EXACT}.best_mcc:best_mcc_cost",
+        power_routine=f"{_EXACT}.power:best_mcc_event",
     ),
 }
 
@@ -460,6 +513,7 @@ def get_metric(name: str) -> Metric:
             k=k,
             integer_valued=True,
             exact_routine=f"{_EXACT}.closed_form:tp_at_k_null",
+            power_routine=f"{_EXACT}.power:tp_at_k_event",
         )
     return Metric(
         name,
@@ -470,6 +524,7 @@ def get_metric(name: str) -> Metric:
         k=k,
         count_of=f"tp_at_{k}",
         exact_routine=f"{_EXACT}.closed_form:tp_at_k_null",
+        power_routine=f"{_EXACT}.power:tp_at_k_event",
     )
 
 

@@ -1,0 +1,169 @@
+"""The lattice walk under the Lehmann alternative: step probabilities instead of path counts.
+
+Positives' scores have CDF F**k and negatives' F (k > 0; k = 1 is the null).  Read from the highest
+score down with p positives and n negatives left, the next item is positive with probability
+k p / (n + k p) (``docs/explanation/power.md`` derives it), so a ranking's path from (0, 0) to (P, N)
+is a Markov chain on the lattice whose step out of (t, f) is positive with probability
+k (P - t) / ((N - f) + k (P - t)).  At k = 1 this is (P - t) / (P + N - t - f), the null's walk.
+
+Three programmes:
+
+- :func:`boundary_hit` — Pr(the path reaches t >= threshold[d] on some diagonal d), the event
+  "max metric > m*" of every best-threshold metric (best accuracy, balanced accuracy and F1 are
+  half-planes, best MCC a per-diagonal boundary: ``tablegen.compute.exact.power``).  The wavefront
+  of :func:`tablegen.compute.kernels.lattice.column_boundary_sweep`, untrimmed, with the Lehmann step
+  (a division per point: the denominator is not constant along a diagonal); it can stop after a
+  given diagonal (TP at k: the boundary sits on diagonal k alone).
+- :func:`auc_pmf` — the law of U = sum over negative steps of t (the positives above each negative),
+  carried along the lattice: each point holds the law of the partial U of the paths reaching it,
+  which lies in [0, t f].  O(P^2 N^2 / 4) multiply-adds.
+- :func:`enumerate_weights` — every arrangement's average-precision sum and Lehmann probability, in
+  the order of :func:`tablegen.compute.kernels.average_precision.enumerate_sums` (same sums, bit for bit).
+
+Every term is a product of probabilities and every sum adds non-negative terms: no cancellation;
+the hit probability after D diagonals carries a relative error of order 6 D 2**-53 (two products, a
+division and a sum per step).  Checked against every arrangement weighted by its probability in exact
+rationals (``tests/compute/test_power_exact.py``).
+"""
+
+import numpy as np
+
+from tablegen.compute.kernels.jit import jit_cached
+
+
+@jit_cached(nogil=True, error_model="numpy")
+def boundary_hit(n_pos, n_neg, k, threshold, stop):
+    """Pr_k(the walk reaches (t, d - t) with t >= threshold[d] on some diagonal d <= stop).
+
+    Parameters
+    ----------
+    n_pos, n_neg : int
+        P and N (>= 0).
+    k : float
+        The Lehmann exponent (> 0).
+    threshold : int64 array of P + N + 1
+        The lowest absorbing t on each diagonal (above min(d, P): no boundary there).
+    stop : int
+        The last diagonal walked (P + N for the whole path).
+
+    Returns
+    -------
+    float
+        The hitting probability (mass absorbed, summed).
+    """
+    if threshold[0] <= 0:
+        return 1.0
+    current = np.zeros(n_pos + 2)
+    following = np.zeros(n_pos + 2)
+    current[0] = 1.0
+    low, high = 0, 0
+    hit = 0.0
+    last = min(stop, n_pos + n_neg)
+    for d in range(last):
+        new_low = low if low >= d + 1 - n_neg else low + 1
+        new_high = high + 1 if high < n_pos else n_pos
+        for t in range(new_low, new_high + 1):
+            following[t] = 0.0
+        for t in range(low, high + 1):
+            mass = current[t]
+            p = k * (n_pos - t)
+            n = float(n_neg - (d - t))
+            share = mass / (n + p)
+            following[t] += share * n
+            if t < n_pos:
+                following[t + 1] += share * p
+        boundary = threshold[d + 1]
+        while new_high >= new_low and new_high >= boundary:
+            hit += following[new_high]
+            following[new_high] = 0.0
+            new_high -= 1
+        if new_low > new_high:
+            break
+        current, following = following, current
+        low, high = new_low, new_high
+    return hit
+
+
+@jit_cached(nogil=True, error_model="numpy")
+def auc_pmf(n_pos, n_neg, k):
+    """The law of U (pairs with the positive above) under the Lehmann alternative: an array of P N + 1.
+
+    Diagonal by diagonal, row t of a (P + 1) x (P N + 1) array holds the law of the partial U of the
+    paths reaching (t, d - t); a negative step out of (t, f) adds t to U, a positive step adds 0.
+    """
+    width = n_pos * n_neg + 1
+    current = np.zeros((n_pos + 1, width))
+    following = np.zeros((n_pos + 1, width))
+    current[0, 0] = 1.0
+    low, high = 0, 0
+    for d in range(n_pos + n_neg):
+        new_low = low if low >= d + 1 - n_neg else low + 1
+        new_high = high + 1 if high < n_pos else n_pos
+        for t in range(new_low, new_high + 1):
+            f = d + 1 - t
+            following[t, : t * f + 1] = 0.0
+        for t in range(low, high + 1):
+            f = d - t
+            top = t * f + 1  # the partial U at (t, f) lies in [0, t f]
+            p = k * (n_pos - t)
+            n = float(n_neg - f)
+            negative = n / (n + p)
+            positive = p / (n + p)
+            row = current[t]
+            if f < n_neg:
+                into = following[t]
+                for u in range(top):
+                    into[u + t] += row[u] * negative
+            if t < n_pos:
+                into = following[t + 1]
+                for u in range(top):
+                    into[u] += row[u] * positive
+        current, following = following, current
+        low, high = new_low, new_high
+    return current[n_pos].copy()
+
+
+@jit_cached(nogil=True, error_model="numpy")
+def enumerate_weights(n_pos, n_neg, k, sums, weights):
+    """Fill ``sums`` with S = sum_j j / r_j and ``weights`` with the Lehmann probability of every
+    arrangement (length C(P+N, P) each), in the order and with the arithmetic of ``enumerate_sums``.
+
+    The probability is the product of the step probabilities: between the (i-1)-th and the i-th
+    positive (p = P - i left) each negative at a rank r (0-based, n = N - (r - i) left) has
+    n / (n + k p), and the positive at rank c_i has k p / (N - (c_i - i) + k p); after the last
+    positive the negatives have probability 1.  Returns the count.
+    """
+    ranks = np.arange(n_pos)
+    prefix = np.zeros(n_pos + 1)
+    weight = np.ones(n_pos + 1)
+    for i in range(n_pos):
+        prefix[i + 1] = prefix[i] + (i + 1) / (ranks[i] + 1.0)
+        weight[i + 1] = weight[i] * _segment(n_pos, n_neg, k, i, ranks[i - 1] + 1 if i > 0 else 0, ranks[i])
+    count = 0
+    while True:
+        sums[count] = prefix[n_pos]
+        weights[count] = weight[n_pos]
+        count += 1
+        i = n_pos - 1
+        while i >= 0 and ranks[i] == n_neg + i:
+            i -= 1
+        if i < 0:
+            return count
+        ranks[i] += 1
+        for j in range(i + 1, n_pos):
+            ranks[j] = ranks[j - 1] + 1
+        for j in range(i, n_pos):
+            prefix[j + 1] = prefix[j] + (j + 1) / (ranks[j] + 1.0)
+            weight[j + 1] = weight[j] * _segment(n_pos, n_neg, k, j, ranks[j - 1] + 1 if j > 0 else 0, ranks[j])
+
+
+@jit_cached(inline="always")
+def _segment(n_pos, n_neg, k, i, first, rank):
+    """Probability of the negatives at ranks first .. rank - 1 then the i-th positive (0-based) at ``rank``."""
+    p = k * (n_pos - i)
+    product = 1.0
+    for r in range(first, rank):
+        n = float(n_neg - (r - i))
+        product *= n / (n + p)
+    n = float(n_neg - (rank - i))
+    return product * p / (n + p)
