@@ -6,7 +6,7 @@ swap permutation per pattern.
 One core, CPU time, best of 3.  DeLong: `tablegen.compare.pairwise.delong.delong_difference` at n = 10⁶
 (target ≤ 1 s) and at n = 4,000 beside the pairwise definition (every positive-negative pair compared,
 as the test suite's reference does), whose cost grows as P·N.  Permutation: the kernel's differences per
-swap pattern (two sorts and two walks of n items) at n = 1,000 and 10,000.
+swap pattern (one walk of the merged 2n values, then a walk of each swapped vector) at n = 1,000 and 10,000.
 """
 
 import os

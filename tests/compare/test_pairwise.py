@@ -16,7 +16,7 @@ from scipy.stats import binomtest
 from tablegen.compare import bootstrap_interval, paired_test, pairwise_tests
 from tablegen.compare.datasets.analysis import adjust_p_values
 from tablegen.compare.pairwise.delong import delong_covariance
-from tablegen.compare.pairwise.tests import mcnemar_p, swap_null
+from tablegen.compare.pairwise.tests import SwapNulls, mcnemar_p, swap_null
 from tablegen.compute.metrics import get_metric
 from tablegen.compute.metrics_from_scores import threshold_groups
 from tablegen.errors import TablegenInputError
@@ -150,16 +150,60 @@ def test_the_random_swap_patterns_bracket_the_exact_answer_and_repeat():
     from scipy.stats import rankdata
 
     from tablegen.compute.kernels.ranking import mcc_weights
-    from tablegen.compute.kernels.swaps import swap_differences
-    every = np.empty(2 ** n)
-    swap_differences(rankdata(a) / n, rankdata(b) / n, y.astype(np.uint8), 8, 2, 0, mcc_weights(8, 10, n + 1), True,
-                     np.uint64(0), np.uint64(0), 0, every)
-    exact = np.mean(np.abs(every) >= abs(result.difference) - 1e-9)
+    from tablegen.compute.kernels.swaps import swap_differences, swap_order
+    every = np.empty((1, 2 ** n))
+    swap_differences(*swap_order(rankdata(a) / n, rankdata(b) / n), y.astype(np.uint8), 8, np.array([2]), 0,
+                     mcc_weights(8, 10, n + 1), True, np.uint64(0), np.uint64(0), 0, every)
+    exact = np.mean(np.abs(every[0]) >= abs(result.difference) - 1e-9)
     assert result.p_interval[0] <= exact <= result.p_interval[1]
     assert paired_test(y, a, b, metric="best_f1", R=20_000, seed=3) == result
     differences, _ = swap_null(y, a, b, 2, 0, R=500, key=(np.uint64(1), np.uint64(2)))
     first, _ = swap_null(y, a, b, 2, 0, R=200, key=(np.uint64(1), np.uint64(2)))
     assert np.array_equal(differences[:200], first)  # pattern r depends on r alone
+
+
+def test_one_pass_serves_every_metric_planned_with_a_pair_and_each_row_is_its_own_null():
+    rng = np.random.default_rng(7)
+    n = 40
+    y = np.r_[np.ones(15, int), np.zeros(25, int)]
+    a, b, c = y + rng.normal(size=n), np.round(y + rng.normal(size=n), 1), rng.normal(size=n)
+    key = (np.uint64(5), np.uint64(6))
+    nulls = SwapNulls()
+    for column in (1, 2, 4):
+        nulls.plan(column, a)  # a wins best_accuracy, best_f1 and AP
+    nulls.plan(3, b)  # b wins best balanced accuracy
+    for column in (1, 2, 4):
+        for other in (b, c):
+            found, exact = nulls.differences(y, a, other, column, 0, R=300, key=key)
+            assert not exact and np.array_equal(found, swap_null(y, a, other, column, 0, R=300, key=key)[0])
+    assert nulls.passes == 2  # (a, b) with columns 1, 2, 3, 4; (a, c) with 1, 2, 4
+    reverse, _ = nulls.differences(y, b, a, 3, 0, R=300, key=key)  # computed with (a, b): negated
+    assert nulls.passes == 2 and np.array_equal(reverse, swap_null(y, b, a, 3, 0, R=300, key=key)[0])
+    nulls.differences(y, b, c, 3, 0, R=300, key=key)
+    assert nulls.passes == 3
+    again, _ = nulls.differences(y, a, b, 2, 0, R=300, key=key)  # handed out once, then computed afresh
+    other_seed, _ = nulls.differences(y, a, b, 2, 0, R=300, key=(np.uint64(7), np.uint64(6)))
+    other_data, _ = nulls.differences(y, a, b[::-1], 2, 0, R=300, key=key)
+    assert nulls.passes == 6 and np.array_equal(again, swap_null(y, a, b, 2, 0, R=300, key=key)[0])
+    assert np.array_equal(other_data, swap_null(y, a, b[::-1], 2, 0, R=300, key=key)[0])
+    assert not np.array_equal(other_seed, again)
+
+
+def test_pairwise_tests_with_shared_swap_nulls_give_the_same_results():
+    rng = np.random.default_rng(8)
+    y = np.r_[np.ones(12), np.zeros(18)]
+    models = {"a": y + rng.normal(size=30), "b": y + 2 * rng.normal(size=30), "c": rng.normal(size=30)}
+    nulls = SwapNulls()
+    for column in (1, 2, 3, 4):
+        nulls.plan(column, models["a"])
+    for metric in ("best_accuracy", "best_f1", "best_balanced_accuracy", "average_precision"):
+        for against in ("winner", "all"):
+            shared = pairwise_tests(y, models, metric=metric, method="permutation", against=against, R=500, seed=4,
+                                    swap_nulls=nulls)
+            alone = pairwise_tests(y, models, metric=metric, method="permutation", against=against, R=500, seed=4)
+            assert {k: (t.p_value, t.p_interval) for k, t in shared.tests.items()} == \
+                {k: (t.p_value, t.p_interval) for k, t in alone.tests.items()}
+            assert shared.adjusted_p_values == alone.adjusted_p_values and shared.best_set == alone.best_set
 
 
 def test_many_models_holm_and_the_confidence_set_of_the_best():

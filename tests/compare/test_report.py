@@ -203,3 +203,32 @@ def test_a_count_at_a_cut_off_gets_a_note_instead_of_paired_tests():
                                metrics=["precision_at_10"])["precision_at_10"]
     assert report.versus_others is None
     assert any("no paired test between the models on precision_at_10" in note for note in report.notes)
+
+
+def test_each_pair_s_swap_patterns_are_scored_once_for_every_metric_the_same_p_values(monkeypatch):
+    """Four metrics tested by the swap permutation, winners a (best accuracy, AP) and b (best F1, best balanced
+    accuracy): 3 kernel passes where one per (metric, pair) made 8, each test's p-value the one pairwise_tests
+    gives alone (the pair (a, b) of one metric is (b, a) of another: its differences negated)."""
+    import tablegen.compare.pairwise.tests as tests
+
+    metrics = ["best_accuracy", "best_f1", "best_balanced_accuracy", "average_precision"]
+    rng = np.random.default_rng(4)
+    y = np.r_[np.ones(15, int), np.zeros(25, int)]
+    models = {"a": y + rng.normal(size=40), "b": y + rng.normal(size=40), "c": 0.5 * y + rng.normal(size=40)}
+    passes = []
+    kernel = tests.swap_nulls
+
+    def counted(*args, **kwargs):
+        passes.append(list(args[3]))
+        return kernel(*args, **kwargs)
+
+    monkeypatch.setattr(tests, "swap_nulls", counted)
+    report = tablegen.evaluate(y, models, C=3, metrics=metrics)
+    assert [report[m].winner for m in metrics] == ["a", "b", "b", "a"]
+    assert len(passes) == 3 and sorted(map(len, passes)) == [2, 2, 4]
+    for metric in metrics:
+        alone = tablegen.compare.pairwise_tests(y, models, metric=metric, method="permutation")
+        others = report[metric].versus_others
+        assert {k: (t.p_value, t.p_interval, t.replicates) for k, t in others.tests.items()} == \
+            {k: (t.p_value, t.p_interval, t.replicates) for k, t in alone.tests.items()}
+        assert others.adjusted_p_values == alone.adjusted_p_values and others.best_set == alone.best_set

@@ -26,12 +26,16 @@ import functools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from tablegen.compare.pairwise.bootstrap import scipy_bootstrap
 from tablegen.errors import Argument, TablegenInputError
+
+if TYPE_CHECKING:
+    from tablegen.compare.pairwise.tests import SwapNulls
 
 logger = logging.getLogger(__name__)
 
@@ -181,6 +185,13 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     >>> result.method, result.difference > 0, result.p_value < 0.05
     ('delong', True, True)
     """
+    return _paired_test(labels, scores_a, scores_b, metric, method, alternative, threshold, mid_p, R, seed,
+                        positive_label, alpha, None)
+
+
+def _paired_test(labels, scores_a, scores_b, metric, method, alternative, threshold, mid_p, R, seed, positive_label,
+                 alpha, swap_nulls) -> PairedTestResult:
+    """:func:`paired_test`, its permutation null from ``swap_nulls`` (a :class:`.tests.SwapNulls`) if given."""
     from tablegen.compare.datasets.validation import check_flag
     from tablegen.compare.pairwise.validation import checked_pair
     from tablegen.compute.validation import check_alpha
@@ -196,7 +207,7 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
         return _delong(q, level)
     if q.method == "mcnemar":
         return _mcnemar(q, mid_p, level)
-    return _permutation(q, level)
+    return _permutation(q, level, swap_nulls)
 
 
 def _delong(q, level: float) -> PairedTestResult:
@@ -231,13 +242,14 @@ def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
                             _interval=interval)
 
 
-def _permutation(q, level: float) -> PairedTestResult:
+def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
     from tablegen.compare.pairwise.tests import swap_null, swap_p
     from tablegen.compute.stats import CI_LEVEL, clopper_pearson
 
     a, b = q.values()
     observed = a - b
-    differences, exact = swap_null(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, R=q.R, key=q.key)
+    null = swap_null if swap_nulls is None else swap_nulls.differences
+    differences, exact = null(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, R=q.R, key=q.key)
     hits = swap_p(differences, observed * q.divisor, q.alternative)
     M = differences.size
     if exact:
@@ -307,13 +319,17 @@ class PairwiseResult:
 def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
                    method: str = "auto", against: str = "winner", alpha: float = 0.05,
                    threshold: float | None = None, R: int | None = None, seed: int | None = None,
-                   positive_label: object = None) -> PairwiseResult:
+                   positive_label: object = None, swap_nulls: SwapNulls | None = None) -> PairwiseResult:
     """The winner against each other model (``against="winner"``, one-sided: is the winner better?) or every
     pair (``"all"``, two-sided), each by :func:`paired_test`, Holm-adjusted; and the confidence set of the best.
 
     The winner is the model with the largest value of the metric tested: accuracy at ``threshold`` where the
     tests are McNemar's (a threshold given, ``metric="accuracy"``, ``method="mcnemar"``, or 0/1 predictions
     throughout), else ``metric``; ``method="auto"`` resolves once, for every pair alike.
+
+    ``swap_nulls`` (a :class:`~tablegen.compare.pairwise.tests.SwapNulls`) shares the permutation tests' swap
+    patterns with the other metrics of one report: each pair's patterns are scored once for every metric planned
+    with it (the same p-values as without it, bit for bit).
 
     Examples
     --------
@@ -340,8 +356,8 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
         names = list(models)
         pairs = [(a, b) if values[a] >= values[b] else (b, a) for i, a in enumerate(names) for b in names[i + 1:]]
         alternative = "two-sided"
-    tests = {(a, b): paired_test(y, models[a], models[b], metric=metric, method=method, alternative=alternative,
-                                 threshold=threshold, R=R, seed=seed, alpha=alpha) for a, b in pairs}
+    tests = {(a, b): _paired_test(y, models[a], models[b], metric, method, alternative, threshold, False, R, seed,
+                                  None, alpha, swap_nulls) for a, b in pairs}
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
     beaten = {b for (a, b), t in tests.items() if a == winner and (len(models) - 1) * t.p_value <= alpha}
     best_set = tuple(m for m in models if m not in beaten)

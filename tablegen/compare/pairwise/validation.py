@@ -66,7 +66,6 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
     """Check every argument once; errors name the argument."""
     from tablegen.compare.pairwise.tests import ALTERNATIVES, DEFAULT_SWAPS
     from tablegen.compute.cell import DEFAULT_SEED
-    from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
     from tablegen.compute.mc import cell_key
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.compute.validation import check_integer, check_seed
@@ -90,11 +89,23 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
     key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
     if spec is None:  # accuracy at the threshold: McNemar's, which needs no kernel column
         return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed, key, 0, 0, 1)
-    entry = spec.counted_entry()
-    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
-    return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed,
-                        key, column, int(entry.k or 0),
+    column, k_cut = kernel_column(spec)
+    return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed, key, column, k_cut,
                         spec.count_divisor(P, n - P))
+
+
+def kernel_column(spec: Metric) -> tuple[int, int]:
+    """(the kernel column that scores ``spec``, its cut-off k or 0): the swap kernel's metric code.
+
+    Examples
+    --------
+    >>> kernel_column(checked_metric("best_f1"))
+    (2, 0)
+    """
+    from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
+
+    entry = spec.counted_entry()
+    return (TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)), int(entry.k or 0)
 
 
 def is_accuracy(metric) -> bool:

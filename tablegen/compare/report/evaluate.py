@@ -272,6 +272,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
                                                   seed=seed, nulls=nulls)
     step.done("verdicts")
     P, N = versus_random.P, versus_random.N
+    swaps = _swap_nulls(models, versus_random)  # each pair's swap patterns scored once for all its metrics
     reports = {}
     for verdict in versus_random:
         selection, why_not = None, ()
@@ -286,7 +287,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         step.done(verdict.metric, "max-T critical value")
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
         applicable = {m: models[m] for m in verdict.scores}
-        others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed)
+        others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps)
         step.done(verdict.metric, "paired")
         notes += pair_notes
         intervals, interval_notes = _intervals(y, models, verdict, seed)
@@ -299,14 +300,15 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
 
 
-def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed) -> tuple[object, tuple]:
+def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed, swaps=None) -> tuple[object, tuple]:
     """The winner of ``metric`` against each other model by the metric's own paired test, and the notes.
 
     The report's paired tests test the metric its verdict names, whatever the scores look like: DeLong for
     AUC, the swap permutation for the best-threshold metrics and average precision (0/1 predictions too,
     where ``method="auto"`` would test accuracy at 0.5 by McNemar's test instead, a winner of another
     metric).  A count at a cut-off k has no paired test here: the swap permutation is not defined across
-    the cut-off, so the report says so and gives none.
+    the cut-off, so the report says so and gives none.  ``swaps`` (:func:`_swap_nulls`) shares each pair's swap
+    patterns between the metrics.
     """
     from tablegen.compare.pairwise.paired import pairwise_tests
     from tablegen.compute.metrics import get_metric
@@ -320,7 +322,23 @@ def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed) 
                       "their top-k predictions with tablegen.compare.paired_test(..., method='mcnemar', "
                       "threshold=...))",)
     return pairwise_tests(y, models, metric=metric, method=spec.paired_test, against="winner", alpha=alpha,
-                          seed=seed), ()
+                          seed=seed, swap_nulls=swaps), ()
+
+
+def _swap_nulls(models: dict, versus_random) -> object:
+    """The report's :class:`~tablegen.compare.pairwise.tests.SwapNulls`: each metric tested by the swap permutation
+    planned with its winner, so that a pair's patterns (the same for every metric) are scored once for all the
+    metrics that test it."""
+    from tablegen.compare.pairwise.tests import SwapNulls
+    from tablegen.compare.pairwise.validation import kernel_column
+    from tablegen.compute.metrics import get_metric
+
+    nulls = SwapNulls()
+    for verdict in versus_random:
+        spec = get_metric(verdict.metric)
+        if verdict.winner is not None and spec.k is None and spec.paired_test == "permutation":
+            nulls.plan(kernel_column(spec)[0], models[verdict.winner])
+    return nulls
 
 
 def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]:
