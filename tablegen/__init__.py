@@ -35,6 +35,14 @@ _PUBLIC = {
     "topk_bounds": "tablegen.lookup.topk",
     "topk_test": "tablegen.lookup.topk",
     "TablegenInputError": "tablegen.errors",
+    "power": "tablegen.lookup.power",
+    "sample_size": "tablegen.lookup.power",
+    "minimum_detectable": "tablegen.lookup.power",
+    "max_models": "tablegen.lookup.power",
+    "PowerResult": "tablegen.lookup.power",
+    "SampleSizeResult": "tablegen.lookup.power",
+    "DetectableResult": "tablegen.lookup.power",
+    "MaxModelsResult": "tablegen.lookup.power",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _PUBLIC, extra=("__version__",))

@@ -212,6 +212,10 @@ def py_baselines(root: Path) -> dict:
         "simulate_cell": lambda: dict(P=5, N=5, R=2000, seed=1, metrics=["auc"], Cs=(10,), alphas=(0.01,),
                                       exact=False),
         "topk_bounds": lambda: dict(P=10, N=90, K=5),
+        "power": lambda: dict(metric="auc", P=20, N=20, C=10, alpha=0.05, auc=0.7),
+        "sample_size": lambda: dict(metric="auc", auc=0.75, C=10, alpha=0.05, prevalence=0.5, max_size=200),
+        "minimum_detectable": lambda: dict(metric="best_f1", P=20, N=20, C=10, alpha=0.05),
+        "max_models": lambda: dict(metric="best_accuracy", P=20, N=20, auc=0.75, alpha=0.05, bound=1000),
         "topk_test": lambda: dict(observed=[1, 1, 2], P=10, N=90),
         "load_config": lambda: dict(path=str(root / "tiny.yaml")),
         "open_store": lambda: dict(url=_bundled()),
@@ -247,7 +251,7 @@ RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenI
                 "AcrossDatasetsResult", "Evaluation", "F1Comparison", "F1Posterior", "F1Prior", "FrequentistTests",
                 "IntervalBayesFactor", "MetricReport", "PairedTestResult", "PairwiseResult", "SelectionResult",
                 "BayesianPair", "BayesianPairs", "CrossValidationComparison", "CorrelatedBayesianTTest",
-                "CorrectedResampledTTest"}
+                "CorrectedResampledTTest", "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult"}
 #: Parameters that take callbacks or a client: bad values are not data, and the callbacks run only when called.
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).

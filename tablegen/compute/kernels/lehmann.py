@@ -53,12 +53,13 @@ def boundary_hit(n_pos, n_neg, k, threshold, stop):
     """
     if threshold[0] <= 0:
         return 1.0
-    current = np.zeros(n_pos + 2)
-    following = np.zeros(n_pos + 2)
+    last = min(stop, n_pos + n_neg)
+    rows = min(n_pos, last) + 2  # t never exceeds min(P, last)
+    current = np.zeros(rows)
+    following = np.zeros(rows)
     current[0] = 1.0
     low, high = 0, 0
     hit = 0.0
-    last = min(stop, n_pos + n_neg)
     for d in range(last):
         new_low = low if low >= d + 1 - n_neg else low + 1
         new_high = high + 1 if high < n_pos else n_pos

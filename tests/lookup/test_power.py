@@ -1,0 +1,136 @@
+"""Planning a test set: ``tablegen.power``, ``sample_size``, ``minimum_detectable``, ``max_models``.
+
+The exact power itself is checked against weighted enumeration in ``tests/compute/test_power_exact.py``; here:
+the lookups' rules (the critical value is the test's own, the two questions of ``winners``), the saw-tooth
+reported by ``sample_size`` against a brute-force scan of every size, the searches' answers verified at their
+boundaries, and bad input refused naming the argument.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import tablegen
+from tablegen import TablegenInputError
+from tablegen.compute.stats import upper_tail_probability
+
+
+def test_power_is_exact_against_the_tests_own_critical_value():
+    result = tablegen.power("best_f1", 40, 60, C=10, alpha=0.05, auc=0.7)
+    assert result.method == "exact" and result.ci_low == result.power == result.ci_high
+    assert result.critical_value == float(tablegen.critical_value("best_f1", 40, 60, C=10, alpha=0.05,
+                                                                  method="exact"))
+    assert 0 < result.power < 1 and "exact" in result.sentence()
+    assert result.to_dict()["power"] == result.power and float(result) == result.power
+
+
+def test_winners_all_is_the_chance_that_one_of_c_equally_good_models_clears_the_bar():
+    one = tablegen.power("auc", 30, 30, C=10, alpha=0.05, auc=0.65)
+    every = tablegen.power("auc", 30, 30, C=10, alpha=0.05, auc=0.65, winners="all")
+    three = tablegen.power("auc", 30, 30, C=10, alpha=0.05, auc=0.65, winners=3)
+    assert every.power == pytest.approx(1 - (1 - one.power) ** 10, rel=1e-12)
+    assert three.power == pytest.approx(1 - (1 - one.power) ** 3, rel=1e-12)
+    assert one.power < three.power < every.power
+
+
+@pytest.mark.parametrize("metric", ["auc", "best_accuracy", "best_mcc", "precision_at_5", "average_precision"])
+def test_auc_one_half_gives_the_size_of_the_test(metric):
+    for C in (1, 10):
+        result = tablegen.power(metric, 6, 7, C=C, alpha=0.05, auc=0.5)
+        assert result.power <= float(upper_tail_probability(C, 0.05)) * (1 + 1e-12)
+
+
+def test_sample_size_reports_the_saw_tooth_as_a_scan_of_every_size_does():
+    # best accuracy at AUC 0.8, prevalence 1/2, C = 1, alpha = 0.05: first reaches 0.8 at 24 items, falls back
+    # below at some sizes up to 29, and stays above from 30 on (checked here by brute force through 200)
+    result = tablegen.sample_size("best_accuracy", auc=0.8, C=1, alpha=0.05, power=0.8, prevalence=0.5)
+
+    def cell(n):
+        P = min(max(1, math.floor(0.5 * n + 0.5)), n - 1)
+        return P, n - P
+
+    powers = {n: tablegen.power("best_accuracy", *cell(n), C=1, alpha=0.05, auc=0.8).power for n in range(2, 201)}
+    reached = [n for n, p in powers.items() if p >= 0.8]
+    stable = 1 + max(n for n, p in powers.items() if p < 0.8)
+    assert (result.first_P, result.first_N) == cell(min(reached)) == (12, 12)
+    assert (result.stable_P, result.stable_N) == cell(stable) == (15, 15)
+    assert stable > min(reached)  # a real saw-tooth
+    assert result.first_power == powers[min(reached)] and result.stable_power == powers[stable]
+    assert result.checked_P + result.checked_N >= stable + 15 and "falls back" in result.sentence()
+
+
+def test_sample_size_with_one_class_fixed():
+    result = tablegen.sample_size("auc", auc=0.7, C=10, alpha=0.05, N=40)
+    assert result.first_N == 40 == result.stable_N
+    before = tablegen.power("auc", result.first_P - 1, 40, C=10, alpha=0.05, auc=0.7).power
+    assert before < 0.8 <= result.first_power
+
+
+def test_minimum_detectable_brackets_the_smallest_auc():
+    result = tablegen.minimum_detectable("best_f1", 60, 90, C=100, alpha=0.05, power=0.8)
+    assert result.auc - result.auc_below <= 1e-7
+    assert tablegen.power("best_f1", 60, 90, C=100, alpha=0.05, auc=result.auc).power >= 0.8
+    assert tablegen.power("best_f1", 60, 90, C=100, alpha=0.05, auc=result.auc_below).power < 0.8
+    assert result.k == pytest.approx(result.auc / (1 - result.auc))
+    auc = tablegen.minimum_detectable("auc", 40, 40, C=10, alpha=0.05)
+    assert auc.metric_value == pytest.approx(auc.auc, abs=1e-4)  # the AUC's quantile ranking has that AUC
+
+
+def test_minimum_detectable_refuses_a_test_that_detects_nothing():
+    # one positive: best accuracy's m* is its maximum at C = 1000, nothing exceeds it
+    with pytest.raises(TablegenInputError, match="power"):
+        tablegen.minimum_detectable("best_accuracy", 1, 3, C=1000, alpha=0.05)
+
+
+def test_max_models_is_the_last_c_with_enough_power():
+    result = tablegen.max_models("best_balanced_accuracy", 120, 150, auc=0.68, alpha=0.05, power=0.8)
+    assert 1 < result.C < result.bound
+    at = tablegen.power("best_balanced_accuracy", 120, 150, C=result.C, alpha=0.05, auc=0.68).power
+    beyond = tablegen.power("best_balanced_accuracy", 120, 150, C=result.C + 1, alpha=0.05, auc=0.68).power
+    assert at == result.power >= 0.8 > beyond == result.power_beyond
+    assert tablegen.max_models("auc", 10, 10, auc=0.55, alpha=0.05).C == 0
+
+
+def test_binormal_power_is_a_monte_carlo_estimate_with_its_interval():
+    result = tablegen.power("auc", 20, 20, C=5, alpha=0.05, auc=0.75, model="binormal", R=2000, seed=3)
+    assert result.method == "monte carlo" and result.replicates == 2000
+    assert result.ci_low <= result.power <= result.ci_high and result.ci_low < result.ci_high
+    assert "95% interval" in result.sentence()
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    (dict(auc=0.49), "auc"), (dict(auc=1.0), "auc"), (dict(auc=math.nan), "auc"), (dict(auc=True), "auc"),
+    (dict(C=0), "C"), (dict(alpha=1.0), "alpha"), (dict(metric="nope"), "metric"),
+    (dict(model="logistic"), "model"), (dict(winners=0), "winners"), (dict(winners=11), "winners"),
+    (dict(P=0), "P"), (dict(metric="average_precision", P=20, N=20), "P"),
+])
+def test_power_refuses_bad_input_naming_the_argument(kwargs, named):
+    arguments = dict(metric="auc", P=20, N=20, C=10, alpha=0.05, auc=0.7)
+    arguments.update(kwargs)
+    with pytest.raises(TablegenInputError, match=rf"\b{named}\b"):
+        tablegen.power(**arguments)
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    (dict(power=0.0), "power"), (dict(power=1.0), "power"), (dict(prevalence=1.0), "prevalence"),
+    (dict(prevalence=0.0), "prevalence"), (dict(prevalence=None), "prevalence"), (dict(P=10), "prevalence"),
+    (dict(model="binormal"), "model"), (dict(auc=0.52, C=1000, max_size=40), "max_size"),
+])
+def test_sample_size_refuses_bad_input_naming_the_argument(kwargs, named):
+    arguments = dict(metric="auc", auc=0.7, C=10, alpha=0.05, prevalence=0.5)
+    arguments.update(kwargs)
+    with pytest.raises(TablegenInputError, match=rf"\b{named}\b"):
+        tablegen.sample_size(**arguments)
+
+
+def test_the_planners_refuse_bad_input_naming_the_argument():
+    with pytest.raises(TablegenInputError, match=r"\bpower\b"):
+        tablegen.minimum_detectable("auc", 20, 20, power=1.5)
+    with pytest.raises(TablegenInputError, match=r"\bmodel\b"):
+        tablegen.minimum_detectable("auc", 20, 20, model="binormal")
+    with pytest.raises(TablegenInputError, match=r"\bauc\b"):
+        tablegen.max_models("auc", 20, 20, auc=0.3)
+    with pytest.raises(TablegenInputError, match=r"\bbound\b"):
+        tablegen.max_models("auc", 20, 20, auc=0.7, bound=0)
