@@ -228,12 +228,12 @@ def _selection(q, progress=None) -> SelectionResult:
     ranked = np.argsort(-observed, kind="stable").astype(np.int64)
     thresholds = observed - SNAP_TOLERANCE
     exact = q.R == 0
+    extra = q.C - len(names) - len(q.not_applicable)  # a model the metric is undefined for is given, not random
+    null = q.extra_null(extra)  # first: a law over the limits is refused before the arrangements are run
     logger.info("max-T of %d models on %s: %s", len(names), spec.name, "every arrangement" if exact else f"R = {q.R:,}")
     counts = null_counts(q.sorted_models, q.P, q.column, q.k_cut, q.weights, thresholds, ranked, exact=exact, R=q.R,
                          key=q.key, device=q.device, progress=progress)
     M = counts.arrangements
-    extra = q.C - len(names) - len(q.not_applicable)  # a model the metric is undefined for is given, not random
-    null = q.extra_null(extra)
     raw = _proportions(counts.raw_hits, M, exact)
     steps = [_with_extra(_proportions(np.array([counts.step_hits[j]]), M, exact), observed[m], extra, null)
              for j, m in enumerate(ranked)]
