@@ -128,6 +128,18 @@ def test_tied_scores_form_one_group_as_the_registry_groups_them():
         np.testing.assert_allclose(out[0], expected, rtol=1e-13, atol=0, equal_nan=True, err_msg=str(trial))
 
 
+@pytest.mark.parametrize("n,center,spread", [(1, 0.0, 1.0), (2, 0.0, 1.0), (50, 3.0, 1.0), (400, 0.0, 1.0),
+                                              (300, 0.0, 30.0), (200, -2.0, 0.001)])
+def test_bucket_sort_sorts_whatever_the_spread(n, center, spread):
+    from tablegen.compute.kernels.alternative import bucket_sort
+
+    rng = np.random.default_rng(n)
+    for values in (rng.normal(center, spread, size=n), np.round(rng.normal(center, spread, size=n), 1)):
+        expected = np.sort(values)
+        bucket_sort(values, center, np.empty(n + 1, np.int64), np.empty(n), np.empty(n, np.int64))
+        assert np.array_equal(values, expected)  # (-0.0 and 0.0 are equal, in either order)
+
+
 def test_a_tie_straddling_k_gives_nan_like_the_registry_refusal():
     from tablegen.compute.kernels.alternative import score_sorted
     from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights

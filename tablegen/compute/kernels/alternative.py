@@ -15,7 +15,9 @@ multiplications and additions are never fused, on the CPU or on the GPU, see
 GPU, which may differ by an ulp; the metrics depend only on the order of the scores, so they differ only
 if two scores fall within an ulp of each other).
 
-Scoring: the positives' and negatives' scores are sorted apart (ascending) and merged from the top; equal
+Scoring: the positives' and negatives' scores are sorted apart (ascending: :func:`bucket_sort`, a counting sort
+into P (or N) equal bins over the class's mean +- 4 then an insertion sort, O(n) for normal draws and about 4x faster
+than numba's quicksort; a sorted array is the same whatever sorts it) and merged from the top; equal
 scores form one threshold group (as :func:`tablegen.compute.metric_scorers.threshold_groups` groups them;
 with continuous draws a tie has probability about (P + N)**2 2**-53).  At the close of a group holding
 ``gp`` positives and ``gn`` negatives, with TP and FP after it and k = TP + FP, every metric is updated
@@ -87,6 +89,37 @@ def draw_binormal(key0, key1, replicate, n_pos, d, scores):
             z, spare, s0, s1, s2, s3 = polar_pair(s0, s1, s2, s3)
             have_spare = True
         scores[i] = z + d if i < n_pos else z
+
+
+@nb.njit(nogil=True)
+def bucket_sort(values, center, counts, spare, bins):
+    """Sort ``values`` ascending in place: each value counted into one of n equal bins over [center - 4,
+    center + 4) (those outside into the end bins), placed bin by bin into ``spare``, then an insertion sort (which
+    only moves values within a bin, and any value outside the range, into place).  ``counts`` holds n + 1 int64,
+    ``spare`` n floats and ``bins`` n int64 (scratch)."""
+    n = values.size
+    if n < 2:
+        return
+    low = center - 4.0
+    scale = n / 8.0
+    counts[:n + 1] = 0
+    for i in range(n):
+        b = min(max(int((values[i] - low) * scale), 0), n - 1)
+        bins[i] = b
+        counts[b + 1] += 1
+    for b in range(n):
+        counts[b + 1] += counts[b]
+    for i in range(n):
+        spare[counts[bins[i]]] = values[i]
+        counts[bins[i]] += 1
+    values[0] = spare[0]
+    for i in range(1, n):
+        x = spare[i]
+        j = i - 1
+        while j >= 0 and values[j] > x:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = x
 
 
 @nb.njit(nogil=True)
@@ -176,12 +209,15 @@ def binormal_block(n_pos, n_neg, d, key0, key1, first, ks, mcc_w, with_mcc, out,
     n = n_pos + n_neg
     record = scores_out.shape[0] > 0
     scores = np.empty(n)
+    counts = np.empty(max(n_pos, n_neg) + 1, np.int64)
+    spare = np.empty(max(n_pos, n_neg))
+    bins = np.empty(max(n_pos, n_neg), np.int64)
     for row in range(out.shape[0]):
         draw_binormal(key0, key1, first + row, n_pos, d, scores)
         if record:
             scores_out[row, :] = scores
         positives = scores[:n_pos]
         negatives = scores[n_pos:]
-        positives.sort()
-        negatives.sort()
+        bucket_sort(positives, d, counts, spare, bins)
+        bucket_sort(negatives, 0.0, counts, spare, bins)
         score_sorted(positives, negatives, ks, mcc_w, with_mcc, out, row)
