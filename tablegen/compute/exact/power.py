@@ -101,15 +101,17 @@ class ExceedEvent:
         The cell.
     critical_value : float
         m*, as :func:`tablegen.critical_value` reports it with ``method="exact"``.
-    size : float
-        Pr(metric > m*) under the null (k = 1): the exact per-model level, <= t = 1 - (1 - alpha)**(1/C).
     """
 
     P: int
     N: int
     critical_value: float
     _probability: object = field(repr=False, compare=False)
-    size: float = field(default=float("nan"))
+
+    @property
+    def size(self) -> float:
+        """Pr(metric > m*) under the null (k = 1): the exact per-model level, <= t = 1 - (1 - alpha)**(1/C)."""
+        return self.probability(1.0)
 
     def probability(self, k: float) -> float:
         """Pr_k(metric > m*) under the Lehmann alternative with exponent ``k`` (> 0), exactly.
@@ -123,8 +125,8 @@ class ExceedEvent:
         return min(max(float(self._probability(float(k))), 0.0), 1.0)
 
 
-def _with_size(P: int, N: int, value: float, probability) -> ExceedEvent:
-    return ExceedEvent(P, N, float(value), probability, min(max(float(probability(1.0)), 0.0), 1.0))
+def _event_of(P: int, N: int, value: float, probability) -> ExceedEvent:
+    return ExceedEvent(P, N, float(value), probability)
 
 
 # -- the best-threshold metrics: boundaries on the lattice ------------------------------------------
@@ -139,7 +141,7 @@ def _boundary_event(P: int, N: int, value: float, threshold: np.ndarray, stop: i
     from tablegen.compute.kernels.lehmann import boundary_hit
 
     last = P + N if stop is None else int(stop)
-    return _with_size(P, N, value, lambda k: boundary_hit(P, N, k, threshold, last))
+    return _event_of(P, N, value, lambda k: boundary_hit(P, N, k, threshold, last))
 
 
 def best_accuracy_event(P: int, N: int, tail: float, cut: int | None = None) -> ExceedEvent:
@@ -298,7 +300,7 @@ def auc_event(P: int, N: int, tail: float, cut: int | None = None) -> ExceedEven
     _check_auc_domain(P, N)
     value = null_critical_value(auc_null(P, N), tail)
     u = int(round(value * P * N))
-    return _with_size(P, N, value, lambda k: math.fsum(auc_power_pmf(P, N, k)[u + 1:]))
+    return _event_of(P, N, value, lambda k: math.fsum(auc_power_pmf(P, N, k)[u + 1:]))
 
 
 # -- average precision: every arrangement ------------------------------------------------------------
@@ -338,4 +340,4 @@ def average_precision_event(P: int, N: int, tail: float, cut: int | None = None)
             return 0.0
         return math.fsum(weights[order][starts[index + 1]:])
 
-    return _with_size(P, N, null.values[index], probability)
+    return _event_of(P, N, null.values[index], probability)
