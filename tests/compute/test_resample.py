@@ -340,3 +340,49 @@ def test_jackknife_is_the_weighted_pass_without_each_item(name):
         np.testing.assert_allclose(left_out, passes[:, 0], rtol=0, atol=1e-12)
     else:
         np.testing.assert_array_equal(left_out, passes[:, 0])
+
+
+def test_intervals_are_those_before_the_shared_pass():
+    """Every metric of a report scored in one pass per (model, resample) (:class:`BootstrapValues` asked for all
+    of them at once): the intervals each metric had alone before, to the last bit (the record of
+    ``tests/data/bootstrap_intervals``: BCa, percentile and basic, tied and untied scores, TP at k with NaN ends)."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    from tablegen.compare.pairwise.bootstrap import BootstrapValues
+
+    folder = Path(__file__).parent.parent / "data" / "bootstrap_intervals"
+    spec = importlib.util.spec_from_file_location("make_intervals", folder / "make_intervals.py")
+    make = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make)
+    record = json.loads((folder / "intervals.json").read_text())
+    specs = [get_metric(name) for name in make.METRICS]
+    for name, labels, scores, method, resamples, seed in make.cases():
+        shared = BootstrapValues(labels, scores, specs, seed, resamples, method)
+        for metric in specs:
+            found = [[v.hex() if v == v else "nan" for v in interval] for interval in shared.intervals(metric)]
+            assert found == record[name][metric.name], (name, metric.name)
+
+
+def test_one_pass_scores_every_metric_as_each_alone():
+    """The kernel's all-metric pass against its one-column calls on the same keyed resamples (10^4 items, ties and
+    a rare class: the maxima found from the cut-offs where TP grew, by keys and fractions)."""
+    rng = np.random.default_rng(44)
+    for share, decimals in ((0.3, None), (0.03, 1), (0.5, 2)):
+        labels = (rng.random(10_000) < share).astype(np.int64)
+        scores = labels + rng.normal(size=(2, 10_000))
+        scores = scores if decimals is None else np.round(scores, decimals)
+        positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
+        key = kernels.bootstrap_key(3, positives.size, negatives.size)
+        orders, ends = kernels.sorted_models(scores)
+        cuts = [7, 300, 9_999, 10_000]
+        want, k_cuts = kernels.metric_choice(range(6), cuts)
+        every = np.empty((20, 2, 6 + len(cuts)))
+        kernels.resample_metrics(kernels.pass_codes(orders, ends, labels), positives.size, negatives.size, want, k_cuts,
+                                 *key, 0, every)
+        for column in range(7):
+            for at, k_cut in enumerate(cuts if column == 6 else [0]):
+                alone = np.empty((20, 2))
+                kernels.resample_values(orders, ends, labels, positives, negatives, column, k_cut, *key, 0, alone)
+                assert alone.tobytes() == every[:, :, column + at].tobytes(), (share, column, k_cut)

@@ -146,10 +146,10 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     Each model is sorted once; resample r's multiplicities come from its own keyed stream
     (:func:`~tablegen.compute.kernels.resample.bootstrap_key` of ``seed``, P and N, and r, whatever the model) and
     each model's value from one weighted pass along its fixed order (:mod:`tablegen.compute.kernels.resample`);
-    BCa's jackknife leaves each item out by the same pass (AUC: by each item's placement).  The interval is
-    scipy's ``bootstrap``'s, computed from those values (:func:`interval_from_resamples`): with the same
-    resamples, the same interval.  NaN ends where scipy has none: fewer than 2 positives or negatives, or a
-    degenerate law.
+    BCa's jackknife leaves each item out by O(n) updates.  The interval is scipy's ``bootstrap``'s, computed from
+    those values (:func:`interval_from_resamples`): with the same resamples, the same interval.  NaN ends where
+    scipy has none: fewer than 2 positives or negatives, or a degenerate law.  Several metrics of the same models
+    share one pass per (model, resample): :class:`BootstrapValues`.
 
     Examples
     --------
@@ -160,12 +160,7 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     >>> both[1] == sorted_bootstrap_intervals(y, s[1:], get_metric("auc"), 5)[0]
     True
     """
-    values = _sorted_values(labels, scores, spec, seed, resamples, method)
-    if values is None:  # scipy's bootstrap needs two items in each class
-        return [(float("nan"), float("nan"))] * scores.shape[0]
-    observed, resampled, jackknife, method = values
-    return [interval_from_resamples(observed[m], resampled[:, m], None if jackknife is None else jackknife[m], level,
-                                    method) for m in range(scores.shape[0])]
+    return BootstrapValues(labels, scores, [spec], seed, resamples, method).intervals(spec, level)
 
 
 def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
@@ -183,53 +178,170 @@ def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, se
     >>> bool(low < high)
     True
     """
-    values = _sorted_values(labels, scores, spec, seed, resamples, method)
-    if values is None:
+    values = BootstrapValues(labels, scores, [spec], seed, resamples, method)
+    if values.degenerate:
         return float("nan"), float("nan")
-    observed, resampled, jackknife, method = values
+    observed, resampled, jackknife = values.values(spec)
     left_out = None if jackknife is None else tuple(a - b for a, b in zip(*jackknife))
     with np.errstate(invalid="ignore"):
         return interval_from_resamples(observed[0] - observed[1], resampled[:, 0] - resampled[:, 1], left_out, level,
-                                       method)
+                                       values.method)
 
 
-def _sorted_values(labels: np.ndarray, scores: np.ndarray, spec, seed: int, resamples: int, method: str):
-    """(observed values (models,), resampled values (resamples, models), each model's jackknife (positives' and
-    negatives' leave-one-out values) or None, the method), or None with fewer than 2 items of a class."""
-    from tablegen.compare.pairwise.validation import BCA_ITEMS
-    from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
-    from tablegen.compute.kernels.resample import bootstrap_key, jackknife_values, resample_values, sorted_models
+class BootstrapValues:
+    """Every model's value of several metrics on the items, on each keyed bootstrap resample and (BCa) on each
+    leave-one-out sample: one weighted pass per (model, resample) scores every metric asked
+    (:func:`~tablegen.compute.kernels.resample.resample_metrics`), so a report's metrics share their resamples as
+    its models do.  The values of one metric are those a call for that metric alone gives, bit for bit.
 
-    y = np.ascontiguousarray(labels, dtype=np.int64)
-    positives, negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
-    models = scores.shape[0]
-    if positives.size < 2 or negatives.size < 2:
-        return None
-    if method == "auto":
-        method = "BCa" if y.size <= BCA_ITEMS else "percentile"
-    entry = spec.counted_entry()
-    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
-    k_cut, divisor = int(entry.k or 0), spec.count_divisor(positives.size, negatives.size)
-    orders, ends = sorted_models(scores)
-    key0, key1 = bootstrap_key(seed, positives.size, negatives.size)
-    values = np.empty((resamples, models))
-    resample_values(orders, ends, y, positives, negatives, column, k_cut, key0, key1, 0, values)
-    observed = np.empty((1, models))
-    _weighted(orders, ends, y, np.ones((1, y.size), np.int64), column, k_cut, observed)
-    jackknife = None
-    if method == "BCa":
-        jackknife = []
-        for m in range(models):
-            left_out = np.empty(y.size)
-            jackknife_values(orders[m], ends[m], y, column, k_cut, left_out)
-            jackknife.append((left_out[positives] / divisor, left_out[negatives] / divisor))
-    return observed[0] / divisor, values / divisor, jackknife, method
+    Parameters
+    ----------
+    labels : ndarray
+        0/1 per item.
+    scores : ndarray
+        (models, n).
+    specs : list of Metric
+        The metrics whose values are kept (any metric computable from scores).
+    seed, resamples, method :
+        As :func:`sorted_bootstrap_intervals`; ``method="auto"`` is BCa up to 2,000 items, percentile beyond.
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import get_metric
+    >>> y = np.r_[np.ones(20), np.zeros(30)].astype(np.int64)
+    >>> s = y + np.random.default_rng(1).normal(size=(2, 50))
+    >>> auc, f1 = get_metric("auc"), get_metric("best_f1")
+    >>> both = BootstrapValues(y, s, [auc, f1], 5)
+    >>> both.intervals(f1) == sorted_bootstrap_intervals(y, s, f1, 5)
+    True
+    """
+
+    def __init__(self, labels: np.ndarray, scores: np.ndarray, specs, seed: int,
+                 resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto"):
+        from tablegen.compare.pairwise.validation import BCA_ITEMS
+
+        y = np.ascontiguousarray(labels, dtype=np.int64)
+        self.labels, self.models = y, scores.shape[0]
+        self.positives, self.negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+        self.degenerate = self.positives.size < 2 or self.negatives.size < 2  # scipy needs two items per class
+        self.method = ("BCa" if y.size <= BCA_ITEMS else "percentile") if method == "auto" else method
+        self._columns = self._column_map(specs)
+        if self.degenerate:
+            return
+        self._sorted = self._sort(scores)
+        self._observed, self._resampled = self._score(seed, resamples)
+        if self.method != "BCa":
+            self._sorted = None  # the jackknife's orders are kept for BCa alone (n <= 2,000 with "auto")
+
+    def _column_map(self, specs) -> dict:
+        """metric name -> (the pass's output column, the kernel column, k, the count's divisor)."""
+        from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
+        from tablegen.compute.kernels.resample import METRIC_COLUMNS
+
+        columns, cuts = {}, []
+        for spec in specs:
+            entry = spec.counted_entry()
+            divisor = spec.count_divisor(self.positives.size, self.negatives.size)
+            if entry.k is None:
+                column = BASE_COLUMNS.index(entry.kernel_column)
+                columns[spec.name] = (column, column, 0, divisor)
+                continue
+            if int(entry.k) not in cuts:
+                cuts.append(int(entry.k))
+            columns[spec.name] = (METRIC_COLUMNS + cuts.index(int(entry.k)), TP_COLUMN, int(entry.k), divisor)
+        self._cuts = cuts
+        return columns
+
+    def _sort(self, scores: np.ndarray) -> tuple:
+        """(each model's pass codes by slot, and its order and group ends), sorting one model at a time."""
+        from tablegen.compute.kernels.resample import pass_codes, sorted_models
+
+        codes, orders, ends = None, [], []
+        for m in range(self.models):
+            order, end = sorted_models(scores[m:m + 1])
+            row = pass_codes(order, end, self.labels)
+            codes = np.empty((self.models, self.labels.size), row.dtype) if codes is None else codes
+            codes[m] = row[0]
+            orders.append(order[0])
+            ends.append(end[0])
+        return codes, orders, ends
+
+    def _score(self, seed: int, resamples: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the observed values (models, columns), the resampled ones (resamples, models, columns))."""
+        from tablegen.compute.kernels import resample as kernels
+
+        codes, width = self._sorted[0], kernels.METRIC_COLUMNS + len(self._cuts)
+        want, cuts = kernels.metric_choice({c for _, c, _, _ in self._columns.values() if c < kernels.METRIC_COLUMNS},
+                                           self._cuts)
+        P, N = self.positives.size, self.negatives.size
+        observed = np.empty((self.models, width))
+        kernels.observed_metrics(codes, P, N, want, cuts, observed)
+        resampled = np.empty((resamples, self.models, width))
+        kernels.resample_metrics(codes, P, N, want, cuts, *kernels.bootstrap_key(seed, P, N), 0, resampled)
+        return observed, resampled
+
+    def values(self, spec) -> tuple[np.ndarray, np.ndarray, list | None]:
+        """(observed values (models,), resampled values (resamples, models), each model's jackknife (positives' and
+        negatives' leave-one-out values) for BCa, else None) of ``spec``, one of the metrics asked."""
+        from tablegen.compute.kernels.resample import jackknife_values
+
+        at, column, k_cut, divisor = self._columns[spec.name]
+        jackknife = None
+        if self.method == "BCa":
+            jackknife = []
+            for m in range(self.models):
+                left_out = np.empty(self.labels.size)
+                jackknife_values(self._sorted[1][m], self._sorted[2][m], self.labels, column, k_cut, left_out)
+                jackknife.append((left_out[self.positives] / divisor, left_out[self.negatives] / divisor))
+        return self._observed[:, at] / divisor, self._resampled[:, :, at] / divisor, jackknife
+
+    def intervals(self, spec, level: float = 0.95) -> list[tuple[float, float]]:
+        """The ``level`` interval of ``spec`` for each model (:func:`sorted_bootstrap_intervals`)."""
+        if self.degenerate:
+            return [(float("nan"), float("nan"))] * self.models
+        observed, resampled, jackknife = self.values(spec)
+        return [interval_from_resamples(observed[m], resampled[:, m], None if jackknife is None else jackknife[m],
+                                        level, self.method) for m in range(self.models)]
 
 
-def _weighted(orders, ends, labels, weights, column, k_cut, out) -> None:
-    from tablegen.compute.kernels.resample import weighted_values
+class ReportResamples:
+    """A report's bootstrap values, shared by its metrics: the first metric asked scores every metric of the report
+    in one pass per (model, resample) (:class:`BootstrapValues`), the next ones read theirs.
 
-    weighted_values(orders, ends, labels, weights, column, k_cut, out)
+    Parameters
+    ----------
+    labels : ndarray
+        0/1 per item.
+    metrics : list of str
+        Every metric the report will ask for.
+    seed : int
+        Root seed of the resamples.
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(20), np.zeros(30)].astype(np.int64)
+    >>> s = y + np.random.default_rng(1).normal(size=50)
+    >>> shared = ReportResamples(y, ["auc", "best_f1"], 5)
+    >>> shared.intervals({"a": s}, "best_f1") == {"a": bootstrap_interval(y, s, metric="best_f1", seed=5)}
+    True
+    """
+
+    def __init__(self, labels: np.ndarray, metrics, seed: int):
+        self.labels, self.metrics, self.seed = labels, list(metrics), seed
+        self._models: tuple = ()
+        self._values: BootstrapValues | None = None
+
+    def intervals(self, scores: dict, metric: str) -> dict:
+        """Each model's 95% interval of ``metric`` (one of the report's), ``scores`` {name: scores}: scored on the
+        first call for these models, read on the next."""
+        from tablegen.compute.metrics import get_metric
+
+        if self._values is None or tuple(scores) != self._models:
+            names = list(dict.fromkeys([*self.metrics, metric]))
+            stacked = np.array(list(scores.values()), float).reshape(len(scores), self.labels.size)
+            self._values = BootstrapValues(self.labels, stacked, [get_metric(m) for m in names], self.seed)
+            self._models = tuple(scores)
+        return dict(zip(scores, self._values.intervals(get_metric(metric))))
 
 
 def interval_from_resamples(observed: float, values: np.ndarray, jackknife: tuple | None, level: float,

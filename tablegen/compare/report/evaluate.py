@@ -272,6 +272,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
                                                   seed=seed, nulls=nulls)
     step.done("verdicts")
     P, N = versus_random.P, versus_random.N
+    resamples = _report_resamples(y, versus_random, seed)  # every metric's intervals from one pass
     swaps = _swap_nulls(models, versus_random)  # each pair's swap patterns scored once for all its metrics
     reports = {}
     for verdict in versus_random:
@@ -290,7 +291,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps)
         step.done(verdict.metric, "paired")
         notes += pair_notes
-        intervals, interval_notes = _intervals(y, models, verdict, seed)
+        intervals, interval_notes = _intervals(y, models, verdict, resamples)
         step.done(verdict.metric, "intervals")
         notes += interval_notes
         reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
@@ -341,21 +342,27 @@ def _swap_nulls(models: dict, versus_random) -> object:
     return nulls
 
 
-def _intervals(y: np.ndarray, models: dict, verdict, seed) -> tuple[dict, tuple]:
-    """Each applicable model's 95% bootstrap interval of the verdict's metric, and the notes on those that are a
-    single value or none (:attr:`MetricReport.intervals`).  The models share their resamples: one draw of each
-    resample's multiplicities, each model's value by its weighted pass (:func:`.bootstrap.sorted_bootstrap_intervals`),
-    each interval the one :func:`~tablegen.compare.pairwise.bootstrap.bootstrap_interval` gives the model alone."""
-    from tablegen.compare.pairwise.bootstrap import sorted_bootstrap_intervals
+def _report_resamples(y: np.ndarray, versus_random, seed):
+    """The bootstrap values the report's intervals share (:class:`~.bootstrap.ReportResamples`): every metric of the
+    report scored in one pass per (model, resample) when the first metric asks."""
+    from tablegen.compare.pairwise.bootstrap import ReportResamples
     from tablegen.compute.cell import DEFAULT_SEED
+
+    return ReportResamples(y, [verdict.metric for verdict in versus_random], DEFAULT_SEED if seed is None else seed)
+
+
+def _intervals(y: np.ndarray, models: dict, verdict, resamples) -> tuple[dict, tuple]:
+    """Each applicable model's 95% bootstrap interval of the verdict's metric, and the notes on those that are a
+    single value or none (:attr:`MetricReport.intervals`).  The models share their resamples, and so do the
+    report's metrics: ``resamples`` (:func:`_report_resamples`) scores every metric of the models whose scores vary
+    on the first call, one pass per (model, resample), and keeps the values for the next metrics; each interval is
+    the one :func:`~tablegen.compare.pairwise.bootstrap.bootstrap_interval` gives the model alone."""
     from tablegen.compute.metrics import get_metric
 
     intervals, notes = {}, {}
-    varying = [m for m in verdict.scores if np.ptp(models[m][y == 1]) > 0 or np.ptp(models[m][y == 0]) > 0]
+    varying = [m for m in models if np.ptp(models[m][y == 1]) > 0 or np.ptp(models[m][y == 0]) > 0]
     spec = get_metric(verdict.metric)
-    found = sorted_bootstrap_intervals(y, np.array([models[m] for m in varying], float).reshape(len(varying), y.size),
-                                       spec, DEFAULT_SEED if seed is None else seed)
-    found = dict(zip(varying, found))
+    found = resamples.intervals({m: models[m] for m in varying}, verdict.metric)
     for m, value in verdict.scores.items():
         if m not in found:  # each class is resampled apart: the same scores in every resample
             intervals[m] = (float(value), float(value))
