@@ -309,7 +309,8 @@ class DetectableResult:
     alpha, target : float
     auc : float
         The smallest AUC whose power reaches the target, to :data:`AUC_TOLERANCE`: the power at ``auc``
-        reaches it and the power at ``auc_below`` (= auc - tolerance or less) does not.
+        reaches it and the power at ``auc_below`` (= auc - tolerance or less) does not (both 0.5 when even the
+        null, AUC 0.5, reaches a target as low as the test's size).
     auc_below : float
     k : float
         Lehmann k = auc/(1 - auc).
