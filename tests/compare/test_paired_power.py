@@ -78,11 +78,19 @@ def test_mcnemar_power_agrees_with_a_plain_simulation_within_4_se():
     assert 0.2 < exact < 0.8 and abs(simulated - exact) < 4 * math.sqrt(exact * (1 - exact) / R), (simulated, exact)
 
 
-def test_mcnemar_sample_size_is_the_first_n_reaching_the_target_and_stays_above_it():
+def test_mcnemar_sample_size_is_the_first_n_reaching_the_target_and_stays_above_it(monkeypatch):
+    import functools
+
+    import tablegen.compare.pairwise.tests as paired_tests
     from tablegen.compare.pairwise.power import mcnemar_power, mcnemar_sample_size
 
+    # the power of each n computed on its own, every n: the same p-values asked again and again, so remembered
+    monkeypatch.setattr(paired_tests, "mcnemar_p", functools.lru_cache(maxsize=None)(paired_tests.mcnemar_p))
+
+    sawtooth = mcnemar_sample_size(0.75, 0.25, power=0.8)  # every pair discordant: a binomial test, saw-toothed
+    assert (sawtooth.first, sawtooth.stable) == (30, 35)
     for p10, p01, alternative, mid_p in ((0.3, 0.05, "two-sided", False), (0.25, 0.1, "greater", True),
-                                         (0.05, 0.3, "less", False)):
+                                         (0.05, 0.3, "less", False), (0.75, 0.25, "two-sided", False)):
         size = mcnemar_sample_size(p10, p01, power=0.8, alternative=alternative, mid_p=mid_p)
         powers = [mcnemar_power(p10, p01, n, 0.05, alternative, mid_p) for n in range(1, size.checked_to + 1)]
         assert all(p < 0.8 for p in powers[:size.first - 1]) and powers[size.first - 1] >= 0.8, size

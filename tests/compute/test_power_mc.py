@@ -60,7 +60,18 @@ def _child(path: str) -> None:
             binormal_values_cuda(P, N, float(d), np.uint64(11), np.uint64(29), first, ks,
                                  mcc_weights(P, N, P + N + 1), with_mcc, out, threads=5)
             results[f"values_{P}_{N}_{with_mcc}"] = out
+    results["power"] = _power_through_the_engine("cuda")
     np.savez(path, **results)
+
+
+def _power_through_the_engine(device):
+    """Hits of binormal_power on a device (a given R, and the two-stage rule's pilot and second stage)."""
+    from tablegen.compute.power_mc import binormal_power
+
+    given = binormal_power(["auc", "best_mcc", "precision_at_3"], 6, 5, [0.7, 0.4, 0.6], 1.0, R=30, seed=4,
+                           device=device)
+    chosen = binormal_power("auc", 4, 3, 0.99, 5.0, seed=4, half_width=0.2, device=device)
+    return np.array([r.hits for r in given] + [chosen.hits, chosen.R])
 
 
 # --- the kernel against the registry -------------------------------------------------------------
@@ -296,6 +307,7 @@ def test_cuda_twin_equals_the_cpu_kernel_bit_for_bit_in_the_simulator(tmp_path):
                 cpu, _ = _cpu_values(P, N, d, first, count, with_mcc=with_mcc)
                 assert np.isnan(cpu).any() == (not with_mcc)
                 assert sim[f"values_{P}_{N}_{with_mcc}"].tobytes() == cpu.tobytes(), (P, N, with_mcc)
+        assert np.array_equal(sim["power"], _power_through_the_engine("cpu"))
 
 
 if __name__ == "__main__":
