@@ -121,26 +121,35 @@ RESAMPLE_CASES = [(23, 3, 40, 0), (9, 2, 24, 1000)]
 
 
 def _resample_values(device: str) -> dict:
-    """Every model's value on each bootstrap resample, for every metric column (tp_at_k at k = 4 and k = n)."""
-    from tablegen.compute.kernels.resample import resample_values, sorted_models
+    """Every model's value on each bootstrap resample, for every metric column (tp_at_k at k = 4 and k = n), one
+    column at a time and all in one pass."""
+    from tablegen.compute.kernels import resample as kernels
+
+    resample_values, resample_metrics = kernels.resample_values, kernels.resample_metrics
 
     if device == "cuda":  # 7 resamples a launch: several launches per case, each starting where the last ended
         from functools import partial
 
-        from tablegen.compute.kernels.cuda.resample import resample_values_cuda
+        from tablegen.compute.kernels.cuda.resample import resample_metrics_cuda, resample_values_cuda
 
         resample_values = partial(resample_values_cuda, threads=7)
+        resample_metrics = partial(resample_metrics_cuda, threads=7)
     results = {}
     for n, K, R, first in RESAMPLE_CASES:
         rng = np.random.default_rng(n)
         labels = (np.arange(n) % 3 == 0).astype(np.int64)
-        orders, ends = sorted_models(np.round(rng.normal(size=(K, n)), 1))
+        orders, ends = kernels.sorted_models(np.round(rng.normal(size=(K, n)), 1))
         positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
         for column, k_cut in ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 4), (6, n)):
             out = np.empty((R, K))
             resample_values(orders, ends, labels, positives, negatives, column, k_cut, np.uint64(n),
                             np.uint64(first + 7), first, out)
             results[f"resample_{n}_{column}_{k_cut}"] = out
+        want, cuts = kernels.metric_choice(range(6), [4, n])
+        out = np.empty((R, K, 8))
+        resample_metrics(kernels.pass_codes(orders, ends, labels), positives.size, negatives.size, want, cuts,
+                         np.uint64(n), np.uint64(first + 7), first, out)
+        results[f"resample_{n}_every_metric"] = out
     return results
 
 
@@ -167,8 +176,8 @@ def _compile_ptx(path: str) -> None:
                                 i64, i64, i64, floats, floats, ints, u64, u64, i64, types.Array(types.uint8, 2, "C"),
                                 types.Array(f64, 2, "C"), types.Array(f64, 1, "A"), ints, ints)),
                "resample": (resample_kernel,
-                            (types.Array(i64, 2, "C"), types.Array(types.uint8, 2, "C"), ints, ints, ints, i64, i64,
-                             u64, u64, i64, types.Array(types.int32, 2, "C"), types.Array(f64, 2, "A")))}
+                            (types.Array(types.uint32, 2, "C"), i64, i64, types.Array(types.uint8, 1, "C"), ints, u64,
+                             u64, i64, types.Array(types.int32, 2, "C"), types.Array(f64, 3, "A")))}
     counts = {}
     for name, (kernel, signature) in kernels.items():
         ptx, _ = cuda.compile_ptx(kernel.py_func, signature, cc=(9, 0))
@@ -218,7 +227,7 @@ def test_label_permutations_score_like_the_cpu_kernel(sim):
 
 def test_bootstrap_resamples_score_like_the_cpu_kernel(sim):
     cpu = _resample_values("cpu")
-    assert len(cpu) == 16 and any(np.isnan(v).any() for v in cpu.values())  # copies straddling k = 4: NaN
+    assert len(cpu) == 18 and any(np.isnan(v).any() for v in cpu.values())  # copies straddling k = 4: NaN
     for name, values in cpu.items():
         assert sim[name].tobytes() == values.tobytes(), name
 
