@@ -1,7 +1,7 @@
 """Resource limits every entry point checks before work: memory, from the machine or the environment.
 
 ``TABLEGEN_MEMORY_LIMIT`` (bytes, or with a unit: ``"8GB"``, ``"512MiB"``) overrides the default,
-half of this machine's physical memory (psutil).
+half of this machine's physical memory.
 """
 
 from __future__ import annotations
@@ -26,9 +26,24 @@ def memory_limit_bytes() -> float:
     text = os.environ.get("TABLEGEN_MEMORY_LIMIT", "").strip()
     if text:
         return parse_bytes(text, "TABLEGEN_MEMORY_LIMIT")
-    import psutil
+    return physical_memory_bytes() / 2
 
-    return psutil.virtual_memory().total / 2
+
+def physical_memory_bytes() -> int:
+    """This machine's physical memory: ``sysconf`` on POSIX (the kernel's total, as psutil reports it, without
+    importing psutil into every lookup), else :func:`psutil.virtual_memory`.
+
+    Examples
+    --------
+    >>> physical_memory_bytes() > 0
+    True
+    """
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
+        import psutil
+
+        return psutil.virtual_memory().total
 
 
 def parse_bytes(text: str, name: str) -> float:

@@ -4,15 +4,106 @@ A kernel compiled in one process is loaded from ``__pycache__`` (or ``NUMBA_CACH
 so a lookup does not pay the compile time again.  Numba invalidates a kernel's cache
 when its own file changes, not when a callee in another file does; each kernel's tests compare it
 with an independent reference, which would catch a stale cache.
+
+Importing this module imports numba and builds its CPU target (what the first kernel call would do)
+with the cyclic garbage collector paused and without importing ``scipy.linalg`` (see
+:func:`_load_numba`): in a new process that is about 0.25 s of CPU instead of 0.5 s
+(``benchmarks/bench_startup.py``).  Only the modules of kernels a question needs import it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import importlib.machinery
 import logging
-
-import numba as nb
+import os
+import sys
 
 logger = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def collection_paused():
+    """Python's cyclic garbage collector paused inside the block, then restored as it was.
+
+    Importing numba and building its CPU target allocate some 100,000 long-lived objects (type
+    templates, registries) and no garbage: the collector's passes over them while they are being
+    built cost a new process about 0.1 s of CPU and free nothing.
+
+    Examples
+    --------
+    >>> import gc
+    >>> with collection_paused():
+    ...     gc.isenabled()
+    False
+    >>> gc.isenabled()
+    True
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _blas_probe_from_files():
+    """numba's check that SciPy's BLAS exists made by finding its module file instead of importing it.
+
+    ``numba.np.arraymath`` (loaded with numba's CPU target) calls ``numba.np.linalg.ensure_blas`` once at import
+    to decide whether ``np.dot`` and friends compile; that imports ``scipy.linalg.cython_blas``, hence all of
+    ``scipy.linalg`` (about 0.12 s of CPU in a new process), which no kernel here uses.  Inside this block the
+    check finds the module's file and checks SciPy's integer width as numba does; numba's own ``ensure_blas``
+    is back in place after it, so a kernel that does use BLAS imports it for real when it compiles.  Where
+    numba's internals differ from these names the block changes nothing.
+    """
+    try:
+        from numba.np import linalg
+    except ImportError:  # pragma: no cover - a numba without this module
+        yield
+        return
+    original = getattr(linalg, "ensure_blas", None)
+    check_width = getattr(linalg, "_check_lapack_int_width", lambda: None)  # older numbas make no such check
+    if original is None or "numba.np.arraymath" in sys.modules:  # the check was made already
+        yield
+        return
+
+    def ensure_blas():
+        import scipy
+
+        places = [os.path.join(place, "linalg") for place in scipy.__path__]
+        if importlib.machinery.PathFinder.find_spec("cython_blas", places) is None:
+            raise ImportError("scipy 0.16+ is required for linear algebra")
+        check_width()
+
+    linalg.ensure_blas = ensure_blas
+    try:
+        yield
+    finally:
+        linalg.ensure_blas = original
+        arraymath = sys.modules.get("numba.np.arraymath")
+        if getattr(arraymath, "ensure_blas", None) is ensure_blas:
+            arraymath.ensure_blas = original
+
+
+def _load_numba():
+    """numba, with its CPU target built while the collector is paused and SciPy's BLAS is found by its file."""
+    with collection_paused(), _blas_probe_from_files():
+        import numba
+
+        try:
+            from numba.core.registry import cpu_target
+
+            cpu_target.target_context.refresh()  # what the first kernel load would do
+        except (ImportError, AttributeError):  # pragma: no cover - numba's internals moved
+            pass
+    return numba
+
+
+nb = _load_numba()
 
 
 def jit_cached(**options):
