@@ -15,19 +15,24 @@
   it stays at or above it, up to the largest n it checked (:class:`PairedSampleSize`).
 
 - **Two correlated AUCs** (:func:`auc_power`, :func:`auc_sample_size`), the formula of R pROC's
-  ``power.roc.test`` for two paired ROC curves (Obuchowski & McClish 1997, formula 2)::
+  ``power.roc.test`` for two paired ROC curves (Obuchowski & McClish 1997, formula 2), a normal approximation::
 
       z_beta = (sqrt(P delta**2) - z_alpha sqrt(v0)) / sqrt(va),    power = Phi(z_beta),
       P = (z_alpha sqrt(v0) + z_beta sqrt(va))**2 / delta**2     (the sample size, N = kappa P),
 
   with delta = AUC1 - AUC2, kappa = N / P, z_alpha = Phi^-1(1 - alpha) (alpha / 2 two-sided: pROC halves it and,
   like pROC, the power counts only the rejections on delta's side; "one-sided" is one-sided in delta's direction,
-  whichever it is, as pROC's "one.sided"), va = var1 + var2 - 2 cov12 and
-  v0 = 2 var1 - 2 cov12 (the null variance, model 1 taken as the reference), each variance and covariance
-  multiplied by P (per positive).  The variances come from the binormal model with unit variances: the
-  positives' scores of the two models are N(d_i, 1) with correlation ``r`` between the models (pROC's ``ra``),
-  the negatives' N(0, 1) with correlation ``r_negatives`` (pROC's ``rn``, default ``r``), d_i = sqrt 2
-  Phi^-1(AUC_i).  Two variance models:
+  whichever it is, as pROC's "one.sided"), va = var1 + var2 - 2 cov12, each variance and covariance multiplied by
+  P (per positive), and v0 the variance that sets the critical value: ``null_variance="alternative"`` (default)
+  v0 = va, since DeLong's test divides the difference by its variance estimated from the data, which under the
+  alternative estimates va, so the formula is the asymptotic power of the test tablegen runs
+  (:func:`tablegen.compare.paired_test`; checked against a simulation of that test); ``"reference"``
+  v0 = 2 var1 - 2 cov12, pROC's choice (both models taken like model 1), which overstates the power of DeLong's
+  test when model 1 has the smaller variance (at AUC 0.8 against 0.7, r = 0.5, P = N = 100: 0.887 against the
+  test's simulated 0.807 and the default's 0.808).  The variances come from the binormal model with unit
+  variances: the positives' scores of the two models are N(d_i, 1) with correlation ``r`` between the models
+  (pROC's ``ra``), the negatives' N(0, 1) with correlation ``r_negatives`` (pROC's ``rn``, default ``r``),
+  d_i = sqrt 2 Phi^-1(AUC_i).  Two variance models:
 
   ``"delong"`` (default): the variances DeLong's test estimates, at their population values.  DeLong's
   estimate of cov(AUC_i, AUC_j) is xi10_ij / P + xi01_ij / N, xi10 the covariance of the positives' placements
@@ -35,11 +40,13 @@
   E[Phi(X_i) Phi(X_j)] = Phi2(d_i / sqrt 2, d_j / sqrt 2; rho) with rho = 1/2 for i = j and r / 2 across the
   models (r_negatives / 2 for the negatives), exactly (a bivariate normal probability).  This is what pROC's
   ``power.roc.test(roc1, roc2, method = "delong")`` computes from data, with the population values in place of
-  the data's estimates (:func:`auc_power_from_scores` takes the data's: pROC's number exactly).
+  the data's estimates (:func:`auc_power_from_scores` takes the data's: with ``null_variance="reference"``,
+  pROC's number exactly).
 
   ``"obuchowski"``: pROC's ``power.roc.test`` with a parameter list (``A1 = d1, B1 = 1, A2 = d2, B2 = 1,
   rn = r_negatives, ra = r, delta = AUC1 - AUC2``): Obuchowski's (1997, formulas 4 and 5) variances of the
-  binormal maximum-likelihood AUC, transcribed from pROC (``var.params.obuchowski``, ``cov.params.obuchowski``).
+  binormal maximum-likelihood AUC, transcribed from pROC (``var.params.obuchowski``, ``cov.params.obuchowski``);
+  with ``null_variance="reference"``, pROC's number exactly.
 
   Both are normal approximations; neither is exact.  Checked against pROC 1.18.0 in
   ``tests/compare/test_paired_power.py`` (R script and outputs in ``tests/data/proc_power/``).
@@ -58,6 +65,9 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 #: pROC's "two.sided" and "one.sided" (one-sided in the direction of auc1 - auc2, whichever it is).
 AUC_ALTERNATIVES = ("two-sided", "one-sided")
 VARIANCES = ("delong", "obuchowski")
+#: The variance of AUC1 - AUC2 that sets the critical value: under the alternative (v0 = va, what DeLong's test
+#: divides by) or pROC's (model 1 taken as the reference for both).
+NULL_VARIANCES = ("alternative", "reference")
 #: Largest n the McNemar sample-size search tries by default.
 MAX_PAIRS = 20_000
 
@@ -107,6 +117,8 @@ class AucPower:
         The normal quantile of the level (alpha / 2 two-sided).
     variance : str
         ``"delong"``, ``"obuchowski"`` or ``"delong (data)"``.
+    null_variance : str
+        ``"alternative"`` (v0 = va) or ``"reference"`` (pROC's v0 = 2 var1 - 2 cov12).
     method : str
         ``"normal approximation"``.
     """
@@ -120,6 +132,7 @@ class AucPower:
     va: float
     z_alpha: float
     variance: str
+    null_variance: str
     method: str = "normal approximation"
 
 
@@ -395,7 +408,16 @@ def _z_alpha(alpha: float, alternative: str) -> float:
     return float(norm.ppf(1.0 - (alpha / 2.0 if alternative == "two-sided" else alpha)))
 
 
-def _auc_setup(auc1, auc2, r, r_negatives, P, N, alpha, alternative, variance):
+def _null_variance(var1, var2, cov12, null_variance):
+    """(v0, va): va = var1 + var2 - 2 cov12; v0 = va ("alternative") or 2 var1 - 2 cov12 ("reference", pROC's)."""
+    if null_variance not in NULL_VARIANCES:
+        raise TablegenInputError(f"null_variance must be one of {', '.join(map(repr, NULL_VARIANCES))}, "
+                                 f"got {null_variance!r}")
+    va = var1 + var2 - 2.0 * cov12
+    return (va if null_variance == "alternative" else 2.0 * var1 - 2.0 * cov12), va
+
+
+def _auc_setup(auc1, auc2, r, r_negatives, P, N, alpha, alternative, variance, null_variance):
     from tablegen.compute.power_mc import separation_of_auc
 
     auc1, auc2 = _check_auc("auc1", auc1), _check_auc("auc2", auc2)
@@ -413,8 +435,8 @@ def _auc_setup(auc1, auc2, r, r_negatives, P, N, alpha, alternative, variance):
     kappa = float(N) / float(P)
     d1, d2 = separation_of_auc(auc1), separation_of_auc(auc2)
     covariances = obuchowski_covariances if variance == "obuchowski" else delong_covariances
-    var1, var2, cov12 = covariances(d1, d2, ra, rn, kappa)
-    return auc1, auc2, 2.0 * var1 - 2.0 * cov12, var1 + var2 - 2.0 * cov12, _z_alpha(alpha, alternative)
+    v0, va = _null_variance(*covariances(d1, d2, ra, rn, kappa), null_variance)
+    return auc1, auc2, v0, va, _z_alpha(alpha, alternative)
 
 
 def _power(delta, v0, va, z_alpha, P):
@@ -424,7 +446,8 @@ def _power(delta, v0, va, z_alpha, P):
 
 
 def auc_power(auc1: float, auc2: float, r: float, P: float, N: float, alpha: float = 0.05,
-              alternative: str = "two-sided", variance: str = "delong", r_negatives: float | None = None) -> AucPower:
+              alternative: str = "two-sided", variance: str = "delong", r_negatives: float | None = None,
+              null_variance: str = "alternative") -> AucPower:
     """Power of the paired comparison of two correlated binormal AUCs (pROC's formula; module docstring).
 
     Parameters
@@ -443,19 +466,26 @@ def auc_power(auc1: float, auc2: float, r: float, P: float, N: float, alpha: flo
         The variance model (module docstring).
     r_negatives : float, optional
         Correlation among the negatives, if it differs from ``r``.
+    null_variance : {"alternative", "reference"}
+        v0 (module docstring): ``"alternative"`` (default) the variance under the alternative, what DeLong's test
+        divides by; ``"reference"`` pROC's 2 var1 - 2 cov12.
 
     Examples
     --------
     >>> round(auc_power(0.8, 0.7, 0.5, 100, 100).power, 4)
+    0.8083
+    >>> round(auc_power(0.8, 0.7, 0.5, 100, 100, null_variance="reference").power, 4)  # pROC's v0
     0.8866
     """
-    auc1, auc2, v0, va, z = _auc_setup(auc1, auc2, r, r_negatives, P, N, alpha, alternative, variance)
-    return AucPower(_power(auc1 - auc2, v0, va, z, float(P)), float(P), float(N), auc1, auc2, v0, va, z, variance)
+    auc1, auc2, v0, va, z = _auc_setup(auc1, auc2, r, r_negatives, P, N, alpha, alternative, variance,
+                                       null_variance)
+    return AucPower(_power(auc1 - auc2, v0, va, z, float(P)), float(P), float(N), auc1, auc2, v0, va, z, variance,
+                    null_variance)
 
 
 def auc_sample_size(auc1: float, auc2: float, r: float, power: float = 0.8, kappa: float = 1.0, alpha: float = 0.05,
                     alternative: str = "two-sided", variance: str = "delong",
-                    r_negatives: float | None = None) -> AucPower:
+                    r_negatives: float | None = None, null_variance: str = "alternative") -> AucPower:
     """Positives P = (z_alpha sqrt(v0) + z_beta sqrt(va))**2 / delta**2 and negatives kappa P for ``power`` (pROC's
     ``solve.nd``; real-valued: round both up).  ``kappa`` = N / P.
 
@@ -463,7 +493,7 @@ def auc_sample_size(auc1: float, auc2: float, r: float, power: float = 0.8, kapp
     --------
     >>> size = auc_sample_size(0.8, 0.7, 0.5, power=0.8)
     >>> math.ceil(size.P), round(size.power, 6)
-    (76, 0.8)
+    (98, 0.8)
     """
     from scipy.stats import norm
 
@@ -471,17 +501,18 @@ def auc_sample_size(auc1: float, auc2: float, r: float, power: float = 0.8, kapp
     if isinstance(kappa, (bool, np.bool_)) or not isinstance(kappa, (int, float, np.floating)) \
             or not 0 < kappa < math.inf:
         raise TablegenInputError(f"kappa must be a positive number (N / P), got {kappa!r}")
-    auc1, auc2, v0, va, z = _auc_setup(auc1, auc2, r, r_negatives, 1.0, float(kappa), alpha, alternative, variance)
+    auc1, auc2, v0, va, z = _auc_setup(auc1, auc2, r, r_negatives, 1.0, float(kappa), alpha, alternative, variance,
+                                       null_variance)
     P = (z * math.sqrt(v0) + float(norm.ppf(power)) * math.sqrt(va)) ** 2 / (auc1 - auc2) ** 2
-    return AucPower(power, P, kappa * P, auc1, auc2, v0, va, z, variance)
+    return AucPower(power, P, kappa * P, auc1, auc2, v0, va, z, variance, null_variance)
 
 
 def auc_power_from_scores(labels, scores_a, scores_b, alpha: float = 0.05, alternative: str = "two-sided",
-                          power: float | None = None) -> AucPower:
-    """pROC's ``power.roc.test(roc1, roc2, method = "delong")`` on data: the variances and covariance are DeLong's
-    estimates from the data (:func:`tablegen.compare.pairwise.delong.delong_covariance`), times P; delta is the
-    difference of the data's AUCs.  Without ``power``: the power at the data's size; with it: the sample size
-    (``P``, ``N`` = the data's N / P times P) for that power.
+                          power: float | None = None, null_variance: str = "alternative") -> AucPower:
+    """The formula with DeLong's estimates from data (:func:`tablegen.compare.pairwise.delong.delong_covariance`,
+    times P) and delta the difference of the data's AUCs; with ``null_variance="reference"`` it is pROC's
+    ``power.roc.test(roc1, roc2, method = "delong")``.  Without ``power``: the power at the data's size; with it:
+    the sample size (``P``, and ``N`` = the data's N / P times P) for that power.
 
     Examples
     --------
@@ -507,10 +538,10 @@ def auc_power_from_scores(labels, scores_a, scores_b, alpha: float = 0.05, alter
     var1, var2, cov12 = (P * float(x) for x in (estimate.covariance[0, 0], estimate.covariance[1, 1],
                                                   estimate.covariance[0, 1]))
     delta = float(estimate.aucs[0] - estimate.aucs[1])
-    v0, va, z = 2.0 * var1 - 2.0 * cov12, var1 + var2 - 2.0 * cov12, _z_alpha(alpha, alternative)
+    (v0, va), z = _null_variance(var1, var2, cov12, null_variance), _z_alpha(alpha, alternative)
     aucs = float(estimate.aucs[0]), float(estimate.aucs[1])
     if power is None:
-        return AucPower(_power(delta, v0, va, z, P), P, N, *aucs, v0, va, z, "delong (data)")
+        return AucPower(_power(delta, v0, va, z, P), P, N, *aucs, v0, va, z, "delong (data)", null_variance)
     power = _check_power(power)
     cases = (z * math.sqrt(v0) + float(norm.ppf(power)) * math.sqrt(va)) ** 2 / delta ** 2
-    return AucPower(power, cases, N / P * cases, *aucs, v0, va, z, "delong (data)")
+    return AucPower(power, cases, N / P * cases, *aucs, v0, va, z, "delong (data)", null_variance)
