@@ -210,7 +210,10 @@ def _check(metrics, P, N, critical_values, d, R, seed, half_width, device):
         raise TablegenInputError("metrics must name at least one metric")
     names = [check_metric("metrics", name) for name in names]
     P, N = check_class_size("P", P), check_class_size("N", N)
-    values = np.atleast_1d(np.asarray(critical_values, dtype=float)) if not isinstance(critical_values, str) else None
+    try:
+        values = None if isinstance(critical_values, str) else np.atleast_1d(np.asarray(critical_values, dtype=float))
+    except (TypeError, ValueError):
+        values = None
     if values is None or values.ndim != 1 or values.size != len(names) or np.isnan(values).any():
         raise TablegenInputError(f"critical_values must be one number (not NaN) per metric ({len(names)}), "
                                  f"got {critical_values!r}")

@@ -280,7 +280,9 @@ def test_two_stage_rule_reaches_the_half_width_with_a_fixed_second_stage(d, expe
 @pytest.mark.parametrize("kwargs,named", [
     (dict(metrics="nope"), "metrics"), (dict(P=0), "P"), (dict(N=2.5), "N"), (dict(critical_values=[0.7, 0.8]),
                                                                            "critical_values"),
-    (dict(critical_values=float("nan")), "critical_values"), (dict(d=float("inf")), "d"), (dict(R=0), "R"),
+    (dict(critical_values=float("nan")), "critical_values"), (dict(critical_values=[None]), "critical_values"),
+    (dict(critical_values="0.7"), "critical_values"), (dict(metrics=[]), "metrics"), (dict(d=float("inf")), "d"),
+    (dict(R=0), "R"),
     (dict(seed=-1), "seed"), (dict(half_width=0.0), "half_width"), (dict(device="tpu"), "device")])
 def test_bad_input_is_refused_naming_the_argument(kwargs, named):
     from tablegen.compute.power_mc import binormal_power
