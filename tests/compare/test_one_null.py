@@ -144,3 +144,63 @@ def test_a_permutation_band_below_the_level_everywhere_gives_the_metrics_maximum
         result = selection_test(y, models, metric="auc", C=C, R=500)
         assert result.critical_interval[1] == 1.0
         assert result.critical_interval[0] <= result.critical_value <= 1.0
+
+
+def test_an_untied_model_is_answered_by_the_no_ties_null_which_is_its_tie_conditional_null(builds):
+    """No law given ties is built for a model without ties: given n groups of one item, the conditional null is the
+    no-ties null (equal tails and critical values, checked at every value of a small cell), so its p-value is."""
+    from tablegen.compute.exact import null_critical_value, null_tail_ge
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.stats import p_value_from_tail
+
+    spec, P, N = get_metric("auc"), 12, 18
+    given_singletons, untied = Metric.tied_null(spec, np.ones(P + N, np.int64), P), spec.exact_null(P, N)
+    values = np.arange(P * N + 1) / (P * N)
+    assert [null_tail_ge(given_singletons, x) for x in values] == [null_tail_ge(untied, x) for x in values]
+    for tail in (0.3, 1e-2, 1e-4, 1e-7):
+        assert null_critical_value(given_singletons, tail) == null_critical_value(untied, tail)
+    builds.clear()
+    rng = np.random.default_rng(4)
+    y = np.r_[np.ones(P), np.zeros(N)]
+    models = {f"m{i}": 0.3 * i * y + rng.normal(size=P + N) for i in range(4)}
+    verdict = tablegen.significance_test_from_scores(y, models, metrics=["auc"], C=7)["auc"]
+    assert not verdict.tie_conditional and set(verdict.tie_conditional_p_values) == set(models)
+    assert [key for key in builds if key[0] == "tied"] == []
+    for name, s in models.items():
+        expected = float(p_value_from_tail(null_tail_ge(untied, verdict.scores[name]), 7))
+        assert verdict.tie_conditional_p_values[name] == max(expected, np.finfo(float).tiny)
+
+
+def test_the_verdict_and_the_selection_test_build_each_tilted_law_once(monkeypatch):
+    """Every model's tail and every critical value near another is answered by one tilted law (a grid of tilts),
+    built once for the verdict, the tie-conditional p-values and the selection test together."""
+    from tablegen.compute.exact import auc_fft
+
+    built, build = [], auc_fft._Tilted.build.__func__
+
+    def counting(cls, cell, a):
+        built.append((cell.small, cell.large, a))
+        return build(cls, cell, a)
+
+    monkeypatch.setattr(auc_fft._Tilted, "build", classmethod(counting))
+    rng = np.random.default_rng(8)
+    y = np.r_[np.ones(600), np.zeros(1400)]
+    models = {f"m{i}": (0.3 + 0.02 * i) * y + rng.normal(size=2000) for i in range(12)}  # AUCs ~0.4 sd apart
+    nulls = tablegen.lookup.from_scores.question_nulls()
+    verdict = tablegen.significance_test_from_scores(y, models, metrics=["auc"], C=30, alpha=0.05, nulls=nulls)
+    selection_test(y, models, metric="auc", C=30, R=400, alpha=0.05, nulls=nulls)
+    assert len(verdict["auc"].tie_conditional_p_values) == len(models)
+    assert len(built) == len(set(built))  # none twice
+    assert len(built) < len(models)  # 12 models' tails, the critical values and the effective C: fewer laws
+
+
+def test_a_law_over_the_limits_for_the_competitors_not_given_is_refused_before_the_arrangements(monkeypatch):
+    from tablegen.errors import ResourceLimitError
+
+    y, models = _question(False, n=2000, P=600, K=3, seed=1)
+    ran = []
+    monkeypatch.setattr(maxt, "null_counts", lambda *args, **kwargs: ran.append(1))
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1")  # AP's bracket at (600, 1400): minutes
+    with pytest.raises(ResourceLimitError, match="not given"):
+        selection_test(y, models, metric="average_precision", C=10, R=500)
+    assert ran == []

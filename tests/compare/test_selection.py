@@ -254,3 +254,13 @@ def test_an_exact_null_over_budget_is_refused_when_asked_for():
     with pytest.raises(TablegenInputError, match="over the exact budget") as refused:
         selection_test(y, {"a": np.arange(60.0)}, method="exact")
     assert "--method permutation" in refused.value.option_message()
+
+
+def test_doubled_midranks_are_twice_scipys_average_ranks():
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(12)
+    for levels in (2, 5, 40, None):  # heavy ties to none
+        scores = rng.normal(size=(4, 37)) if levels is None else rng.integers(0, levels, size=(4, 37)) / 7.0
+        expected = np.rint(2 * rankdata(scores, method="average", axis=1)).astype(np.int64)
+        assert np.array_equal(models_sorted(scores).double_ranks, expected)

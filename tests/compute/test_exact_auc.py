@@ -247,3 +247,52 @@ def test_a_band_beyond_the_memory_limit_is_refused(monkeypatch):
     # the way out names the argument as each caller spells it
     assert str(refused.value).endswith("use method='simulate' or method='auto'")
     assert refused.value.option_message().endswith("use --method simulate or --method auto")
+
+
+# -- one tilted law for nearby points; tails below every double without a transform -----------------------------
+def _own_tilt_tail(cell: TiltedAuc, v: int) -> float:
+    """Pr(U <= v) by the tilt whose mean is v itself (the route before tilts were shared)."""
+    return cell.tilted(cell._floored(cell.solve_mu(min(max(v, 0.5), cell.PN / 2.0)))).lower_tail(v)
+
+
+@pytest.mark.parametrize("P,N", [(300, 700), pytest.param(1000, 1000, marks=pytest.mark.slow),
+                                 pytest.param(2994, 7006, marks=pytest.mark.slow)])
+def test_points_near_a_grid_tilt_share_it_and_keep_their_accuracy(P, N):
+    cell = TiltedAuc(P, N)
+    sd = math.sqrt(cell.var0)
+    points = [int(cell.PN / 2 - z * sd) for z in np.linspace(0.3, 12.0, 40)]
+    shared = [cell.lower_tail(v) for v in points]
+    built = len(cell._tilts)
+    assert built <= len(points) / 3  # 40 points 0.3 sd apart: a tilted law per 1.5 sd of the grid, about
+    assert all(cell.tilt_at(v) == TiltedAuc(P, N).tilt_at(v) for v in points)  # whatever was asked before
+    for v, tail in zip(points, shared):
+        assert tail == pytest.approx(_own_tilt_tail(cell, v), rel=RELATIVE_ERROR_BOUND)
+
+
+@pytest.mark.parametrize("P,N", [(1500, 3500), pytest.param(2994, 7006, marks=pytest.mark.slow)])  # Pr(U = 0) < e^-3000
+def test_a_tail_below_every_double_is_zero_without_a_transform(P, N):
+    cell = TiltedAuc(P, N)
+    v = next(v for v in range(0, cell.PN // 2, max(cell.PN // 2000, 1))
+             if cell.lam(cell.solve_mu(max(v, 0.5))) + cell.solve_mu(max(v, 0.5)) * v > -700)
+    far = [0, 1, 2, v // 4, v // 2]  # v: about e^-700, a normal double
+    assert [cell.lower_tail(u) for u in far] == [0.0] * len(far)
+    assert cell._tilts == {}  # no tilted law was built
+    assert [_own_tilt_tail(cell, u) for u in far[1:]] == [0.0] * (len(far) - 1)  # the inversion's own answer
+    assert cell.lower_tail(v) > 0.0
+    assert TiltedAucNull(P, N).tail_ge_score(1.0) == 0.0
+
+
+@pytest.mark.parametrize("cells", [[(120, 380), (600, 1400)], pytest.param([(1500, 3500)], marks=pytest.mark.slow)])
+def test_critical_values_and_p_values_are_those_of_the_tilt_at_each_point(monkeypatch, cells):
+    """Before/after: every tail within RELATIVE_ERROR_BOUND and every critical value equal to the route that tilts
+    at each point itself (the one before the grid)."""
+    levels = [float(upper_tail_probability(C, alpha)) for C in (1, 10, 100, 1000) for alpha in (0.05, 0.01, 1e-4)]
+    shared = {(P, N): ([TiltedAucNull(P, N).critical_value(t) for t in levels],
+                       [TiltedAucNull(P, N).tail_ge_score(x) for x in np.linspace(0.5, 0.75, 26)]) for P, N in cells}
+    monkeypatch.setattr(TiltedAuc, "tilt_at", lambda self, v: self._floored(self.solve_mu(min(max(v, 0.5),
+                                                                                           self.PN / 2.0))))
+    monkeypatch.setattr(TiltedAuc, "_negligible", lambda self, a, v: False)
+    for (P, N), (critical, tails) in shared.items():
+        assert critical == [TiltedAucNull(P, N).critical_value(t) for t in levels]
+        own = [TiltedAucNull(P, N).tail_ge_score(x) for x in np.linspace(0.5, 0.75, 26)]
+        assert tails == pytest.approx(own, rel=RELATIVE_ERROR_BOUND, abs=0.0)

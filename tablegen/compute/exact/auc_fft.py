@@ -57,7 +57,8 @@ _BAND_TOLERANCE = 1e-17
 _ACCURATE_SDS = 2.0
 #: Points near one another share a tilted law: the tilts of a grid this many null sd apart (TiltedAuc.tilt_at),
 #: each answering the points within _SHARED_SDS of its own sd of its mean (measured at (2994, 7006), tails 1e-2 to
-#: 1e-205: within 3e-13 of the tilt at the point itself, the route's own error there; at 2 sd up to 6e-11).
+#: 1e-205: within 3e-13 of the tilt at the point itself, the route's own error there; at 2 sd up to 6e-11; the centre
+#: tilt, which does not answer 0.6 sd away as well, is not shared).
 _GRID_SDS = 1.5
 _SHARED_SDS = 1.0
 #: Below e^this a tail's correctly rounded double is 0.0 (half the smallest subnormal is e^-745.13).
@@ -157,7 +158,8 @@ class TiltedAuc:
     def tilt_at(self, v: float) -> float:
         """The tilt that answers at v (clamped to the lower half): the tilt of the nearest point of a fixed grid
         (:data:`_GRID_SDS` null sd apart) if v is within :data:`_SHARED_SDS` of its sd of that tilt's mean, else
-        the tilt whose mean is v.  A function of v alone (the same number whatever was asked before), and one
+        (and within 3/4 null sd of the centre, where the untilted inversion loses digits off its mean) the tilt
+        whose mean is v.  A function of v alone (the same number whatever was asked before), and one
         tilted law answers every point near a grid point (every model's tail, every critical value near it).
 
         Examples
@@ -171,7 +173,7 @@ class TiltedAuc:
         m = round((self.PN / 2.0 - v) / step)
         if m not in self._grid:
             point = self.PN / 2.0 - m * step
-            a = self._floored(self.solve_mu(point)) if point >= 0.5 else None
+            a = self._floored(self.solve_mu(point)) if point >= 0.5 and m > 0 else None  # the centre: its own
             self._grid[m] = None if a is None else (a, self.mu(a), math.sqrt(self.var(a)))
         if self._grid[m] is not None:
             a, mean, sd = self._grid[m]
