@@ -39,7 +39,7 @@ POWER_CELLS = {
     "best_accuracy": ["1000x1000", "10000x10000"],
     "best_mcc": ["1000x1000", "3000x3000"],
     "tp_at_100": ["1000x1000", "10000x10000"],
-    "auc": ["50x50", "100x100", "200x200", "10000x10000"],
+    "auc": ["50x50", "100x100", "200x200", "370x370", "10000x10000"],
 }
 PLANS = [
     ("sample_size", dict(metric="auc", auc=0.7, C=10, alpha=0.05, prevalence=0.5)),
@@ -47,6 +47,7 @@ PLANS = [
     ("sample_size", dict(metric="best_accuracy", auc=0.8, C=1, alpha=0.05, prevalence=0.5)),
     ("sample_size", dict(metric="best_mcc", auc=0.65, C=1000, alpha=0.01, prevalence=0.2)),
     ("sample_size", dict(metric="best_f1", auc=0.6, C=10, alpha=0.05, prevalence=0.1)),
+    ("sample_size", dict(metric="auc", auc=0.6, C=10, alpha=0.05, prevalence=0.5)),
     ("minimum_detectable", dict(metric="best_f1", P=1000, N=1000, C=100, alpha=0.05)),
     ("minimum_detectable", dict(metric="auc", P=100, N=100, C=100, alpha=0.05)),
     ("max_models", dict(metric="best_balanced_accuracy", P=500, N=500, auc=0.6, alpha=0.05)),

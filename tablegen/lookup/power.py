@@ -116,7 +116,7 @@ def _event(metric: str, P: int, N: int, C: int, alpha: float):
         raise TablegenInputError.naming(Argument("P", P), ", ", Argument("N", N), f": no exact Lehmann power of "
                                         f"{metric} at this size (average precision: only where its null enumerates "
                                         "every arrangement; AUC: within the budget of the law of U along the lattice,"
-                                        " about 250 x 250); ask model='binormal' for a Monte Carlo answer")
+                                        " about 375 x 375); ask model='binormal' for a Monte Carlo answer")
     seconds, memory = boundary_cost(P, N, entry.k)
     critical_seconds, critical_memory = entry.exact_cost(P, N)
     what = f"exact power of {metric} at P = {P:,}, N = {N:,}"

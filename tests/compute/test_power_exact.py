@@ -161,3 +161,17 @@ def test_no_exact_power_beyond_the_domains_is_refused_naming_the_cell():
         exact_power.auc_event(20_000, 20_000, 0.05)
     with pytest.raises(tablegen.TablegenInputError, match="P, N"):
         exact_power.average_precision_event(20, 20, 0.05)
+
+
+def test_the_auc_programme_with_retirement_equals_the_whole_laws_tails():
+    from tablegen.compute.kernels.lehmann import auc_pmf, auc_tail
+
+    for P, N, k in [(1, 1, 3.0), (3, 5, 2.0), (6, 4, 0.5), (20, 30, 2.3), (60, 60, 1.3), (30, 7, 4.0)]:
+        pmf = auc_pmf(P, N, k)
+        for target in sorted({0, 1, P * N // 3, P * N // 2, P * N // 2 + 3, P * N, P * N + 1}):
+            upper, lower = auc_tail(P, N, k, target)
+            assert upper == pytest.approx(math.fsum(pmf[target:]), rel=1e-12, abs=1e-300)
+            assert lower == pytest.approx(math.fsum(pmf[:max(target, 0)]), rel=1e-12, abs=1e-300)
+            # P > N runs the swapped walk: the same tail
+            assert exact_power.auc_upper_tail(N, P, 1 / k, N * P - target + 1) == pytest.approx(
+                math.fsum(pmf[:max(target, 0)]), rel=1e-12, abs=1e-300)
