@@ -21,9 +21,10 @@ ARRANGEMENT_STEP_SECONDS = 2e-9
 #: (measured 3.5-4 ns: one model's AUC, best_f1 or AP interval, 2,000 resamples of 10^4 items, 0.07-0.08 s),
 #: rounded up.
 RESAMPLE_STEP_SECONDS = 5e-9
-#: Single-core seconds per (swap, item) step of a paired swap-permutation test (measured 145-155 ns: best_f1 and
-#: AP, one pair, 10^4 swaps of 10^4 items, 14.5-15.6 s), rounded up.
-SWAP_STEP_SECONDS = 2e-7
+#: Single-core seconds per (swap, item) step of a paired swap-permutation test of one metric (measured 10-11 ns with
+#: the sort-once kernel: one metric of one pair, 10^4 items, load 6-7 on 2 cores; 7 ns a metric when a pair's
+#: patterns serve 4 metrics at once), rounded up.
+SWAP_STEP_SECONDS = 2e-8
 #: Exact critical values asked of one random ranking's null in the max-T critical value's search with competitors
 #: not given (2 for the estimate and each end of its interval where the guess is right, more where it is not;
 #: the tails at the models' values are the verdicts' own, shared).
