@@ -528,12 +528,12 @@ def _cells(prevalence, P, N):
             positives = min(max(1, math.floor(prevalence * n + 0.5)), n - 1)
             return positives, n - positives
 
-        return "total size P + N", 2, cell
+        return "total sizes P + N", 2, cell
     if P is not None:
         fixed = check_class_size("P", P)
-        return "N", 1, lambda n: (fixed, n)
+        return "values of N", 1, lambda n: (fixed, n)
     fixed = check_class_size("N", N)
-    return "P", 1, lambda n: (n, fixed)
+    return "values of P", 1, lambda n: (n, fixed)
 
 
 def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, power: float = 0.8,
@@ -547,7 +547,8 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     which every size does (through the last size scanned).  Search: doubling from the smallest size until the
     target is reached, bisection to a size n_b that reaches it while n_b - 1 does not, then scans (the last
     step): down from n_b while any of the last W sizes reaches the target (W = max(16, n_b/16)), and up from
-    n_b until W sizes in a row reach it.
+    n_b until W sizes in a row reach it.  Where the doubling reaches ``max_size`` below the target, the W sizes below
+    the bound are scanned for one that reaches it.
 
     Parameters
     ----------
@@ -571,8 +572,8 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     Raises
     ------
     TablegenInputError
-        Bad input, naming the argument; a target not reached within ``max_size`` (or within the exact
-        programme's domain), naming ``max_size``.
+        Bad input, naming the argument; a target not reached at the sizes searched up to ``max_size`` (or within
+        the exact programme's domain), or reached but missed again at ``max_size``, naming ``max_size``.
 
     Examples
     --------
@@ -608,8 +609,14 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     lo, hi = None, smallest
     while g(hi) < target:
         if hi >= max_size:
-            raise TablegenInputError.naming(f"the power of {metric} does not reach {target:g} at any {what} up to ",
-                                            Argument("max_size", max_size), f" (it is {g(hi):.4f} there); raise it")
+            reached = _below_bound(g, target, lo, max_size)
+            if reached is None:
+                raise TablegenInputError.naming(
+                    f"the power of {metric} does not reach {target:g} at the {what} searched up to ",
+                    Argument("max_size", max_size), f" (doubling from {smallest}, then the last "
+                    f"{max(16, max_size // 16)} sizes below the bound; {g(max_size):.4f} at the bound); raise it")
+            lo, hi = reached - 1, reached
+            break
         lo, hi = hi, min(2 * hi, max_size)
     while lo is not None and hi - lo > 1:
         middle = (lo + hi) // 2
@@ -630,11 +637,21 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
             stable, above_run = n + 1, 0
         n += 1
     checked = n - 1
-    if above_run < window and g(stable) < target:  # pragma: no cover - the bound cut the scan on a low size
-        raise TablegenInputError.naming(f"the power of {metric} does not stay at {target:g} within ",
-                                        Argument("max_size", max_size), "; raise it")
+    if stable > max_size:  # the last size scanned, at the bound, misses the target again
+        raise TablegenInputError.naming(f"the power of {metric} reaches {target:g} at P, N = {cell(first)} but falls "
+                                        f"back below it at the bound, ", Argument("max_size", max_size),
+                                        "; raise it to find where it stays above")
     return SampleSizeResult(metric, auc, C, alpha, target, winners, *cell(first), g(first), *cell(stable), g(stable),
                             *cell(checked), len(seen))
+
+
+def _below_bound(g, target: float, lo, bound: int):
+    """The largest size in the last max(16, bound/16) below ``bound`` (and above ``lo``) whose power reaches the
+    target, or None: where the doubling reached the bound without reaching the target."""
+    for n in range(bound - 1, max(bound - max(16, bound // 16), 0 if lo is None else lo) - 1, -1):
+        if n >= 1 and g(n) >= target:
+            return n
+    return None
 
 
 def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, power: float = 0.8,

@@ -61,6 +61,16 @@ def test_sample_size_reports_the_saw_tooth_as_a_scan_of_every_size_does():
     assert result.checked_P + result.checked_N >= stable + 15 and "falls back" in result.sentence()
 
 
+def test_sample_size_says_when_the_bound_cuts_the_saw_tooth():
+    # the doubling reaches the bound 29 below the target: the sizes just below it are scanned, 24 reaches the
+    # target, and 29 misses it again, so no stable size lies within the bound
+    with pytest.raises(TablegenInputError, match=r"falls back below it at the bound, max_size=29"):
+        tablegen.sample_size("best_accuracy", auc=0.8, C=1, alpha=0.05, power=0.8, prevalence=0.5, max_size=29)
+    result = tablegen.sample_size("best_accuracy", auc=0.8, C=1, alpha=0.05, power=0.8, prevalence=0.5, max_size=31)
+    assert (result.first_P, result.first_N, result.stable_P, result.stable_N) == (12, 12, 15, 15)
+    assert result.checked_P + result.checked_N == 31
+
+
 def test_sample_size_with_one_class_fixed():
     result = tablegen.sample_size("auc", auc=0.7, C=10, alpha=0.05, N=40)
     assert result.first_N == 40 == result.stable_N
