@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import os
 from collections.abc import Callable
 from typing import NamedTuple
@@ -336,7 +337,15 @@ def _check_finite(columns: dict[str, np.ndarray], numeric: list[str], path, name
     if first is None:
         return
     row, column = first
-    lines = _kept_lines(_read_text(path, name))
-    field = next(csv.reader([lines[row + 1][1]]))[_header(lines, name).index(column)].strip()
-    raise TablegenInputError(f"{name}, row {row + 1}, column {column!r}: missing or non-finite value {field!r}"
-                             f"{hint(column)}")
+    raise TablegenInputError(f"{name}, row {row + 1}, column {column!r}: missing or non-finite value "
+                             f"{_field(path, row, column)!r}{hint(column)}")
+
+
+def _field(path, row: int, column: str) -> str:
+    """The field of ``column`` in data row ``row`` (0-based; blank lines and comments not counted), stripped: the
+    file read line by line up to that row, never whole (a NaN deep in a large file costs its lines, not the file)."""
+    with open(os.fspath(path), encoding="utf-8-sig", newline="") as handle:
+        kept = (line for line in handle if line.strip() and not line.lstrip().startswith("#"))
+        header = [field.strip() for field in next(csv.reader([next(kept)]))]
+        line = next(itertools.islice(kept, row, None))
+    return next(csv.reader([line]))[header.index(column)].strip()

@@ -147,3 +147,58 @@ def test_a_file_that_is_not_text_after_its_first_lines_is_refused(tmp_path, data
     path.write_bytes(("\n".join(ROWS[:5]) + "\n").encode() + data)
     with pytest.raises(TablegenInputError, match=re.escape(message)):
         read_predictions(str(path), "label")
+
+
+def test_a_ten_million_row_file_over_the_limit_is_refused_with_its_estimate_unread(tmp_path, monkeypatch, capsys):
+    """The issue's case at its size: 10^7 rows of a label and 10 models (about 1.9 GB; a sparse file past its first
+    2,000 real rows, so the test writes 90 kB).  Refused from the estimate alone: numpy's reader, the row-by-row
+    reader and the whole-file read are never called."""
+    rng = np.random.default_rng(9)
+    rows = [",".join(["label", *(f"m{j}" for j in range(10))]),
+            *(",".join([str(i % 2), *(f"{v:.15f}" for v in rng.random(10))]) for i in range(2000))]
+    path = _write(tmp_path / "huge.csv", rows)
+    line = len(rows[1]) + 1
+    with open(path, "r+b") as handle:
+        handle.truncate(len(rows[0]) + 1 + 10_000_000 * line)  # the size of 10^7 such rows
+    for reader in ("_read_text", "_columns_by_numpy", "_columns_by_rows"):
+        monkeypatch.setattr(csvfile, reader, lambda *args, reader=reader: pytest.fail(f"{reader} read the file"))
+    monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "4GB")
+    with pytest.raises(ResourceLimitError) as caught:
+        read_predictions(path, "label", option="PREDS.csv")
+    message = str(caught.value)
+    rows_estimated = int(re.search(r"about ([\d,]+) rows x 11 columns", message).group(1).replace(",", ""))
+    assert rows_estimated == pytest.approx(10_000_000, rel=1e-3)
+    assert "more than the limit of 4 GB" in message
+    assert main(["evaluate", path]) == 5
+    printed = capsys.readouterr()
+    assert printed.out == "" and "about 10,00" in printed.err and "TABLEGEN_MEMORY_LIMIT" in printed.err
+
+
+def test_a_nan_deep_in_a_large_file_is_named_without_reading_the_file_whole(tmp_path, monkeypatch):
+    """200,000 rows, a NaN in model b's row 150,001 (and one in a's row 180,000): the first bad row is named from
+    numpy's columns and the file read line by line up to that row, never whole as text."""
+    y, a, b = _predictions(200_000)
+    fields = [[str(y[i]), repr(float(a[i])), repr(float(b[i]))] for i in range(y.size)]
+    fields[150_000][2] = "nan"
+    fields[179_999][1] = "NaN"
+    path = _write(tmp_path / "deep.csv", ["# predictions", "label,a,b", *(",".join(row) for row in fields)])
+    monkeypatch.setattr(csvfile, "_read_text", lambda *args: pytest.fail("the file was read whole as text"))
+    with pytest.raises(TablegenInputError, match=re.escape(
+            f"PREDS.csv {path}, row 150001, column 'b': missing or non-finite value 'nan'")):
+        read_predictions(path, "label", option="PREDS.csv")
+
+
+@pytest.mark.parametrize("layout", ["mapping", "array"])
+def test_the_python_api_names_the_model_and_first_bad_position_of_a_nan(layout):
+    """tablegen.evaluate on 10^6 items: a model's NaN (then an infinity) is refused naming the model and its first
+    bad position (0-based, as the array is indexed), before any work; columns of an array are named 'model j'."""
+    import tablegen
+
+    y, a, b = _predictions(1_000_000)
+    b[654_321] = np.nan
+    b[800_000] = np.inf
+    scores = {"a": a, "b": b} if layout == "mapping" else np.column_stack([a, b])
+    name = "b" if layout == "mapping" else "model 2"
+    with pytest.raises(TablegenInputError, match=re.escape(f"scores of {name!r} holds a missing or non-finite "
+                                                           "value (NaN/inf) at position 654321")):
+        tablegen.evaluate(y, scores, metrics=["auc"])
