@@ -4,7 +4,7 @@
   ``mcnemar_p(b, c) <= alpha`` (no rejection regions, no discordant-count decomposition), to 1e-12; at
   p10 = p01 it is the test's exact size, at most alpha; a plain simulation agrees within 4 SE.
 - The two-curve AUC power equals R pROC 1.18.0's ``power.roc.test`` where it is the same formula: with binormal
-  parameters (``variance="obuchowski"``) and on data (``method = "delong"``, :func:`auc_power_from_scores`), both
+  parameters (``variance="obuchowski"``) and on data (``method = "delong"``, :func:`paired_auc_power_from_scores`), both
   with pROC's null variance (``null_variance="reference"``), the power and the sample size, to 1e-12
   (``tests/data/proc_power/``).  The population DeLong variances (``variance="delong"``) agree with DeLong's
   estimates on a large simulated sample, and the default formula with a simulation of DeLong's test.
@@ -108,14 +108,16 @@ def test_mcnemar_sample_size_is_the_first_n_reaching_the_target_and_stays_above_
     (lambda f: f.mcnemar_sample_size(0.1, 0.1), "p01"), (lambda f: f.mcnemar_sample_size(0.1, 0.2, power=1.0), "power"),
     (lambda f: f.mcnemar_sample_size(0.1, 0.2, alternative="greater"), "alternative"),
     (lambda f: f.mcnemar_sample_size(0.101, 0.1), "max_pairs"),
-    (lambda f: f.auc_power(0.8, 0.8, 0.5, 50, 50), "auc2"), (lambda f: f.auc_power(1.2, 0.8, 0.5, 50, 50), "auc1"),
-    (lambda f: f.auc_power(0.8, 0.7, 1.5, 50, 50), "r"), (lambda f: f.auc_power(0.8, 0.7, 0.5, 0, 50), "P"),
-    (lambda f: f.auc_power(0.8, 0.7, 0.5, 50, 50, alternative="less"), "alternative"),
-    (lambda f: f.auc_power(0.8, 0.7, 0.5, 50, 50, variance="exact"), "variance"),
-    (lambda f: f.auc_sample_size(0.8, 0.7, 0.5, kappa=0), "kappa"),
-    (lambda f: f.auc_power(0.8, 0.7, 0.5, 50, 50, null_variance="null"), "null_variance")])
+    (lambda f: f.paired_auc_power(0.8, 0.8, 0.5, 50, 50), "auc2"),
+    (lambda f: f.paired_auc_power(1.2, 0.8, 0.5, 50, 50), "auc1"),
+    (lambda f: f.paired_auc_power(0.8, 0.7, 1.5, 50, 50), "r"),
+    (lambda f: f.paired_auc_power(0.8, 0.7, 0.5, 0, 50), "P"),
+    (lambda f: f.paired_auc_power(0.8, 0.7, 0.5, 50, 50, alternative="less"), "alternative"),
+    (lambda f: f.paired_auc_power(0.8, 0.7, 0.5, 50, 50, variance="exact"), "variance"),
+    (lambda f: f.paired_auc_sample_size(0.8, 0.7, 0.5, kappa=0), "kappa"),
+    (lambda f: f.paired_auc_power(0.8, 0.7, 0.5, 50, 50, null_variance="null"), "null_variance")])
 def test_bad_input_is_refused_naming_the_argument(call, named):
-    import tablegen.compare.pairwise.power as planning
+    import tablegen.compare as planning  # the public names
     from tablegen.errors import TablegenInputError
 
     with pytest.raises(TablegenInputError, match=named):
@@ -125,22 +127,23 @@ def test_bad_input_is_refused_naming_the_argument(call, named):
 # --- two correlated AUCs against R pROC ----------------------------------------------------------
 
 def test_binormal_parameter_power_and_sample_size_equal_proc():
-    from tablegen.compare.pairwise.power import auc_power, auc_sample_size
+    from tablegen.compare.pairwise.auc_power import paired_auc_power, paired_auc_sample_size
 
     table = pd.read_csv(PROC / "two_curves.csv")
     assert len(table) == 48
     for row in table.itertuples():
         alternative = R_ALTERNATIVE[row.alternative]
-        ours = auc_power(row.auc1, row.auc2, row.r, row.P, row.N, row.alpha, alternative, "obuchowski",
+        ours = paired_auc_power(row.auc1, row.auc2, row.r, row.P, row.N, row.alpha, alternative, "obuchowski",
                          null_variance="reference")
         assert ours.power == pytest.approx(row.power, rel=1e-12, abs=1e-15), row
-        size = auc_sample_size(row.auc1, row.auc2, row.r, 0.8, row.N / row.P, row.alpha, alternative, "obuchowski",
+        size = paired_auc_sample_size(row.auc1, row.auc2, row.r, 0.8, row.N / row.P, row.alpha, alternative,
+                                      "obuchowski",
                                null_variance="reference")
         assert size.P == pytest.approx(row.cases_for_80, rel=1e-12), row
 
 
 def test_power_from_data_equals_proc_method_delong():
-    from tablegen.compare.pairwise.power import auc_power_from_scores
+    from tablegen.compare.pairwise.auc_power import paired_auc_power_from_scores
 
     cases = pd.read_csv(DATA / "proc_delong" / "cases.csv")
     table = pd.read_csv(PROC / "data_curves.csv")
@@ -148,15 +151,15 @@ def test_power_from_data_equals_proc_method_delong():
     for row in table.itertuples():
         data = cases[cases.case == row.case]
         args = data.label.to_numpy(), data.a.to_numpy(), data.b.to_numpy(), row.alpha, R_ALTERNATIVE[row.alternative]
-        assert auc_power_from_scores(*args, null_variance="reference").power == pytest.approx(row.power,
+        assert paired_auc_power_from_scores(*args, null_variance="reference").power == pytest.approx(row.power,
                                                                                              rel=1e-12), row
-        size = auc_power_from_scores(*args, power=0.9, null_variance="reference")
+        size = paired_auc_power_from_scores(*args, power=0.9, null_variance="reference")
         assert (size.P, size.N) == pytest.approx((row.cases_for_90, row.controls_for_90), rel=1e-12), row
 
 
 def test_population_delong_covariances_match_delongs_estimates_on_a_large_sample():
+    from tablegen.compare.pairwise.auc_power import delong_covariances
     from tablegen.compare.pairwise.delong import delong_covariance
-    from tablegen.compare.pairwise.power import delong_covariances
     from tablegen.compute.power_mc import separation_of_auc
 
     P, N, ra, rn = 60_000, 90_000, 0.6, 0.3
@@ -177,8 +180,8 @@ def test_default_power_is_that_of_delongs_test_in_a_simulation(auc1, auc2, r, P,
     """tablegen's DeLong test (two-sided, alpha = 0.05) on simulated binormal data rejects as often as the default
     formula says (within 4 SE and 0.01 for the approximation); pROC's reference v0 overstates it here (measured
     with R = 3,000: 0.807 against 0.808 and 0.887; 0.448 against 0.466 and 0.600)."""
+    from tablegen.compare.pairwise.auc_power import paired_auc_power
     from tablegen.compare.pairwise.delong import delong_difference
-    from tablegen.compare.pairwise.power import auc_power
     from tablegen.compute.power_mc import separation_of_auc
 
     d1, d2 = separation_of_auc(auc1), separation_of_auc(auc2)
@@ -190,17 +193,17 @@ def test_default_power_is_that_of_delongs_test_in_a_simulation(auc1, auc2, r, P,
                             rng.multivariate_normal([0, 0], [[1, r], [r, 1]], size=N)]).T
         rejected += abs(delong_difference(labels, scores[0], scores[1], 0.95)[2]) >= 1.959963984540054
     simulated = rejected / R
-    default = auc_power(auc1, auc2, r, P, N).power
-    reference = auc_power(auc1, auc2, r, P, N, null_variance="reference").power
+    default = paired_auc_power(auc1, auc2, r, P, N).power
+    reference = paired_auc_power(auc1, auc2, r, P, N, null_variance="reference").power
     assert abs(simulated - default) < 4 * math.sqrt(default * (1 - default) / R) + 0.01, (simulated, default)
     assert reference - simulated > 0.04, (simulated, reference)
 
 
 def test_delong_and_obuchowski_variances_differ_and_are_labelled():
-    from tablegen.compare.pairwise.power import auc_power
+    from tablegen.compare.pairwise.auc_power import paired_auc_power
 
-    delong = auc_power(0.8, 0.7, 0.5, 100, 100)
-    obuchowski = auc_power(0.8, 0.7, 0.5, 100, 100, variance="obuchowski")
+    delong = paired_auc_power(0.8, 0.7, 0.5, 100, 100)
+    obuchowski = paired_auc_power(0.8, 0.7, 0.5, 100, 100, variance="obuchowski")
     assert delong.variance == "delong" and obuchowski.variance == "obuchowski"
     assert delong.method == obuchowski.method == "normal approximation"
     assert abs(delong.power - obuchowski.power) > 0.05  # two models of the variance, not one
