@@ -229,6 +229,11 @@ def py_baselines(root: Path) -> dict:
                                      mu="independent"),
         "f1_score_posterior": lambda: dict(confusion=conf_a, samples=500),
         "paired_test": lambda: dict(labels=labels, scores_a=a, scores_b=b),
+        "mcnemar_power": lambda: dict(p10=0.2, p01=0.1, n=50),
+        "mcnemar_sample_size": lambda: dict(p10=0.2, p01=0.1, max_pairs=2000),
+        "paired_auc_power": lambda: dict(auc1=0.8, auc2=0.7, r=0.5, P=50, N=50),
+        "paired_auc_sample_size": lambda: dict(auc1=0.8, auc2=0.7, r=0.5),
+        "paired_auc_power_from_scores": lambda: dict(labels=labels, scores_a=a, scores_b=b),
         "pairwise_tests": lambda: dict(labels=labels, scores={"a": a, "b": b}),
         "plot_f1_comparison": lambda: dict(result=_f1_result(), path=None),
         "selection_test": lambda: dict(labels=labels, scores={"a": a, "b": b}, C=2, method="exact"),
@@ -251,7 +256,8 @@ RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenI
                 "AcrossDatasetsResult", "Evaluation", "F1Comparison", "F1Posterior", "F1Prior", "FrequentistTests",
                 "IntervalBayesFactor", "MetricReport", "PairedTestResult", "PairwiseResult", "SelectionResult",
                 "BayesianPair", "BayesianPairs", "CrossValidationComparison", "CorrelatedBayesianTTest",
-                "CorrectedResampledTTest", "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult"}
+                "CorrectedResampledTTest", "PairedSampleSize", "PairedAucPower",
+                "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult"}
 #: Parameters that take callbacks or a client: bad values are not data, and the callbacks run only when called.
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).

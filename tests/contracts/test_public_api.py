@@ -100,7 +100,10 @@ ALPHA_DEFAULTS = {
     "tablegen.Table.answer_checked": None, "tablegen.Table.contains": None,
     "tablegen.evaluate": 0.05, "tablegen.compare.evaluate": 0.05,
     "tablegen.compare.selection_test": 0.05, "tablegen.compare.paired_test": 0.05,
-    "tablegen.compare.pairwise_tests": 0.05, "tablegen.compare.across_datasets": 0.05,
+    "tablegen.compare.pairwise_tests": 0.05, "tablegen.compare.mcnemar_power": 0.05,
+    "tablegen.compare.mcnemar_sample_size": 0.05, "tablegen.compare.paired_auc_power": 0.05,
+    "tablegen.compare.paired_auc_sample_size": 0.05, "tablegen.compare.paired_auc_power_from_scores": 0.05,
+    "tablegen.compare.across_datasets": 0.05,
     "tablegen.compare.PairedTestResult.significant": 0.05, "tablegen.compare.PairedTestResult.sentence": None,
 }
 
