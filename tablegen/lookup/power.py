@@ -103,7 +103,7 @@ def _check_power_metric(metric) -> str:
 
 
 # -- the exact programme, cached ----------------------------------------------------------------------
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=256)  # an event holds its boundary, 8 (P + N) bytes
 def _event(metric: str, P: int, N: int, C: int, alpha: float):
     """The event "metric > m*" with its exact Lehmann probability (:meth:`Metric.lehmann_event`), cached."""
     from tablegen.compute.exact.power import boundary_cost
