@@ -26,6 +26,15 @@ def test_power_is_exact_against_the_tests_own_critical_value():
     assert result.to_dict()["power"] == result.power and float(result) == result.power
 
 
+@pytest.mark.parametrize("metric", ["auc", "best_accuracy", "best_balanced_accuracy", "best_f1", "best_mcc",
+                                    "tp_at_10", "precision_at_10", "average_precision"])
+def test_the_critical_value_is_the_one_critical_value_gives(metric):
+    P, N = (6, 9) if metric == "average_precision" else (40, 60)
+    for C, alpha in [(1, 0.05), (10, 0.01), (1000, 0.2)]:
+        result = tablegen.power(metric, P, N, C=C, alpha=alpha, auc=0.6)
+        assert result.critical_value == float(tablegen.critical_value(metric, P, N, C=C, alpha=alpha, method="exact"))
+
+
 def test_winners_all_is_the_chance_that_one_of_c_equally_good_models_clears_the_bar():
     one = tablegen.power("auc", 30, 30, C=10, alpha=0.05, auc=0.65)
     every = tablegen.power("auc", 30, 30, C=10, alpha=0.05, auc=0.65, winners="all")
