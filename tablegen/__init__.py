@@ -34,6 +34,8 @@ _PUBLIC = {
     "TopKTest": "tablegen.lookup.topk",
     "topk_bounds": "tablegen.lookup.topk",
     "topk_test": "tablegen.lookup.topk",
+    "multiclass_test": "tablegen.lookup.multiclass",
+    "MulticlassTest": "tablegen.lookup.multiclass",
     "TablegenInputError": "tablegen.errors",
     "power": "tablegen.lookup.power",
     "sample_size": "tablegen.lookup.power",
