@@ -609,12 +609,13 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     lo, hi = None, smallest
     while g(hi) < target:
         if hi >= max_size:
-            reached = _below_bound(g, target, lo, max_size)
+            floor = max(max_size - max(16, max_size // 16), smallest if lo is None else lo)
+            reached = _below_bound(g, target, floor, max_size)
             if reached is None:
                 raise TablegenInputError.naming(
                     f"the power of {metric} does not reach {target:g} at the {what} searched up to ",
-                    Argument("max_size", max_size), f" (doubling from {smallest}, then the last "
-                    f"{max(16, max_size // 16)} sizes below the bound; {g(max_size):.4f} at the bound); raise it")
+                    Argument("max_size", max_size), f" (doubling from {smallest}, then every one from {floor} to the "
+                    f"bound; {g(max_size):.4f} at the bound); raise it")
             lo, hi = reached - 1, reached
             break
         lo, hi = hi, min(2 * hi, max_size)
@@ -645,11 +646,11 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
                             *cell(checked), len(seen))
 
 
-def _below_bound(g, target: float, lo, bound: int):
-    """The largest size in the last max(16, bound/16) below ``bound`` (and above ``lo``) whose power reaches the
-    target, or None: where the doubling reached the bound without reaching the target."""
-    for n in range(bound - 1, max(bound - max(16, bound // 16), 0 if lo is None else lo) - 1, -1):
-        if n >= 1 and g(n) >= target:
+def _below_bound(g, target: float, floor: int, bound: int):
+    """The largest size in [floor, bound) whose power reaches the target, or None: where the doubling reached the
+    bound without reaching the target."""
+    for n in range(bound - 1, floor - 1, -1):
+        if g(n) >= target:
             return n
     return None
 
