@@ -235,11 +235,12 @@ def _selection(q, progress=None) -> SelectionResult:
                          key=q.key, device=q.device, progress=progress)
     M = counts.arrangements
     raw = _proportions(counts.raw_hits, M, exact)
-    steps = [_with_extra(_proportions(np.array([counts.step_hits[j]]), M, exact), observed[m], extra, null)
-             for j, m in enumerate(ranked)]
+    step = _proportions(counts.step_hits, M, exact)  # one vectorised call per kind, not one per model
+    steps = [_with_extra(tuple(v[j] for v in step), observed[m], extra, null) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
-    single = [_with_extra(_proportions(np.array([np.count_nonzero(counts.maxima >= thresholds[i])]), M, exact),
-                          observed[i], extra, null) for i in range(len(names))]
+    reached = M - np.searchsorted(np.sort(counts.maxima), thresholds, side="left")  # maxima >= each threshold
+    single_hits = _proportions(reached, M, exact)
+    single = [_with_extra(tuple(v[i] for v in single_hits), observed[i], extra, null) for i in range(len(names))]
     divisor = q.divisor
     critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top)
     effective = _effective_C(counts.maxima, critical, extra, null if extra else q.single_null())
