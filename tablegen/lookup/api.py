@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compute.cell import DEFAULT_SEED
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
@@ -286,6 +285,8 @@ def _replicates(a: LookupArgs) -> int:
 
 
 def _seed(a: LookupArgs) -> int:
+    from tablegen.compute.cell import DEFAULT_SEED  # the simulation engine, imported by the answers that simulate
+
     return DEFAULT_SEED if a.seed is None else a.seed
 
 

@@ -3,7 +3,7 @@
 A lookup that runs a lattice programme imports numba and the one kernel module it needs, and numba's CPU
 target is built without ``scipy.linalg`` (numba's BLAS check finds the module's file instead of importing
 it) and without psutil (the machine's memory comes from ``sysconf``); a bundled-table lookup imports no
-numba and no SciPy module that computes.  Each case runs in a fresh interpreter, so nothing this test
+numba and no SciPy module that computes; neither imports the simulation engine (``tablegen.compute.cell``).  Each case runs in a fresh interpreter, so nothing this test
 process imported earlier can hide an import.  ``benchmarks/bench_startup.py`` times the same lookups.
 """
 
@@ -46,6 +46,7 @@ def test_a_lattice_lookup_imports_numba_and_its_one_kernel_module_but_no_blas_no
     kernels = [m for m in imported if m.startswith("tablegen.compute.kernels.") and ".cuda" not in m]
     assert kernels == ["tablegen.compute.kernels.jit", "tablegen.compute.kernels.lattice"]
     assert not {"zarr", "dask", "xarray", "pandas"} & set(imported)
+    assert "tablegen.compute.cell" not in imported  # the simulation engine: only answers that simulate need it
 
 
 def test_a_table_lookup_imports_no_numba_and_no_scipy_that_computes():
@@ -55,6 +56,7 @@ def test_a_table_lookup_imports_no_numba_and_no_scipy_that_computes():
     assert found["method"] == "table"
     assert not {"numba", "scipy.linalg", "scipy.stats", "psutil", "dask", "xarray", "pandas"} & set(found["imported"])
     assert not [m for m in found["imported"] if m.startswith("tablegen.compute.kernels.") and ".cuda" not in m]
+    assert "tablegen.compute.cell" not in found["imported"]
 
 
 def test_numba_keeps_its_own_blas_check_and_compiles_blas_calls_after_loading():
