@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import numbers
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,7 +131,8 @@ class MulticlassTest:
         }
 
 
-def multiclass_test(labels, predicted, metric: str = "accuracy", C: int = 1, alpha: float = 0.05) -> MulticlassTest:
+def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], metric: str = "accuracy", C: int = 1,
+                    alpha: float = 0.05) -> MulticlassTest:
     """Test a K-class model's accuracy or Cohen's kappa against the best of C random classifiers, exactly.
 
     The random classifiers share the model's predicted counts: each is the model's predictions permuted
@@ -151,7 +153,7 @@ def multiclass_test(labels, predicted, metric: str = "accuracy", C: int = 1, alp
     C : int
         The number of random classifiers the model is the best of (>= 1).
     alpha : float
-        The level, in (0, 1).
+        The level, in (0, 1); default 0.05, the level of the multi-class report (``evaluate``).
 
     Returns
     -------
