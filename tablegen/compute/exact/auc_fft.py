@@ -186,9 +186,10 @@ class TiltedAuc:
         return self.tilted(self.tilt_at(v))
 
     def _negligible(self, a: float, v: int) -> bool:
-        """Whether Chernoff's bound Pr(U <= v) <= e^{Lambda(a) + a v} puts the tail below e^-746, under half the
-        smallest subnormal double (5e-324): its correctly rounded value is then 0.0, the tilted law need not be
-        built (the inversion's answer too is 0.0 there: its prefactor e^{Lambda(a) + a v} underflows)."""
+        """Whether Chernoff's bound Pr(U <= v) <= e^{Lambda(a) + a v} (any a > 0; the least at the tilt whose mean
+        is v) puts the tail below e^-746, under half the smallest subnormal double (5e-324): its correctly rounded
+        value is then 0.0 and no tilted law need be built (the inversion at the tilt whose mean is v answers 0.0 there
+        too: its prefactor, the least of these bounds, underflows)."""
         tilt = self._tilts.get(a)
         lam = tilt.lam if tilt is not None else self.lam(a)
         return lam + a * v < _LOG_BELOW_DOUBLES
@@ -204,8 +205,10 @@ class TiltedAuc:
             return (v + 1) / (self.PN + 1)
         if 2 * v > self.PN:
             return 1.0 - self.lower_tail(self.PN - v - 1)
+        if self._negligible(self._floored((self.PN / 2.0 - v) / self.var0), v):  # the normal tilt: no solve
+            return 0.0  # far in the tail (AUC's p-values at 10^6 items): no Fourier transform
         a = self.tilt_at(v)
-        if self._negligible(a, v):  # far in the tail (AUC's p-values at 10^6 items): no Fourier transform
+        if self._negligible(a, v):
             return 0.0
         return self.tilted(a).lower_tail(v)
 
