@@ -45,6 +45,7 @@ _PUBLIC = {
     "SampleSizeResult": "tablegen.lookup.power",
     "DetectableResult": "tablegen.lookup.power",
     "MaxModelsResult": "tablegen.lookup.power",
+    "plot_power_curve": "tablegen.lookup.power_plot",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, _PUBLIC, extra=("__version__",))

@@ -216,6 +216,8 @@ def py_baselines(root: Path) -> dict:
         "sample_size": lambda: dict(metric="auc", auc=0.75, C=10, alpha=0.05, prevalence=0.5, max_size=200),
         "minimum_detectable": lambda: dict(metric="best_f1", P=20, N=20, C=10, alpha=0.05),
         "max_models": lambda: dict(metric="best_accuracy", P=20, N=20, auc=0.75, alpha=0.05, bound=1000),
+        "plot_power_curve": lambda: dict(metric="best_f1", auc=0.8, prevalence=0.5, Cs=(1, 10), alpha=0.05,
+                                         sizes=range(10, 40, 10), path=None),
         "topk_test": lambda: dict(observed=[1, 1, 2], P=10, N=90),
         "load_config": lambda: dict(path=str(root / "tiny.yaml")),
         "open_store": lambda: dict(url=_bundled()),
@@ -262,7 +264,8 @@ RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenI
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).
 FEW = [None, "x", -1, math.nan, [], Opaque()]
-FEW_VALUES = {"plot_f1_comparison": FEW, "run": FEW, "evaluate": FEW, "bootstrap_interval": FEW, "plot_cd": FEW}
+FEW_VALUES = {"plot_f1_comparison": FEW, "run": FEW, "evaluate": FEW, "bootstrap_interval": FEW, "plot_cd": FEW,
+              "plot_power_curve": FEW}
 #: (function, parameter) whose bad values still raise something else than TablegenInputError (found by these
 #: cases; their modules are being reworked).  Strict: the slow test fails when one is fixed, until it is removed
 #: here, so the list only shrinks.

@@ -95,7 +95,7 @@ ALPHA_DEFAULTS = {
     "tablegen.critical_value": 0.01, "tablegen.significance_test": 0.01,
     "tablegen.significance_test_from_scores": 0.01, "tablegen.topk_bounds": 0.01, "tablegen.topk_test": 0.01,
     "tablegen.power": 0.01, "tablegen.sample_size": 0.01, "tablegen.minimum_detectable": 0.01,
-    "tablegen.max_models": 0.01,
+    "tablegen.max_models": 0.01, "tablegen.plot_power_curve": 0.01,
     "tablegen.Table.critical_value": 0.01, "tablegen.Table.significance_test": 0.01,
     "tablegen.Table.answer_checked": None, "tablegen.Table.contains": None,
     "tablegen.evaluate": 0.05, "tablegen.compare.evaluate": 0.05, "tablegen.multiclass_test": 0.05,
