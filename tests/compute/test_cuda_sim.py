@@ -116,8 +116,9 @@ def _permutation_counts(device: str) -> dict:
     return results
 
 
-#: The bootstrap kernel's cases: (items, models, resamples, first resample), tied scores.
-RESAMPLE_CASES = [(23, 3, 40, 0), (9, 2, 24, 1000)]
+#: The bootstrap kernel's cases: (items, models, resamples, first resample, decimals of the scores: ties; None:
+#: untied, the CPU kernel's walk without group-end tests).
+RESAMPLE_CASES = [(23, 3, 40, 0, 1), (9, 2, 24, 1000, 1), (31, 2, 16, 5, None)]
 
 
 def _resample_values(device: str) -> dict:
@@ -135,10 +136,11 @@ def _resample_values(device: str) -> dict:
         resample_values = partial(resample_values_cuda, threads=7)
         resample_metrics = partial(resample_metrics_cuda, threads=7)
     results = {}
-    for n, K, R, first in RESAMPLE_CASES:
+    for n, K, R, first, decimals in RESAMPLE_CASES:
         rng = np.random.default_rng(n)
         labels = (np.arange(n) % 3 == 0).astype(np.int64)
-        orders, ends = kernels.sorted_models(np.round(rng.normal(size=(K, n)), 1))
+        scores = rng.normal(size=(K, n))
+        orders, ends = kernels.sorted_models(scores if decimals is None else np.round(scores, decimals))
         positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
         for column, k_cut in ((0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 4), (6, n)):
             out = np.empty((R, K))
@@ -227,7 +229,7 @@ def test_label_permutations_score_like_the_cpu_kernel(sim):
 
 def test_bootstrap_resamples_score_like_the_cpu_kernel(sim):
     cpu = _resample_values("cpu")
-    assert len(cpu) == 18 and any(np.isnan(v).any() for v in cpu.values())  # copies straddling k = 4: NaN
+    assert len(cpu) == 27 and any(np.isnan(v).any() for v in cpu.values())  # copies straddling k = 4: NaN
     for name, values in cpu.items():
         assert sim[name].tobytes() == values.tobytes(), name
 

@@ -128,14 +128,15 @@ EXACT_BA_LIMIT = 2.0 ** 48
 
 
 @nb.njit(inline="always", nogil=True)
-def metrics_pass(codes, weights, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out):
+def metrics_pass(codes, untied, weights, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out):
     """Every wanted metric of one model on one resample (see the module docstring): ``codes[j]`` = slot << 2 |
-    label << 1 | group end of the model's j-th item (:func:`pass_codes`), ``weights`` the multiplicities by slot,
+    label << 1 | group end of the model's j-th item (:func:`pass_codes`; ``untied``: every item a group end,
+    :func:`untied_models`), ``weights`` the multiplicities by slot,
     ``want`` 0/1 per base column, ``k_cuts`` the cut-offs of the TP columns (``tpk`` scratch of their size),
     ``cutoffs`` scratch of 2 (P + 1) integers; the values go to ``out[:METRIC_COLUMNS + k_cuts.size]`` (columns
     not wanted: NaN).  The pass along the order (:func:`_walk`) sums AUC and keeps the cut-offs where TP grew;
     the maxima and average precision come from those alone (:func:`_best_of_cutoffs`)."""
-    a, b, count = _walk(codes, weights, n_neg, want[0], k_cuts, tpk, cutoffs)
+    a, b, count = _walk(codes, untied, weights, n_neg, want[0], k_cuts, tpk, cutoffs)
     out[0] = (a + 0.5 * b) / (n_pos * n_neg) if want[0] else math.nan
     _best_of_cutoffs(cutoffs, count, n_pos, n_neg, want, out)
     for t in range(k_cuts.size):
@@ -143,45 +144,50 @@ def metrics_pass(codes, weights, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out):
 
 
 @nb.njit(inline="always", nogil=True)
-def _walk(codes, weights, n_neg, auc, k_cuts, tpk, cutoffs):
+def _walk(codes, untied, weights, n_neg, auc, k_cuts, tpk, cutoffs):
     """The weighted pass along one model's order: (AUC's A and B, the number of cut-offs kept).  Keeps in
     ``cutoffs`` (TP, FP, flat) at each group end where TP grew (written at every group end, kept where it grew: no
     branch on the random labels and weights), and TP at each cut-off of ``k_cuts`` items in ``tpk`` (-1 where
-    none holds exactly k; P where k >= P + N)."""
-    tp = 0
-    fp = 0
-    tp_before = 0
-    fp_before = 0
-    a = 0
-    b = 0
-    count = 0
-    cuts = k_cuts.size > 0
+    none holds exactly k; P where k >= P + N).  A model without tied scores (``untied``: every item a group end)
+    walks without testing for group ends (a fifth faster)."""
+    state = (0, 0, 0, 0, 0, 0, 0)  # TP, FP, TP and FP at the last group end, A, B, cut-offs kept
     for t in range(k_cuts.size):
         tpk[t] = -1
-    for j in range(codes.size):
-        code = codes[j]
-        w = np.int64(weights[code >> 2])
-        positive = w * np.int64((code >> 1) & 1)
-        tp += positive
-        fp += w - positive
-        if code & 1:
-            gp = tp - tp_before
-            if auc:
-                a += gp * (n_neg - fp)
-                b += gp * (fp - fp_before)
-            cutoffs[2 * count] = tp
-            cutoffs[2 * count + 1] = fp
-            count += np.int64(gp > 0)
-            if cuts:
-                for t in range(k_cuts.size):
-                    if tp + fp == k_cuts[t]:
-                        tpk[t] = tp
-            tp_before = tp
-            fp_before = fp
+    if untied and k_cuts.size == 0:
+        for j in range(codes.size):
+            state = _step(codes[j], True, weights, n_neg, auc, k_cuts, tpk, cutoffs, state)
+    else:
+        for j in range(codes.size):
+            state = _step(codes[j], (codes[j] & 1) == 1, weights, n_neg, auc, k_cuts, tpk, cutoffs, state)
+    tp, fp, _, _, a, b, count = state
     for t in range(k_cuts.size):
         if k_cuts[t] >= tp + fp:
             tpk[t] = tp
     return a, b, count
+
+
+@nb.njit(inline="always", nogil=True)
+def _step(code, end, weights, n_neg, auc, k_cuts, tpk, cutoffs, state):
+    """One item of :func:`_walk`: its weight added to TP or FP, and at a group end (``end``) the cut-off closed."""
+    tp, fp, tp_before, fp_before, a, b, count = state
+    w = np.int64(weights[code >> 2])
+    positive = w * np.int64((code >> 1) & 1)
+    tp += positive
+    fp += w - positive
+    if end:
+        gp = tp - tp_before
+        if auc:
+            a += gp * (n_neg - fp)
+            b += gp * (fp - fp_before)
+        cutoffs[2 * count] = tp
+        cutoffs[2 * count + 1] = fp
+        count += np.int64(gp > 0)
+        for t in range(k_cuts.size):
+            if tp + fp == k_cuts[t]:
+                tpk[t] = tp
+        tp_before = tp
+        fp_before = fp
+    return tp, fp, tp_before, fp_before, a, b, count
 
 
 @nb.njit(inline="always", nogil=True)
@@ -244,6 +250,18 @@ def _best_of_cutoffs(cutoffs, count, n_pos, n_neg, want, out):
     out[5] = min(best_m, 1.0) if w_mcc else math.nan
 
 
+@nb.njit(nogil=True)
+def untied_models(codes):
+    """Whether each model's scores are all distinct: every item a group end (the codes' lowest bit)."""
+    untied = np.ones(codes.shape[0], np.bool_)
+    for m in range(codes.shape[0]):
+        for j in range(codes.shape[1]):
+            if not codes[m, j] & 1:
+                untied[m] = False
+                break
+    return untied
+
+
 def pass_codes(orders: np.ndarray, group_ends: np.ndarray, labels: np.ndarray, by_slot: bool = True) -> np.ndarray:
     """Each model's items in its order as the codes of :func:`metrics_pass` (slot << 2 | label << 1 | group end,
     4 bytes each below 2^29 items): ``by_slot`` the slots of :func:`draw_weights`, else the items' indices.
@@ -296,6 +314,7 @@ def resample_metrics(codes, n_pos, n_neg, want, k_cuts, key0, key1, first, out, 
     per item: never a wrapped count.
     """
     n = n_pos + n_neg
+    untied = untied_models(codes)
     narrow = np.zeros(n, np.uint8)
     wide = np.zeros(0, np.int64)
     tpk = np.empty(k_cuts.size, np.int64)
@@ -308,10 +327,10 @@ def resample_metrics(codes, n_pos, n_neg, want, k_cuts, key0, key1, first, out, 
             wide[:] = 0
             draw_weights(key0, key1, first + row, n_pos, n_neg, wide)
             for m in range(codes.shape[0]):
-                metrics_pass(codes[m], wide, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[row, m])
+                metrics_pass(codes[m], untied[m], wide, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[row, m])
             continue
         for m in range(codes.shape[0]):
-            metrics_pass(codes[m], narrow, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[row, m])
+            metrics_pass(codes[m], untied[m], narrow, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[row, m])
 
 
 @jit_cached(nogil=True)
@@ -319,10 +338,11 @@ def observed_metrics(codes, n_pos, n_neg, want, k_cuts, out):
     """Every model's wanted metrics on the items themselves (every multiplicity 1) into ``out`` (models,
     ``METRIC_COLUMNS + k_cuts.size``); ``codes`` as :func:`resample_metrics`'s."""
     ones = np.ones(n_pos + n_neg, np.uint8)
+    untied = untied_models(codes)
     tpk = np.empty(k_cuts.size, np.int64)
     cutoffs = np.empty(2 * (n_pos + 1), np.int64)
     for m in range(codes.shape[0]):
-        metrics_pass(codes[m], ones, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[m])
+        metrics_pass(codes[m], untied[m], ones, n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[m])
 
 
 @jit_cached(nogil=True)
@@ -331,6 +351,7 @@ def weighted_metrics(codes, labels, weights, want, k_cuts, out):
     (rows, models, ``METRIC_COLUMNS + k_cuts.size``), each row with its own class totals; ``codes`` from
     :func:`pass_codes` by item (``by_slot=False``).  The observed values (a row of ones), and resamples drawn
     elsewhere (scipy's, in the tests)."""
+    untied = untied_models(codes)
     tpk = np.empty(k_cuts.size, np.int64)
     for row in range(weights.shape[0]):
         n_pos = 0
@@ -340,7 +361,7 @@ def weighted_metrics(codes, labels, weights, want, k_cuts, out):
             n_neg += weights[row, i] * (1 - labels[i])
         cutoffs = np.empty(2 * (n_pos + 1), np.int64)
         for m in range(codes.shape[0]):
-            metrics_pass(codes[m], weights[row], n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[row, m])
+            metrics_pass(codes[m], untied[m], weights[row], n_pos, n_neg, want, k_cuts, tpk, cutoffs, out[row, m])
 
 
 def _one_column(column: int, k_cut: int) -> tuple[np.ndarray, np.ndarray, int]:
