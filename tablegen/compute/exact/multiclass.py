@@ -44,9 +44,9 @@ from tablegen.errors import TablegenInputError
 TIE_RTOL = 1e-12
 #: Single-classifier tails below this are reported as a bound ("p < ..."), as elsewhere in tablegen.
 TAIL_FLOOR = 1e-300
-#: Seconds per (64-bit word)**1.585 of the Kronecker product, measured on the development machine (the
-#: estimate within a factor of about 2 at n = 300 .. 3,000, K = 2 .. 20).
-_SECONDS_PER_KARATSUBA_WORD = 3.4e-9
+#: Seconds per (64-bit word)**1.585 of the Kronecker products, measured on the development machine (AMD EPYC; the
+#: estimate 1 to 2 times the measured time at n = 300 .. 3,000, K = 2 .. 20: benchmarks/bench_multiclass.py).
+_SECONDS_PER_KARATSUBA_WORD = 1.0e-9
 
 
 def check_margins(true_counts, predicted_counts) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -140,12 +140,12 @@ def rook_numbers(true_counts, predicted_counts) -> list[int]:
     [1, 4, 4]
     """
     true, predicted = check_margins(true_counts, predicted_counts)
-    blocks = sorted((block_rook_polynomial(a, b) for a, b in zip(true, predicted)), key=len)
-    product = [1]
-    for block in blocks:
-        if len(block) > 1:
-            product = multiply(product, block)
-    return product
+    factors = [block_rook_polynomial(a, b) for a, b in zip(true, predicted)]
+    factors = [factor for factor in factors if len(factor) > 1] or [[1]]
+    while len(factors) > 1:  # the two smallest first: a balanced product tree
+        factors.sort(key=lambda factor: len(factor) * factor[-1].bit_length(), reverse=True)
+        factors.append(multiply(factors.pop(), factors.pop()))
+    return factors[0]
 
 
 def hit_numbers(true_counts, predicted_counts) -> list[int]:

@@ -1,0 +1,86 @@
+"""CPU time of the exact multi-class accuracy null (``tablegen.multiclass_test``), by size.
+
+    .venv/bin/python benchmarks/bench_multiclass.py                 # about a minute on one core
+    .venv/bin/python benchmarks/bench_multiclass.py --largest 2000  # skip the n = 3,000 rows
+
+Each row builds the exact law (:func:`tablegen.compute.exact.multiclass.accuracy_null`: the rook polynomial in
+Python integers), finds the critical value for C = 10, alpha = 0.05 (bisection on exact tails) and the p-value
+of a model with accuracy at that critical value; then the whole ``multiclass_test`` from labels (encoding
+included).  CPU seconds by ``time.process_time`` (one process, one core), beside the estimate
+:func:`~tablegen.compute.exact.multiclass.accuracy_seconds` that the time limit uses.  The issue's target (exact
+p at n = 10^5, K = 10 in 0.5 s) is printed with the estimate: this route does not reach it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tablegen.compute.exact.multiclass import accuracy_null, accuracy_seconds
+from tablegen.lookup.multiclass import multiclass_test
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from machine import recording  # noqa: E402
+
+#: (label, true counts, predicted counts)
+CASES = [
+    ("K = 10 balanced", [30] * 10, [30] * 10),
+    ("K = 3 unequal", [150, 100, 50], [60, 120, 120]),
+    ("K = 10 balanced", [100] * 10, [100] * 10),
+    ("K = 2 balanced", [500, 500], [500, 500]),
+    ("K = 20 balanced", [50] * 20, [50] * 20),
+    ("K = 10 unequal", [10 * (k + 1) for k in range(10)][::-1], [55] * 10),
+    ("K = 10 balanced", [200] * 10, [200] * 10),
+    ("K = 10 balanced", [300] * 10, [300] * 10),
+]
+
+
+def row(label, true_counts, predicted_counts, C=10, alpha=0.05) -> str:
+    n = sum(true_counts)
+    start = time.process_time()
+    null = accuracy_null(true_counts, predicted_counts)
+    built = time.process_time()
+    critical = null.critical_hits(C, alpha)
+    p, _ = null.p_value(critical if critical is not None else null.most_hits, C)
+    answered = time.process_time()
+    labels = np.repeat(np.arange(len(true_counts)), true_counts)
+    predicted = np.repeat(np.arange(len(predicted_counts)), predicted_counts)
+    rng = np.random.default_rng(1)
+    predicted = rng.permutation(predicted)
+    before = time.process_time()
+    result = multiclass_test(labels, predicted, C=C, alpha=alpha)
+    whole = time.process_time() - before
+    assert result.critical_hits == critical
+    estimate = accuracy_seconds(true_counts, predicted_counts)
+    return (f"| {label} | {n:,} | {null.most_hits:,} | {built - start:.3f} | {answered - built:.3f} | {whole:.3f} "
+            f"| {estimate:.3g} | {critical / n:.4f} | {p:.3g} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--largest", type=int, default=3000, help="skip cases with more items (default 3000)")
+    args = parser.parse_args()
+    print("CPU seconds (time.process_time, one core) of the exact multi-class accuracy null; C = 10, alpha = 0.05.\n"
+          "build: the law (rook polynomial, integers); critical + p: bisection for the critical value and the\n"
+          "p-value at it; multiclass_test: the whole test from labels; estimate: accuracy_seconds (the time limit's)."
+          "\n")
+    print("| margins | n | most hits | build s | critical + p s | multiclass_test s | estimate s | critical accuracy "
+          "| p at it |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, true_counts, predicted_counts in CASES:
+        if sum(true_counts) <= args.largest:
+            print(row(label, true_counts, predicted_counts), flush=True)
+    for n in (10_000, 100_000):
+        print(f"\nestimate at n = {n:,}, K = 10 balanced: {accuracy_seconds([n // 10] * 10, [n // 10] * 10):.3g} s "
+              "(not run; the issue's target at n = 10^5 is 0.5 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    with recording("multiclass"):
+        status = main()
+    raise SystemExit(status)
