@@ -1,0 +1,304 @@
+"""Plan a test set: the smallest test set (:func:`sample_size`), the smallest detectable AUC
+(:func:`minimum_detectable`) and how many models a test set can take (:func:`max_models`).
+
+Each searches exact Lehmann power (:func:`tablegen.lookup.power.power`'s exact programme, its events cached), so
+each takes the Lehmann alternative only.  Exact power is saw-toothed in the test-set size: :func:`sample_size`
+reports both the first size that reaches the target and the size from which it stays there
+(``docs/explanation/power.md``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
+from tablegen.errors import Argument, TablegenInputError
+from tablegen.lookup.power import (
+    _cells,
+    _check_model,
+    _check_power_metric,
+    _check_winners,
+    _event,
+    _lehmann_power,
+    check_auc,
+    check_power,
+)
+from tablegen.lookup.power_results import DetectableResult, MaxModelsResult, SampleSizeResult
+
+#: :func:`minimum_detectable` brackets the smallest AUC to this width.
+AUC_TOLERANCE = 1e-7
+#: :func:`sample_size`'s default bound on the size it searches (total P + N, or the free class's size).
+DEFAULT_MAX_SIZE = 100_000
+#: :func:`max_models`' default bound on C.
+DEFAULT_MAX_C = 10**12
+#: The quantile ranking (:func:`typical_value`) has about this many items for metrics of rates.
+TYPICAL_ITEMS = 100_000
+
+
+def _lehmann_only(model) -> None:
+    if _check_model(model) != "lehmann":
+        raise TablegenInputError.naming(Argument("model", model), ": the planners search exact power, which only "
+                                        "the Lehmann alternative has; use model='lehmann', or power() for "
+                                        "the binormal alternative at given sizes")
+
+
+
+def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, power: float = 0.8,
+                prevalence: float | None = None, P: int | None = None, N: int | None = None,
+                model: str = "lehmann", winners: int | str = 1, max_size: int = DEFAULT_MAX_SIZE) -> SampleSizeResult:
+    """The smallest test set whose exact power against a model of AUC ``auc`` reaches ``power``.
+
+    The size grows along one line: the total n = P + N at a ``prevalence`` (P = the nearest integer to
+    prevalence n, at least 1 and at most n - 1), or the free class with ``P`` or ``N`` fixed.  Exact power is
+    saw-toothed in the size, so two sizes are reported: the first that reaches the target and the one from
+    which every size does (through the last size scanned).  Search: doubling from the smallest size until the
+    target is reached, bisection to a size n_b that reaches it while n_b - 1 does not, then scans (the last
+    step): down from n_b while any of the last W sizes reaches the target (W = max(16, n_b/16)), and up from
+    n_b until W sizes in a row reach it.  Where the doubling reaches ``max_size`` below the target, the W sizes below
+    the bound are scanned for one that reaches it.
+
+    Parameters
+    ----------
+    metric : str
+    auc : float
+        The alternative's AUC, in [0.5, 1).
+    C, alpha, winners, model :
+        As for :func:`power` (``alpha``: default 0.01, the level of Forman & Cohen's tables; ``model="lehmann"``
+        only: the search needs exact power).
+    power : float
+        The target, in (0, 1) (default 0.8).
+    prevalence, P, N :
+        Exactly one: the prevalence P/(P + N) in (0, 1), or the fixed number of positives or negatives.
+    max_size : int
+        The largest size searched (default 100,000).
+
+    Returns
+    -------
+    SampleSizeResult
+
+    Raises
+    ------
+    TablegenInputError
+        Bad input, naming the argument; a target not reached at the sizes searched up to ``max_size`` (or within
+        the exact programme's domain), or reached but missed again at ``max_size``, naming ``max_size``.
+
+    Examples
+    --------
+    >>> result = sample_size("best_f1", auc=0.7, C=100, alpha=0.05, N=200)
+    >>> result.first_P, round(result.first_power, 4)
+    (52, 0.8087)
+    """
+    from tablegen.compute.exact.power import lehmann_k
+
+    metric = _check_power_metric(metric)
+    auc, target = check_auc(auc), check_power(power)
+    C, alpha = check_competitors(C), check_alpha("alpha", alpha)
+    _lehmann_only(model)
+    winners = _check_winners(winners, C)
+    what, smallest, cell = _cells(prevalence, P, N)
+    from tablegen.compute.validation import check_integer
+
+    max_size = check_integer("max_size", max_size, smallest)
+    k = lehmann_k(auc)
+    seen: dict[int, float] = {}
+
+    def g(n: int) -> float:
+        if n not in seen:
+            try:
+                seen[n] = _lehmann_power(metric, *cell(n), C, alpha, k, winners)[0]
+            except TablegenInputError as error:
+                raise TablegenInputError.naming(f"the search for the sample size reached P, N = {cell(n)} before the "
+                                                f"target power, beyond the exact programme ({error}); lower ",
+                                                Argument("max_size"), f" below {n:,}, or ask power() "
+                                                "at given sizes with model='binormal'") from None
+        return seen[n]
+
+    lo, hi = None, smallest
+    while g(hi) < target:
+        if hi >= max_size:
+            floor = max(max_size - max(16, max_size // 16), smallest if lo is None else lo)
+            reached = _below_bound(g, target, floor, max_size)
+            if reached is None:
+                raise TablegenInputError.naming(
+                    f"the power of {metric} does not reach {target:g} at the {what} searched up to ",
+                    Argument("max_size", max_size), f" (doubling from {smallest}, then every one from {floor} to the "
+                    f"bound; {g(max_size):.4f} at the bound); raise it")
+            lo, hi = reached - 1, reached
+            break
+        lo, hi = hi, min(2 * hi, max_size)
+    while lo is not None and hi - lo > 1:
+        middle = (lo + hi) // 2
+        lo, hi = (lo, middle) if g(middle) >= target else (middle, hi)
+    window = max(16, hi // 16)
+    first, below_run, n = hi, 0, hi - 1
+    while n >= smallest and below_run < window:
+        if g(n) >= target:
+            first, below_run = n, 0
+        else:
+            below_run += 1
+        n -= 1
+    stable, above_run, n = hi, 0, hi
+    while above_run < window and n <= max_size:
+        if g(n) >= target:
+            above_run += 1
+        else:
+            stable, above_run = n + 1, 0
+        n += 1
+    checked = n - 1
+    if stable > max_size:  # the last size scanned, at the bound, misses the target again
+        raise TablegenInputError.naming(f"the power of {metric} reaches {target:g} at P, N = {cell(first)} but falls "
+                                        f"back below it at the bound, ", Argument("max_size", max_size),
+                                        "; raise it to find where it stays above")
+    return SampleSizeResult(metric, auc, C, alpha, target, winners, *cell(first), g(first), *cell(stable), g(stable),
+                            *cell(checked), len(seen))
+
+
+def _below_bound(g, target: float, floor: int, bound: int):
+    """The largest size in [floor, bound) whose power reaches the target, or None: where the doubling reached the
+    bound without reaching the target."""
+    for n in range(bound - 1, floor - 1, -1):
+        if g(n) >= target:
+            return n
+    return None
+
+
+def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, power: float = 0.8,
+                       model: str = "lehmann", winners: int | str = 1) -> DetectableResult:
+    """The smallest AUC (Lehmann k) that the best-of-C test at (P, N) detects with the target power.
+
+    Exact power rises with k (a larger k moves positives up the ranking, and every metric rises when a
+    positive moves above a negative), so the AUC is found by bisection to :data:`AUC_TOLERANCE`.
+
+    Parameters
+    ----------
+    metric, P, N, C, alpha, winners :
+        As for :func:`power` (``alpha``: default 0.01, the level of Forman & Cohen's tables).
+    power : float
+        The target, in (0, 1) (default 0.8).
+    model : {"lehmann"}
+        The search needs exact power: the Lehmann alternative.
+
+    Returns
+    -------
+    DetectableResult
+
+    Raises
+    ------
+    TablegenInputError
+        Bad input, naming the argument; a test that detects nothing with that power (m* at the metric's
+        maximum, or a power that stays below the target as AUC -> 1), naming ``power``.
+
+    Examples
+    --------
+    >>> result = minimum_detectable("best_f1", 100, 100, C=100, alpha=0.05)
+    >>> round(result.auc, 4), round(result.metric_value, 4)
+    (0.6695, 0.699)
+    """
+    from tablegen.compute.exact.power import lehmann_k
+
+    metric = _check_power_metric(metric)
+    P, N = check_class_size("P", P), check_class_size("N", N)
+    C, alpha, target = check_competitors(C), check_alpha("alpha", alpha), check_power(power)
+    _lehmann_only(model)
+    winners = _check_winners(winners, C)
+
+    def g(auc: float) -> float:
+        return _lehmann_power(metric, P, N, C, alpha, lehmann_k(auc), winners)[0]
+
+    low, high = 0.5, 1.0 - 1e-9
+    if g(high) < target:
+        raise TablegenInputError.naming(f"no model of AUC below 1 reaches power {target:g} with {metric} at P = {P:,}, "
+                                        f"N = {N:,}, C = {C:,} (at AUC = 1 - 1e-9 the power is {g(high):.4g}); lower ",
+                                        Argument("power", target), " or C")
+    if g(low) >= target:
+        high = low
+    while high - low > AUC_TOLERANCE:
+        middle = 0.5 * (low + high)
+        low, high = (low, middle) if g(middle) >= target else (middle, high)
+    k = lehmann_k(high)
+    event = _event(metric, P, N, C, alpha)
+    return DetectableResult(metric, P, N, C, alpha, target, winners, high, low, k, g(high),
+                            typical_value(metric, P, N, k), event.critical_value, "exact")
+
+
+def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, power: float = 0.8,
+               model: str = "lehmann", bound: int = DEFAULT_MAX_C) -> MaxModelsResult:
+    """How many models can be tried on (P, N) while one of AUC ``auc`` is still detected with the target power.
+
+    The power of one informative model (``winners=1``) falls as C grows (m* rises with C), so the answer is
+    the largest C whose exact power reaches the target: doubling, then bisection over the integers.  The
+    number to budget a hyper-parameter search on one test set.
+
+    Parameters
+    ----------
+    metric, P, N, alpha :
+        As for :func:`power` (``alpha``: default 0.01, the level of Forman & Cohen's tables).
+    auc : float
+        The AUC of the model to detect, in [0.5, 1).
+    power : float
+        The target, in (0, 1) (default 0.8).
+    model : {"lehmann"}
+        The search needs exact power.
+    bound : int
+        The largest C searched (default 10**12).
+
+    Returns
+    -------
+    MaxModelsResult
+
+    Examples
+    --------
+    >>> max_models("best_balanced_accuracy", 200, 200, auc=0.65, alpha=0.05).C
+    866
+    """
+    from tablegen.compute.exact.power import lehmann_k
+    from tablegen.compute.validation import check_integer
+
+    metric = _check_power_metric(metric)
+    P, N = check_class_size("P", P), check_class_size("N", N)
+    alpha, auc, target = check_alpha("alpha", alpha), check_auc(auc), check_power(power)
+    _lehmann_only(model)
+    bound = check_competitors(check_integer("bound", bound, 1))
+    k = lehmann_k(auc)
+
+    def g(C: int) -> float:
+        return _lehmann_power(metric, P, N, C, alpha, k, 1)[0]
+
+    if g(1) < target:
+        return MaxModelsResult(metric, P, N, auc, alpha, target, 0, g(1), None, bound)
+    lo, hi = 1, 2
+    while hi <= bound and g(hi) >= target:
+        lo, hi = hi, 2 * hi
+    if hi > bound:
+        if g(bound) >= target:
+            return MaxModelsResult(metric, P, N, auc, alpha, target, bound, g(bound), None, bound)
+        hi = bound
+    while hi - lo > 1:  # g(lo) >= target > g(hi)
+        middle = (lo + hi) // 2
+        lo, hi = (middle, hi) if g(middle) >= target else (lo, middle)
+    return MaxModelsResult(metric, P, N, auc, alpha, target, lo, g(lo), g(hi), bound)
+
+
+def typical_value(metric: str, P: int, N: int, k: float) -> float:
+    """The metric on the Lehmann alternative's *quantile ranking*: negatives' scores at the uniform quantiles
+    (j - 1/2)/N', positives' at ((i - 1/2)/P')**(1/k), ranked.  For the metrics of rates the cell is scaled
+    to about :data:`TYPICAL_ITEMS` items at its prevalence (P' = s P, N' = s N), where this is the metric of
+    the alternative's ROC curve to about 1/(P' + N'); for TP@k and precision@k (a fixed cut-off) it is the
+    cell itself.  A description of the alternative, not a probability.
+
+    Examples
+    --------
+    >>> round(typical_value("auc", 50, 50, 3.0), 4)
+    0.75
+    """
+    from tablegen.compute.metrics import get_metric
+
+    entry = get_metric(metric)
+    scale = 1 if entry.k is not None else max(1, TYPICAL_ITEMS // (P + N))
+    positives, negatives = P * scale, N * scale
+    scores = np.concatenate([((np.arange(positives) + 0.5) / positives) ** (1.0 / k),
+                             (np.arange(negatives) + 0.5) / negatives])
+    labels = np.zeros(positives + negatives, dtype=np.uint8)
+    labels[:positives] = 1
+    ranked = labels[np.argsort(-scores, kind="stable")]
+    return float(entry.reference_scores(ranked[None, :], positives, negatives)[0])
