@@ -1,7 +1,10 @@
-"""Monte Carlo power under the binormal alternative: Pr(one model's metric > m*), with its 95% interval.
+"""Monte Carlo power under an alternative: Pr(one model's metric > m*), with its 95% interval.
 
-The model (pROC's and Obuchowski's convention): positives' scores N(d, 1), negatives' N(0, 1), so
-AUC = Phi(d / sqrt 2) (:func:`auc_of_separation`, :func:`separation_of_auc`).  A replicate draws one test set's
+Two alternatives.  **Binormal** (:func:`binormal_power`; pROC's and Obuchowski's convention): positives' scores
+N(d, 1), negatives' N(0, 1), so AUC = Phi(d / sqrt 2) (:func:`auc_of_separation`, :func:`separation_of_auc`).
+**Lehmann** (:func:`lehmann_power`): positives' scores have CDF F**k and negatives' F (F uniform: U**(1/k) and U),
+AUC = k / (k + 1); :func:`tablegen.power` uses it where the exact Lehmann programme does not run (AUC beyond
+about 375 x 375, average precision beyond its enumeration).  A replicate draws one test set's
 scores and scores every requested metric in one pass (:mod:`tablegen.compute.kernels.alternative`, or its
 CUDA twin); the power of a metric is the share of replicates whose value is significant by the test's own rule,
 value > m* (within the snap tolerance, as the lookups decide: value > m* + 1e-9), given the critical value m*.
@@ -38,6 +41,11 @@ from tablegen.errors import TablegenInputError
 
 #: The spawn key's tag of the binormal streams (``SeedSequence(seed, spawn_key=(P, N, tag, bits of d, stage))``).
 BINORMAL_TAG = 0xB17
+#: The spawn key's tag of the Lehmann streams (the bits of k in place of d's).
+LEHMANN_TAG = 0x1E4
+#: The alternatives: (stream tag, CPU kernel, CUDA launcher), by model name.
+_KERNELS = {"binormal": (BINORMAL_TAG, "binormal_block", "binormal_values_cuda"),
+            "lehmann": (LEHMANN_TAG, "lehmann_block", "lehmann_values_cuda")}
 #: Replicates of the pilot stage.
 PILOT_REPLICATES = 1000
 #: Level of the pilot's interval, which bounds the power when R is chosen.
@@ -96,6 +104,27 @@ class BinormalPower:
         return 0.5 * (self.ci_high - self.ci_low)
 
 
+@dataclass(frozen=True)
+class LehmannPower:
+    """Monte Carlo power of one metric under the Lehmann alternative: the fields of :class:`BinormalPower`, with
+    the exponent ``k`` (positives' CDF F**k, AUC = k / (k + 1)) in place of d."""
+
+    metric: str
+    power: float
+    ci_low: float
+    ci_high: float
+    hits: int
+    R: int
+    critical_value: float
+    k: float
+    auc: float
+    seed: int
+    pilot_replicates: int
+    method: str = "monte carlo"
+
+    half_width = BinormalPower.half_width
+
+
 def auc_of_separation(d: float) -> float:
     """AUC = Phi(d / sqrt 2) of the binormal model with separation d (unit variances).
 
@@ -122,11 +151,13 @@ def separation_of_auc(auc: float) -> float:
     return float(math.sqrt(2.0) * ndtri(auc))
 
 
-def binormal_key(seed: int, P: int, N: int, d: float, stage: int) -> tuple[np.uint64, np.uint64]:
+def binormal_key(seed: int, P: int, N: int, d: float, stage: int, tag: int = BINORMAL_TAG) \
+        -> tuple[np.uint64, np.uint64]:
     """The 128-bit key of the binormal streams of (P, N, d) at ``stage`` under root ``seed`` (apart from every
-    null's stream: the spawn key carries :data:`BINORMAL_TAG`, the bits of d and the stage)."""
+    null's stream: the spawn key carries :data:`BINORMAL_TAG`, the bits of d and the stage; with
+    ``tag=LEHMANN_TAG`` and k for d, the Lehmann streams')."""
     bits = int(np.float64(d).view(np.uint64))
-    words = np.random.SeedSequence(seed, spawn_key=(P, N, BINORMAL_TAG, bits, stage)).generate_state(2, np.uint64)
+    words = np.random.SeedSequence(seed, spawn_key=(P, N, tag, bits, stage)).generate_state(2, np.uint64)
     return np.uint64(words[0]), np.uint64(words[1])
 
 
@@ -169,38 +200,42 @@ def replicates_for_half_width(half_width: float = DEFAULT_HALF_WIDTH, low: float
 
 
 def binormal_values(P: int, N: int, d: float, key, first: int, count: int, layout, device: str = "cpu",
-                    scores_out: np.ndarray | None = None) -> np.ndarray:
+                    scores_out: np.ndarray | None = None, model: str = "binormal") -> np.ndarray:
     """Kernel output (count, columns) of replicates ``first .. first + count - 1``: every metric of
     ``layout`` (:class:`tablegen.compute.mc.KernelLayout`), the best-MCC column NaN unless a metric needs it.
-    ``scores_out`` (count, P + N), if given, receives the drawn scores (positives first; CPU only)."""
-    from tablegen.compute.kernels.alternative import binormal_block
+    ``scores_out`` (count, P + N), if given, receives the drawn scores (positives first; CPU only).
+    ``model="lehmann"``: the Lehmann alternative's kernel, with ``d`` the exponent k."""
+    import importlib
+
     from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights
 
+    _, cpu_kernel, cuda_kernel = _KERNELS[model]
     out = np.empty((count, TP_COLUMN + layout.ks.size))
     weights = mcc_weights(P, N, P + N + 1) if layout.with_mcc else np.zeros(1)
     if device == "cuda":
-        from tablegen.compute.kernels.cuda.alternative import binormal_values_cuda
-
-        binormal_values_cuda(P, N, float(d), key[0], key[1], first, layout.ks, weights, layout.with_mcc, out)
+        launch = getattr(importlib.import_module("tablegen.compute.kernels.cuda.alternative"), cuda_kernel)
+        launch(P, N, float(d), key[0], key[1], first, layout.ks, weights, layout.with_mcc, out)
         return out
+    kernel = getattr(importlib.import_module("tablegen.compute.kernels.alternative"), cpu_kernel)
     record = np.empty((0, 0)) if scores_out is None else scores_out
-    binormal_block(P, N, float(d), key[0], key[1], first, layout.ks, weights, layout.with_mcc, out, record)
+    kernel(P, N, float(d), key[0], key[1], first, layout.ks, weights, layout.with_mcc, out, record)
     return out
 
 
 def count_significant(P: int, N: int, d: float, key, R: int, layout, columns: np.ndarray, divisors: np.ndarray,
-                      thresholds: np.ndarray, device: str = "cpu", block: int | None = None) -> np.ndarray:
+                      thresholds: np.ndarray, device: str = "cpu", block: int | None = None,
+                      model: str = "binormal") -> np.ndarray:
     """Per metric, how many of replicates 0 .. R - 1 have column / divisor > threshold (blocks of ``block``,
     default :data:`CPU_BLOCK` or :data:`CUDA_BLOCK`)."""
     block = block or (CUDA_BLOCK if device == "cuda" else CPU_BLOCK)
     hits = np.zeros(columns.size, np.int64)
     for first in range(0, R, block):
-        values = binormal_values(P, N, d, key, first, min(block, R - first), layout, device)
+        values = binormal_values(P, N, d, key, first, min(block, R - first), layout, device, model=model)
         hits += np.count_nonzero(values[:, columns] / divisors > thresholds, axis=0)
     return hits
 
 
-def _check(metrics, P, N, critical_values, d, R, seed, half_width, device):
+def _check(metrics, P, N, critical_values, d, R, seed, half_width, device, effect="d"):
     from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.metrics import get_metric
     from tablegen.compute.validation import check_class_size, check_integer, check_metric, check_seed
@@ -218,8 +253,9 @@ def _check(metrics, P, N, critical_values, d, R, seed, half_width, device):
         raise TablegenInputError(f"critical_values must be one number (not NaN) per metric ({len(names)}), "
                                  f"got {critical_values!r}")
     if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(d):
-        raise TablegenInputError(f"d must be a finite number (the positives' mean), got {d!r}")
+            or not math.isfinite(d) or (effect == "k" and not d > 0):
+        what = "a finite number (the positives' mean)" if effect == "d" else "a finite number > 0 (Lehmann's exponent)"
+        raise TablegenInputError(f"{effect} must be {what}, got {d!r}")
     R = None if R is None else check_integer("R", R, 1)
     if not isinstance(half_width, (int, float, np.floating)) or not 0.0 < half_width < 0.5:
         raise TablegenInputError(f"half_width must be a number in (0, 0.5), got {half_width!r}")
@@ -263,11 +299,45 @@ def binormal_power(metrics: str | Sequence[str], P: int, N: int, critical_values
     >>> result.ci_low <= result.power <= result.ci_high, result.R
     (True, 2000)
     """
+    return _alternative_power("binormal", metrics, P, N, critical_values, d, R, seed, half_width, device)
+
+
+def lehmann_power(metrics: str | Sequence[str], P: int, N: int, critical_values, k: float, R: int | None = None,
+                  seed: int = DEFAULT_SEED, half_width: float = DEFAULT_HALF_WIDTH, device: str = "cpu"):
+    """Power of one model under the Lehmann alternative against given critical values, by Monte Carlo.
+
+    As :func:`binormal_power`, with positives' scores U**(1/k) and negatives' U (CDF F**k against F, F uniform;
+    AUC = k / (k + 1)) on streams of their own (:data:`LEHMANN_TAG`).  Where the exact Lehmann programme runs
+    (:mod:`tablegen.compute.exact.power`) it gives the same power exactly; this is for the cells where it does
+    not.
+
+    Parameters
+    ----------
+    metrics, P, N, critical_values, R, seed, half_width, device :
+        As for :func:`binormal_power`.
+    k : float
+        Lehmann's exponent (> 0; :func:`tablegen.compute.exact.power.lehmann_k` gives it for an AUC).
+
+    Returns
+    -------
+    LehmannPower, or a tuple of them (one per metric, in order) when ``metrics`` is a sequence.
+
+    Examples
+    --------
+    >>> result = lehmann_power("auc", 20, 20, 0.70, 3.0, R=2000, seed=1)
+    >>> result.ci_low <= result.power <= result.ci_high, result.R, result.auc
+    (True, 2000, 0.75)
+    """
+    return _alternative_power("lehmann", metrics, P, N, critical_values, k, R, seed, half_width, device)
+
+
+def _alternative_power(model, metrics, P, N, critical_values, d, R, seed, half_width, device):
     from tablegen.compute.mc import KernelLayout
 
     single = isinstance(metrics, str)
-    names, entries, P, N, critical, d, R, seed, half_width, device = _check(metrics, P, N, critical_values, d, R,
-                                                                            seed, half_width, device)
+    names, entries, P, N, critical, d, R, seed, half_width, device = _check(
+        metrics, P, N, critical_values, d, R, seed, half_width, device, "d" if model == "binormal" else "k")
+    tag = _KERNELS[model][0]
     counted = [entry.counted_entry() for entry in entries]
     layout = KernelLayout.for_metrics(counted, P, N)
     columns = np.array([layout.columns[entry.name] for entry in counted], dtype=np.int64)
@@ -276,18 +346,17 @@ def binormal_power(metrics: str | Sequence[str], P: int, N: int, critical_values
     pilot = 0
     if R is None:
         pilot = PILOT_REPLICATES
-        hits = count_significant(P, N, d, binormal_key(seed, P, N, d, PILOT_STAGE), pilot, layout, columns,
-                                 divisors, thresholds, device)
+        hits = count_significant(P, N, d, binormal_key(seed, P, N, d, PILOT_STAGE, tag), pilot, layout, columns,
+                                 divisors, thresholds, device, model=model)
         low, high = clopper_pearson(hits, hits, pilot, PILOT_LEVEL)
         R = max(replicates_for_half_width(half_width, lo, hi) for lo, hi in zip(low, high))
         stage = FINAL_STAGE
     else:
         stage = FIXED_STAGE
-    hits = count_significant(P, N, d, binormal_key(seed, P, N, d, stage), R, layout, columns, divisors, thresholds,
-                             device)
+    hits = count_significant(P, N, d, binormal_key(seed, P, N, d, stage, tag), R, layout, columns, divisors,
+                             thresholds, device, model=model)
     lows, highs = clopper_pearson(hits, hits, R)
-    auc = auc_of_separation(d)
-    results = tuple(BinormalPower(name, float(h / R), float(lo), float(hi), int(h), int(R), float(m), d, auc, seed,
-                                  pilot)
+    kind, auc = (BinormalPower, auc_of_separation(d)) if model == "binormal" else (LehmannPower, d / (d + 1.0))
+    results = tuple(kind(name, float(h / R), float(lo), float(hi), int(h), int(R), float(m), d, auc, seed, pilot)
                     for name, h, lo, hi, m in zip(names, hits, lows, highs, critical))
     return results[0] if single else results

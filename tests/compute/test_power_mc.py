@@ -1,4 +1,4 @@
-"""Monte Carlo power under the binormal alternative (:mod:`tablegen.compute.power_mc`) and its kernels.
+"""Monte Carlo power under the binormal and Lehmann alternatives (:mod:`tablegen.compute.power_mc`) and their kernels.
 
 - The kernel's values equal the registry's scorers of the very scores it drew (recorded), every metric, and
   the label-permutation kernel's ``score_model`` bit for bit; tied scores (which random draws do not give)
@@ -6,7 +6,12 @@
 - Its power agrees within 4 standard errors with a plain numpy simulation (numpy's normals, the registry's
   reference scorers); at d = 0 (both classes N(0, 1): every ranking equally likely) it estimates the test's
   exact size Pr(X > m*) within 4 standard errors.
-- The CUDA twin, run in numba-cuda's simulator in a child process (this file is its script:
+- The Lehmann kernel (positives U**(1/k), negatives U): its values equal the registry's scorers of its drawn
+  scores, its draws have the laws F**k and F (Kolmogorov-Smirnov) and mean AUC k / (k + 1); its power agrees
+  within 4 standard errors with the exact Lehmann power (:mod:`tablegen.compute.exact.power`) on cells and
+  metrics inside the exact programme's domain, and with a plain numpy simulation (numpy's uniforms, the
+  registry's scorers) outside it (AUC at 400 x 400, average precision at 30 x 30).
+- The CUDA twins, run in numba-cuda's simulator in a child process (this file is its script:
   ``python tests/compute/test_power_mc.py OUT.npz``), equals the CPU kernel bit for bit.
 """
 
@@ -26,20 +31,24 @@ HERE = Path(__file__).resolve()
 #: (P, N, d, first replicate, count) of the CUDA-twin comparison (several launches: 5 threads each).
 SIM_CASES = [(7, 9, 0.8, 0, 12), (13, 2, 0.0, 1000, 8), (3, 25, 2.5, 5, 8)]
 SIM_CUTOFFS = (1, 4, 10)
+#: (P, N, k, first replicate, count) of the Lehmann twin's comparison.
+SIM_LEHMANN_CASES = [(7, 9, 7 / 3, 0, 12), (13, 2, 1.0, 1000, 8), (3, 25, 19.0, 5, 8)]
 
 
 def _ks(P, N, cutoffs=SIM_CUTOFFS):
     return np.array(sorted({min(k, P + N) for k in cutoffs}), dtype=np.int64)
 
 
-def _cpu_values(P, N, d, first, count, key=(np.uint64(11), np.uint64(29)), cutoffs=SIM_CUTOFFS, with_mcc=True):
-    from tablegen.compute.kernels.alternative import binormal_block
+def _cpu_values(P, N, d, first, count, key=(np.uint64(11), np.uint64(29)), cutoffs=SIM_CUTOFFS, with_mcc=True,
+                model="binormal"):
+    from tablegen.compute.kernels.alternative import binormal_block, lehmann_block
     from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights
 
+    kernel = binormal_block if model == "binormal" else lehmann_block
     ks = _ks(P, N, cutoffs)
     out = np.empty((count, TP_COLUMN + ks.size))
     scores = np.empty((count, P + N))
-    binormal_block(P, N, float(d), key[0], key[1], first, ks, mcc_weights(P, N, P + N + 1), with_mcc, out, scores)
+    kernel(P, N, float(d), key[0], key[1], first, ks, mcc_weights(P, N, P + N + 1), with_mcc, out, scores)
     return out, scores
 
 
@@ -49,7 +58,7 @@ def _child(path: str) -> None:
     import warnings
 
     warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)  # numpy uint64 scalars wrap
-    from tablegen.compute.kernels.cuda.alternative import binormal_values_cuda
+    from tablegen.compute.kernels.cuda.alternative import binormal_values_cuda, lehmann_values_cuda
     from tablegen.compute.kernels.ranking import TP_COLUMN, mcc_weights
 
     results = {}
@@ -60,7 +69,14 @@ def _child(path: str) -> None:
             binormal_values_cuda(P, N, float(d), np.uint64(11), np.uint64(29), first, ks,
                                  mcc_weights(P, N, P + N + 1), with_mcc, out, threads=5)
             results[f"values_{P}_{N}_{with_mcc}"] = out
+    for P, N, k, first, count in SIM_LEHMANN_CASES:
+        ks = _ks(P, N)
+        out = np.empty((count, TP_COLUMN + ks.size))
+        lehmann_values_cuda(P, N, float(k), np.uint64(11), np.uint64(29), first, ks, mcc_weights(P, N, P + N + 1),
+                            True, out, threads=5)
+        results[f"lehmann_{P}_{N}"] = out
     results["power"] = _power_through_the_engine("cuda")
+    results["lehmann_power"] = _lehmann_through_the_engine("cuda")
     np.savez(path, **results)
 
 
@@ -71,6 +87,15 @@ def _power_through_the_engine(device):
     given = binormal_power(["auc", "best_mcc", "precision_at_3"], 6, 5, [0.7, 0.4, 0.6], 1.0, R=30, seed=4,
                            device=device)
     chosen = binormal_power("auc", 4, 3, 0.99, 5.0, seed=4, half_width=0.2, device=device)
+    return np.array([r.hits for r in given] + [chosen.hits, chosen.R])
+
+
+def _lehmann_through_the_engine(device):
+    """Hits of lehmann_power on a device (a given R, and the two-stage rule)."""
+    from tablegen.compute.power_mc import lehmann_power
+
+    given = lehmann_power(["auc", "best_f1", "tp_at_2"], 6, 5, [0.7, 0.7, 1.0], 3.0, R=30, seed=4, device=device)
+    chosen = lehmann_power("auc", 4, 3, 0.99, 50.0, seed=4, half_width=0.2, device=device)
     return np.array([r.hits for r in given] + [chosen.hits, chosen.R])
 
 
@@ -247,6 +272,112 @@ def test_several_metrics_share_one_set_of_draws():
     assert both[1] == alone and both[0].metric == "auc" and both[0].hits != alone.hits
 
 
+# --- the Lehmann alternative ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("P,N,k", [(1, 1, 3.0), (5, 8, 1.0), (20, 30, 7 / 3), (40, 3, 9.0), (2, 60, 1.5)])
+def test_lehmann_kernel_scores_equal_the_registry_scorers_of_the_drawn_scores(P, N, k):
+    out, scores = _cpu_values(P, N, k, 0, 40, model="lehmann")
+    assert ((0.0 < scores) & (scores < 1.0)).all()
+    labels = np.r_[np.ones(P, np.int64), np.zeros(N, np.int64)]
+    ks = _ks(P, N)
+    for row in range(out.shape[0]):
+        expected = _registry_values(labels, scores[row], ks)
+        exact = [0, 1, 2, 5] + list(range(6, out.shape[1]))
+        assert np.array_equal(out[row, exact], expected[exact]), row
+        np.testing.assert_allclose(out[row, [3, 4]], expected[[3, 4]], rtol=1e-13, atol=0)
+
+
+def test_lehmann_draws_have_the_laws_f_to_the_k_and_f_and_do_not_depend_on_the_blocks():
+    from scipy import stats
+
+    from tablegen.compute.mc import KernelLayout
+    from tablegen.compute.metrics import metric_entries
+    from tablegen.compute.power_mc import binormal_values
+
+    P, N, k = 300, 500, 7 / 3
+    _, scores = _cpu_values(P, N, k, 0, 20, model="lehmann")
+    assert stats.kstest((scores[:, :P] ** k).ravel(), "uniform").pvalue > 1e-3  # Pr(X <= x) = x**k
+    assert stats.kstest(scores[:, P:].ravel(), "uniform").pvalue > 1e-3
+    layout = KernelLayout.for_metrics(metric_entries(["auc", "tp_at_10", "best_mcc"]), 30, 40)
+    key = (np.uint64(5), np.uint64(6))
+    whole = binormal_values(30, 40, 3.0, key, 3, 50, layout, model="lehmann")
+    parts = np.vstack([binormal_values(30, 40, 3.0, key, first, count, layout, model="lehmann")
+                       for first, count in ((3, 7), (10, 30), (40, 13))])
+    assert whole.tobytes() == parts.tobytes()
+
+
+def test_lehmann_mean_auc_is_k_over_k_plus_1():
+    P, N, k, R = 20, 30, 1.8, 20000
+    out, _ = _cpu_values(P, N, k, 0, R, model="lehmann")
+    aucs = out[:, 0]
+    assert abs(aucs.mean() - k / (k + 1)) < 4 * aucs.std() / math.sqrt(R)
+
+
+@pytest.mark.parametrize("metric,P,N,C", [("auc", 30, 50, 10), ("best_f1", 30, 50, 10), ("best_mcc", 25, 40, 1),
+                                          ("best_balanced_accuracy", 60, 40, 10), ("tp_at_10", 30, 50, 1),
+                                          ("average_precision", 6, 9, 1)])
+def test_lehmann_power_agrees_with_the_exact_power_within_4_se(metric, P, N, C):
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.power_mc import lehmann_power
+    from tablegen.compute.stats import upper_tail_probability
+
+    k, R = 1.6, 20000
+    event = get_metric(metric).lehmann_event(P, N, float(upper_tail_probability(C, 0.05)))
+    exact = event.probability(k)
+    ours = lehmann_power(metric, P, N, event.critical_value, k, R=R, seed=9)
+    assert 0.05 < exact < 0.95, exact  # a cell where the comparison has teeth
+    assert abs(ours.power - exact) < 4 * math.sqrt(exact * (1 - exact) / R), (ours, exact)
+    assert ours.ci_low <= ours.power <= ours.ci_high and ours.auc == k / (k + 1) and ours.k == k
+
+
+def _numpy_lehmann_power(metric, P, N, k, critical, R, seed, chunk=2000):
+    """The plain simulation: numpy's uniforms, positives U**(1/k), the registry's reference scorer."""
+    from tablegen.compute.metrics import get_metric
+
+    rng = np.random.default_rng(seed)
+    labels = np.r_[np.ones(P, np.int64), np.zeros(N, np.int64)]
+    hits = 0
+    for start in range(0, R, chunk):
+        rows = min(chunk, R - start)
+        scores = np.hstack([rng.random(size=(rows, P)) ** (1.0 / k), rng.random(size=(rows, N))])
+        ranked = labels[np.argsort(-scores, axis=1, kind="stable")]
+        hits += int(np.count_nonzero(get_metric(metric).reference_scores(ranked, P, N) > critical + 1e-9))
+    return hits / R
+
+
+@pytest.mark.parametrize("metric,P,N,auc,R", [("auc", 400, 400, 0.535, 6000),
+                                              ("average_precision", 30, 30, 0.7, 20000)])
+def test_lehmann_power_beyond_the_exact_programme_agrees_with_a_plain_numpy_simulation(metric, P, N, auc, R):
+    from tablegen.compute.metric_nulls import exact_critical_value
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.power_mc import lehmann_power
+
+    assert not get_metric(metric).power_exact_at(P, N)
+    k = auc / (1 - auc)
+    critical = exact_critical_value(metric, P, N, 10, 0.05) if metric == "auc" else 0.72  # any threshold tests it
+    ours = lehmann_power(metric, P, N, critical, k, R=R, seed=7)
+    plain = _numpy_lehmann_power(metric, P, N, k, critical, R, 11)
+    se = math.sqrt(ours.power * (1 - ours.power) / R + plain * (1 - plain) / R)
+    assert 0.05 < ours.power < 0.95, ours
+    assert abs(ours.power - plain) < 4 * se, (ours, plain)
+
+
+def test_lehmann_and_binormal_streams_are_apart():
+    from tablegen.compute.power_mc import BINORMAL_TAG, LEHMANN_TAG, binormal_key
+
+    assert binormal_key(1, 10, 10, 2.0, 0) != binormal_key(1, 10, 10, 2.0, 0, LEHMANN_TAG)
+    assert BINORMAL_TAG != LEHMANN_TAG
+
+
+def test_lehmann_power_refuses_a_non_positive_k():
+    from tablegen.compute.power_mc import lehmann_power
+    from tablegen.errors import TablegenInputError
+
+    for k in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(TablegenInputError, match=r"\bk\b"):
+            lehmann_power("auc", 10, 10, 0.7, k, R=10)
+
+
 # --- how many replicates -------------------------------------------------------------------------
 
 def test_default_replicates_meet_the_half_width_at_every_count():
@@ -310,6 +441,10 @@ def test_cuda_twin_equals_the_cpu_kernel_bit_for_bit_in_the_simulator(tmp_path):
                 assert np.isnan(cpu).any() == (not with_mcc)
                 assert sim[f"values_{P}_{N}_{with_mcc}"].tobytes() == cpu.tobytes(), (P, N, with_mcc)
         assert np.array_equal(sim["power"], _power_through_the_engine("cpu"))
+        for P, N, k, first, count in SIM_LEHMANN_CASES:
+            cpu, _ = _cpu_values(P, N, k, first, count, model="lehmann")
+            assert sim[f"lehmann_{P}_{N}"].tobytes() == cpu.tobytes(), (P, N, k)
+        assert np.array_equal(sim["lehmann_power"], _lehmann_through_the_engine("cpu"))
 
 
 if __name__ == "__main__":

@@ -119,11 +119,46 @@ def test_binormal_power_is_a_monte_carlo_estimate_with_its_interval():
     assert "95% interval" in result.sentence()
 
 
+def test_lehmann_beyond_the_exact_programme_is_monte_carlo_and_says_so():
+    # AUC at 400 x 400 is beyond the law of U's budget: a Monte Carlo estimate against the exact m*, never "exact"
+    from tablegen.compute.metrics import get_metric
+
+    assert not get_metric("auc").power_exact_at(400, 400) and get_metric("auc").power_exact_at(300, 300)
+    result = tablegen.power("auc", 400, 400, C=10, alpha=0.05, auc=0.55, R=3000, seed=5)
+    assert result.method == "monte carlo" and result.model == "lehmann" and result.replicates == 3000
+    assert result.ci_low <= result.power <= result.ci_high and result.ci_low < result.ci_high
+    exact_m = tablegen.critical_value("auc", 400, 400, C=10, alpha=0.05, method="exact")
+    assert result.critical_method == "exact" and result.critical_value == float(exact_m)
+    assert result.critical_ci_low == result.critical_ci_high == result.critical_value
+    text = result.sentence()
+    assert "Monte Carlo, 95% interval" in text and "beyond the exact Lehmann programme" in text
+    assert "(exact)" not in text and "estimate" not in text
+    assert result == tablegen.power("auc", 400, 400, C=10, alpha=0.05, auc=0.55, R=3000, seed=5)  # keyed streams
+    inside = tablegen.power("auc", 300, 300, C=10, alpha=0.05, auc=0.55, R=3000)
+    assert inside.method == "exact" and inside.replicates is None  # R is unused where the power is exact
+
+
+def test_a_monte_carlo_critical_value_is_said_to_be_an_estimate():
+    # average precision at (20, 20): no exact null and no enumeration; m* is the table's (or a simulation's)
+    result = tablegen.power("average_precision", 20, 20, C=10, alpha=0.05, auc=0.7, R=2000)
+    answer = tablegen.critical_value("average_precision", 20, 20, C=10, alpha=0.05)
+    assert answer.method != "exact" and result.method == "monte carlo"
+    assert (result.critical_method, result.critical_value) == (answer.method, float(answer))
+    assert result.critical_ci_low == answer.ci_low < answer.ci_high == result.critical_ci_high
+    assert "The critical value is itself an estimate" in result.sentence()
+    assert tablegen.power("average_precision", 6, 9, C=10, alpha=0.05, auc=0.7).method == "exact"
+
+
+def test_the_planners_still_refuse_beyond_the_exact_programme():
+    with pytest.raises(TablegenInputError, match=r"\bP=400\b.*Monte Carlo"):
+        tablegen.minimum_detectable("auc", 400, 400, C=10, alpha=0.05)
+
+
 @pytest.mark.parametrize("kwargs, named", [
     (dict(auc=0.49), "auc"), (dict(auc=1.0), "auc"), (dict(auc=math.nan), "auc"), (dict(auc=True), "auc"),
     (dict(C=0), "C"), (dict(alpha=1.0), "alpha"), (dict(metric="nope"), "metric"),
     (dict(model="logistic"), "model"), (dict(winners=0), "winners"), (dict(winners=11), "winners"),
-    (dict(P=0), "P"), (dict(metric="average_precision", P=20, N=20), "P"),
+    (dict(P=0), "P"),
 ])
 def test_power_refuses_bad_input_naming_the_argument(kwargs, named):
     arguments = dict(metric="auc", P=20, N=20, C=10, alpha=0.05, auc=0.7)

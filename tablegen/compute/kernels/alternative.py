@@ -1,4 +1,5 @@
-"""Binormal alternative kernel: draw one model's scores under the alternative and score every metric in one pass.
+"""Alternative kernels: draw one model's scores under an alternative (binormal or Lehmann) and score every metric in
+one pass.
 
 The binormal model (the convention of pROC and Obuchowski): a positive's score is N(d, 1), a negative's
 N(0, 1), independent, so AUC = Phi(d / sqrt 2).  Replicate r of a question draws its P + N scores from its
@@ -14,6 +15,14 @@ multiplications and additions are never fused, on the CPU or on the GPU, see
 :mod:`tablegen.compute.kernels.cuda.alternative`); ``log`` is the platform's (libm here, libdevice on a
 GPU, which may differ by an ulp; the metrics depend only on the order of the scores, so they differ only
 if two scores fall within an ulp of each other).
+
+The Lehmann alternative (:func:`lehmann_block`): positives' scores have CDF F**k and negatives' F; only the ranking
+matters, so F is uniform: each item takes one output of its replicate's stream as an open uniform
+U = (2 x + 1) 2**-53 (x its upper 52 bits; exact, never 0 or 1), a positive's score is U**(1/k) (``pow``, the
+platform's: libm here, libdevice on a GPU, which may differ by an ulp, as ``log`` above) and a negative's U.
+Positives first, then negatives, in the stream's order.  Each class is bucket-sorted over its own [min, max]
+(equal bins where the draws lie, whatever k).  The ranking's law is that of the exact programme's Markov chain
+(:mod:`tablegen.compute.kernels.lehmann`), reached here from real scores, independently of the step probability.
 
 Scoring: the positives' and negatives' scores are sorted apart (ascending: :func:`bucket_sort`, a counting sort
 into P (or N) equal bins over the class's mean +- 4 then an insertion sort, O(n) for normal draws and about 4x faster
@@ -50,8 +59,10 @@ from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 _S11 = np.uint64(11)
+_S12 = np.uint64(12)
 _HALF53 = np.int64(1 << 52)
 _ULP52 = 2.0 ** -52
+_ULP53 = 2.0 ** -53
 
 
 @nb.njit(inline="always", nogil=True)
@@ -92,16 +103,15 @@ def draw_binormal(key0, key1, replicate, n_pos, d, scores):
 
 
 @nb.njit(nogil=True)
-def bucket_sort(values, center, counts, spare, bins):
-    """Sort ``values`` ascending in place: each value counted into one of n equal bins over [center - 4,
-    center + 4) (those outside into the end bins), placed bin by bin into ``spare``, then an insertion sort (which
-    only moves values within a bin, and any value outside the range, into place).  ``counts`` holds n + 1 int64,
-    ``spare`` n floats and ``bins`` n int64 (scratch)."""
+def bucket_sort_range(values, low, high, counts, spare, bins):
+    """Sort ``values`` ascending in place: each value counted into one of n equal bins over [low, high) (those
+    outside into the end bins), placed bin by bin into ``spare``, then an insertion sort (which only moves values
+    within a bin, and any value outside the range, into place: the result is sorted whatever the range).
+    ``counts`` holds n + 1 int64, ``spare`` n floats and ``bins`` n int64 (scratch)."""
     n = values.size
     if n < 2:
         return
-    low = center - 4.0
-    scale = n / 8.0
+    scale = n / (high - low) if high > low else 0.0
     counts[:n + 1] = 0
     for i in range(n):
         b = min(max(int((values[i] - low) * scale), 0), n - 1)
@@ -120,6 +130,13 @@ def bucket_sort(values, center, counts, spare, bins):
             values[j + 1] = values[j]
             j -= 1
         values[j + 1] = x
+
+
+@nb.njit(nogil=True)
+def bucket_sort(values, center, counts, spare, bins):
+    """Sort ``values`` ascending in place by :func:`bucket_sort_range` over [center - 4, center + 4) (normal
+    draws of mean ``center``)."""
+    bucket_sort_range(values, center - 4.0, center + 4.0, counts, spare, bins)
 
 
 @nb.njit(nogil=True)
@@ -220,4 +237,69 @@ def binormal_block(n_pos, n_neg, d, key0, key1, first, ks, mcc_w, with_mcc, out,
         negatives = scores[n_pos:]
         bucket_sort(positives, d, counts, spare, bins)
         bucket_sort(negatives, 0.0, counts, spare, bins)
+        score_sorted(positives, negatives, ks, mcc_w, with_mcc, out, row)
+
+
+# -- the Lehmann alternative -------------------------------------------------------------------------------
+@nb.njit(inline="always", nogil=True)
+def open_uniform(s0, s1, s2, s3):
+    """A uniform on (0, 1) with 52 random bits, exact: (2 x + 1) 2**-53, x the output's upper 52 bits (never 0,
+    so a power of it is never 0 either)."""
+    r, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+    return np.float64(np.int64(r >> _S12) * 2 + 1) * _ULP53, s0, s1, s2, s3
+
+
+@nb.njit(nogil=True)
+def draw_lehmann(key0, key1, replicate, n_pos, inv_k, scores):
+    """Replicate ``replicate``'s scores into ``scores`` (P + N): the positives' U**(1/k) first (CDF u**k on
+    (0, 1)), then the negatives' U (uniform), one :func:`open_uniform` each, in order."""
+    s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
+    for i in range(scores.size):
+        u, s0, s1, s2, s3 = open_uniform(s0, s1, s2, s3)
+        scores[i] = u ** inv_k if i < n_pos else u
+
+
+@nb.njit(nogil=True)
+def _sort_between_extremes(values, counts, spare, bins):
+    """:func:`bucket_sort_range` over [min, max] of ``values`` (equal bins where the draws are, whatever k)."""
+    if values.size < 2:
+        return
+    low, high = values[0], values[0]
+    for x in values:
+        low = min(low, x)
+        high = max(high, x)
+    bucket_sort_range(values, low, high, counts, spare, bins)
+
+
+@jit_cached(nogil=True)
+def lehmann_block(n_pos, n_neg, k, key0, key1, first, ks, mcc_w, with_mcc, out, scores_out):
+    """Replicates ``first .. first + out.shape[0] - 1`` of the Lehmann alternative (positives' scores U**(1/k),
+    CDF F**k with F uniform; negatives' U): every metric of each into ``out`` (rows, TP_COLUMN + len(ks)).
+
+    Parameters are those of :func:`binormal_block`, with the Lehmann exponent ``k`` (> 0; AUC k/(k + 1)) in
+    place of d.
+
+    Examples
+    --------
+    >>> out = np.empty((2000, TP_COLUMN))
+    >>> lehmann_block(30, 30, 3.0, np.uint64(1), np.uint64(2), 0, np.zeros(0, np.int64), np.zeros(61), False,
+    ...               out, np.empty((0, 0)))
+    >>> abs(out[:, 0].mean() - 0.75) < 0.01  # the mean AUC is k / (k + 1)
+    True
+    """
+    n = n_pos + n_neg
+    record = scores_out.shape[0] > 0
+    inv_k = 1.0 / k
+    scores = np.empty(n)
+    counts = np.empty(max(n_pos, n_neg) + 1, np.int64)
+    spare = np.empty(max(n_pos, n_neg))
+    bins = np.empty(max(n_pos, n_neg), np.int64)
+    for row in range(out.shape[0]):
+        draw_lehmann(key0, key1, first + row, n_pos, inv_k, scores)
+        if record:
+            scores_out[row, :] = scores
+        positives = scores[:n_pos]
+        negatives = scores[n_pos:]
+        _sort_between_extremes(positives, counts, spare, bins)
+        _sort_between_extremes(negatives, counts, spare, bins)
         score_sorted(positives, negatives, ks, mcc_w, with_mcc, out, row)
