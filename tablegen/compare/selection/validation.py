@@ -139,6 +139,8 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
 
 def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], dict[str, str]]:
     """The models the metric is defined for (tp_at_k: no tied group straddles k), and why not for the others."""
+    if spec.k is None:  # defined on every model's scores (Metric.score_groups raises only at a cut-off k)
+        return list(models), {}
     applicable, not_applicable = [], {}
     for name, s in models.items():
         try:
