@@ -1,5 +1,6 @@
-"""Command line: lookups (``lookup``, ``test``, ``p-value``, ``topk``), comparisons (``compare``), tables
-(``export``, ``plot``, ``info``, ``verify``, ``repair``), jobs (``run``, ``simulate``).
+"""Command line: lookups (``lookup``, ``test``, ``p-value``, ``topk``), planning (``power``, ``sample-size``,
+``minimum-detectable``, ``max-models``), comparisons (``compare``), tables (``export``, ``plot``, ``info``,
+``verify``, ``repair``), jobs (``run``, ``simulate``).
 
 A thin layer over the library: every command maps onto one public function, bad input exits with
 code 2 and a message naming the argument, and ``--json`` prints what the function returned.
@@ -23,6 +24,7 @@ from tablegen.errors import TablegenInputError
 #: ``compare`` or ``topk`` (tests/cli/test_parser_groups.py checks that each group adds exactly these).
 PARSER_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("tablegen.cli.lookup", "add_lookup_parsers", ("lookup", "test", "p-value")),
+    ("tablegen.cli.power", "add_power_parsers", ("power", "sample-size", "minimum-detectable", "max-models")),
     ("tablegen.cli.evaluate", "add_evaluate_parser", ("evaluate",)),
     ("tablegen.cli.topk", "add_topk_parser", ("topk",)),
     ("tablegen.cli.compare", "add_compare_parser", ("compare",)),

@@ -73,9 +73,19 @@ def _check_path(path) -> None:
 
 
 def _power_at(metric, cell, n, C, alpha, auc, winners) -> float:
+    """The exact power at total size ``n``; beyond the exact programme (where :func:`tablegen.power` would answer by
+    Monte Carlo) an error naming P and N: the curve holds exact values only."""
+    from tablegen.compute.metrics import get_metric
     from tablegen.lookup.power import power
 
-    return power(metric, *cell(n), C, alpha, auc=auc, winners=winners).power
+    P, N = cell(n)
+    if not get_metric(metric).power_exact_at(P, N):
+        raise TablegenInputError.naming(Argument("sizes"), f": no exact Lehmann power of {metric} at P = {P:,}, "
+                                        f"N = {N:,} (n = {n:,}); the curve draws exact power only: give smaller sizes")
+    result = power(metric, P, N, C, alpha, auc=auc, winners=winners)
+    if result.method != "exact":  # never a Monte Carlo value drawn as exact
+        raise TablegenInputError.naming(Argument("sizes"), f": no exact power of {metric} at P = {P:,}, N = {N:,}")
+    return result.power
 
 
 def default_sizes(metric: str, auc: float, prevalence: float, C: int, alpha: float = 0.01,

@@ -89,6 +89,10 @@ def test_the_comparisons_to_dict_hold_null_where_a_number_does_not_exist(tmp_pat
     ["export", "--metric", "auc", "--C", "100", "--alpha", "0.05", "--json"],
     ["info", "--json"],
     ["compare", "cv", "{folds}", "--json"],
+    ["power", "best_f1", "--P", "20", "--N", "20", "--C", "10", "--alpha", "0.05", "--auc", "0.75", "--json"],
+    ["sample-size", "auc", "--C", "10", "--alpha", "0.05", "--auc", "0.75", "--prevalence", "0.3", "--json"],
+    ["minimum-detectable", "best_mcc", "--P", "30", "--N", "70", "--C", "100", "--alpha", "0.05", "--json"],
+    ["max-models", "best_accuracy", "--P", "20", "--N", "20", "--auc", "0.6", "--alpha", "0.05", "--json"],
 ])
 def test_every_json_command_prints_strict_json(argv, tmp_path, capsys):
     path, _, _ = _predictions(tmp_path)

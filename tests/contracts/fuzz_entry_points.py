@@ -66,6 +66,12 @@ CLI_BASELINES = {
     ("lookup",): lambda: ["auc", "--P", "20", "--N", "20", "--C", "10"],
     ("test",): lambda: ["auc", "0.9", "--P", "20", "--N", "20", "--C", "10"],
     ("p-value",): lambda: ["auc", "0.9", "--P", "20", "--N", "20", "--C", "10"],
+    ("power",): lambda: ["best_f1", "--P", "20", "--N", "20", "--C", "10", "--alpha", "0.05", "--auc", "0.75"],
+    ("sample-size",): lambda: ["best_f1", "--C", "10", "--alpha", "0.05", "--auc", "0.75", "--prevalence", "0.5",
+                               "--max-size", "400"],
+    ("minimum-detectable",): lambda: ["best_f1", "--P", "20", "--N", "20", "--C", "10", "--alpha", "0.05"],
+    ("max-models",): lambda: ["best_accuracy", "--P", "20", "--N", "20", "--auc", "0.75", "--alpha", "0.05",
+                              "--bound", "1000"],
     ("evaluate",): lambda: ["preds.csv", "--C", "2", "--metrics", "auc"],
     ("topk",): lambda: ["--P", "10", "--N", "90", "--K", "5"],
     # with --bayesian, so that the Bayesian options' values are checked (without it they are refused unread)
@@ -106,6 +112,7 @@ BY_DEST = {
     "label_column": STRINGS, "positive_label": STRINGS, "seed": SEEDS, "C": COMPETITORS,
     "models": STRINGS + [",", "a,,b", "x,x", "label", "nope"], "ignore": STRINGS + [",", "x,x", "label", "nope"],
     "digits": ["-1", "16", "1e3", "x", ""], "worst": ["-1", "1e3", "x", ""],
+    "winners": ["0", "-1", "21", "1e3", "x", "", "ALL", "nan"],
 }
 #: Options that take no value (flags): they cannot be given a bad value, only combined (hypothesis).
 FLAGS = (argparse._StoreTrueAction, argparse._StoreConstAction, argparse.BooleanOptionalAction,
