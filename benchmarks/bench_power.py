@@ -86,7 +86,7 @@ def plans(repeat: int) -> None:
     print(f"{'function':19s} {'question':72s} {'s':>7s}  answer")
     for name, kwargs in PLANS:
         def run():
-            planner._event.cache_clear()
+            planner.exceed_event.cache_clear()
             return getattr(tablegen, name)(**kwargs)
 
         seconds, result = best_of(run, repeat)

@@ -14,14 +14,14 @@ import numpy as np
 from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
 from tablegen.errors import Argument, TablegenInputError
 from tablegen.lookup.power import (
-    _cells,
-    _check_model,
-    _check_power_metric,
-    _check_winners,
-    _event,
-    _lehmann_power,
     check_auc,
+    check_model,
     check_power,
+    check_power_metric,
+    check_winners,
+    exceed_event,
+    lehmann_power_at,
+    size_line,
 )
 from tablegen.lookup.power_results import DetectableResult, MaxModelsResult, SampleSizeResult
 
@@ -36,7 +36,7 @@ TYPICAL_ITEMS = 100_000
 
 
 def _lehmann_only(model) -> None:
-    if _check_model(model) != "lehmann":
+    if check_model(model) != "lehmann":
         raise TablegenInputError.naming(Argument("model", model), ": the planners search exact power, which only "
                                         "the Lehmann alternative has; use model='lehmann', or power() for "
                                         "the binormal alternative at given sizes")
@@ -90,12 +90,12 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     """
     from tablegen.compute.exact.power import lehmann_k
 
-    metric = _check_power_metric(metric)
+    metric = check_power_metric(metric)
     auc, target = check_auc(auc), check_power(power)
     C, alpha = check_competitors(C), check_alpha("alpha", alpha)
     _lehmann_only(model)
-    winners = _check_winners(winners, C)
-    what, smallest, cell = _cells(prevalence, P, N)
+    winners = check_winners(winners, C)
+    what, smallest, cell = size_line(prevalence, P, N)
     from tablegen.compute.validation import check_integer
 
     max_size = check_integer("max_size", max_size, smallest)
@@ -105,7 +105,7 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     def g(n: int) -> float:
         if n not in seen:
             try:
-                seen[n] = _lehmann_power(metric, *cell(n), C, alpha, k, winners)[0]
+                seen[n] = lehmann_power_at(metric, *cell(n), C, alpha, k, winners)[0]
             except TablegenInputError as error:
                 raise TablegenInputError.naming(f"the search for the sample size reached P, N = {cell(n)} before the "
                                                 f"target power, beyond the exact programme ({error}); lower ",
@@ -196,14 +196,14 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
     """
     from tablegen.compute.exact.power import lehmann_k
 
-    metric = _check_power_metric(metric)
+    metric = check_power_metric(metric)
     P, N = check_class_size("P", P), check_class_size("N", N)
     C, alpha, target = check_competitors(C), check_alpha("alpha", alpha), check_power(power)
     _lehmann_only(model)
-    winners = _check_winners(winners, C)
+    winners = check_winners(winners, C)
 
     def g(auc: float) -> float:
-        return _lehmann_power(metric, P, N, C, alpha, lehmann_k(auc), winners)[0]
+        return lehmann_power_at(metric, P, N, C, alpha, lehmann_k(auc), winners)[0]
 
     low, high = 0.5, 1.0 - 1e-9
     if g(high) < target:
@@ -216,7 +216,7 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
         middle = 0.5 * (low + high)
         low, high = (low, middle) if g(middle) >= target else (middle, high)
     k = lehmann_k(high)
-    event = _event(metric, P, N, C, alpha)
+    event = exceed_event(metric, P, N, C, alpha)
     return DetectableResult(metric, P, N, C, alpha, target, winners, high, low, k, g(high),
                             typical_value(metric, P, N, k), event.critical_value, "exact")
 
@@ -254,7 +254,7 @@ def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, 
     from tablegen.compute.exact.power import lehmann_k
     from tablegen.compute.validation import check_integer
 
-    metric = _check_power_metric(metric)
+    metric = check_power_metric(metric)
     P, N = check_class_size("P", P), check_class_size("N", N)
     alpha, auc, target = check_alpha("alpha", alpha), check_auc(auc), check_power(power)
     _lehmann_only(model)
@@ -262,7 +262,7 @@ def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, 
     k = lehmann_k(auc)
 
     def g(C: int) -> float:
-        return _lehmann_power(metric, P, N, C, alpha, k, 1)[0]
+        return lehmann_power_at(metric, P, N, C, alpha, k, 1)[0]
 
     if g(1) < target:
         return MaxModelsResult(metric, P, N, auc, alpha, target, 0, g(1), None, bound)

@@ -76,14 +76,28 @@ def check_power(value) -> float:
     return _check_unit("power", value, 0.0, False, "(0, 1)")
 
 
-def _check_model(value) -> str:
+def check_model(value) -> str:
+    """A model of the alternative, one of :data:`MODELS`.
+
+    Examples
+    --------
+    >>> check_model("binormal")
+    'binormal'
+    """
     if value not in MODELS:
         raise TablegenInputError.naming(Argument("model"), f" must be one of {', '.join(map(repr, MODELS))}, "
                                         f"got {value!r}")
     return value
 
 
-def _check_winners(value, C: int) -> int:
+def check_winners(value, C: int) -> int:
+    """How many of the C models are informative: an integer in [1, C], or ``"all"`` (= C).
+
+    Examples
+    --------
+    >>> check_winners("all", 10), check_winners(3, 10)
+    (10, 3)
+    """
     if isinstance(value, str) and value == "all":
         return C
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or not 1 <= value <= C:
@@ -91,7 +105,14 @@ def _check_winners(value, C: int) -> int:
     return int(value)
 
 
-def _check_power_metric(metric) -> str:
+def check_power_metric(metric) -> str:
+    """A metric with a power model (its registry entry's ``power_routine``).
+
+    Examples
+    --------
+    >>> check_power_metric("best_f1")
+    'best_f1'
+    """
     from tablegen.compute.metrics import get_metric
 
     name = check_metric("metric", metric)
@@ -102,8 +123,15 @@ def _check_power_metric(metric) -> str:
 
 # -- the exact programme, cached ----------------------------------------------------------------------
 @functools.lru_cache(maxsize=256)  # an event holds its boundary, 8 (P + N) bytes
-def _event(metric: str, P: int, N: int, C: int, alpha: float):
-    """The event "metric > m*" with its exact Lehmann probability (:meth:`Metric.lehmann_event`), cached."""
+def exceed_event(metric: str, P: int, N: int, C: int, alpha: float):
+    """The event "metric > m*" with its exact Lehmann probability (:meth:`Metric.lehmann_event`), cached; refused
+    (naming P and N) beyond the exact programme's domain.
+
+    Examples
+    --------
+    >>> exceed_event("auc", 10, 10, 1, 0.05).critical_value
+    0.72
+    """
     from tablegen.compute.exact.power import boundary_cost
     from tablegen.compute.limits import check_memory, check_time
     from tablegen.compute.metrics import get_metric
@@ -130,9 +158,16 @@ def _of_winners(single: float, winners: int) -> float:
     return float(-math.expm1(winners * math.log1p(-single)))
 
 
-def _lehmann_power(metric: str, P: int, N: int, C: int, alpha: float, k: float, winners: int) -> tuple[float, float]:
-    """(power, m*) under the Lehmann alternative with exponent k."""
-    event = _event(metric, P, N, C, alpha)
+def lehmann_power_at(metric: str, P: int, N: int, C: int, alpha: float, k: float, winners: int) -> tuple[float, float]:
+    """(exact power, m*) under the Lehmann alternative with exponent k, for ``winners`` equally good models.
+
+    Examples
+    --------
+    >>> value, m_star = lehmann_power_at("auc", 20, 20, 1, 0.05, 7 / 3, 1)
+    >>> round(value, 4), m_star
+    (0.718, 0.6525)
+    """
+    event = exceed_event(metric, P, N, C, alpha)
     return _of_winners(event.probability(k), winners), event.critical_value
 
 
@@ -188,10 +223,10 @@ def power(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, *, auc: 
     """
     from tablegen.compute.exact.power import lehmann_k
 
-    metric = _check_power_metric(metric)
+    metric = check_power_metric(metric)
     P, N = check_class_size("P", P), check_class_size("N", N)
     C, alpha, auc = check_competitors(C), check_alpha("alpha", alpha), check_auc(auc)
-    model, winners = _check_model(model), _check_winners(winners, C)
+    model, winners = check_model(model), check_winners(winners, C)
     from tablegen.compute.metrics import get_metric
     from tablegen.compute.power_mc import separation_of_auc
 
@@ -200,7 +235,7 @@ def power(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, *, auc: 
     k = lehmann_k(auc)
     if not get_metric(metric).power_exact_at(P, N):
         return _monte_carlo(metric, P, N, C, alpha, auc, "lehmann", k, winners, R, seed)
-    value, m_star = _lehmann_power(metric, P, N, C, alpha, k, winners)
+    value, m_star = lehmann_power_at(metric, P, N, C, alpha, k, winners)
     return PowerResult(metric, P, N, C, alpha, auc, model, k, winners, value, "exact", value, value, m_star,
                        critical_ci_low=m_star, critical_ci_high=m_star)
 
@@ -230,8 +265,17 @@ def _monte_carlo(metric: str, P: int, N: int, C: int, alpha: float, auc: float, 
                        float(cv), found.R, cv.method, float(cv.ci_low), float(cv.ci_high))
 
 
-def _cells(prevalence, P, N):
-    """(the free size's name, the smallest index, index -> (P, N)) for the search of :func:`sample_size`."""
+def size_line(prevalence, P, N):
+    """The line of test sets a size search walks: (the free size's name, the smallest index, index -> (P, N)),
+    given exactly one of ``prevalence`` (P the nearest integer to prevalence n, at least 1 and at most n - 1), a
+    fixed ``P`` or a fixed ``N`` (:func:`tablegen.sample_size`, :func:`tablegen.plot_power_curve`).
+
+    Examples
+    --------
+    >>> what, smallest, cell = size_line(0.3, None, None)
+    >>> what, smallest, cell(10), cell(2)
+    ('total sizes P + N', 2, (3, 7), (1, 1))
+    """
     given = [name for name, value in (("prevalence", prevalence), ("P", P), ("N", N)) if value is not None]
     if len(given) != 1:
         raise TablegenInputError.naming("give exactly one of ", Argument("prevalence"), ", ", Argument("P"), " or ",
@@ -249,3 +293,6 @@ def _cells(prevalence, P, N):
         return "values of N", 1, lambda n: (fixed, n)
     fixed = check_class_size("N", N)
     return "values of P", 1, lambda n: (n, fixed)
+
+
+_cells = size_line  # the name tablegen.lookup.power_plot still imports (to be replaced by size_line there)
