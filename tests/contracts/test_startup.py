@@ -3,8 +3,10 @@
 A lookup that runs a lattice programme imports numba and the one kernel module it needs, and numba's CPU
 target is built without ``scipy.linalg`` (numba's BLAS check finds the module's file instead of importing
 it) and without psutil (the machine's memory comes from ``sysconf``); a bundled-table lookup imports no
-numba and no SciPy module that computes; neither imports the simulation engine (``tablegen.compute.cell``).  Each case runs in a fresh interpreter, so nothing this test
-process imported earlier can hide an import.  ``benchmarks/bench_startup.py`` times the same lookups.
+numba and no SciPy module that computes; neither imports the simulation engine (``tablegen.compute.cell``).
+numba's objects are moved to the collector's oldest generation after the load, collectable as ever.  Each
+case runs in a fresh interpreter, so nothing this test process imported earlier can hide an import.
+``benchmarks/bench_startup.py`` times the same lookups.
 """
 
 from __future__ import annotations
@@ -111,3 +113,34 @@ def test_the_memory_limit_is_half_the_machine_unless_set(monkeypatch):
     assert memory_limit_bytes() == physical_memory_bytes() / 2
     monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "1GB")
     assert memory_limit_bytes() == 1e9
+
+
+def test_numbas_objects_go_to_the_oldest_generation_and_stay_collectable():
+    """After loading numba the young generations are nearly empty (its objects were moved to the oldest), nothing
+    is left frozen, and garbage made before the load is still collected."""
+    found = fresh("import gc, weakref\n"
+                  "class Node: pass\n"
+                  "node = Node(); node.me = node; gone = []\n"
+                  "watch = weakref.ref(node, lambda _: gone.append(True))\n"
+                  "del node  # a garbage cycle, not yet collected\n"
+                  "import tablegen.compute.kernels.jit\n"
+                  "found['young'] = len(gc.get_objects(0)) + len(gc.get_objects(1))\n"
+                  "found['oldest'] = len(gc.get_objects(2))\n"
+                  "found['frozen'] = gc.get_freeze_count()\n"
+                  "gc.collect()\n"
+                  "found['collected'] = gone == [True]")
+    assert found["frozen"] == 0 and found["collected"]
+    assert found["oldest"] > 50_000 and found["young"] < found["oldest"] / 20
+
+
+def test_a_programs_own_frozen_objects_stay_frozen():
+    """A program that froze its objects (``gc.freeze()``, say before forking workers) finds them still frozen:
+    outside every generation the collector walks."""
+    found = fresh("import gc\n"
+                  "kept = [[i] for i in range(1000)]\n"
+                  "gc.freeze()\n"
+                  "import tablegen.compute.kernels.jit\n"
+                  "walked = {id(o) for o in gc.get_objects()}\n"
+                  "found['walked'] = sum(id(o) in walked for o in [kept, *kept])\n"
+                  "found['frozen'] = gc.get_freeze_count()")
+    assert found["walked"] == 0 and found["frozen"] > 1000
