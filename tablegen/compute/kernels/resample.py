@@ -154,8 +154,7 @@ def _walk(codes, untied, weights, n_neg, auc, k_cuts, tpk, cutoffs):
     for t in range(k_cuts.size):
         tpk[t] = -1
     if untied and k_cuts.size == 0:
-        for j in range(codes.size):
-            state = _step(codes[j], True, weights, n_neg, auc, k_cuts, tpk, cutoffs, state)
+        return _walk_untied(codes, weights, n_neg, cutoffs)
     else:
         for j in range(codes.size):
             state = _step(codes[j], (codes[j] & 1) == 1, weights, n_neg, auc, k_cuts, tpk, cutoffs, state)
@@ -164,6 +163,27 @@ def _walk(codes, untied, weights, n_neg, auc, k_cuts, tpk, cutoffs):
         if k_cuts[t] >= tp + fp:
             tpk[t] = tp
     return a, b, count
+
+
+@nb.njit(inline="always", nogil=True)
+def _walk_untied(codes, weights, n_neg, cutoffs):
+    """:func:`_walk` of a model without tied scores: each item its own group, so a positive of weight w adds
+    w (N - FP) to A and a tie group never holds both classes (B = 0)."""
+    tp = 0
+    fp = 0
+    a = 0
+    count = 0
+    for j in range(codes.size):
+        code = codes[j]
+        w = np.int64(weights[code >> 2])
+        positive = w * np.int64((code >> 1) & 1)
+        tp += positive
+        fp += w - positive
+        a += positive * (n_neg - fp)
+        cutoffs[2 * count] = tp
+        cutoffs[2 * count + 1] = fp
+        count += np.int64(positive > 0)
+    return a, 0, count
 
 
 @nb.njit(inline="always", nogil=True)
