@@ -388,3 +388,22 @@ def test_one_pass_scores_every_metric_as_each_alone():
                 alone = np.empty((20, 2))
                 kernels.resample_values(orders, ends, labels, positives, negatives, column, k_cut, *key, 0, alone)
                 assert alone.tobytes() == every[:, :, column + at].tobytes(), (share, column, k_cut)
+
+
+def test_evaluate_draws_and_scores_each_resample_once_for_every_metric(monkeypatch):
+    """The report's five default metrics (and TP at k) share one call of the bootstrap kernel: each resample drawn
+    once and each (model, resample) scored by one pass for all of them; the intervals are each metric's alone."""
+    import tablegen
+    from tablegen.compare.pairwise.bootstrap import bootstrap_interval
+
+    calls = []
+    real = kernels.resample_metrics
+    monkeypatch.setattr(kernels, "resample_metrics", lambda *args: calls.append(args[3].tolist()) or real(*args))
+    rng = np.random.default_rng(13)
+    labels = np.r_[np.ones(40), np.zeros(60)].astype(np.int64)
+    models = {"a": labels + rng.normal(size=100), "b": labels + 2 * rng.normal(size=100)}
+    metrics = ["auc", "best_accuracy", "best_f1", "best_balanced_accuracy", "average_precision", "tp_at_30"]
+    report = tablegen.evaluate(labels, models, metrics=metrics, seed=2)
+    assert calls == [[1, 1, 1, 1, 1, 0]]  # one call, every base metric wanted (TP at 30 among the cut-offs)
+    for metric in ("best_f1", "average_precision"):
+        assert report[metric].intervals["b"] == bootstrap_interval(labels, models["b"], metric=metric, seed=2)
