@@ -16,14 +16,15 @@ The alternating sums cancel catastrophically in floating point (their terms reac
 result, mu = sum_k n_k m_k / n the expected hits: 10^8,700 at n = 10^5, K = 10), so everything here is
 computed in Python integers and only the final ratio S_x / n! is rounded: every probability is the
 correctly rounded double of the exact rational (relative error <= 2**-53; a tail below 2**-1022 keeps an
-absolute error <= 2**-1075).  ``docs/explanation/multiclass-accuracy.md`` derives the formulas, shows why
-no floating-point recursion over classes with a scalar state exists, and gives the costs.
+absolute error <= 2**-1075).  ``docs/explanation/multiclass-accuracy.md`` derives the formulas, the
+sequential conditioning over classes (a chain with a two-dimensional state, the tests' independent reference)
+and the costs.
 
 Cost: the rook polynomial is one product of K integer polynomials (Kronecker substitution: one big-integer
 multiplication per class), each tail one pass of O(D) big-integer products, D = sum_k min(n_k, m_k) the
-most hits; the integers have about log2(n!) bits.  Measured (one core): n = 300 about 10 ms, n = 1,000
-about 0.5 s, n = 3,000 about 20 s (K = 10, balanced); :func:`accuracy_seconds` estimates it and lookups
-refuse beyond the time limit rather than start.
+most hits; the integers have about log2(n!) bits.  Measured (one core, K = 10 balanced): n = 300 in 8 ms,
+n = 1,000 in 0.4 s, n = 3,000 in 17 s; :func:`accuracy_seconds` estimates it and lookups refuse beyond the time
+limit rather than start.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ from tablegen.errors import TablegenInputError
 TIE_RTOL = 1e-12
 #: Single-classifier tails below this are reported as a bound ("p < ..."), as elsewhere in tablegen.
 TAIL_FLOOR = 1e-300
-#: Seconds per (64-bit word)**1.585 of the Kronecker products, measured on the development machine (AMD EPYC; the
-#: estimate 1 to 2 times the measured time at n = 300 .. 3,000, K = 2 .. 20: benchmarks/bench_multiclass.py).
-_SECONDS_PER_KARATSUBA_WORD = 1.0e-9
+#: Seconds per (64-bit word)**1.585 of the Kronecker products, and per word x coefficient x bisection step of the
+#: tails, measured on the development machine (AMD EPYC; benchmarks/bench_multiclass.py, n = 300 .. 3,000).
+_SECONDS_PER_KARATSUBA_WORD = 3.0e-9
+_SECONDS_PER_TAIL_WORD = 1.5e-11
 
 
 def check_margins(true_counts, predicted_counts) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -192,7 +194,8 @@ def accuracy_seconds(true_counts, predicted_counts) -> float:
     n = sum(true)
     most_hits = sum(min(a, b) for a, b in zip(true, predicted))
     words = most_hits * (math.lgamma(n + 1) / math.log(2) + 64) / 64
-    return _SECONDS_PER_KARATSUBA_WORD * words ** 1.585 + 1e-9 * most_hits * words * math.log2(most_hits + 2)
+    return (_SECONDS_PER_KARATSUBA_WORD * words ** 1.585
+            + _SECONDS_PER_TAIL_WORD * most_hits * words * math.log2(most_hits + 2))
 
 
 @dataclass(frozen=True)
