@@ -21,6 +21,7 @@ from tablegen.lookup.power import (
     check_winners,
     exceed_event,
     lehmann_power_at,
+    of_winners,
     size_line,
 )
 from tablegen.lookup.power_results import DetectableResult, MaxModelsResult, SampleSizeResult
@@ -33,6 +34,71 @@ DEFAULT_MAX_SIZE = 100_000
 DEFAULT_MAX_C = 10**12
 #: The quantile ranking (:func:`typical_value`) has about this many items for metrics of rates.
 TYPICAL_ITEMS = 100_000
+#: AUC: the scans of :func:`sample_size` decide "power >= target" for this many sizes or more at once by one backward
+#: programme (:mod:`tablegen.compute.kernels.lehmann_batch`), within :data:`BATCH_MEMORY` bytes ...
+BATCH_SIZES = 8
+BATCH_MEMORY = 2.5e8
+#: ... and leave a size whose batch power lies this close to the target to the per-size programme (the two agree to
+#: ~1e-13), so every decision, and every power reported, is the per-size programme's.
+DECISION_MARGIN = 1e-9
+
+
+class _PowerLine:
+    """Exact power along :func:`sample_size`'s line of sizes, each size computed once; :meth:`prefetch` decides a
+    run of AUC sizes at once (:data:`BATCH_SIZES`)."""
+
+    def __init__(self, metric: str, cell, C: int, alpha: float, k: float, winners: int, target: float):
+        self.metric, self.cell, self.C, self.alpha, self.k = metric, cell, C, alpha, k
+        self.winners, self.target = winners, target
+        self.seen: dict[int, float] = {}
+        self.decided: dict[int, bool] = {}
+        self.used: set[int] = set()
+
+    def __call__(self, n: int) -> float:
+        """The exact power at size n (the per-size programme)."""
+        if n not in self.seen:
+            try:
+                self.seen[n] = lehmann_power_at(self.metric, *self.cell(n), self.C, self.alpha, self.k,
+                                                self.winners)[0]
+            except TablegenInputError as error:
+                raise TablegenInputError.naming(f"the search for the sample size reached P, N = {self.cell(n)} before "
+                                                f"the target power, beyond the exact programme ({error}); lower ",
+                                                Argument("max_size"), f" below {n:,}, or ask power() "
+                                                "at given sizes with model='binormal'") from None
+        return self.seen[n]
+
+    def reaches(self, n: int) -> bool:
+        """Whether the exact power at size n reaches the target."""
+        if n in self.seen:
+            return self.seen[n] >= self.target
+        if n in self.decided:
+            self.used.add(n)
+            return self.decided[n]
+        return self(n) >= self.target
+
+    @property
+    def evaluations(self) -> int:
+        """Sizes whose exact power was computed and consulted."""
+        return len(self.seen.keys() | self.used)
+
+    def prefetch(self, sizes) -> None:
+        """AUC: decide the sizes not yet computed (within the exact programme) by one backward programme."""
+        from tablegen.compute.exact.power import auc_exact_at
+        from tablegen.compute.kernels.lehmann_batch import auc_upper_tails, batch_memory
+
+        if self.metric != "auc":
+            return
+        todo = [n for n in sizes if n not in self.seen and n not in self.decided and auc_exact_at(*self.cell(n))]
+        cells = [self.cell(n) for n in todo]
+        if len(todo) < BATCH_SIZES or batch_memory(cells) > BATCH_MEMORY:
+            return
+        # the event's threshold, as tablegen.compute.exact.power.auc_event sets it: U >= u* + 1, u* = m* P N
+        thresholds = [round(exceed_event("auc", P, N, self.C, self.alpha).critical_value * P * N) + 1
+                      for P, N in cells]
+        for n, single in zip(todo, auc_upper_tails(self.k, cells, thresholds)):
+            value = of_winners(float(single), self.winners)
+            if abs(value - self.target) > DECISION_MARGIN:
+                self.decided[n] = value >= self.target
 
 
 def _lehmann_only(model) -> None:
@@ -99,20 +165,7 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     from tablegen.compute.validation import check_integer
 
     max_size = check_integer("max_size", max_size, smallest)
-    k = lehmann_k(auc)
-    seen: dict[int, float] = {}
-
-    def g(n: int) -> float:
-        if n not in seen:
-            try:
-                seen[n] = lehmann_power_at(metric, *cell(n), C, alpha, k, winners)[0]
-            except TablegenInputError as error:
-                raise TablegenInputError.naming(f"the search for the sample size reached P, N = {cell(n)} before the "
-                                                f"target power, beyond the exact programme ({error}); lower ",
-                                                Argument("max_size"), f" below {n:,}, or ask power() "
-                                                "at given sizes with model='binormal'") from None
-        return seen[n]
-
+    g = _PowerLine(metric, cell, C, alpha, lehmann_k(auc), winners, target)
     lo, hi = None, smallest
     while g(hi) < target:
         if hi >= max_size:
@@ -129,28 +182,35 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     while lo is not None and hi - lo > 1:
         middle = (lo + hi) // 2
         lo, hi = (lo, middle) if g(middle) >= target else (middle, hi)
+    first, stable, checked = _scan(g, hi, smallest, max_size)
+    if stable > max_size:  # the last size scanned, at the bound, misses the target again
+        raise TablegenInputError.naming(f"the power of {metric} reaches {target:g} at P, N = {cell(first)} but falls "
+                                        f"back below it at the bound, ", Argument("max_size", max_size),
+                                        "; raise it to find where it stays above")
+    return SampleSizeResult(metric, auc, C, alpha, target, winners, *cell(first), g(first), *cell(stable), g(stable),
+                            *cell(checked), g.evaluations)
+
+
+def _scan(g: _PowerLine, hi: int, smallest: int, max_size: int) -> tuple[int, int, int]:
+    """(first, stable, checked): the scans of :func:`sample_size` about n_b = ``hi`` (its docstring), the sizes
+    around n_b decided at once where :meth:`_PowerLine.prefetch` can."""
     window = max(16, hi // 16)
+    g.prefetch(range(max(smallest, hi - window), min(max_size, hi + window) + 1))
     first, below_run, n = hi, 0, hi - 1
     while n >= smallest and below_run < window:
-        if g(n) >= target:
+        if g.reaches(n):
             first, below_run = n, 0
         else:
             below_run += 1
         n -= 1
     stable, above_run, n = hi, 0, hi
     while above_run < window and n <= max_size:
-        if g(n) >= target:
+        if g.reaches(n):
             above_run += 1
         else:
             stable, above_run = n + 1, 0
         n += 1
-    checked = n - 1
-    if stable > max_size:  # the last size scanned, at the bound, misses the target again
-        raise TablegenInputError.naming(f"the power of {metric} reaches {target:g} at P, N = {cell(first)} but falls "
-                                        f"back below it at the bound, ", Argument("max_size", max_size),
-                                        "; raise it to find where it stays above")
-    return SampleSizeResult(metric, auc, C, alpha, target, winners, *cell(first), g(first), *cell(stable), g(stable),
-                            *cell(checked), len(seen))
+    return first, stable, n - 1
 
 
 def _below_bound(g, target: float, floor: int, bound: int):

@@ -151,8 +151,14 @@ def exceed_event(metric: str, P: int, N: int, C: int, alpha: float):
     return entry.lehmann_event(P, N, float(upper_tail_probability(C, alpha)))
 
 
-def _of_winners(single: float, winners: int) -> float:
-    """1 - (1 - single)**winners, without cancellation."""
+def of_winners(single: float, winners: int) -> float:
+    """1 - (1 - single)**winners, without cancellation: the power of ``winners`` equally good models.
+
+    Examples
+    --------
+    >>> of_winners(0.5, 2), round(of_winners(0.25, 1), 15)
+    (0.75, 0.25)
+    """
     if single >= 1.0:
         return 1.0
     return float(-math.expm1(winners * math.log1p(-single)))
@@ -168,7 +174,7 @@ def lehmann_power_at(metric: str, P: int, N: int, C: int, alpha: float, k: float
     (0.718, 0.6525)
     """
     event = exceed_event(metric, P, N, C, alpha)
-    return _of_winners(event.probability(k), winners), event.critical_value
+    return of_winners(event.probability(k), winners), event.critical_value
 
 
 # -- public ------------------------------------------------------------------------------------------------
@@ -260,7 +266,7 @@ def _monte_carlo(metric: str, P: int, N: int, C: int, alpha: float, auc: float, 
     cv = _critical(metric, P, N, C, alpha)
     estimate = binormal_power if model == "binormal" else lehmann_power
     found = estimate(metric, P, N, float(cv), effect, R=R, seed=DEFAULT_SEED if seed is None else seed)
-    low, value, high = (_of_winners(x, winners) for x in (found.ci_low, found.power, found.ci_high))
+    low, value, high = (of_winners(x, winners) for x in (found.ci_low, found.power, found.ci_high))
     return PowerResult(metric, P, N, C, alpha, auc, model, effect, winners, value, "monte carlo", low, high,
                        float(cv), found.R, cv.method, float(cv.ci_low), float(cv.ci_high))
 

@@ -80,6 +80,49 @@ def test_sample_size_says_when_the_bound_cuts_the_saw_tooth():
     assert result.checked_P + result.checked_N == 31
 
 
+@pytest.mark.parametrize("kwargs", [dict(auc=0.7, C=10, alpha=0.05, prevalence=0.5),
+                                    dict(auc=0.75, C=100, alpha=0.01, prevalence=0.2),
+                                    dict(auc=0.7, C=10, alpha=0.05, N=40), dict(auc=0.7, C=1, alpha=0.05, P=30)])
+def test_sample_size_decides_the_auc_scans_at_once_with_the_same_answer(kwargs, monkeypatch):
+    # the scans around n_b are decided by one backward programme (lehmann_batch); every field of the answer is
+    # the one the per-size programme alone gives, and far fewer sizes run the per-size programme
+    from tablegen.lookup import planning, power
+
+    calls = []
+    counted = power.lehmann_power_at
+
+    def counting(*args):
+        calls.append(args[1:3])
+        return counted(*args)
+
+    monkeypatch.setattr(planning, "lehmann_power_at", counting)
+    power.exceed_event.cache_clear()
+    batched = tablegen.sample_size("auc", **kwargs)
+    batched_calls = len(calls)
+    monkeypatch.setattr(planning, "BATCH_SIZES", 10**9)  # no batch: every size by the per-size programme
+    calls.clear()
+    alone = tablegen.sample_size("auc", **kwargs)
+    assert batched.to_dict() == alone.to_dict()
+    assert batched_calls + 16 <= len(calls) == alone.evaluations, (batched_calls, len(calls))
+
+
+def test_the_batch_tails_equal_the_per_size_programme():
+    import numpy as np
+
+    from tablegen.compute.exact.power import auc_upper_tail
+    from tablegen.compute.kernels.lehmann_batch import auc_upper_tails
+
+    rng = np.random.default_rng(4)
+    for k in (0.4, 1.0, 7 / 3):
+        cells = [tuple(int(x) for x in rng.integers(1, 40, size=2)) for _ in range(12)] + [(1, 1), (40, 2), (2, 40)]
+        thresholds = [int(rng.integers(0, P * N + 2)) for P, N in cells]
+        for both in (cells, [cell for cell in cells if cell[0] >= cell[1]]):  # the rows over either class
+            batch = auc_upper_tails(k, both, [thresholds[cells.index(cell)] for cell in both])
+            for (P, N), value in zip(both, batch):
+                expected = auc_upper_tail(P, N, k, thresholds[cells.index((P, N))])
+                assert value == pytest.approx(expected, rel=1e-12, abs=1e-300), (P, N, k)
+
+
 def test_sample_size_with_one_class_fixed():
     result = tablegen.sample_size("auc", auc=0.7, C=10, alpha=0.05, N=40)
     assert result.first_N == 40 == result.stable_N
