@@ -226,6 +226,7 @@ def py_baselines(root: Path) -> dict:
         "plot_power_curve": lambda: dict(metric="best_f1", auc=0.8, prevalence=0.5, Cs=(1, 10), alpha=0.05,
                                          sizes=range(10, 40, 10), path=None),
         "topk_test": lambda: dict(observed=[1, 1, 2], P=10, N=90),
+        "multiclass_test": lambda: dict(labels=[0, 1, 2, 0, 1, 2, 0, 1], predicted=[0, 1, 2, 1, 1, 2, 0, 0], C=2),
         "load_config": lambda: dict(path=str(root / "tiny.yaml")),
         "open_store": lambda: dict(url=_bundled()),
         "open_table": lambda: dict(path=None),
@@ -266,7 +267,7 @@ RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenI
                 "IntervalBayesFactor", "MetricReport", "PairedTestResult", "PairwiseResult", "SelectionResult",
                 "BayesianPair", "BayesianPairs", "CrossValidationComparison", "CorrelatedBayesianTTest",
                 "CorrectedResampledTTest", "PairedSampleSize", "PairedAucPower",
-                "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult"}
+                "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult", "MulticlassTest"}
 #: Parameters that take callbacks or a client: bad values are not data, and the callbacks run only when called.
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).
