@@ -72,12 +72,13 @@ def auc_tails_many(k, cell_pos, cell_neg, thresholds):
             weight = k * p
             positive = weight / (n + weight)
             negative = n / (n + weight)
-            for u in range(p * (n - 1) + 1):
+            # law (p, n)[u] = negative * law (p, n - 1)[u] (u <= p (n - 1)) + positive * law (p - 1, n)[u - n] (u >= n)
+            for u in range(n):
                 current[start + u] = negative * current[left + u]
-            for u in range(p * (n - 1) + 1, p * n + 1):
-                current[start + u] = 0.0
-            for u in range((p - 1) * n + 1):
-                current[start + n + u] += positive * previous[up + u]
+            for u in range(n, p * (n - 1) + 1):
+                current[start + u] = negative * current[left + u] + positive * previous[up + u - n]
+            for u in range(max(n, p * (n - 1) + 1), p * n + 1):
+                current[start + u] = positive * previous[up + u - n]
         for i in range(cells):
             if cell_pos[i] != p:
                 continue
