@@ -34,45 +34,44 @@ def _auc_from_ranks(labels, i, ranks, m, n_pos):
 
 @cuda.jit(device=True, inline=True)
 def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
-    """One model's value by the sorted walk (as :func:`~tablegen.compute.kernels.permutation.score_model`)."""
+    """One model's value by the sorted walk (as :func:`~tablegen.compute.kernels.permutation.score_model`: a
+    close's update kept by a select, elsewhere a zero term; the same integers and floats)."""
     n = orders.shape[1]
     n_neg = n - n_pos
     tp = 0
     tp_before = 0
-    best_d = 0
-    best_f1 = 0.0
-    best_g = 0
+    best_int = 0  # D or G, from the empty cut-off's 0
+    best = 0.0  # F1 or G w_k, from 0.0
     ap = 0.0
-    best_m = 0.0
     tpk = n_pos if k_cut >= n else -1  # -1 until a group ends at k: NaN if none does (ties straddle k)
     for j in range(n):
         tp += int(labels[i, orders[m, j]])  # int64 (the simulator would keep uint8 and wrap)
-        if ends[m, j]:
-            k = j + 1
-            fp = k - tp
-            if column == 1:
-                best_d = max(best_d, tp - fp)
-            elif column == 2:
-                best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
-            elif column == 3:
-                best_g = max(best_g, tp * n_neg - fp * n_pos)
-            elif column == 4:
-                ap = add_rn(ap, mul_rn(float(tp - tp_before), tp / k))
-            elif column == 5:
-                best_m = max(best_m, mul_rn(float(tp * n_neg - fp * n_pos), weights[k]))
-            elif k == k_cut:
-                tpk = tp
-            tp_before = tp
+        k = j + 1
+        close = ends[m, j] != 0
+        g = tp * n - k * n_pos  # G = TP N - FP P
+        if column == 1:
+            best_int = max(best_int, 2 * tp - k if close else 0)
+        elif column == 2:
+            best = max(best, (2 * tp if close else 0) / (n_pos + k))
+        elif column == 3:
+            best_int = max(best_int, g if close else 0)
+        elif column == 4:
+            ap = add_rn(ap, mul_rn(float(tp - tp_before if close else 0), tp / k))
+        elif column == 5:
+            best = max(best, mul_rn(float(g if close else 0), weights[k]))
+        else:
+            tpk = tp if close and k == k_cut else tpk
+        tp_before = tp if close else tp_before
     if column == 1:
-        return (best_d + n_neg) / (n_pos + n_neg)
+        return (best_int + n_neg) / (n_pos + n_neg)
     if column == 2:
-        return best_f1
+        return best
     if column == 3:
-        return (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
+        return (best_int + n_pos * n_neg) / (2 * n_pos * n_neg)
     if column == 4:
         return ap / n_pos
     if column == 5:
-        return min(best_m, 1.0)
+        return min(best, 1.0)
     return math.nan if tpk < 0 else float(tpk)
 
 

@@ -28,53 +28,52 @@ SCRATCH_BYTES = 1 << 30
 @cuda.jit(device=True, inline=True)
 def _score(sorted_labels, bounds, row, n_pos, column, k_cut, weights):
     """One swapped vector's value: its labels in sorted order in ``sorted_labels[row]``, ``bounds[row, j + 1]``
-    1 where its j-th item ends a tie group (as ``score_model`` along the identity order)."""
+    1 where its j-th item ends a tie group (as ``score_model`` along the identity order: a close's update kept
+    by a select, elsewhere a zero term; the same integers and floats)."""
     n = sorted_labels.shape[1]
     n_neg = n - n_pos
     tp = 0
     tp_before = 0
     fp_before = 0
     u2 = 0
-    best_d = 0
-    best_f1 = 0.0
-    best_g = 0
+    best_int = 0  # D or G, from the empty cut-off's 0
+    best = 0.0  # F1 or G w_k, from 0.0
     ap = 0.0
-    best_m = 0.0
     tpk = n_pos if k_cut >= n else -1
     for j in range(n):
         tp += int(sorted_labels[row, j])  # int64 (the simulator would keep uint8 and wrap)
-        if bounds[row, j + 1]:
-            k = j + 1
-            fp = k - tp
-            if column == 0:
-                gp = tp - tp_before
-                u2 += 2 * gp * (n_neg - fp) + gp * (fp - fp_before)
-            elif column == 1:
-                best_d = max(best_d, tp - fp)
-            elif column == 2:
-                best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
-            elif column == 3:
-                best_g = max(best_g, tp * n_neg - fp * n_pos)
-            elif column == 4:
-                ap = add_rn(ap, mul_rn(float(tp - tp_before), tp / k))
-            elif column == 5:
-                best_m = max(best_m, mul_rn(float(tp * n_neg - fp * n_pos), weights[k]))
-            elif k == k_cut:
-                tpk = tp
-            tp_before = tp
-            fp_before = fp
+        k = j + 1
+        fp = k - tp
+        close = bounds[row, j + 1] != 0
+        g = tp * n - k * n_pos  # G = TP N - FP P
+        if column == 0:
+            u2 += (tp - tp_before) * (2 * n_neg - fp - fp_before) if close else 0
+        elif column == 1:
+            best_int = max(best_int, 2 * tp - k if close else 0)
+        elif column == 2:
+            best = max(best, (2 * tp if close else 0) / (n_pos + k))
+        elif column == 3:
+            best_int = max(best_int, g if close else 0)
+        elif column == 4:
+            ap = add_rn(ap, mul_rn(float(tp - tp_before if close else 0), tp / k))
+        elif column == 5:
+            best = max(best, mul_rn(float(g if close else 0), weights[k]))
+        else:
+            tpk = tp if close and k == k_cut else tpk
+        tp_before = tp if close else tp_before
+        fp_before = fp if close else fp_before
     if column == 0:
         return (u2 * 0.5) / (n_pos * n_neg)
     if column == 1:
-        return (best_d + n_neg) / (n_pos + n_neg)
+        return (best_int + n_neg) / (n_pos + n_neg)
     if column == 2:
-        return best_f1
+        return best
     if column == 3:
-        return (best_g + n_pos * n_neg) / (2 * n_pos * n_neg)
+        return (best_int + n_pos * n_neg) / (2 * n_pos * n_neg)
     if column == 4:
         return ap / n_pos
     if column == 5:
-        return min(best_m, 1.0)
+        return min(best, 1.0)
     return math.nan if tpk < 0 else float(tpk)
 
 
