@@ -280,3 +280,11 @@ def test_bad_margins_name_the_argument(true_counts, predicted_counts, message):
 def test_cost_estimate_grows_with_n():
     small, large = accuracy_seconds([100] * 10, [100] * 10), accuracy_seconds([10_000] * 10, [10_000] * 10)
     assert small < 5 < large
+
+
+def test_numpy_margins_give_the_same_integers():
+    """int64 margins are read as Python ints: no fixed-width arithmetic reaches the factorials."""
+    true_counts, predicted_counts = np.array([30, 30, 40]), np.array([20, 45, 35], dtype=np.int64)
+    assert hit_numbers(true_counts, predicted_counts) == hit_numbers((30, 30, 40), (20, 45, 35))
+    assert accuracy_null(true_counts, predicted_counts).tail_count(40) == accuracy_null((30, 30, 40),
+                                                                                        (20, 45, 35)).tail_count(40)

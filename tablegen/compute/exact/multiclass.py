@@ -160,8 +160,8 @@ def hit_numbers(true_counts, predicted_counts) -> list[int]:
     >>> hit_numbers([1, 1, 1], [1, 1, 1])  # the derangements of three cards
     [2, 3, 0, 1]
     """
-    true, _ = check_margins(true_counts, predicted_counts)
-    coefficients = _weighted_rooks(true_counts, predicted_counts)
+    true, predicted = check_margins(true_counts, predicted_counts)
+    coefficients = _weighted_rooks(true, predicted)
     degree = len(coefficients) - 1
     for start in range(degree):
         for j in range(degree - 1, start - 1, -1):
@@ -169,10 +169,10 @@ def hit_numbers(true_counts, predicted_counts) -> list[int]:
     return coefficients + [0] * (sum(true) - degree)
 
 
-def _weighted_rooks(true_counts, predicted_counts) -> list[int]:
-    """T_i = r_i (n - i)!, i = 0..D."""
-    rooks = rook_numbers(true_counts, predicted_counts)
-    n = sum(true_counts)
+def _weighted_rooks(true: tuple[int, ...], predicted: tuple[int, ...]) -> list[int]:
+    """T_i = r_i (n - i)!, i = 0..D, for margins already checked (Python ints)."""
+    rooks = rook_numbers(true, predicted)
+    n = sum(true)
     degree = len(rooks) - 1
     factorial = math.factorial(n - degree)
     weighted = [0] * (degree + 1)
