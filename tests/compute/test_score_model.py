@@ -1,8 +1,9 @@
 """The label-permutation kernel's per-model walk (:func:`tablegen.compute.kernels.permutation.score_model`), which
-closes tie groups by selects, against the walk it replaced, which branched at each group end (kept here as the
-oracle, unchanged but for its name): every kernel column (0-5 and tp_at_k at cut-offs on a group end, inside a
-tied group (NaN), at n and beyond) gives the same float, bit for bit, on random labels and orders with no ties,
-some ties, heavy ties and random ties (group ends placed at random, as swapped ranks give)."""
+closes tie groups by selects (but where closes are sparse), against the walk it replaced, which branched at each
+group end (kept here as the oracle, unchanged but for its name): every kernel column (0-5 and tp_at_k at cut-offs
+on a group end, inside a tied group (NaN), at n and beyond) gives the same float, bit for bit, on random labels and
+orders with no ties, some ties, heavy ties and random ties (group ends placed at random, as swapped ranks give,
+many or few: both sides of ``SPARSE_CLOSES``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from tablegen.compute.kernels.permutation import SCORED_COLUMNS, score_model
+from tablegen.compute.kernels.permutation import SCORED_COLUMNS, SPARSE_CLOSES, score_model
 from tablegen.compute.kernels.ranking import mcc_weights
 
 
@@ -73,9 +74,9 @@ def _case(rng, n, ties):
     labels = (rng.random(n) < rng.uniform(0.05, 0.95)).astype(np.uint8)
     first = rng.integers(n)
     labels[first], labels[(first + 1) % n] = 1, 0
-    if ties == "random":  # group ends anywhere, as a swapped vector's ranks give them
+    if ties in ("random", "few"):  # group ends anywhere, as a swapped vector's ranks give them
         order = rng.permutation(n)
-        group_end = (rng.random(n) < rng.uniform(0.2, 0.9)).astype(np.uint8)
+        group_end = (rng.random(n) < (rng.uniform(0.2, 0.9) if ties == "random" else 0.01)).astype(np.uint8)
         group_end[-1] = 1
         return labels, order, group_end
     levels = {"none": 1e9, "some": 3.0, "heavy": 0.4}[ties]
@@ -91,12 +92,17 @@ def _bits(value: float) -> int:
     return int(np.float64(value).view(np.int64))
 
 
-@pytest.mark.parametrize("ties", ["none", "some", "heavy", "random"])
+TIES = ["none", "some", "heavy", "random", "few"]
+
+
+@pytest.mark.parametrize("ties", TIES)
 def test_every_column_is_the_branching_walks_float_bit_for_bit(ties):
-    rng = np.random.default_rng(["none", "some", "heavy", "random"].index(ties))
+    rng = np.random.default_rng(TIES.index(ties))
     compared = nan_seen = 0
-    for n in [2, 3, 5, 8, 13, 40, 97, 300] * 6:
+    sparse = set()  # whether closes were sparse (AUC, best F1 and average precision branch there), per case
+    for n in [2, 3, 5, 8, 13, 40, 97, 300, 2000] * 6:
         labels, order, group_end = _case(rng, n, ties)
+        sparse.add(bool(np.count_nonzero(group_end) * SPARSE_CLOSES < n))
         P = int(labels.sum())
         weights = mcc_weights(P, n - P, n + 1)
         cuts = sorted({0, 1, n - 1, n, n + 3, *rng.integers(1, n + 1, size=4).tolist()})
@@ -110,6 +116,10 @@ def test_every_column_is_the_branching_walks_float_bit_for_bit(ties):
     assert compared > 500
     if ties != "none":
         assert nan_seen > 0  # tied groups straddled some cut-offs: the NaN case was compared too
+    if ties in ("heavy", "few"):
+        assert sparse == {True, False}  # both walks compared
+    elif ties in ("none", "random"):
+        assert sparse == {False}
 
 
 def test_degenerate_walks_keep_the_branching_walks_floats():

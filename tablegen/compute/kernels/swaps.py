@@ -12,8 +12,9 @@ The values swapped are each model's within-model ranks (midranks over n: ties ke
 every metric depends on a model's scores only through their order, so each model's observed value is
 unchanged.  A pattern's two swapped vectors (A' takes item i's a-value, or its b-value when i is swapped;
 B' the other) are each scored in descending order, ties in item order (the threshold groups of
-:mod:`tablegen.compute.metrics_from_scores`), by :func:`~tablegen.compute.kernels.permutation.score_model`;
-``out[c, r]`` is metric(A') - metric(B') of column ``columns[c]``.
+:mod:`tablegen.compute.metrics_from_scores`), by :func:`~tablegen.compute.kernels.permutation.score_model`
+(whose walks close tie groups by selects: the swapped midranks of untied scores tie at random, where a branch
+mispredicted); ``out[c, r]`` is metric(A') - metric(B') of column ``columns[c]``.
 
 Sorting once: the 2n values (a_i, b_i) are merged into one descending order, ties by item index
 (:func:`swap_order`).  A pattern sends each entry to A' or B' (an a-value to A' unless its item is swapped, a
