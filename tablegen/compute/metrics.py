@@ -149,6 +149,9 @@ class Metric:
         (:mod:`tablegen.compute.exact.power`); None: no exact power model.
     power_domain_routine : str or None
         ``function(P, N) -> bool``: the cells where :attr:`power_routine` is exact; None: every cell.
+    power_cost_routine : str or None
+        ``function(P, N) -> (seconds, bytes)``: the estimated cost of one exact power probability (one k); None:
+        the boundary walk's (:func:`tablegen.compute.exact.power.boundary_cost`).
     """
 
     name: str
@@ -177,6 +180,7 @@ class Metric:
     paired_test: str = "permutation"
     power_routine: str | None = None
     power_domain_routine: str | None = None
+    power_cost_routine: str | None = None
 
     @property
     def has_exact(self) -> bool:
@@ -347,6 +351,23 @@ class Metric:
             if self.exact_at(P, N):
                 yield (P, N), self.exact_null(P, N)
 
+    def power_cost(self, P: int, N: int) -> tuple[float, float]:
+        """Estimated (single-core seconds, bytes) of one exact Lehmann power probability (one k) at (P, N), where
+        :meth:`power_exact_at`; ``(inf, inf)`` without a power model.
+
+        Examples
+        --------
+        >>> get_metric("best_f1").power_cost(1000, 1000)[0] < get_metric("auc").power_cost(100, 100)[0]
+        True
+        """
+        if self.power_routine is None:
+            return float("inf"), float("inf")
+        if self.power_cost_routine is not None:
+            return _resolve(self.power_cost_routine)(P, N)
+        from tablegen.compute.exact.power import boundary_cost
+
+        return boundary_cost(P, N, self.k)
+
     def exact_cost(self, P: int, N: int) -> tuple[float, float]:
         """Estimated (single-core seconds, peak bytes) of one exact critical value or p-value at (P, N).
 
@@ -389,6 +410,7 @@ _BASE = {
         paired_test="delong",
         power_routine=f"{_EXACT}.power:auc_event",
         power_domain_routine=f"{_EXACT}.power:auc_exact_at",
+        power_cost_routine=f"{_EXACT}.power_cost:auc_power_seconds",
     ),
     "best_accuracy": Metric(
         "best_accuracy",
@@ -434,6 +456,7 @@ _BASE = {
         exact_domain_routine=f"{_EXACT}.average_precision:enumerable",
         power_routine=f"{_EXACT}.power:average_precision_event",
         power_domain_routine=f"{_EXACT}.average_precision:enumerable",
+        power_cost_routine=f"{_EXACT}.power_cost:average_precision_power_seconds",
     ),
     "best_mcc": Metric(
         "best_mcc",

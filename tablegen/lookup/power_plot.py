@@ -102,9 +102,10 @@ def default_sizes(metric: str, auc: float, prevalence: float, C: int, alpha: flo
     >>> int(sizes[0]), int(sizes[-1]), bool(np.all(np.diff(sizes) == 1))
     (2, 128, True)
     """
-    from tablegen.lookup.power import _cells
+    from tablegen.compute.validation import check_alpha
+    from tablegen.lookup.power import size_line
 
-    _, smallest, cell = _cells(prevalence, None, None)
+    _, smallest, cell = size_line(check_alpha("prevalence", prevalence), None, None)
     upper, n = None, 16
     while True:
         try:
@@ -166,14 +167,14 @@ def plot_power_curve(metric: str, auc: float, prevalence: float, Cs: Iterable[in
     from tablegen.common.figures import pyplot, saved
     from tablegen.compute.exact.power import lehmann_k
     from tablegen.compute.validation import check_alpha, check_metric
-    from tablegen.lookup.power import _cells, check_auc
+    from tablegen.lookup.power import check_auc, size_line
 
     _check_path(path)  # before any work: a figure that cannot be written is refused first
     metric = check_metric("metric", metric)
     auc, alpha = check_auc(auc), check_alpha("alpha", alpha)
     Cs = _check_cs(Cs)
     prevalence = check_alpha("prevalence", prevalence)
-    _, smallest, cell = _cells(prevalence, None, None)
+    _, smallest, cell = size_line(prevalence, None, None)
     n = default_sizes(metric, auc, prevalence, Cs[-1], alpha, winners) if sizes is None \
         else _check_sizes(sizes, smallest)
     powers = {C: np.array([_power_at(metric, cell, int(size), C, alpha, auc, winners) for size in n]) for C in Cs}

@@ -2,8 +2,9 @@
 
 Per metric: each model's value; the winner against the best of C random classifiers (Forman & Cohen: the
 tables' answer, :func:`tablegen.significance_test_from_scores`); the winner against the models actually
-tried, their dependence kept (Westfall–Young max-T, :func:`tablegen.compare.selection_test`); and notes
-(ties, inverted scores, few positives).  Every number keeps the method and interval its source gives it.
+tried, their dependence kept (Westfall–Young max-T, :func:`tablegen.compare.selection_test`); the smallest AUC
+the test set detects with 80% power (:mod:`tablegen.compare.report.detectable`); and notes (ties, inverted
+scores, few positives).  Every number keeps the method and interval its source gives it.
 """
 
 from __future__ import annotations
@@ -58,6 +59,11 @@ class MetricReport:
         The winner against each other model (paired tests, one-sided, Holm-adjusted) and the confidence set of
         the best; None with fewer than two applicable models.
     notes : tuple of str
+    detectable : DetectableAUC or None
+        The smallest AUC this test set detects with 80% power on the metric, at the report's C and alpha (exact,
+        Lehmann alternative: :mod:`tablegen.compare.report.detectable`), so that a verdict that is not significant
+        says whether the test set could have seen anything; None where the exact search is beyond its domain or the
+        report's budget at this size (a note says which).
 
     Examples
     --------
@@ -75,12 +81,15 @@ class MetricReport:
     versus_models: object
     versus_others: object = None
     notes: tuple = ()
+    detectable: object = None
 
     def sentence(self) -> str:
         """Both verdicts on the winner in words, then the notes."""
         if self.winner is None:
             return f"{self.metric} is not applicable to any model."
         parts = [self.versus_random.sentence().split(" Note: ")[0]]
+        if self.detectable is not None:
+            parts.append(self.detectable.sentence() + ".")
         if self.versus_models is not None:
             parts.append("Against the models given: " + self.versus_models.sentence() + ".")
         if self.versus_others is not None:
@@ -102,7 +111,8 @@ class MetricReport:
                 "versus_random": self.versus_random.to_dict(),
                 "versus_models": None if self.versus_models is None else self.versus_models.to_dict(),
                 "versus_others": None if self.versus_others is None else self.versus_others.to_dict(),
-                "notes": list(self.notes)}
+                "notes": list(self.notes),
+                "detectable": None if self.detectable is None else self.detectable.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -287,6 +297,8 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         step.done(verdict.metric, "max-T arrangements")
         step.done(verdict.metric, "max-T critical value")
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
+        detectable, detectable_notes = _detectable(verdict, P, N, versus_random.C, alpha)
+        notes += detectable_notes
         applicable = {m: models[m] for m in verdict.scores}
         others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps)
         step.done(verdict.metric, "paired")
@@ -295,7 +307,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         step.done(verdict.metric, "intervals")
         notes += interval_notes
         reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
-                                               verdict, selection, others, notes)
+                                               verdict, selection, others, notes, detectable)
         logger.info("evaluate: %s done", verdict.metric)
     step.finish()
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
@@ -381,6 +393,16 @@ def _intervals(y: np.ndarray, models: dict, verdict, resamples) -> tuple[dict, t
         else:
             intervals[m] = found[m]
     return intervals, tuple(notes.values())
+
+
+def _detectable(verdict, P: int, N: int, C: int, alpha: float) -> tuple[object, tuple]:
+    """The metric's minimum detectable AUC at 80% power, or None and the note saying why there is none
+    (:func:`tablegen.compare.report.detectable.detectable_line`); nothing for a metric no model has."""
+    from tablegen.compare.report.detectable import detectable_line
+
+    if verdict.winner is None:
+        return None, ()
+    return detectable_line(verdict.metric, P, N, C, alpha)
 
 
 def _exact(y: np.ndarray, models: dict) -> bool:
