@@ -7,11 +7,20 @@ child's user + system time (``resource.getrusage(RUSAGE_CHILDREN)`` around each 
 machine inflates far less than wall time; the load average is printed before and after.  The Python
 lookups report which heavy modules they imported.
 
-``--before SRC`` runs the cold table lookup from another tablegen source tree (for example the previous
-commit: ``git archive HEAD~1 tablegen | tar -x -C /tmp/before``) beside this one, same interpreter and
-environment, so the two are measured side by side.  The verification cost is the CPU time spent in the
-reader's checks (root and chain, metadata, coordinates, chunk digests) inside a cold lookup, timed by
-wrapping them in the child.
+The cold-start targets come first: a lookup that runs a lattice programme (``critical_value("best_f1", 300,
+900, C=10)``, target 1 s of CPU) and a bundled-table lookup (``critical_value("average_precision", 100, 300,
+C=10, method="table")``, target 0.5 s), each in a new process, with numba's cache warm (filled by an untimed
+run) and cold (an empty ``NUMBA_CACHE_DIR`` per run, so the kernels compile), with numba generating code for
+this CPU and, on an AVX-512 CPU, for AVX2 as well (``NUMBA_CPU_NAME=haswell`` and Haswell's features in
+``NUMBA_CPU_FEATURES``: the code an AVX2 machine gets, whose cache entries are its own).  A table of stages
+says where a warm lookup's CPU goes (each stage's imports, the call, and the interpreter's exit: the child's
+total less its own clock at the end).
+
+``--before SRC`` runs the targets and the cold table lookup from another tablegen source tree (for example
+the previous commit: ``git archive HEAD~1 tablegen | tar -x -C /tmp/before``) beside this one, same
+interpreter and environment, so the two are measured side by side.  The verification cost is the CPU time
+spent in the reader's checks (root and chain, metadata, coordinates, chunk digests) inside a cold lookup,
+timed by wrapping them in the child.
 
 Usage::
 
@@ -22,19 +31,21 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from machine import load_average, recording
+from machine import load_average, recording, shown_path, vector_width
 
 TABLEGEN = str(Path(sys.executable).with_name("tablegen"))
 HERE = str(Path(__file__).resolve().parent.parent)
-HEAVY = ("dask", "distributed", "pandas", "zarr", "xarray", "scipy.stats", "numba")
+HEAVY = ("dask", "distributed", "pandas", "zarr", "xarray", "scipy.stats", "scipy.linalg", "numba", "psutil")
 COLD = ["lookup", "average_precision", "--P", "100", "--N", "300", "--C", "10"]
 LOOKUP = """
 import sys, tablegen
@@ -74,6 +85,41 @@ main({cold!r})
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(f"verification {{spent[0]:.4f}} total {{usage.ru_utime + usage.ru_stime:.4f}}")
 """
+#: The cold-start targets: (what it is, the call, CPU seconds allowed in a new process with numba's cache warm).
+TARGETS = [
+    ("lattice programme", "tablegen.critical_value('best_f1', 300, 900, C=10)", 1.0),
+    ("bundled table", "tablegen.critical_value('average_precision', 100, 300, C=10, method='table')", 0.5),
+]
+#: numba's code for an AVX2 machine (Haswell: AVX2 and FMA, no AVX-512), generated on any x86-64 CPU that runs it.
+AVX2_CODEGEN = {"NUMBA_CPU_NAME": "haswell",
+                "NUMBA_CPU_FEATURES": "+64bit,+avx,+avx2,+bmi,+bmi2,+cmov,+cx16,+cx8,+f16c,+fma,+fxsr,+lzcnt,+mmx,"
+                                      "+movbe,+pclmul,+popcnt,+sahf,+sse,+sse2,+sse3,+sse4.1,+sse4.2,+ssse3,+xsave"}
+#: One target in a new process (from the source tree ``{tree}``, or the installed one where it is empty): its
+#: answer, the CPU numba generated code for (or "-": numba not imported), the heavy modules imported, and the
+#: process's CPU seconds at each stage (its imports, the call) for the stage table.
+TARGET = """
+import time
+marks = [("interpreter and site", time.process_time())]
+import json, sys
+if {tree!r}:
+    sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in getattr(f, "__module__", "")]
+    sys.path.insert(0, {tree!r})
+for module in {stages!r}:
+    __import__(module)
+    marks.append(("import " + module, time.process_time()))
+import tablegen
+answer = {call}
+marks.append(("the call", time.process_time()))
+cpu = "-"
+if "numba" in sys.modules:
+    import llvmlite.binding, numba
+    cpu = numba.config.CPU_NAME or llvmlite.binding.get_host_cpu_name()
+print(json.dumps(marks))
+print(float(answer), answer.method, cpu, " ".join(m for m in {heavy!r} if m in sys.modules) or "none")
+"""
+#: The imports timed as stages before each target's call (the lattice lookup's numba: the kernels' jit module).
+STAGES = {"lattice programme": ("numpy", "tablegen.lookup.api", "tablegen.compute.kernels.jit"),
+          "bundled table": ("numpy", "tablegen.lookup.api", "zarr")}
 CASES = [
     ("tablegen --version", [TABLEGEN, "--version"]),
     ("tablegen --help", [TABLEGEN, "--help"]),
@@ -115,6 +161,69 @@ def repeated(command: list[str], repeat: int) -> tuple[float, float, float, str]
     return statistics.median(cpus), statistics.median(walls), min(walls), runs[-1][2]
 
 
+def timed_target(call: str, *, tree: str = "", stages: tuple[str, ...] = (), env: dict | None = None,
+                 cache: str | None = None) -> tuple[float, float, list, str]:
+    """One target in a new process: (CPU s, wall s, its stage marks, its last line).  ``cache``: numba's cache
+    directory (None: a new empty one, a cold cache)."""
+    code = TARGET.format(tree=tree, stages=stages, call=call, heavy=HEAVY)
+    with tempfile.TemporaryDirectory() as empty:
+        environment = {**os.environ, **(env or {}), "NUMBA_CACHE_DIR": cache or empty}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env=environment)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    marks, last = done.stdout.strip().splitlines()[-2:]
+    return cpu, wall, json.loads(marks), last
+
+
+def codegens() -> list[tuple[str, dict]]:
+    """(name, environment) of each code generation measured: this CPU's, and AVX2's where this CPU has AVX-512."""
+    width = vector_width()
+    return [(f"this CPU ({width})", {}), *([("AVX2 (haswell)", AVX2_CODEGEN)] if width == "AVX-512" else [])]
+
+
+def targets(repeat: int, before: str | None) -> None:
+    """The cold-start targets: median CPU and wall seconds of ``repeat`` new processes per row, warm and cold
+    numba cache, each code generation, this tree (and ``before``); then where a warm lookup's CPU goes."""
+    trees = [("this tree", ""), *([(f"before: `{shown_path(before)}`", before)] if before else [])]
+    print(f"cold-start targets ({repeat} new processes per row; warm: numba's cache filled by one untimed run "
+          "first; cold: an empty cache each run, the kernels compile):\n")
+    print("| lookup | tree | numba code for | numba cache | median CPU s | median wall s | target CPU s | "
+          "answer, method, numba's CPU, heavy modules imported |")
+    print("|---|---|---|---|---:|---:|---:|---|")
+    with tempfile.TemporaryDirectory() as warm:
+        for (name, call, target), (tree_name, tree), (codegen, env), cache in [
+                (t, r, g, c) for t in TARGETS for r in trees for g in codegens() for c in ("warm", "cold")]:
+            directory = warm if cache == "warm" else None
+            if cache == "warm":
+                timed_target(call, tree=tree, env=env, cache=directory)
+            runs = [timed_target(call, tree=tree, env=env, cache=directory) for _ in range(repeat)]
+            cpu, wall = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+            verdict = f"{target:.1f}" + (" (met)" if cpu <= target else " (**not met**)") if cache == "warm" else "-"
+            print(f"| {name} | {tree_name} | {codegen} | {cache} | {cpu:.2f} | {wall:.2f} | {verdict} | "
+                  f"{runs[-1][3]} |", flush=True)
+        print(f"\nwhere a warm lookup's CPU goes (numba's code for this CPU; median CPU s of {repeat} new processes, "
+              "each stage's imports timed in turn, then the call; exit: the process's total less its clock at "
+              "the end):\n")
+        print("| lookup | tree | " + " | ".join(["stage", "CPU s"]) + " |")
+        print("|---|---|---|---:|")
+        for name, call, _ in TARGETS:
+            for tree_name, tree in trees:
+                timed_target(call, tree=tree, stages=STAGES[name], cache=warm)
+                runs = [timed_target(call, tree=tree, stages=STAGES[name], cache=warm) for _ in range(repeat)]
+                labels = [label for label, _ in runs[0][2]]
+                spent = [[marks[0][1]] + [b - a for (_, a), (_, b) in zip(marks, marks[1:])] + [cpu - marks[-1][1]]
+                         for cpu, _, marks, _ in runs]
+                for index, label in enumerate([*labels, "exit (finalisation)"]):
+                    print(f"| {name} | {tree_name} | {label} | {statistics.median(s[index] for s in spent):.3f} |")
+                print(f"| {name} | {tree_name} | **total** | {statistics.median(r[0] for r in runs):.3f} |",
+                      flush=True)
+    print()
+
+
 def side_by_side(before: str, repeat: int) -> None:
     """The cold table lookup from another source tree and from this one, alternating runs."""
     print(f"\ncold table lookup, side by side (`tablegen {' '.join(COLD)}`, {repeat} fresh processes each):\n")
@@ -125,7 +234,7 @@ def side_by_side(before: str, repeat: int) -> None:
         timed(command)
         runs = [timed(command) for _ in range(repeat)]
         imported = subprocess.run(command, capture_output=True, text=True, check=True).stderr.strip().splitlines()[-1]
-        print(f"| {name}: `{tree}` | {statistics.median(c for _, c, _ in runs):.2f} | "
+        print(f"| {name}: `{shown_path(tree)}` | {statistics.median(c for _, c, _ in runs):.2f} | "
               f"{statistics.median(w for w, _, _ in runs):.2f} | {imported.removeprefix('imported: ')} |", flush=True)
 
 
@@ -148,11 +257,15 @@ def verification_cost(repeat: int) -> None:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--before", default=None, help="an earlier tablegen source tree to run the cold table "
-                                                       "lookup from, beside this one")
+    parser.add_argument("--before", default=None, help="an earlier tablegen source tree to run the targets and "
+                                                       "the cold table lookup from, beside this one")
+    parser.add_argument("--targets-only", action="store_true", help="only the cold-start targets (not recorded)")
     args = parser.parse_args(argv)
-    print(f"load average {load_average()} at the start; {args.repeat} fresh processes per case, after one "
-          f"untimed; CPU = user + system seconds of the child (getrusage)\n")
+    print(f"load average {load_average()} at the start; CPU = user + system seconds of the child (getrusage)\n")
+    targets(args.repeat, os.path.abspath(args.before) if args.before else None)
+    if args.targets_only:
+        return
+    print(f"{args.repeat} fresh processes per case, after one untimed:\n")
     print("| case | median CPU s | median wall s | fastest wall s | last line printed |")
     print("|---|---:|---:|---:|---|")
     for name, command in CASES:
@@ -165,5 +278,8 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    with recording("startup"):
+    if "--targets-only" in sys.argv:
         main()
+    else:
+        with recording("startup"):
+            main()
