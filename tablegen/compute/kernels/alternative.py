@@ -170,12 +170,13 @@ def score_sorted(positives, negatives, ks, mcc_w, with_mcc, out, row):
         tp += gp
         fp += gn
         k = tp + fp
-        u2 += 2 * gp * (n_neg - fp) + gp * gn
-        best_d = max(best_d, tp - fp)
-        best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
         g = tp * n_neg - fp * n_pos
-        best_g = max(best_g, g)
-        ap += gp * (tp / k)
+        if gp > 0:  # a group of negatives alone adds nothing to U or AP and lowers TP - FP, G and 2 TP / (P + k)
+            u2 += 2 * gp * (n_neg - fp) + gp * gn
+            best_d = max(best_d, tp - fp)
+            best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
+            best_g = max(best_g, g)
+            ap += gp * (tp / k)
         if with_mcc:
             best_m = max(best_m, g * mcc_w[k])
         while segment < n_ks and ks[segment] <= k:

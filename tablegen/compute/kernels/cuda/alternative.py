@@ -104,12 +104,13 @@ def _score_row(scratch, i, n_pos, n_neg, ks, mcc_w, with_mcc, out):
         tp += gp
         fp += gn
         k = tp + fp
-        u2 += 2 * gp * (n_neg - fp) + gp * gn
-        best_d = max(best_d, tp - fp)
-        best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
         g = tp * n_neg - fp * n_pos
-        best_g = max(best_g, g)
-        ap = add_rn(ap, mul_rn(np.float64(gp), tp / k))
+        if gp > 0:
+            u2 += 2 * gp * (n_neg - fp) + gp * gn
+            best_d = max(best_d, tp - fp)
+            best_f1 = max(best_f1, (2 * tp) / (n_pos + k))
+            best_g = max(best_g, g)
+            ap = add_rn(ap, mul_rn(np.float64(gp), tp / k))
         if with_mcc:
             best_m = max(best_m, mul_rn(np.float64(g), mcc_w[k]))
         while segment < n_ks and ks[segment] <= k:
