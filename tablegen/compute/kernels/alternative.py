@@ -285,7 +285,7 @@ def lehmann_block(n_pos, n_neg, k, key0, key1, first, ks, mcc_w, with_mcc, out, 
     >>> out = np.empty((2000, TP_COLUMN))
     >>> lehmann_block(30, 30, 3.0, np.uint64(1), np.uint64(2), 0, np.zeros(0, np.int64), np.zeros(61), False,
     ...               out, np.empty((0, 0)))
-    >>> abs(out[:, 0].mean() - 0.75) < 0.01  # the mean AUC is k / (k + 1)
+    >>> bool(abs(out[:, 0].mean() - 0.75) < 0.01)  # the mean AUC is k / (k + 1)
     True
     """
     n = n_pos + n_neg
