@@ -181,6 +181,15 @@ def test_lehmann_beyond_the_exact_programme_is_monte_carlo_and_says_so():
     assert inside.method == "exact" and inside.replicates is None  # R is unused where the power is exact
 
 
+def test_auc_power_at_ten_thousand_uses_the_exact_critical_value():
+    # the cell: AUC at (10^4, 10^4) is Monte Carlo power against tablegen.critical_value's exact m*
+    exact_m = tablegen.critical_value("auc", 10_000, 10_000, C=10, alpha=0.05, method="exact")
+    assert exact_m.method == "exact"
+    result = tablegen.power("auc", 10_000, 10_000, C=10, alpha=0.05, auc=0.7, R=40, seed=1)
+    assert (result.method, result.critical_method, result.replicates) == ("monte carlo", "exact", 40)
+    assert result.critical_value == float(exact_m) and result.power == 1.0 and result.ci_low < 1.0
+
+
 def test_a_monte_carlo_critical_value_is_said_to_be_an_estimate():
     # average precision at (20, 20): no exact null and no enumeration; m* is the table's (or a simulation's)
     result = tablegen.power("average_precision", 20, 20, C=10, alpha=0.05, auc=0.7, R=2000)
