@@ -287,3 +287,23 @@ def test_cost_estimate_grows_with_the_cell():
     small, large = lattice_cost(100, 100), lattice_cost(10_000, 10_000)
     assert 0 < small[0] < large[0] and 0 < small[1] < large[1]
     assert large[0] < 5 and large[1] < 1e8  # a critical value at P N = 1e8: about a second, a few MB
+
+
+def test_the_union_bound_is_above_every_exact_tail_and_spares_the_programme_beyond_every_double(monkeypatch):
+    """Pr(X >= key) <= sum over diagonals of Hoeffding's bound (lattice_search.union_log_bound), checked against the
+    programme on every 50th candidate of small cells; a key whose bound is below e^-746 is 0.0 without a programme
+    (at (3000, 7000) the programme on such a key runs in subnormal arithmetic, seconds)."""
+    from tablegen.compute.exact import lattice_search
+    from tablegen.compute.exact.lattice import BalancedAccuracyKeys, BestF1Keys
+
+    for P, N in ((5, 7), (20, 30), (60, 40)):
+        for family in (BalancedAccuracyKeys(P, N), BestF1Keys(P, N)):
+            listed = family.all_keys()
+            for i in range(0, len(listed.values), 50):
+                tail = lattice_search.tail_at_key(family, listed.key(i))
+                assert tail == 0.0 or math.log(tail) <= lattice_search.union_log_bound(family, listed.key(i))
+    family = BestF1Keys(3000, 7000)
+    key = family.ceil_key(0.7)
+    assert lattice_search.union_log_bound(family, key) < lattice_search.LOG_BELOW_DOUBLES
+    monkeypatch.setattr(family, "sweep", lambda *args: pytest.fail("a programme ran"))
+    assert lattice_search.tail_at_key(family, key) == 0.0

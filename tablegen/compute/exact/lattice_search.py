@@ -48,8 +48,56 @@ UNDERFLOW_MASS = 2.3e-308
 ENUMERATE_LIMIT = 1 << 12
 
 
+#: Below e^this a probability's correctly rounded double is 0.0 (half the smallest subnormal is e^-745.13).
+LOG_BELOW_DOUBLES = -746.0
+
+
 def _floor(family, expected: float) -> float:
     return max(FLOOR_SHARE * expected / (family.P + family.N), MIN_FLOOR)
+
+
+def union_log_bound(family, key) -> float:
+    """log of a rigorous upper bound on Pr(X >= key): the ranking's path touches {a t - b f >= c} on some diagonal d
+    (the top d items, t of them positive) only if TP_d >= T_d = ceil((c + b d) / (a + b)), so Pr(X >= key) <=
+    sum_d Pr(TP_d >= T_d), TP_d hypergeometric, each term bounded by Hoeffding's (1963) Chernoff bound for sampling
+    without replacement, exp(-m KL(q || P / n)), on the d items ranked or on the n - d others (the smaller); 0.0
+    (no bound) where the integers would not fit int64.
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.lattice import BalancedAccuracyKeys
+    >>> family = BalancedAccuracyKeys(300, 700)
+    >>> union_log_bound(family, family.max_key) >= math.log(tail_at_key(family, family.max_key))  # 1 / C(1000, 300)
+    True
+    >>> union_log_bound(BalancedAccuracyKeys(3000, 7000), 3000 * 7000) < LOG_BELOW_DOUBLES
+    True
+    """
+    P, N = family.P, family.N
+    a, b, c = (int(v) for v in family.half_plane(key))
+    n = P + N
+    if a + b <= 0 or abs(c) + b * n + a + b >= 2**62:
+        return 0.0
+    d = np.arange(n + 1, dtype=np.int64)
+    threshold = -((-(c + b * d)) // (a + b))  # T_d, exactly
+    p = P / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top = _log_chernoff(threshold / np.maximum(d, 1), p, d, above=True)
+        rest = _log_chernoff((P - threshold) / np.maximum(n - d, 1), p, n - d, above=False)
+    log_terms = np.minimum(top, rest)
+    log_terms[threshold <= 0] = 0.0
+    log_terms[threshold > np.minimum(d, P)] = -np.inf
+    largest = float(np.max(log_terms))
+    if largest == -np.inf:
+        return -math.inf
+    return largest + math.log(float(np.sum(np.exp(log_terms - largest))))
+
+
+def _log_chernoff(q: np.ndarray, p: float, m: np.ndarray, above: bool) -> np.ndarray:
+    """log of exp(-m KL(q || p)) where q is beyond p on the side asked (a sample mean >= q > p, or <= q < p), else 0."""
+    q = np.clip(q, 0.0, 1.0)
+    kl = np.where(q > 0, q * np.log(q / p), 0.0) + np.where(q < 1, (1 - q) * np.log((1 - q) / (1 - p)), 0.0)
+    beyond = q > p if above else q < p
+    return np.where(beyond & (m > 0), -m * np.maximum(kl, 0.0), 0.0)
 
 
 class _Probe:
@@ -80,7 +128,8 @@ def _run_probe(family, key, target: float, lo, hi) -> _Probe:
 
 
 def tail_at_key(family, key, expected: float | None = None) -> float:
-    """Pr(X >= key), within :data:`TRIM_RTOL` relative of the untrimmed programme's value.
+    """Pr(X >= key), within :data:`TRIM_RTOL` relative of the untrimmed programme's value; 0.0 (its correctly
+    rounded value) without a programme where :func:`union_log_bound` is below e^-746.
 
     The floor is set from ``expected`` (default: the Brownian-bridge model); if the dropped mass
     is too large a share of the answer, the programme reruns with the floor set from the answer
@@ -92,6 +141,8 @@ def tail_at_key(family, key, expected: float | None = None) -> float:
     >>> round(tail_at_key(BalancedAccuracyKeys(2, 2), 4), 12)  # G = 4: both positives on top
     0.166666666667
     """
+    if union_log_bound(family, key) < LOG_BELOW_DOUBLES:  # far beyond every double: 0.0, without a programme
+        return 0.0
     if expected is None:
         expected = math.exp(-family.model_phi(family.value(key)) ** 2)
     hit, dropped, _, _ = family.sweep(key, _floor(family, expected))
