@@ -253,6 +253,10 @@ SHELL_ANSWERS = {
     "tablegen export --metric best_f1 --C 10 --format markdown": "| Pos \\ Neg | 20 | 30 |",
     "tablegen info": "bundled table: complete, 361 of 361 cells done",
     "tablegen verify": "in 10,699 of 10,830 checks (98.8%",
+    "tablegen power best_f1 --P 30": "with probability 0.7119 (exact)",  # the planning how-to
+    "tablegen sample-size best_accuracy": "first at P = 12, N = 12 (power 0.8261)",
+    "tablegen minimum-detectable best_f1": "a model of AUC 0.7639 or more",
+    "tablegen max-models best_f1": "among up to 46 models tried",
 }
 
 
