@@ -378,6 +378,27 @@ def test_lehmann_power_refuses_a_non_positive_k():
             lehmann_power("auc", 10, 10, 0.7, k, R=10)
 
 
+@pytest.mark.parametrize("model", ["binormal", "lehmann"])
+def test_a_run_beyond_the_time_limit_is_refused_before_drawing(model, monkeypatch):
+    from tablegen.compute import power_mc
+    from tablegen.errors import ResourceLimitError
+
+    drawn = []
+
+    def no_draws(*args, **kwargs):
+        drawn.append(args)
+        raise AssertionError("drew replicates beyond the time limit")
+
+    monkeypatch.setattr(power_mc, "count_significant", no_draws)
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1")
+    estimate = power_mc.binormal_power if model == "binormal" else power_mc.lehmann_power
+    with pytest.raises(ResourceLimitError, match=r"\bR\b.*\bhalf_width\b"):
+        estimate("auc", 500, 500, 0.55, 1.2, R=10**6)  # ~30 s estimated
+    with pytest.raises(ResourceLimitError, match="1,000 replicates"):
+        estimate("auc", 10**6, 10**6, 0.501, 1.2)  # the pilot alone: ~60 s estimated
+    assert not drawn
+
+
 # --- how many replicates -------------------------------------------------------------------------
 
 def test_default_replicates_meet_the_half_width_at_every_count():
