@@ -31,6 +31,8 @@ DEFAULT_UPPER_POWER = 0.95
 MAX_DEFAULT_SIZE = 4096
 #: The default range has about this many sizes (every size when the range is shorter: the saw-tooth shows).
 DEFAULT_POINTS = 150
+#: The default sizes are thinned so that the whole figure's estimated single-core seconds stay within this.
+DEFAULT_SECONDS = 30.0
 #: The most sizes drawn.
 MAX_SIZES = 2000
 
@@ -89,12 +91,13 @@ def _power_at(metric, cell, n, C, alpha, auc, winners) -> float:
 
 
 def default_sizes(metric: str, auc: float, prevalence: float, C: int, alpha: float = 0.01,
-                  winners: int | str = 1) -> np.ndarray:
+                  winners: int | str = 1, curves: int = 1) -> np.ndarray:
     """The sizes :func:`plot_power_curve` draws when none are given: from the smallest size of the prevalence line
     up to the first size (doubling from 16) where the power at ``C`` reaches :data:`DEFAULT_UPPER_POWER`, or
     :data:`MAX_DEFAULT_SIZE`, or the last doubling inside the exact programme's domain; every size up to
-    :data:`DEFAULT_POINTS` of them, else evenly spaced.  ``alpha``: default 0.01, the level of Forman & Cohen's
-    tables.
+    :data:`DEFAULT_POINTS` of them, else evenly spaced, and fewer where ``curves`` lines of them would take more
+    than :data:`DEFAULT_SECONDS` by the registry's estimates (AUC's exact programme grows as n**4).  ``alpha``:
+    default 0.01, the level of Forman & Cohen's tables.
 
     Examples
     --------
@@ -119,7 +122,17 @@ def default_sizes(metric: str, auc: float, prevalence: float, C: int, alpha: flo
             break
         n *= 2
     step = max(1, math.ceil((upper - smallest) / DEFAULT_POINTS))
+    every = sum(_estimated_seconds(metric, *cell(size)) for size in range(smallest, upper + 1))
+    step = max(step, math.ceil(curves * every / DEFAULT_SECONDS))
     return np.unique(np.r_[np.arange(smallest, upper, step), upper])
+
+
+def _estimated_seconds(metric: str, P: int, N: int) -> float:
+    """Estimated seconds of one point of one line: the critical value and one exact power."""
+    from tablegen.compute.metrics import get_metric
+
+    entry = get_metric(metric)
+    return entry.exact_cost(P, N)[0] + entry.power_cost(P, N)[0]
 
 
 def plot_power_curve(metric: str, auc: float, prevalence: float, Cs: Iterable[int] = DEFAULT_CS,
@@ -175,7 +188,7 @@ def plot_power_curve(metric: str, auc: float, prevalence: float, Cs: Iterable[in
     Cs = _check_cs(Cs)
     prevalence = check_alpha("prevalence", prevalence)
     _, smallest, cell = size_line(prevalence, None, None)
-    n = default_sizes(metric, auc, prevalence, Cs[-1], alpha, winners) if sizes is None \
+    n = default_sizes(metric, auc, prevalence, Cs[-1], alpha, winners, curves=len(Cs)) if sizes is None \
         else _check_sizes(sizes, smallest)
     powers = {C: np.array([_power_at(metric, cell, int(size), C, alpha, auc, winners) for size in n]) for C in Cs}
     plt = pyplot()
