@@ -288,3 +288,30 @@ def test_numpy_margins_give_the_same_integers():
     assert hit_numbers(true_counts, predicted_counts) == hit_numbers((30, 30, 40), (20, 45, 35))
     assert accuracy_null(true_counts, predicted_counts).tail_count(40) == accuracy_null((30, 30, 40),
                                                                                         (20, 45, 35)).tail_count(40)
+
+
+def test_bonferroni_partial_sums_bracket_pointwise():
+    """The lemma behind the early stop: f_L(v) = sum_{i=x}^{L} (-1)^(i-x) C(i-1, x-1) C(v, i) is >= 1 for L - x even
+    and <= 1 for L - x odd (= 1 once L >= v), for every count v >= x; so the partial sums of S_x / n! = E[f(X)]
+    bracket Pr(X >= x).  Checked for every v <= 150, x, L (the proof is on the docs page)."""
+    for v in range(1, 151):
+        for x in range(1, v + 1):
+            partial, binomial = 0, 1  # C(L - 1, x - 1)
+            for L in range(x, v + 1):
+                partial += (-1) ** (L - x) * binomial * math.comb(v, L)
+                assert (partial >= 1) if (L - x) % 2 == 0 else (partial <= 1)
+                binomial = binomial * L // (L - x + 1)
+            assert partial == 1
+
+
+@pytest.mark.parametrize("true_counts, predicted_counts, early", [
+    ((50,) * 12, (50,) * 12, True), ((40,) * 15, (20, 60) * 7 + (40,), True),
+    ((200, 150, 100, 50, 40, 30, 20, 10), (75,) * 8, False), ((300, 300, 0), (100, 250, 250), False)])
+def test_early_stopped_tails_are_the_correctly_rounded_exact_tails(true_counts, predicted_counts, early):
+    null = accuracy_null(true_counts, predicted_counts)
+    critical = null.critical_hits(100, 0.01)
+    assert (len(null._weighted[0]) - 1 < null.most_hits) == early  # the search used a prefix of the rook numbers
+    total = math.factorial(null.n)
+    for x in range(0, null.most_hits + 2, 7):
+        assert null.tail_ge(x) == null.tail_count(x) / total
+    assert null.tail_ge(critical) <= upper_tail_probability(100, 0.01) * (1 + 1e-12) < null.tail_ge(critical - 1)
