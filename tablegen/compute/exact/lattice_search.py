@@ -61,7 +61,7 @@ def union_log_bound(family, key) -> float:
     (the top d items, t of them positive) only if TP_d >= T_d = ceil((c + b d) / (a + b)), so Pr(X >= key) <=
     sum_d Pr(TP_d >= T_d), TP_d hypergeometric, each term bounded by Hoeffding's (1963) Chernoff bound for sampling
     without replacement, exp(-m KL(q || P / n)), on the d items ranked or on the n - d others (the smaller); 0.0
-    (no bound) where the integers would not fit int64.
+    (no bound) where the integers would not fit int64 or the family's event is not one half-plane (best MCC).
 
     Examples
     --------
@@ -72,6 +72,8 @@ def union_log_bound(family, key) -> float:
     >>> union_log_bound(BalancedAccuracyKeys(3000, 7000), 3000 * 7000) < LOG_BELOW_DOUBLES
     True
     """
+    if not hasattr(family, "half_plane"):
+        return 0.0
     P, N = family.P, family.N
     a, b, c = (int(v) for v in family.half_plane(key))
     n = P + N
