@@ -82,11 +82,13 @@ def _power_parser(sub) -> None:
     p.add_argument("--C", type=int, required=True, help=_C_HELP)
     _common(p, target=False)
     p.add_argument("--model", choices=("lehmann", "binormal"), default="lehmann",
-                   help="lehmann: exact; binormal (positives N(d, 1), negatives N(0, 1)): Monte Carlo, "
-                        "95%% interval")
+                   help="lehmann: exact where its programme runs (beyond it Monte Carlo, and the answer says "
+                        "so); binormal (positives N(d, 1), negatives N(0, 1)): Monte Carlo, 95%% interval")
     p.add_argument("--R", type=int, default=None,
-                   help="replicates of a binormal answer (default: a 95%% interval of +-0.005)")
-    p.add_argument("--seed", type=int, default=None, help="root seed of a binormal answer (default 2005)")
+                   help="replicates, if the answer is simulated (binormal, or beyond the exact Lehmann programme; "
+                        "default: a 95%% interval of +-0.005)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="root seed, if the answer is simulated (default 2005: the same question, the same answer)")
     p.add_argument("--plot", default=None, metavar="FILE",
                    help="draw the power curve (power against P + N at this prevalence, C = 1, 10, 100, 1000 "
                         "and this C; exact, Lehmann)")
@@ -96,9 +98,7 @@ def _power_parser(sub) -> None:
 def _run_power(args) -> int:
     from tablegen import power
 
-    if args.model == "lehmann" and (args.R is not None or args.seed is not None):
-        raise TablegenInputError(f"{'--R' if args.R is not None else '--seed'} applies only to --model binormal "
-                                 "(a Monte Carlo answer); --model lehmann is exact")
+    _check_simulation_options(args)
     if args.plot is not None and args.model != "lehmann":
         raise TablegenInputError("--plot draws exact power, under the Lehmann alternative: give --model lehmann, "
                                  "or leave out --plot")
@@ -108,6 +108,19 @@ def _run_power(args) -> int:
     if args.plot is not None:
         _plot(args, result)
     return 0
+
+
+def _check_simulation_options(args) -> None:
+    """``--R`` and ``--seed`` checked whether or not the answer is simulated (an exact answer ignores them; a bad value
+    is refused all the same, naming the option)."""
+    from tablegen.compute.validation import check_replicates, check_seed
+
+    if args.R is not None:
+        if args.R < 1:
+            raise TablegenInputError(f"--R must be a positive integer, got {args.R}")
+        check_replicates(args.R, (), ())  # at most 2**53
+    if args.seed is not None:
+        check_seed("--seed", args.seed, allow_none=False)
 
 
 def _plot(args, result) -> None:

@@ -50,6 +50,14 @@ def test_power_with_all_winners_and_the_binormal_model(capsys):
     assert "Monte Carlo, 95% interval [" in out and "R = 2,000" in out
 
 
+def test_beyond_the_exact_programme_power_simulates_with_the_r_and_seed_given(capsys):
+    expected = tg.power("auc", 400, 400, C=10, alpha=0.05, auc=0.55, R=2000, seed=4)
+    code, out, _ = run_cli(capsys, "power", "auc", "--P", "400", "--N", "400", "--C", "10", "--alpha", "0.05",
+                           "--auc", "0.55", "--R", "2000", "--seed", "4", "--json")
+    data = strict(out)
+    assert code == 0 and data == expected.to_dict() and (data["method"], data["replicates"]) == ("monte carlo", 2000)
+
+
 def test_sample_size_prints_first_and_stable_sizes(capsys):
     expected = tg.sample_size("best_accuracy", auc=0.8, C=1, alpha=0.05, prevalence=0.5)
     assert (expected.first_P + expected.first_N, expected.stable_P + expected.stable_N) == (24, 30)  # the saw-tooth
@@ -104,8 +112,10 @@ MODELS = ["max-models", "best_accuracy", "--P", "20", "--N", "20", "--alpha", "0
     ([*POWER[:-1], "0.4"], 2, "--auc must be in [0.5, 1), got 0.4"),
     ([*POWER, "--winners", "0"], 2, "--winners must be an integer in [1, C] or 'all', got 0"),
     ([*POWER, "--winners", "x"], 2, "--winners must be an integer in [1, C] or 'all', got 'x'"),
-    ([*POWER, "--R", "1000"], 2, "--R applies only to --model binormal"),
-    ([*POWER, "--seed", "3"], 2, "--seed applies only to --model binormal"),
+    ([*POWER, "--model", "binormal", "--R", "0"], 2, "--R must be a positive integer, got 0"),
+    ([*POWER, "--R", "-1"], 2, "--R must be a positive integer, got -1"),  # refused though the answer is exact
+    ([*POWER, "--R", "9223372036854775808"], 2, "--R must be at most 2**53"),
+    ([*POWER, "--seed", "-1"], 2, "--seed"),
     ([*POWER, "--model", "binormal", "--plot", "curve.png"], 2, "--plot draws exact power"),
     ([*POWER, "--plot", "adir"], 2, "--plot adir: is a directory"),
     ([*POWER, "--plot", "curve.bogus"], 2, "not an image format"),
