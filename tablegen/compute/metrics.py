@@ -149,6 +149,10 @@ class Metric:
         (:mod:`tablegen.compute.exact.power`); None: no exact power model.
     power_domain_routine : str or None
         ``function(P, N) -> bool``: the cells where :attr:`power_routine` is exact; None: every cell.
+    power_batch_routine : str or None
+        ``function(k, cells, critical_values, memory) -> probabilities or None``: the events of
+        :attr:`power_routine` at many cells for one k in one pass (None: one cell at a time; the routine's None:
+        over ``memory`` bytes).
     power_cost_routine : str or None
         ``function(P, N) -> (seconds, bytes)``: the estimated cost of one exact power probability (one k); None:
         the boundary walk's (:func:`tablegen.compute.exact.power.boundary_cost`).
@@ -181,6 +185,7 @@ class Metric:
     power_routine: str | None = None
     power_domain_routine: str | None = None
     power_cost_routine: str | None = None
+    power_batch_routine: str | None = None
 
     @property
     def has_exact(self) -> bool:
@@ -291,6 +296,22 @@ class Metric:
         import dataclasses
 
         return dataclasses.replace(event, critical_value=event.critical_value / divisor)
+
+    def lehmann_batch(self, k: float, cells, critical_values, memory: float):
+        """The exact Lehmann probabilities of "metric > m*" at many cells for one k in one pass (m* per cell in
+        the metric's units), or None where the metric has no batch routine or it would need more than ``memory``
+        bytes (:attr:`power_batch_routine`).
+
+        Examples
+        --------
+        >>> [round(float(x), 4) for x in get_metric("auc").lehmann_batch(3.0, [(10, 10)], [0.72], 1e9)]
+        [0.6125]
+        >>> get_metric("best_f1").lehmann_batch(3.0, [(10, 10)], [0.7], 1e9) is None
+        True
+        """
+        if self.power_batch_routine is None:
+            return None
+        return _resolve(self.power_batch_routine)(k, cells, critical_values, memory)
 
     def power_exact_at(self, P: int, N: int) -> bool:
         """Whether :meth:`lehmann_event` is exact (and runs) at (P, N).
@@ -410,6 +431,7 @@ _BASE = {
         paired_test="delong",
         power_routine=f"{_EXACT}.power:auc_event",
         power_domain_routine=f"{_EXACT}.power:auc_exact_at",
+        power_batch_routine=f"{_EXACT}.power:auc_events_tails",
         power_cost_routine=f"{_EXACT}.power_cost:auc_power_seconds",
     ),
     "best_accuracy": Metric(

@@ -82,20 +82,22 @@ class _PowerLine:
         return len(self.seen.keys() | self.used)
 
     def prefetch(self, sizes) -> None:
-        """AUC: decide the sizes not yet computed (within the exact programme) by one backward programme."""
-        from tablegen.compute.exact.power import auc_exact_at
-        from tablegen.compute.kernels.lehmann_batch import auc_upper_tails, batch_memory
+        """Decide the sizes not yet computed (within the exact programme) by one pass over them all, for a metric
+        with a batch routine (AUC: one backward programme, :meth:`~tablegen.compute.metrics.Metric.lehmann_batch`)."""
+        from tablegen.compute.metrics import get_metric
 
-        if self.metric != "auc":
+        spec = get_metric(self.metric)
+        if spec.power_batch_routine is None:
             return
-        todo = [n for n in sizes if n not in self.seen and n not in self.decided and auc_exact_at(*self.cell(n))]
+        todo = [n for n in sizes if n not in self.seen and n not in self.decided and spec.power_exact_at(*self.cell(n))]
+        if len(todo) < BATCH_SIZES:
+            return
         cells = [self.cell(n) for n in todo]
-        if len(todo) < BATCH_SIZES or batch_memory(cells) > BATCH_MEMORY:
+        critical = [exceed_event(self.metric, P, N, self.C, self.alpha).critical_value for P, N in cells]
+        tails = spec.lehmann_batch(self.k, cells, critical, BATCH_MEMORY)
+        if tails is None:
             return
-        # the event's threshold, as tablegen.compute.exact.power.auc_event sets it: U >= u* + 1, u* = m* P N
-        thresholds = [round(exceed_event("auc", P, N, self.C, self.alpha).critical_value * P * N) + 1
-                      for P, N in cells]
-        for n, single in zip(todo, auc_upper_tails(self.k, cells, thresholds)):
+        for n, single in zip(todo, tails):
             value = of_winners(float(single), self.winners)
             if abs(value - self.target) > DECISION_MARGIN:
                 self.decided[n] = value >= self.target

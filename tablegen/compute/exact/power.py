@@ -322,6 +322,25 @@ def auc_event(P: int, N: int, tail: float, cut: int | None = None) -> ExceedEven
     return _event_of(P, N, value, lambda k: auc_upper_tail(P, N, k, u + 1))
 
 
+def auc_events_tails(k: float, cells, critical_values, memory: float) -> np.ndarray | None:
+    """The probabilities of the events :func:`auc_event` sets ("AUC > m*", i.e. U >= m* P N + 1) at each cell of
+    ``cells`` for one k, by one backward programme over every cell
+    (:func:`tablegen.compute.kernels.lehmann_batch.auc_upper_tails`); None where it would need more than
+    ``memory`` bytes.
+
+    Examples
+    --------
+    >>> [round(float(x), 4) for x in auc_events_tails(3.0, [(10, 10)], [0.72], 1e9)]
+    [0.6125]
+    """
+    from tablegen.compute.kernels.lehmann_batch import auc_upper_tails, batch_memory
+
+    if batch_memory(cells) > memory:
+        return None
+    thresholds = [round(value * P * N) + 1 for (P, N), value in zip(cells, critical_values)]
+    return auc_upper_tails(k, cells, thresholds)
+
+
 # -- average precision: every arrangement ------------------------------------------------------------
 def average_precision_event(P: int, N: int, tail: float, cut: int | None = None) -> ExceedEvent:
     """"AP > m*": the Lehmann probabilities of the arrangements whose AP lies in a support point above m*.
