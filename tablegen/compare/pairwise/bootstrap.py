@@ -198,8 +198,8 @@ class BootstrapValues:
     ----------
     labels : ndarray
         0/1 per item.
-    scores : ndarray
-        (models, n).
+    scores : ndarray or list of ndarray
+        (models, n), or one score vector per model.
     specs : list of Metric
         The metrics whose values are kept (any metric computable from scores).
     seed, resamples, method :
@@ -221,7 +221,7 @@ class BootstrapValues:
         from tablegen.compare.pairwise.validation import BCA_ITEMS
 
         y = np.ascontiguousarray(labels, dtype=np.int64)
-        self.labels, self.models = y, scores.shape[0]
+        self.labels, self.models = y, len(scores)
         self.positives, self.negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
         self.degenerate = self.positives.size < 2 or self.negatives.size < 2  # scipy needs two items per class
         self.method = ("BCa" if y.size <= BCA_ITEMS else "percentile") if method == "auto" else method
@@ -230,8 +230,7 @@ class BootstrapValues:
             return
         self._sorted = self._sort(scores)
         self._observed, self._resampled = self._score(seed, resamples)
-        if self.method != "BCa":
-            self._sorted = None  # the jackknife's orders are kept for BCa alone (n <= 2,000 with "auto")
+        self._sorted = self._sorted[1:]  # the jackknife's orders and group ends (BCa alone: n <= 2,000 with "auto")
 
     def _column_map(self, specs) -> dict:
         """metric name -> (the pass's output column, the kernel column, k, the count's divisor)."""
@@ -253,17 +252,19 @@ class BootstrapValues:
         return columns
 
     def _sort(self, scores: np.ndarray) -> tuple:
-        """(each model's pass codes by slot, and its order and group ends), sorting one model at a time."""
+        """(each model's pass codes by slot, and for BCa's jackknife its order and group ends), sorting one model at
+        a time."""
         from tablegen.compute.kernels.resample import pass_codes, sorted_models
 
         codes, orders, ends = None, [], []
         for m in range(self.models):
-            order, end = sorted_models(scores[m:m + 1])
+            order, end = sorted_models(np.asarray(scores[m], float)[None, :])  # one model's temporaries at a time
             row = pass_codes(order, end, self.labels)
             codes = np.empty((self.models, self.labels.size), row.dtype) if codes is None else codes
             codes[m] = row[0]
-            orders.append(order[0])
-            ends.append(end[0])
+            if self.method == "BCa":
+                orders.append(order[0])
+                ends.append(end[0])
         return codes, orders, ends
 
     def _score(self, seed: int, resamples: int) -> tuple[np.ndarray, np.ndarray]:
@@ -291,7 +292,7 @@ class BootstrapValues:
             jackknife = []
             for m in range(self.models):
                 left_out = np.empty(self.labels.size)
-                jackknife_values(self._sorted[1][m], self._sorted[2][m], self.labels, column, k_cut, left_out)
+                jackknife_values(self._sorted[0][m], self._sorted[1][m], self.labels, column, k_cut, left_out)
                 jackknife.append((left_out[self.positives] / divisor, left_out[self.negatives] / divisor))
         return self._observed[:, at] / divisor, self._resampled[:, :, at] / divisor, jackknife
 
@@ -338,8 +339,8 @@ class ReportResamples:
 
         if self._values is None or tuple(scores) != self._models:
             names = list(dict.fromkeys([*self.metrics, metric]))
-            stacked = np.array(list(scores.values()), float).reshape(len(scores), self.labels.size)
-            self._values = BootstrapValues(self.labels, stacked, [get_metric(m) for m in names], self.seed)
+            self._values = BootstrapValues(self.labels, list(scores.values()), [get_metric(m) for m in names],
+                                           self.seed)
             self._models = tuple(scores)
         return dict(zip(scores, self._values.intervals(get_metric(metric))))
 
