@@ -407,3 +407,14 @@ def test_evaluate_draws_and_scores_each_resample_once_for_every_metric(monkeypat
     assert calls == [[1, 1, 1, 1, 1, 0]]  # one call, every base metric wanted (TP at 30 among the cut-offs)
     for metric in ("best_f1", "average_precision"):
         assert report[metric].intervals["b"] == bootstrap_interval(labels, models["b"], metric=metric, seed=2)
+
+
+def test_a_report_whose_models_all_score_alike_within_each_class_has_single_value_intervals():
+    """No model's scores vary within a class: nothing is resampled, every interval
+    is the single value, as before the shared pass (which raised a typing error on the empty set of models)."""
+    import tablegen
+
+    labels = np.r_[np.ones(10), np.zeros(10)]
+    report = tablegen.evaluate(labels, {"flat": labels.copy(), "flipped": 1 - labels}, metrics=["auc", "best_f1"])
+    assert report["auc"].intervals == {"flat": (1.0, 1.0), "flipped": (0.0, 0.0)}
+    assert report["best_f1"].intervals == {"flat": (1.0, 1.0), "flipped": (2 / 3, 2 / 3)}

@@ -226,7 +226,7 @@ class BootstrapValues:
         self.degenerate = self.positives.size < 2 or self.negatives.size < 2  # scipy needs two items per class
         self.method = ("BCa" if y.size <= BCA_ITEMS else "percentile") if method == "auto" else method
         self._columns = self._column_map(specs)
-        if self.degenerate:
+        if self.degenerate or not self.models:  # nothing to resample
             return
         self._sorted = self._sort(scores)
         self._observed, self._resampled = self._score(seed, resamples)
@@ -260,7 +260,7 @@ class BootstrapValues:
         for m in range(self.models):
             order, end = sorted_models(np.asarray(scores[m], float)[None, :])  # one model's temporaries at a time
             row = pass_codes(order, end, self.labels)
-            codes = np.empty((self.models, self.labels.size), row.dtype) if codes is None else codes
+            codes = np.empty((self.models, self.labels.size), row.dtype) if m == 0 else codes
             codes[m] = row[0]
             if self.method == "BCa":
                 orders.append(order[0])
@@ -298,7 +298,7 @@ class BootstrapValues:
 
     def intervals(self, spec, level: float = 0.95) -> list[tuple[float, float]]:
         """The ``level`` interval of ``spec`` for each model (:func:`sorted_bootstrap_intervals`)."""
-        if self.degenerate:
+        if self.degenerate or not self.models:
             return [(float("nan"), float("nan"))] * self.models
         observed, resampled, jackknife = self.values(spec)
         return [interval_from_resamples(observed[m], resampled[:, m], None if jackknife is None else jackknife[m],
