@@ -17,14 +17,14 @@ logger = logging.getLogger(__name__)
 #: Single-core seconds per (arrangement, model, item) step of the max-T test's kernels (measured 0.9 ns on an
 #: AVX-512 EPYC core under load, 10^4 arrangements x 5 models x 10^4 items), rounded up.
 ARRANGEMENT_STEP_SECONDS = 2e-9
-#: Single-core seconds per (resample, item) step of a bootstrap interval, with its sort and jackknife shares
-#: (measured 3.5-4 ns: one model's AUC, best_f1 or AP interval, 2,000 resamples of 10^4 items, 0.07-0.08 s),
-#: rounded up.
-RESAMPLE_STEP_SECONDS = 5e-9
-#: Single-core seconds per (swap, item) step of a paired swap-permutation test of one metric (measured 10-11 ns with
-#: the sort-once kernel: one metric of one pair, 10^4 items, load 6-7 on 2 cores; 7 ns a metric when a pair's
-#: patterns serve 4 metrics at once), rounded up.
-SWAP_STEP_SECONDS = 2e-8
+#: Single-core seconds per (resample, model, item) step of the report's bootstrap intervals, every metric scored in
+#: the same pass (measured 1.8 ns at 10^4 items and 3.05 ns at 10^6 for the 5 default metrics together, 10 models,
+#: 2,000 resamples, load 5-6 on 2 cores), rounded up; charged once, to the first metric's intervals.
+RESAMPLE_STEP_SECONDS = 4e-9
+#: Single-core seconds per (swap, item) step of a paired swap-permutation test of one metric (measured 6-7 ns with
+#: the sort-once kernel and its branchless scoring: one metric of one pair, 10^4 items, load 5 on 2 cores; about
+#: 3 ns a metric when a pair's patterns serve several metrics at once), rounded up.
+SWAP_STEP_SECONDS = 1e-8
 #: Exact critical values asked of one random ranking's null in the max-T critical value's search with competitors
 #: not given (2 for the estimate and each end of its interval where the guess is right, more where it is not;
 #: the tails at the models' values are the verdicts' own, shared).
@@ -116,7 +116,8 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
             (K - 1) * n * (ARRANGEMENT_STEP_SECONDS * 100 if spec.paired_test == "delong" else
                            SWAP_STEP_SECONDS * (DEFAULT_SWAPS if R is None else R)))
         steps[spec.name, "paired"] = paired
-        steps[spec.name, "intervals"] = K * n * RESAMPLE_STEP_SECONDS * BOOTSTRAP_RESAMPLES
+        # one pass per (model, resample) scores every metric: the first metric's step does it, the rest read it
+        steps[spec.name, "intervals"] = K * n * RESAMPLE_STEP_SECONDS * BOOTSTRAP_RESAMPLES if spec is specs[0] else 0.0
     return EvaluationCost(tuple(spec.name for spec in specs), steps)
 
 
