@@ -12,7 +12,7 @@ probability is computed under its own exponential tilt:
    a solves mu(a) = v.  Near the centre (|v - P N / 2| < one sd) the tilt is tiny: no tilt, in effect.
 2. **Window.**  [lo, lo + M) holds all but 2e-30 of the tilted mass on either side (optimised
    Chernoff bounds), M ~ 24 sd(a): aliasing is negligible.
-3. **Band.**  F_k = G(s w^k) / G(s) (:func:`_pgf`, cancellation-free factors)
+3. **Band.**  F_k = G(s w^k) / G(s) (:func:`~tablegen.compute.exact.auc_fft_band._pgf`, cancellation-free factors)
    is computed for k = 0, 1, ... until a block of 32 falls below 1e-17 / sd(a); 256 spread k and the
    neighbourhoods of the roots of unity of order <= 32 (where the q-binomial has secondary peaks)
    must also be below it, else the band doubles (up to the whole spectrum).
@@ -38,21 +38,17 @@ where it is short anyway), about 700 band checks, each a product over min(P, N) 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
+from tablegen.compute.exact.auc_fft_band import BLOCK_ELEMENTS, BYTES_PER_FREQUENCY, _Tilted
 from tablegen.compute.exact.nulls import TIE_RTOL
+
+__all__ = ["BLOCK_ELEMENTS", "BYTES_PER_FREQUENCY", "RELATIVE_ERROR_BOUND", "TiltedAuc", "TiltedAucNull",
+           "first_passing", "snapped_u"]
 
 #: Relative error of a tail probability the tests hold this routine to (measured: below 3e-14).
 RELATIVE_ERROR_BOUND = 1e-12
-#: Tilted mass allowed outside the window, each side (natural log).
-_LOG_OUTSIDE = math.log(1e-30)
-_CHERNOFF_STEPS = (8, 10, 12, 14, 16, 20, 24, 32, 48, 64, 128, 256, 1024)
-_BLOCK = 32
-#: The band stops where |F_k| < this / sd(a): an error ~1e-16 relative in f near its peak.
-_BAND_TOLERANCE = 1e-17
 #: Probes within this many sd of the tilt's mean are accurate to RELATIVE_ERROR_BOUND; further out re-tilt.
 _ACCURATE_SDS = 2.0
 #: Points near one another share a tilted law: the tilts of a grid this many null sd apart (TiltedAuc.tilt_at),
@@ -302,191 +298,6 @@ def _x_over_expm1(x):
 
 def _half_sinch2(x):
     return (0.5 * x / np.sinh(0.5 * x)) ** 2
-
-
-@dataclass
-class _Tilted:
-    """One tilted law: its tilt a, window [lo, lo + M), band F_0..F_K and Lambda(a)."""
-
-    cell: TiltedAuc
-    a: float
-    lo: int
-    M: int
-    band: np.ndarray
-    lam: float
-    mean: float
-    sd: float
-
-    @classmethod
-    def build(cls, cell: TiltedAuc, a: float) -> _Tilted:
-        lo, M = _window(cell, a)
-        sd = math.sqrt(cell.var(a))
-        return cls(cell, a, lo, M, _band(cell, a, M, sd), cell.lam(a), cell.mu(a), sd)
-
-    @cached_property
-    def _geometry(self):
-        K = self.band.size - 1
-        k = np.arange(K + 1, dtype=np.int64)
-        angle_k = np.where(k > self.M // 2, k - self.M, k) * (2 * np.pi / self.M)
-        denominator = _one_minus(math.exp(-self.a), -math.expm1(-self.a), angle_k)
-        denominator[0] = -math.expm1(-self.a)
-        # F_k and F_{-k} = conj(F_k) both count, except k = 0 and the Nyquist frequency M / 2
-        multiplicity = np.where((k == 0) | (2 * k == self.M), 1.0, 2.0)
-        return k, multiplicity * self.band / denominator
-
-    def lower_tail(self, v: int) -> float:
-        """Pr(U <= v) = Pr(lo <= U <= v) (the rest is below 1e-30 of it)."""
-        if v < self.lo:
-            return 0.0
-        k, weighted = self._geometry
-        span = v - self.lo + 1
-        phase = 2 * np.pi * (((k * v) % self.M) / self.M)
-        turns = ((k * span) % self.M).astype(np.float64)
-        angle = np.where(turns > self.M / 2, turns - self.M, turns) * (2 * np.pi / self.M)
-        decay = self.a * span
-        numerator = (np.ones_like(angle, dtype=complex) if decay > 745
-                     else _one_minus(math.exp(-decay), -math.expm1(-decay), angle))
-        numerator[0] = -math.expm1(-decay)
-        terms = weighted * np.exp(-1j * phase) * numerator
-        S = np.sum(terms.real) / self.M
-        return min(math.exp(self.lam + self.a * v) * float(S), 1.0)
-
-
-def _one_minus(q: float, one_minus_q: float, angle: np.ndarray) -> np.ndarray:
-    """1 - q e^{i angle} without cancellation: (1 - q) + 2 q sin^2(angle/2) - i q sin(angle)."""
-    half = np.sin(0.5 * angle)
-    return (one_minus_q + 2 * q * half * half) - 1j * q * np.sin(angle)
-
-
-def _window(cell: TiltedAuc, a: float) -> tuple[int, int]:
-    """(lo, M): all but e^{-69} of the tilted mass lies in [lo, lo + M) (Chernoff bounds both sides)."""
-    mu, sd, lam_a = cell.mu(a), math.sqrt(cell.var(a)), cell.lam(a)
-    lo = 0
-    for spread in _CHERNOFF_STEPS:
-        x = math.floor(mu - spread * sd)
-        if x < 0:
-            break
-        b = cell.solve_mu(x)  # b >= a
-        if cell.lam(b) - lam_a + (b - a) * x <= _LOG_OUTSIDE:  # log Pr_a(W <= x)
-            lo = x + 1
-            break
-    high = cell.PN + 1
-    for spread in _CHERNOFF_STEPS:
-        x = math.ceil(mu + spread * sd)
-        if x > cell.PN:
-            break
-        b = cell.solve_mu(x)  # b <= a
-        if cell.lam(b) - lam_a - (a - b) * x <= _LOG_OUTSIDE:  # log Pr_a(W >= x)
-            high = x
-            break
-    return lo, _fast_length(high - lo)
-
-
-def _fast_length(n: int) -> int:
-    """The smallest 2^p 3^q 5^r >= n (any M works; a smooth one keeps the frequency grid regular).
-
-    Same as ``scipy.fft.next_fast_len(n, real=True)``, without importing scipy.fft (~0.4 s).
-    """
-    n, best = max(n, 2), None
-    five = 1
-    while five < 2 * n:
-        three = five
-        while three < 2 * n:
-            two = three << max((n - 1) // three, 0).bit_length()  # smallest power-of-2 multiple >= n
-            best = two if best is None or two < best else best
-            three *= 3
-        five *= 5
-    return best
-
-
-#: Factor evaluations per numpy block in :func:`_pgf` (bounds its temporaries to ~32 MB each).
-BLOCK_ELEMENTS = 1 << 22
-
-
-def _pgf(cell: TiltedAuc, a: float, M: int, ks: np.ndarray, magnitude_only: bool = False) -> np.ndarray:
-    """F_k = G(s w^k) / G(s) = prod_i A_{N+i}(k) / A_i(k) for each k in ``ks``, without cancellation.
-
-    Each factor A_j = (1 - s^j e^{iy}) / (1 - s^j), y = 2 pi (j k mod M) / M, is
-
-        A_j = (1 + 2 alpha_j sin^2(y/2)) - i alpha_j sin y,   alpha_j = 1 / expm1(a j),
-        log|A_j| = 0.5 log1p(4 alpha_j (1 + alpha_j) sin^2(y/2)),
-        arg A_j = atan2(-alpha_j sin y, 1 + 2 alpha_j sin^2(y/2)),
-
-    every term added non-negative (the textbook 1 - exp(j log z) loses every digit when s^j is near 1),
-    and j k is reduced mod M in exact integers before any floating-point operation.  The logs and
-    arguments are summed over the 2 min(P, N) factors: a few ulp each, ~1e-14 relative on the tails
-    in the end (``tests/compute/test_exact_auc.py``).  Plain numpy: a lookup loads no compiled kernel.
-    ``magnitude_only`` returns |F_k| (half the work: the band checks need no phase).
-    """
-    j_den = np.arange(1, cell.small + 1, dtype=np.int64)
-    j_num = j_den + cell.large
-    with np.errstate(over="ignore", divide="ignore"):
-        alpha = np.concatenate([1.0 / np.expm1(a * j_num), 1.0 / np.expm1(a * j_den)])
-    beta = 4.0 * alpha * (1.0 + alpha)
-    exponents = np.concatenate([j_num, j_den]) % M
-    sign = np.concatenate([np.ones(cell.small), -np.ones(cell.small)])
-    ks = np.asarray(ks, dtype=np.int64)
-    out = np.empty(ks.size, dtype=float if magnitude_only else complex)
-    rows = max(1, BLOCK_ELEMENTS // exponents.size)
-    for start in range(0, ks.size, rows):
-        turns = exponents[None, :] * ks[start:start + rows, None]  # j k < 2**63: k < 9e12 / (P + N)
-        np.remainder(turns, M, out=turns)
-        half_angle = turns * (np.pi / M)  # y / 2 in [0, pi): sin^2 and sin y are those of y - 2 pi
-        sine = np.sin(half_angle)
-        sine2 = sine * sine
-        log_abs = 0.5 * np.log1p(beta * sine2) @ sign
-        if magnitude_only:
-            out[start:start + rows] = np.exp(log_abs)
-            continue
-        arg = np.arctan2(-2.0 * alpha * sine * np.cos(half_angle), 1.0 + 2.0 * alpha * sine2)
-        out[start:start + rows] = np.exp(log_abs + 1j * (arg @ sign))
-    return out
-
-
-def _band(cell: TiltedAuc, a: float, M: int, sd: float) -> np.ndarray:
-    """F_0..F_K: blocks (32, then doubling) until one is below tolerance, then checks beyond K (doubling
-    K if one fails).  The band holds ~100 frequencies for balanced cells and up to the whole half
-    spectrum when min(P, N) is tiny (a slowly decaying characteristic function): refused beyond the
-    memory limit (:func:`tablegen.compute.limits.check_memory`)."""
-    half, tolerance = M // 2, _BAND_TOLERANCE / sd
-    blocks, end = [], 0
-    while end <= half:
-        _check_band_memory(cell, min(max(2 * end, _BLOCK), half + 1))
-        block = _pgf(cell, a, M, np.arange(end, min(end + max(end, _BLOCK), half + 1)))
-        blocks.append(block)
-        end += block.size
-        if np.max(np.abs(block)) < tolerance:
-            break
-    suspects = _secondary_peaks(M)
-    while end <= half:
-        checks = np.union1d(np.linspace(end, half, 256).astype(np.int64), suspects)
-        checks = checks[(checks >= end) & (checks <= half)]
-        if np.max(_pgf(cell, a, M, checks, magnitude_only=True)) < tolerance:
-            break
-        stop = min(2 * end, half + 1)
-        _check_band_memory(cell, stop)
-        blocks.append(_pgf(cell, a, M, np.arange(end, stop)))
-        end = stop
-    return np.concatenate(blocks)
-
-
-#: Bytes per band frequency: the band and the O(K) temporaries of one probe (measured peak / K ~ 110).
-BYTES_PER_FREQUENCY = 200
-
-
-def _check_band_memory(cell: TiltedAuc, size: int) -> None:
-    from tablegen.compute.limits import check_memory
-    from tablegen.errors import Argument
-
-    check_memory(BYTES_PER_FREQUENCY * size, f"exact auc at min(P, N) = {cell.small}, max(P, N) = {cell.large} "
-                 f"(a band of {size:,} frequencies)",
-                 ("use ", Argument("method", "simulate"), " or ", Argument("method", "auto")))
-
-
-def _secondary_peaks(M: int) -> np.ndarray:
-    """Grid points next to the roots of unity of order <= 32, where the q-binomial has secondary peaks."""
-    roots = {round(M * p / b) for b in range(2, 33) for p in range(1, b // 2 + 1) if math.gcd(p, b) == 1}
-    return np.array(sorted({r + d for r in roots for d in (-1, 0, 1)}), dtype=np.int64)
 
 
 class TiltedAucNull:
