@@ -174,15 +174,15 @@ def test_an_untied_model_is_answered_by_the_no_ties_null_which_is_its_tie_condit
 def test_the_verdict_and_the_selection_test_build_each_tilted_law_once(monkeypatch):
     """Every model's tail and every critical value near another is answered by one tilted law (a grid of tilts),
     built once for the verdict, the tie-conditional p-values and the selection test together."""
-    from tablegen.compute.exact import auc_fft
+    from tablegen.compute.exact import auc_fft_band
 
-    built, build = [], auc_fft._Tilted.build.__func__
+    built, build = [], auc_fft_band.TiltedLaw.build.__func__
 
     def counting(cls, cell, a):
         built.append((cell.small, cell.large, a))
         return build(cls, cell, a)
 
-    monkeypatch.setattr(auc_fft._Tilted, "build", classmethod(counting))
+    monkeypatch.setattr(auc_fft_band.TiltedLaw, "build", classmethod(counting))
     rng = np.random.default_rng(8)
     y = np.r_[np.ones(600), np.zeros(1400)]
     models = {f"m{i}": (0.3 + 0.02 * i) * y + rng.normal(size=2000) for i in range(12)}  # AUCs ~0.4 sd apart

@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from tablegen.compute.exact.auc_fft_band import BLOCK_ELEMENTS, BYTES_PER_FREQUENCY, _Tilted
+from tablegen.compute.exact.auc_fft_band import BLOCK_ELEMENTS, BYTES_PER_FREQUENCY, TiltedLaw
 from tablegen.compute.exact.nulls import TIE_RTOL
 
 __all__ = ["BLOCK_ELEMENTS", "BYTES_PER_FREQUENCY", "RELATIVE_ERROR_BOUND", "TiltedAuc", "TiltedAucNull",
@@ -83,7 +83,7 @@ class TiltedAuc:
         self._j = self._i + self.large
         self.log_total = math.lgamma(P + N + 1) - math.lgamma(P + 1) - math.lgamma(N + 1)
         self.var0 = self.PN * (P + N + 1) / 12.0
-        self._tilts: dict[float, _Tilted] = {}
+        self._tilts: dict[float, TiltedLaw] = {}
         self._grid: dict[int, tuple[float, float, float] | None] = {}  # grid point -> (tilt, mean, sd)
 
     # -- the real axis: Lambda(b) = log E[e^{-bU}], mean and variance of the tilted law ------------
@@ -140,11 +140,11 @@ class TiltedAuc:
             high *= 2.0
         return _geometric_bisection(lambda b: self._log_bahadur_rao(b) > target, low, high, 1e-10)
 
-    def tilted(self, a: float) -> _Tilted:
+    def tilted(self, a: float) -> TiltedLaw:
         """The tilted law at ``a`` (window and band of F_k), built once per tilt."""
         a = self._floored(a)
         if a not in self._tilts:
-            self._tilts[a] = _Tilted.build(self, a)
+            self._tilts[a] = TiltedLaw.build(self, a)
         return self._tilts[a]
 
     def _floored(self, a: float) -> float:
@@ -177,7 +177,7 @@ class TiltedAuc:
                 return a
         return self._floored(self.solve_mu(v))
 
-    def tilted_at(self, v: float) -> _Tilted:
+    def tilted_at(self, v: float) -> TiltedLaw:
         """The tilted law that answers at v (:meth:`tilt_at`)."""
         return self.tilted(self.tilt_at(v))
 
@@ -256,7 +256,7 @@ class TiltedAuc:
             tilt = self.tilted_at(v)  # decide the crossing where this tilt is accurate
         return v
 
-    def _bracket(self, tilt: _Tilted, passes) -> tuple[int, int]:
+    def _bracket(self, tilt: TiltedLaw, passes) -> tuple[int, int]:
         """(low, high) with passes(high) and not passes(low) (low = -1 when v = 0 passes)."""
         width = max(int(4 * tilt.sd), 1)
         low = max(int(tilt.mean) - width, -1)

@@ -26,8 +26,18 @@ _BAND_TOLERANCE = 1e-17
 
 
 @dataclass
-class _Tilted:
-    """One tilted law: its tilt a, window [lo, lo + M), band F_0..F_K and Lambda(a)."""
+class TiltedLaw:
+    """One tilted law: its tilt a, window [lo, lo + M), band F_0..F_K and Lambda(a); built by
+    :meth:`~tablegen.compute.exact.auc_fft.TiltedAuc.tilted`, once per tilt.
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.auc_fft import TiltedAuc
+    >>> cell = TiltedAuc(30, 70)
+    >>> law = cell.tilted_at(600)  # tilted so that its mean is near U = 600 (of P N = 2100)
+    >>> abs(law.mean - 600) <= law.sd, law.lower_tail(600) == cell.lower_tail(600)
+    (True, True)
+    """
 
     cell: TiltedAuc
     a: float
@@ -39,7 +49,7 @@ class _Tilted:
     sd: float
 
     @classmethod
-    def build(cls, cell: TiltedAuc, a: float) -> _Tilted:
+    def build(cls, cell: TiltedAuc, a: float) -> TiltedLaw:
         lo, M = _window(cell, a)
         sd = math.sqrt(cell.var(a))
         return cls(cell, a, lo, M, _band(cell, a, M, sd), cell.lam(a), cell.mu(a), sd)
