@@ -1,4 +1,4 @@
-"""Is a K-class classifier's accuracy (or Cohen's kappa) better than the best of C random classifiers?
+"""Is a K-class classifier's accuracy (kappa, balanced accuracy, macro-F1) better than the best of C random classifiers?
 
 The random classifier keeps the tested model's predictions and permutes them uniformly over the items: the
 true class counts n_k and the predicted counts m_k stay fixed (the conditional null, as the tie-conditional
@@ -7,60 +7,87 @@ best of C independent random classifiers with the same predicted counts beats x 
 1 - Pr(X < x)**C, the p-value.  Kappa is an increasing affine function of the hits when both margins are
 fixed, so it has the same p-value and its critical value is the accuracy's, transformed.
 ``docs/explanation/multiclass-accuracy.md`` proves the law and the level.
+
+Balanced accuracy and macro-F1, and accuracy or kappa where the exact law would take longer than the time limit,
+are answered by Monte Carlo: R replicates of the same null from the keyed permutation kernel
+(:mod:`tablegen.compute.kernels.multiclass`), the single-classifier tail q = Pr(X >= x) estimated by
+(b + 1) / (R + 1) (b replicates reaching x), the p-value 1 - (1 - q)**C with the Clopper–Pearson interval of q
+mapped through the same increasing function.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import numbers
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
 from tablegen.compute.exact.multiclass import (
+    TIE_RTOL,
     accuracy_null,
     accuracy_seconds,
     chance_agreement,
     kappa_from_hits,
 )
-from tablegen.compute.limits import check_time
-from tablegen.compute.stats import upper_tail_probability
-from tablegen.compute.validation import check_alpha, check_competitors
+from tablegen.compute.limits import check_memory, check_time, time_limit_seconds
+from tablegen.compute.stats import clopper_pearson, p_value_from_tail, upper_tail_probability
+from tablegen.compute.validation import MAX_REPLICATES, check_alpha, check_competitors, check_integer, check_seed
 from tablegen.errors import Argument, TablegenInputError
 
 logger = logging.getLogger(__name__)
 
-#: The metrics :func:`multiclass_test` answers exactly.
-METRICS = ("accuracy", "kappa")
+#: The metrics :func:`multiclass_test` answers exactly (within the time limit; else by Monte Carlo).
+EXACT_METRICS = ("accuracy", "kappa")
+#: Every metric :func:`multiclass_test` answers: the last two by Monte Carlo always.
+METRICS = EXACT_METRICS + ("balanced_accuracy", "macro_f1")
+#: The least number of Monte Carlo replicates by default; more where C and alpha need them
+#: (:func:`default_replicates`).
+DEFAULT_REPLICATES = 10_000
+#: Single-core seconds per item and replicate of the permutation kernel, with room for a loaded machine (measured
+#: about 1.5 ns on the development machine, AMD EPYC; the binary permutation kernel about 1.9 ns).
+SECONDS_PER_ELEMENT_STEP = 4e-9
+#: Replicates per kernel call (bounds the scratch memory: 24 bytes a replicate).
+_BLOCK = 1 << 16
 
 
 @dataclass(frozen=True)
 class MulticlassTest:
-    """A K-class model's accuracy or kappa against the best of C random classifiers (exact).
+    """A K-class model's accuracy, kappa, balanced accuracy or macro-F1 against the best of C random classifiers.
 
     Attributes
     ----------
     metric : str
-        ``"accuracy"`` or ``"kappa"``.
+        ``"accuracy"``, ``"kappa"``, ``"balanced_accuracy"`` or ``"macro_f1"``.
     value : float
-        The model's accuracy (hits / n) or Cohen's kappa.
+        The model's accuracy (hits / n), Cohen's kappa, balanced accuracy (the mean over the classes with items of
+        their recall) or macro-F1 (the mean over all classes of 2 TP_k / (n_k + m_k)).
     p_value : float
-        1 - Pr(X < hits)**C under the permutation null; where ``p_bounded`` it is only an upper bound.
+        1 - Pr(X < x)**C under the permutation null (X the metric of one random classifier, x the model's); where
+        ``p_bounded`` it is only an upper bound.  By Monte Carlo, 1 - (1 - q)**C with q = (b + 1) / (R + 1), b
+        the replicates reaching x: an estimate, with its interval ``p_interval``.
     p_bounded : bool
         True where the single-classifier tail fell below 1e-300 and ``p_value`` is the bound at that floor.
     critical_value : float or None
-        The smallest value of the metric significant at ``alpha`` for this C (the value is significant iff it
-        reaches it); None where no attainable value is (too few items for this C and alpha).
+        Exact: the smallest value of the metric significant at ``alpha`` for this C (the value is significant
+        iff it reaches it); None where no attainable value is (too few items for this C and alpha).  Monte
+        Carlo: the smallest replicate value whose Monte Carlo p-value is <= alpha (an estimate; a value between
+        the largest replicate value below it and it is significant too, the replicates not resolving the law
+        there); None where no replicate value is (R too small for this C and alpha, or no attainable value).
     significant : bool
-        ``value >= critical_value``, equivalently p-value <= alpha.
+        p-value <= alpha (exact: equivalently ``value >= critical_value``).
     method : str
-        ``"exact"`` (integer arithmetic; every probability the correctly rounded double of the exact rational).
+        ``"exact"`` (integer arithmetic; every probability the correctly rounded double of the exact rational)
+        or ``"monte carlo"`` (``replicates`` random permutations, ``p_interval``).
     C, alpha : the question.
     n : int
         Items.
     hits, critical_hits : int, int or None
-        The model's hits and the smallest significant number of hits.
+        The model's hits and the smallest significant number of hits (None for balanced accuracy and
+        macro-F1, whose critical value is not a number of hits).
     classes : tuple
         The classes, in the order of the counts (sorted where the labels sort, else as first seen).
     true_counts, predicted_counts : tuple of int
@@ -69,6 +96,13 @@ class MulticlassTest:
         The metric's expected value under the null (accuracy sum_k n_k m_k / n^2; kappa 0).
     tail_probability : float
         t = 1 - (1 - alpha)**(1/C): the single-classifier tail the critical value keeps.
+    replicates, seed : int or None
+        Monte Carlo: the replicates R and the root seed of their streams (None when exact).
+    reaching : int or None
+        Monte Carlo: b, the replicates whose value reaches the model's (within 1e-12 relative).
+    p_interval : tuple of float or None
+        Monte Carlo: the 95% interval of the p-value, the Clopper–Pearson interval of q from b of R mapped
+        through q -> 1 - (1 - q)**C (increasing, so the interval keeps its coverage).
 
     Examples
     --------
@@ -94,6 +128,10 @@ class MulticlassTest:
     predicted_counts: tuple
     expected_value: float
     tail_probability: float
+    replicates: int | None = None
+    seed: int | None = None
+    reaching: int | None = None
+    p_interval: tuple | None = None
 
     def sentence(self) -> str:
         """One plain sentence with the verdict.
@@ -109,14 +147,19 @@ class MulticlassTest:
         who = ("a random classifier" if self.C == 1
                else f"the best of {self.C:,} random classifiers")
         p_text = f"p {'< ' if self.p_bounded else '= '}{self.p_value:.3g}"
-        if self.critical_value is None:
-            critical = "no attainable value is significant at this C and alpha"
+        if self.method == "exact":
+            method = "exact"
+            critical = ("no attainable value is significant at this C and alpha" if self.critical_value is None
+                        else f"critical value {self.critical_value:.6g}")
         else:
-            critical = f"critical value {self.critical_value:.6g}"
+            low, high = self.p_interval
+            method = f"Monte Carlo, R = {self.replicates:,}, 95% interval {low:.3g} to {high:.3g}"
+            critical = ("no replicate value is significant at this C and alpha" if self.critical_value is None
+                        else f"critical value about {self.critical_value:.6g} (Monte Carlo)")
         verdict = "is significant" if self.significant else "is not significant"
         return (f"{self.metric} = {self.value:.6g} ({self.hits:,} of {self.n:,} hits, {len(self.classes)} classes) "
                 f"{verdict} at alpha = {self.alpha:g} against {who} with the same predicted counts: "
-                f"{p_text} ({self.method}), {critical}.")
+                f"{p_text} ({method}), {critical}.")
 
     def to_dict(self) -> dict:
         """Plain Python values, for JSON (classes as their ``str``)."""
@@ -127,17 +170,24 @@ class MulticlassTest:
             "n": self.n, "hits": self.hits, "critical_hits": self.critical_hits,
             "classes": [str(c) for c in self.classes], "true_counts": list(self.true_counts),
             "predicted_counts": list(self.predicted_counts), "expected_value": self.expected_value,
-            "tail_probability": self.tail_probability,
+            "tail_probability": self.tail_probability, "replicates": self.replicates, "seed": self.seed,
+            "reaching": self.reaching, "p_interval": None if self.p_interval is None else list(self.p_interval),
         }
 
 
 def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], metric: str = "accuracy", C: int = 1,
-                    alpha: float = 0.05) -> MulticlassTest:
-    """Test a K-class model's accuracy or Cohen's kappa against the best of C random classifiers, exactly.
+                    alpha: float = 0.05, R: int | None = None, seed: int | None = None) -> MulticlassTest:
+    """Test a K-class model's accuracy, Cohen's kappa, balanced accuracy or macro-F1 against the best of C random
+    classifiers.
 
     The random classifiers share the model's predicted counts: each is the model's predictions permuted
-    uniformly over the items (independent across the C).  The p-value 1 - Pr(X < x)**C comes from the exact
-    law of the hits X (:mod:`tablegen.compute.exact.multiclass`); at C = 1 it is the permutation test's.
+    uniformly over the items (independent across the C).  For accuracy and kappa the p-value 1 - Pr(X < x)**C
+    comes from the exact law of the hits X (:mod:`tablegen.compute.exact.multiclass`); at C = 1 it is the
+    permutation test's.  Balanced accuracy and macro-F1 are answered by Monte Carlo, and so are accuracy and
+    kappa where the exact law would take longer than the time limit (``method`` says which, never an
+    approximation called exact): R permutations from keyed streams (the same question, the same replicates), the
+    single-classifier tail q estimated by (b + 1) / (R + 1), b the replicates reaching the model's value, and the
+    p-value 1 - (1 - q)**C with its 95% interval (``p_interval``).
 
     Parameters
     ----------
@@ -148,12 +198,21 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         The model's predicted class of each item, the same length.  A predicted class that no item has is
         allowed: it is counted as a class with no items, so its predictions are never hits (they count
         against accuracy, and kappa's chance agreement gets nothing from them).
-    metric : {"accuracy", "kappa"}
-        Accuracy (micro-F1 for single-label predictions) or Cohen's kappa; the same p-value.
+    metric : {"accuracy", "kappa", "balanced_accuracy", "macro_f1"}
+        Accuracy (micro-F1 for single-label predictions) or Cohen's kappa (the same p-value); balanced accuracy
+        (the mean over the classes with items of TP_k / n_k: a class only predicted is left out, as in
+        scikit-learn) or macro-F1 (the mean over all classes of 2 TP_k / (n_k + m_k): a class only predicted
+        scores 0).
     C : int
         The number of random classifiers the model is the best of (>= 1).
     alpha : float
         The level, in (0, 1); default 0.05, the level of the multi-class report (``evaluate``).
+    R : int, optional
+        Monte Carlo replicates, where the answer simulates; default :func:`default_replicates`: 10,000, or
+        10 / t where that is more (t = 1 - (1 - alpha)**(1/C): ten replicates expected beyond the critical value).
+    seed : int, optional
+        Root seed of the replicates' streams, in [0, 2**64); default 2005
+        (:data:`~tablegen.compute.cell.DEFAULT_SEED`).  The streams are keyed by the seed, n and K.
 
     Returns
     -------
@@ -164,9 +223,10 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     TablegenInputError
         Naming the argument: labels or predictions empty, of different lengths, not one-dimensional, with a
         missing value (None or NaN) or an unhashable one, or with a single true class; an unknown metric; C
-        or alpha out of range.
+        or alpha out of range; R not an integer in [1, 2**53], seed not one in [0, 2**64).
     ResourceLimitError
-        Where the exact law would take longer than the time limit (``TABLEGEN_TIME_LIMIT``).
+        Where the Monte Carlo answer would take longer than the time limit (``TABLEGEN_TIME_LIMIT``: the exact
+        answer beyond it falls back to Monte Carlo) or need more memory than the memory limit.
 
     Examples
     --------
@@ -178,10 +238,17 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     >>> kappa = multiclass_test([0, 0, 1, 1, 2, 2, 2, 2], [0, 0, 1, 2, 2, 2, 2, 1], metric="kappa")
     >>> round(kappa.value, 4), kappa.p_value == result.p_value
     (0.6, True)
+    >>> balanced = multiclass_test([0, 0, 1, 1, 2, 2, 2, 2], [0, 0, 1, 2, 2, 2, 2, 1], metric="balanced_accuracy")
+    >>> balanced.value, balanced.method, balanced.replicates, balanced.p_interval[0] < balanced.p_value
+    (0.75, 'monte carlo', 10000, True)
     """
     metric = _check_metric(metric)
     C = check_competitors(C)
     alpha = check_alpha("alpha", alpha)
+    R = None if R is None else check_integer("R", R, 1)
+    if R is not None and R > MAX_REPLICATES:
+        raise TablegenInputError.naming(Argument("R"), f" must be at most 2**53 = {MAX_REPLICATES:,}, got {R:,}")
+    seed = check_seed("seed", seed, allow_none=True)
     classes, true_codes, predicted_codes = _encode(labels, predicted)
     K = len(classes)
     true_counts = tuple(int(c) for c in np.bincount(true_codes, minlength=K))
@@ -191,9 +258,9 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         raise TablegenInputError.naming(
             Argument("labels"), f" has one class only ({present[0]!r}): a random classifier then scores 100% "
             "accuracy; at least two true classes are needed")
-    check_time(accuracy_seconds(true_counts, predicted_counts),
-               f"the exact multi-class null at n = {len(true_codes):,}, K = {K}",
-               "use fewer items (a random subsample keeps the test valid) or raise TABLEGEN_TIME_LIMIT")
+    if metric not in EXACT_METRICS or accuracy_seconds(true_counts, predicted_counts) > time_limit_seconds():
+        return _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
+                            predicted_counts)
     null = accuracy_null(true_counts, predicted_counts)
     hits = int(np.count_nonzero(true_codes == predicted_codes))
     critical_hits = null.critical_hits(C, alpha)
@@ -213,9 +280,108 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         tail_probability=float(upper_tail_probability(C, alpha)))
 
 
+def default_replicates(C: int, alpha: float) -> int:
+    """The Monte Carlo replicates :func:`multiclass_test` uses unless told: :data:`DEFAULT_REPLICATES`, or 10 / t
+    where that is more (t = 1 - (1 - alpha)**(1/C)), so that about ten replicates lie beyond the critical value.
+
+    Examples
+    --------
+    >>> default_replicates(1, 0.05), default_replicates(1000, 0.05)
+    (10000, 194963)
+    """
+    return max(DEFAULT_REPLICATES, math.ceil(10.0 / float(upper_tail_probability(C, alpha))))
+
+
+def _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
+                 predicted_counts) -> MulticlassTest:
+    """The Monte Carlo answer: R replicates of the permutation null from the keyed kernel."""
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.kernels.multiclass import COLUMNS, HITS, class_weights, observed_values
+
+    n, K = len(true_codes), len(classes)
+    R = default_replicates(C, alpha) if R is None else R
+    seed = DEFAULT_SEED if seed is None else seed
+    what = f"the Monte Carlo multi-class null at n = {n:,}, K = {K}, R = {R:,}"
+    check_time(R * n * SECONDS_PER_ELEMENT_STEP, what, ("use fewer replicates (", Argument("R"), ") or fewer items "
+               "(a random subsample keeps the test valid), or raise TABLEGEN_TIME_LIMIT"))
+    check_memory(8.0 * R + 24.0 * min(R, _BLOCK) + 16.0 * n, what, ("use fewer replicates (", Argument("R"), ")"))
+    true32, predicted32 = true_codes.astype(np.int32), predicted_codes.astype(np.int32)
+    weights = class_weights(true_counts, predicted_counts)
+    column = HITS if metric in EXACT_METRICS else COLUMNS.index(metric)
+    observed = np.empty((1, len(COLUMNS)))
+    observed_values(true32, predicted32, *weights, observed)
+    values = _replicate_values(true32, predicted32, weights, seed, K, R, column)
+    x = float(observed[0, column])
+    floor = x * (1.0 - TIE_RTOL)  # values >= 0: a replicate within 1e-12 relative below x reaches it
+    reaching = int(np.count_nonzero(values >= floor))
+    tail = (reaching + 1) / (R + 1)
+    low, high = clopper_pearson(reaching, reaching, R)
+    p_value = float(p_value_from_tail(tail, C))
+    p_interval = (float(p_value_from_tail(float(low), C)), float(p_value_from_tail(float(high), C)))
+    threshold = float(upper_tail_probability(C, alpha))
+    critical = _critical(values, threshold)
+    hits = int(observed[0, HITS])
+    logger.debug("multiclass_test (Monte Carlo): n=%d K=%d R=%d b=%d p=%g", n, K, R, reaching, p_value)
+    if metric in EXACT_METRICS:
+        value = _hits_as(metric, hits, n, true_counts, predicted_counts)
+        critical_hits = None if critical is None else int(critical)
+        critical_value = None if critical is None else _hits_as(metric, critical_hits, n, true_counts,
+                                                                 predicted_counts)
+    else:
+        value, critical_hits, critical_value = x, None, critical
+    return MulticlassTest(
+        metric=metric, value=value, p_value=p_value, p_bounded=False, critical_value=critical_value,
+        significant=p_value <= alpha, method="monte carlo", C=C, alpha=alpha, n=n, hits=hits,
+        critical_hits=critical_hits, classes=classes, true_counts=true_counts, predicted_counts=predicted_counts,
+        expected_value=_expected(metric, true_counts, predicted_counts), tail_probability=threshold,
+        replicates=R, seed=seed, reaching=reaching, p_interval=p_interval)
+
+
+def _replicate_values(true32, predicted32, weights, seed, K, R, column) -> np.ndarray:
+    """Column ``column`` of replicates 0 .. R - 1, block by block (the same values whatever the blocks)."""
+    from tablegen.compute.kernels.multiclass import COLUMNS, multiclass_key, multiclass_permutations
+
+    key0, key1 = multiclass_key(seed, true32.size, K)
+    values = np.empty(R)
+    block = np.empty((min(R, _BLOCK), len(COLUMNS)))
+    for first in range(0, R, _BLOCK):
+        rows = block[:min(_BLOCK, R - first)]
+        multiclass_permutations(true32, predicted32, *weights, key0, key1, first, rows)
+        values[first:first + rows.shape[0]] = rows[:, column]
+    return values
+
+
+def _critical(values: np.ndarray, threshold: float) -> float | None:
+    """The smallest replicate value v whose estimated tail (b(v) + 1) / (R + 1) is <= t (within TIE_RTOL), b(v)
+    the replicates reaching v as the p-value counts them; None if none is."""
+    ordered = np.sort(values)
+    R = ordered.size
+    reaching = R - np.searchsorted(ordered, ordered * (1.0 - TIE_RTOL), side="left")
+    significant = (reaching + 1) / (R + 1) <= threshold * (1.0 + TIE_RTOL)
+    return float(ordered[np.argmax(significant)]) if significant.any() else None
+
+
+def _hits_as(metric: str, hits: int, n: int, true_counts, predicted_counts) -> float:
+    return hits / n if metric == "accuracy" else kappa_from_hits(hits, true_counts, predicted_counts)
+
+
+def _expected(metric: str, true_counts, predicted_counts) -> float:
+    """The metric's mean under the null, exactly (E[TP_k] = n_k m_k / n), rounded once."""
+    n = sum(true_counts)
+    pairs = list(zip(true_counts, predicted_counts))
+    if metric == "accuracy":
+        return float(chance_agreement(true_counts, predicted_counts))
+    if metric == "kappa":
+        return 0.0
+    if metric == "balanced_accuracy":
+        with_items = [m for a, m in pairs if a > 0]
+        return float(Fraction(sum(with_items), n * len(with_items)))
+    return float(sum(Fraction(2 * a * m, n * (a + m)) for a, m in pairs) / len(pairs))
+
+
 def _check_metric(metric) -> str:
     if not isinstance(metric, str) or metric.lower() not in METRICS:
-        raise TablegenInputError.naming(Argument("metric"), f" must be one of {', '.join(METRICS)} for the exact "
+        raise TablegenInputError.naming(Argument("metric"), f" must be one of {', '.join(METRICS)} for the "
                                         f"multi-class test, got {metric!r}")
     return metric.lower()
 

@@ -119,7 +119,7 @@ def test_bad_input_names_the_argument(labels, predicted, message):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"metric": "macro_f1"}, "metric must be one of accuracy, kappa"),
+    ({"metric": "f1"}, "metric must be one of accuracy, kappa, balanced_accuracy, macro_f1"),
     ({"metric": None}, "metric must be one of"),
     ({"C": 0}, "C must be an integer >= 1"),
     ({"alpha": 1.5}, "alpha must be in"),
@@ -130,9 +130,10 @@ def test_bad_options_name_the_argument(kwargs, message):
 
 
 def test_too_large_for_the_time_limit_refuses_before_computing(monkeypatch):
+    """Beyond the exact routine's budget the answer simulates; beyond the simulation's too, it is refused."""
     monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1")
     labels = np.repeat(np.arange(10), 10_000)
-    with pytest.raises(ResourceLimitError, match="exact multi-class null at n = 100,000, K = 10"):
+    with pytest.raises(ResourceLimitError, match="Monte Carlo multi-class null at n = 100,000, K = 10, R = 10,000"):
         tablegen.multiclass_test(labels, labels)
 
 
