@@ -155,3 +155,23 @@ def test_monte_carlo_over_the_time_limit_refuses_naming_R(monkeypatch):
     pattern = r"Monte Carlo multi-class null at n = 8, K = 3, R = 1,000,000 .*use fewer replicates \(R\)"
     with pytest.raises(ResourceLimitError, match=pattern):
         tablegen.multiclass_test(*CASES[1], metric="macro_f1", R=1_000_000)
+
+
+def test_the_answer_does_not_depend_on_the_kernel_blocks(monkeypatch):
+    import tablegen.lookup.multiclass as module
+
+    labels, predicted = CASES[2]
+    whole = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=3, R=1000)
+    monkeypatch.setattr(module, "_BLOCK", 97)  # eleven kernel calls, the last one short
+    assert tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=3, R=1000) == whole
+
+
+@pytest.mark.parametrize(("labels", "predicted", "message"), [
+    ([1, 1, 1, 1], [1, 2, 1, 2], r"labels has one class only \(1\)"),
+    ([0, 1, 2], [0, 1], "labels and predicted must have the same length"),
+    ([0, 1, 1], [0, float("nan"), 1], r"predicted\[1\] is missing"),
+])
+def test_bad_labels_name_the_argument_for_the_simulated_metrics(labels, predicted, message):
+    for metric in ("balanced_accuracy", "macro_f1"):
+        with pytest.raises(TablegenInputError, match=message):
+            tablegen.multiclass_test(labels, predicted, metric=metric)
