@@ -157,9 +157,12 @@ class MulticlassTest:
             critical = ("no replicate value is significant at this C and alpha" if self.critical_value is None
                         else f"critical value about {self.critical_value:.6g} (Monte Carlo)")
         verdict = "is significant" if self.significant else "is not significant"
+        unsettled = ""
+        if self.p_interval is not None and self.p_interval[0] <= self.alpha < self.p_interval[1]:
+            unsettled = " The p-value's interval straddles alpha: more replicates (R) would settle the verdict."
         return (f"{self.metric} = {self.value:.6g} ({self.hits:,} of {self.n:,} hits, {len(self.classes)} classes) "
                 f"{verdict} at alpha = {self.alpha:g} against {who} with the same predicted counts: "
-                f"{p_text} ({method}), {critical}.")
+                f"{p_text} ({method}), {critical}.{unsettled}")
 
     def to_dict(self) -> dict:
         """Plain Python values, for JSON (classes as their ``str``)."""

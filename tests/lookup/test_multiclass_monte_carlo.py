@@ -175,3 +175,13 @@ def test_bad_labels_name_the_argument_for_the_simulated_metrics(labels, predicte
     for metric in ("balanced_accuracy", "macro_f1"):
         with pytest.raises(TablegenInputError, match=message):
             tablegen.multiclass_test(labels, predicted, metric=metric)
+
+
+def test_a_verdict_the_replicates_do_not_settle_says_so():
+    labels, predicted = CASES[1]  # Pr(balanced accuracy >= 0.75) is near 0.05
+    result = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=200)
+    low, high = result.p_interval
+    assert low <= 0.05 < high
+    assert "straddles alpha: more replicates (R) would settle the verdict" in result.sentence()
+    settled = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", alpha=0.5, R=2000)
+    assert "straddles" not in settled.sentence()
