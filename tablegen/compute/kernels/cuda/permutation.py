@@ -33,6 +33,42 @@ def _auc_from_ranks(labels, i, ranks, m, n_pos):
 
 
 @cuda.jit(device=True, inline=True)
+def walk_step(column, tp, tp_before, k, close, n, n_pos, k_cut, weights, best_int, best, ap, tpk):
+    """One item of the sorted walk for the threshold columns (1-5) and TP at k, ``close`` whether it ends a tie
+    group: the updated (best_int, best, ap, tpk), a close's update kept by a select, elsewhere a zero term."""
+    g = tp * n - k * n_pos  # G = TP N - FP P
+    if column == 1:
+        best_int = max(best_int, 2 * tp - k if close else 0)
+    elif column == 2:
+        best = max(best, (2 * tp if close else 0) / (n_pos + k))
+    elif column == 3:
+        best_int = max(best_int, g if close else 0)
+    elif column == 4:
+        ap = add_rn(ap, mul_rn(float(tp - tp_before if close else 0), tp / k))
+    elif column == 5:
+        best = max(best, mul_rn(float(g if close else 0), weights[k]))
+    else:
+        tpk = tp if close and k == k_cut else tpk
+    return best_int, best, ap, tpk
+
+
+@cuda.jit(device=True, inline=True)
+def walk_value(column, best_int, best, ap, tpk, n_pos, n_neg):
+    """The value of a threshold column (1-5) or TP at k from the walk's state (:func:`walk_step`)."""
+    if column == 1:
+        return (best_int + n_neg) / (n_pos + n_neg)
+    if column == 2:
+        return best
+    if column == 3:
+        return (best_int + n_pos * n_neg) / (2 * n_pos * n_neg)
+    if column == 4:
+        return ap / n_pos
+    if column == 5:
+        return min(best, 1.0)
+    return math.nan if tpk < 0 else float(tpk)
+
+
+@cuda.jit(device=True, inline=True)
 def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
     """One model's value by the sorted walk (as :func:`~tablegen.compute.kernels.permutation.score_model`: a
     close's update kept by a select, elsewhere a zero term; the same integers and floats)."""
@@ -48,31 +84,10 @@ def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
         tp += int(labels[i, orders[m, j]])  # int64 (the simulator would keep uint8 and wrap)
         k = j + 1
         close = ends[m, j] != 0
-        g = tp * n - k * n_pos  # G = TP N - FP P
-        if column == 1:
-            best_int = max(best_int, 2 * tp - k if close else 0)
-        elif column == 2:
-            best = max(best, (2 * tp if close else 0) / (n_pos + k))
-        elif column == 3:
-            best_int = max(best_int, g if close else 0)
-        elif column == 4:
-            ap = add_rn(ap, mul_rn(float(tp - tp_before if close else 0), tp / k))
-        elif column == 5:
-            best = max(best, mul_rn(float(g if close else 0), weights[k]))
-        else:
-            tpk = tp if close and k == k_cut else tpk
+        best_int, best, ap, tpk = walk_step(column, tp, tp_before, k, close, n, n_pos, k_cut, weights, best_int, best,
+                                            ap, tpk)
         tp_before = tp if close else tp_before
-    if column == 1:
-        return (best_int + n_neg) / (n_pos + n_neg)
-    if column == 2:
-        return best
-    if column == 3:
-        return (best_int + n_pos * n_neg) / (2 * n_pos * n_neg)
-    if column == 4:
-        return ap / n_pos
-    if column == 5:
-        return min(best, 1.0)
-    return math.nan if tpk < 0 else float(tpk)
+    return walk_value(column, best_int, best, ap, tpk, n_pos, n_neg)
 
 
 @cuda.jit

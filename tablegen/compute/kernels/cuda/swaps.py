@@ -17,7 +17,8 @@ import math
 import numpy as np
 from numba import cuda
 
-from tablegen.compute.kernels.cuda.rng import ONE, add_rn, mul_rn, replicate_state, xoshiro_next
+from tablegen.compute.kernels.cuda.permutation import walk_step, walk_value
+from tablegen.compute.kernels.cuda.rng import ONE, replicate_state, xoshiro_next
 
 #: Threads per CUDA block.
 THREADS_PER_BLOCK = 128
@@ -45,36 +46,16 @@ def _score(sorted_labels, bounds, row, n_pos, column, k_cut, weights):
         k = j + 1
         fp = k - tp
         close = bounds[row, j + 1] != 0
-        g = tp * n - k * n_pos  # G = TP N - FP P
         if column == 0:
             u2 += (tp - tp_before) * (2 * n_neg - fp - fp_before) if close else 0
-        elif column == 1:
-            best_int = max(best_int, 2 * tp - k if close else 0)
-        elif column == 2:
-            best = max(best, (2 * tp if close else 0) / (n_pos + k))
-        elif column == 3:
-            best_int = max(best_int, g if close else 0)
-        elif column == 4:
-            ap = add_rn(ap, mul_rn(float(tp - tp_before if close else 0), tp / k))
-        elif column == 5:
-            best = max(best, mul_rn(float(g if close else 0), weights[k]))
         else:
-            tpk = tp if close and k == k_cut else tpk
+            best_int, best, ap, tpk = walk_step(column, tp, tp_before, k, close, n, n_pos, k_cut, weights, best_int,
+                                                best, ap, tpk)
         tp_before = tp if close else tp_before
         fp_before = fp if close else fp_before
     if column == 0:
         return (u2 * 0.5) / (n_pos * n_neg)
-    if column == 1:
-        return (best_int + n_neg) / (n_pos + n_neg)
-    if column == 2:
-        return best
-    if column == 3:
-        return (best_int + n_pos * n_neg) / (2 * n_pos * n_neg)
-    if column == 4:
-        return ap / n_pos
-    if column == 5:
-        return min(best, 1.0)
-    return math.nan if tpk < 0 else float(tpk)
+    return walk_value(column, best_int, best, ap, tpk, n_pos, n_neg)
 
 
 @cuda.jit
