@@ -27,7 +27,9 @@ _BAND_TOLERANCE = 1e-17
 
 @dataclass
 class TiltedLaw:
-    """One tilted law: its tilt a, window [lo, lo + M), band F_0..F_K and Lambda(a); built by
+    """One tilted law: its tilt a, window [lo, lo + M), band F_0..F_K, Lambda(a), and Lambda(a) + a v as
+    ``centred + a (v + offset)`` (:meth:`~tablegen.compute.exact.auc_fft.TiltedAuc.exponent_parts`: the
+    untilting factor without the cancellation of Lambda(a) and a v); built by
     :meth:`~tablegen.compute.exact.auc_fft.TiltedAuc.tilted`, once per tilt.
 
     Examples
@@ -47,12 +49,14 @@ class TiltedLaw:
     lam: float
     mean: float
     sd: float
+    centred: float
+    offset: float
 
     @classmethod
     def build(cls, cell: TiltedAuc, a: float) -> TiltedLaw:
         lo, M = _window(cell, a)
         sd = math.sqrt(cell.var(a))
-        return cls(cell, a, lo, M, _band(cell, a, M, sd), cell.lam(a), cell.mu(a), sd)
+        return cls(cell, a, lo, M, _band(cell, a, M, sd), cell.lam(a), cell.mu(a), sd, *cell.exponent_parts(a))
 
     @cached_property
     def _geometry(self):
@@ -80,7 +84,12 @@ class TiltedLaw:
         numerator[0] = -math.expm1(-decay)
         terms = weighted * np.exp(-1j * phase) * numerator
         S = np.sum(terms.real) / self.M
-        return min(math.exp(self.lam + self.a * v) * float(S), 1.0)
+        return min(math.exp(self.log_untilt(v)) * float(S), 1.0)
+
+    def log_untilt(self, v: int) -> float:
+        """Lambda(a) + a v, the log of the factor that untilts the geometric sum at v (and of Chernoff's bound
+        on Pr(U <= v)), to a few ulp of its own size: ``centred + a (v + offset)``, v + offset exact."""
+        return self.centred + self.a * (v + self.offset)
 
 
 def _one_minus(q: float, one_minus_q: float, angle: np.ndarray) -> np.ndarray:
