@@ -341,8 +341,8 @@ def _check_time(replicates: int, P: int, N: int, model: str, device: str) -> Non
 
     if device == "cpu":
         check_time(SECONDS_PER_ITEM * replicates * (P + N), f"{replicates:,} replicates of the {model} alternative at "
-                   f"P = {P:,}, N = {N:,}", ("give a smaller ", Argument("R"), ", a wider ", Argument("half_width"),
-                                             " or a smaller test set"))
+                   f"P = {P:,}, N = {N:,}", ("give a smaller ", Argument("R"), " (fewer replicates: a wider "
+                                             "interval) or a smaller test set"))
 
 
 def _alternative_power(model, metrics, P, N, critical_values, d, R, seed, half_width, device):
