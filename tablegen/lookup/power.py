@@ -301,4 +301,3 @@ def size_line(prevalence, P, N):
     return "values of P", 1, lambda n: (n, fixed)
 
 
-_cells = size_line  # the name tablegen.lookup.power_plot still imports (to be replaced by size_line there)
