@@ -78,7 +78,7 @@ def test_the_estimate_grows_with_the_work_and_names_its_steps():
     assert small.steps["auc", "max-T critical value"] == 0.0 < competitors.steps["auc", "max-T critical value"]
     assert set(more_metrics.steps) == {("verdicts",), *((m, s) for m in ("auc", "best_f1")
                                                         for s in ("max-T arrangements", "max-T critical value",
-                                                                  "paired", "intervals"))}
+                                                                  "detectable", "paired", "intervals"))}
     assert "auc max-T arrangements" in small.describe()
 
 

@@ -34,9 +34,9 @@ NULL_QUERIES = 8
 @dataclass(frozen=True)
 class EvaluationCost:
     """The estimated single-core seconds of each step of :func:`tablegen.evaluate`: ``steps`` maps ("verdicts",) and
-    (metric, "max-T arrangements" | "max-T critical value" | "paired" | "intervals") to seconds (the max-T test's
-    label arrangements, and its critical value's exact law of the competitors not given); ``seconds`` is their
-    sum.
+    (metric, "max-T arrangements" | "max-T critical value" | "detectable" | "paired" | "intervals") to seconds (the
+    max-T test's label arrangements, and its critical value's exact law of the competitors not given; the detectable
+    AUC's search where it runs); ``seconds`` is their sum.
 
     Examples
     --------
@@ -44,7 +44,7 @@ class EvaluationCost:
     >>> y = np.r_[np.ones(50), np.zeros(50)]
     >>> cost = evaluation_cost(y, {"a": np.arange(100.0), "b": np.arange(100.0) % 7}, metrics=["auc"])
     >>> sorted(cost.steps)[:2], cost.seconds == sum(cost.steps.values())
-    ([('auc', 'intervals'), ('auc', 'max-T arrangements')], True)
+    ([('auc', 'detectable'), ('auc', 'intervals')], True)
     """
 
     metrics: tuple
@@ -112,6 +112,7 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         extra = NULL_QUERIES * null_seconds if C > K and null_seconds <= time_limit_seconds() else 0.0
         steps[spec.name, "max-T arrangements"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n
         steps[spec.name, "max-T critical value"] = extra
+        steps[spec.name, "detectable"] = _detectable_seconds(spec.name, P, n - P)
         paired = 0.0 if K < 2 or spec.k is not None else (
             (K - 1) * n * (ARRANGEMENT_STEP_SECONDS * 100 if spec.paired_test == "delong" else
                            SWAP_STEP_SECONDS * (DEFAULT_SWAPS if R is None else R)))
@@ -119,6 +120,17 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         # one pass per (model, resample) scores every metric: the first metric's step does it, the rest read it
         steps[spec.name, "intervals"] = K * n * RESAMPLE_STEP_SECONDS * BOOTSTRAP_RESAMPLES if spec is specs[0] else 0.0
     return EvaluationCost(tuple(spec.name for spec in specs), steps)
+
+
+def _detectable_seconds(metric: str, P: int, N: int) -> float:
+    """The estimated seconds of the report's detectable-AUC line: its search's, where it fits the line's budget
+    (else the line is a note and costs nothing)."""
+    from tablegen.compare.report.detectable import BUDGET_SECONDS, estimated_seconds
+
+    if min(P, N) < 1:
+        return 0.0
+    seconds = estimated_seconds(metric, P, N)
+    return seconds if seconds is not None and seconds <= BUDGET_SECONDS else 0.0
 
 
 class ReportSteps:

@@ -298,6 +298,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         step.done(verdict.metric, "max-T critical value")
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
         detectable, detectable_notes = _detectable(verdict, P, N, versus_random.C, alpha)
+        step.done(verdict.metric, "detectable")
         notes += detectable_notes
         applicable = {m: models[m] for m in verdict.scores}
         others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps)
