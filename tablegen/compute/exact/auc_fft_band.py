@@ -154,8 +154,9 @@ def _pgf(cell: TiltedAuc, a: float, M: int, ks: np.ndarray, magnitude_only: bool
 
     every term added non-negative (the textbook 1 - exp(j log z) loses every digit when s^j is near 1),
     and j k is reduced mod M in exact integers before any floating-point operation.  The logs and
-    arguments are summed over the 2 min(P, N) factors: a few ulp each, ~1e-14 relative on the tails
-    in the end (``tests/compute/test_exact_auc.py``).  Plain numpy: a lookup loads no compiled kernel.
+    arguments are summed over the 2 min(P, N) factors, pair by pair (:func:`_paired_sum`): a few ulp each, ~1e-14
+    relative on the tails in the end (``tests/compute/test_exact_auc.py``).  Plain numpy: a lookup loads no
+    compiled kernel.
     ``magnitude_only`` returns |F_k| (half the work: the band checks need no phase).
     """
     j_den = np.arange(1, cell.small + 1, dtype=np.int64)
@@ -164,7 +165,6 @@ def _pgf(cell: TiltedAuc, a: float, M: int, ks: np.ndarray, magnitude_only: bool
         alpha = np.concatenate([1.0 / np.expm1(a * j_num), 1.0 / np.expm1(a * j_den)])
     beta = 4.0 * alpha * (1.0 + alpha)
     exponents = np.concatenate([j_num, j_den]) % M
-    sign = np.concatenate([np.ones(cell.small), -np.ones(cell.small)])
     ks = np.asarray(ks, dtype=np.int64)
     out = np.empty(ks.size, dtype=float if magnitude_only else complex)
     rows = max(1, BLOCK_ELEMENTS // exponents.size)
@@ -174,13 +174,23 @@ def _pgf(cell: TiltedAuc, a: float, M: int, ks: np.ndarray, magnitude_only: bool
         half_angle = turns * (np.pi / M)  # y / 2 in [0, pi): sin^2 and sin y are those of y - 2 pi
         sine = np.sin(half_angle)
         sine2 = sine * sine
-        log_abs = 0.5 * np.log1p(beta * sine2) @ sign
+        log_abs = _paired_sum(0.5 * np.log1p(beta * sine2), cell.small)
         if magnitude_only:
             out[start:start + rows] = np.exp(log_abs)
             continue
         arg = np.arctan2(-2.0 * alpha * sine * np.cos(half_angle), 1.0 + 2.0 * alpha * sine2)
-        out[start:start + rows] = np.exp(log_abs + 1j * (arg @ sign))
+        out[start:start + rows] = np.exp(log_abs + 1j * _paired_sum(arg, cell.small))
     return out
+
+
+def _paired_sum(values: np.ndarray, small: int) -> np.ndarray:
+    """Row sums of numerator minus denominator terms, pair by pair (i with L + i), pairwise-summed by numpy.
+
+    A BLAS dot product with the +-1 signs runs up the numerator half first: at 10^6 items the phase of F_1 (220 rad
+    from terms adding to 1.3e4 in modulus) came out 1e-11 to 3e-11 off the exactly summed terms; this is within
+    ~1 ulp of the sum (and the log-modulus likewise).
+    """
+    return (values[:, :small] - values[:, small:]).sum(axis=1)
 
 
 def _band(cell: TiltedAuc, a: float, M: int, sd: float) -> np.ndarray:
