@@ -142,7 +142,8 @@ class MulticlassTest:
         >>> predicted = ["cat"] * 4 + ["dog"] * 3 + ["fox"] * 5
         >>> print(multiclass_test(labels, predicted, C=10).sentence())  # doctest: +NORMALIZE_WHITESPACE
         accuracy = 0.916667 (11 of 12 hits, 3 classes) is significant at alpha = 0.05 against the best of 10
-        random classifiers with the same predicted counts: p = 0.00144 (exact), critical value 0.833333.
+        random classifiers with the same predicted counts: p = 0.00144 (exact), significant from 0.833333 up (the
+        critical value, reached).
         """
         who = ("a random classifier" if self.C == 1
                else f"the best of {self.C:,} random classifiers")
@@ -150,12 +151,13 @@ class MulticlassTest:
         if self.method == "exact":
             method = "exact"
             critical = ("no attainable value is significant at this C and alpha" if self.critical_value is None
-                        else f"critical value {self.critical_value:.6g}")
+                        else f"significant from {self.critical_value:.6g} up (the critical value, reached)")
         else:
             low, high = self.p_interval
             method = f"Monte Carlo, R = {self.replicates:,}, 95% interval {low:.3g} to {high:.3g}"
             critical = ("no replicate value is significant at this C and alpha" if self.critical_value is None
-                        else f"critical value about {self.critical_value:.6g} (Monte Carlo)")
+                        else f"significant from about {self.critical_value:.6g} up (the critical value, reached; "
+                              "Monte Carlo)")
         verdict = "is significant" if self.significant else "is not significant"
         unsettled = ""
         if self.p_interval is not None and self.p_interval[0] <= self.alpha < self.p_interval[1]:

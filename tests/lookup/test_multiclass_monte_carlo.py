@@ -82,7 +82,7 @@ def test_critical_value_is_the_smallest_replicate_value_significant_by_its_p_val
     again = tablegen.multiclass_test(labels, predicted, metric="macro_f1", C=10, R=5000)
     assert again == result  # the same question, the same replicates
     assert result.significant and result.value >= result.critical_value  # a clearly better-than-chance model
-    assert "Monte Carlo, R = 5,000" in result.sentence() and "critical value about" in result.sentence()
+    assert "Monte Carlo, R = 5,000" in result.sentence() and "significant from about" in result.sentence()
 
 
 def test_accuracy_beyond_the_exact_budget_simulates_within_4_se_of_the_exact_tail(monkeypatch):
