@@ -129,8 +129,10 @@ def check_binary_labels(labels, positive_label=None, name: str = "labels") -> np
     values = np.unique(array)
     if values.size != 2:
         shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:5])
+        more = ("; for more than two classes, tablegen.multiclass_test(labels, predicted) tests a model's predicted "
+                "classes (accuracy, kappa, balanced accuracy, macro-F1)" if values.size > 2 else "")
         raise TablegenInputError(f"{name} must hold exactly two classes (binary), found {values.size}: {shown}"
-                                 f"{', …' if values.size > 5 else ''}")
+                                 f"{', …' if values.size > 5 else ''}{more}")
     positive = _positive(values, positive_label, name)
     return (array == positive).astype(np.int64)
 
