@@ -246,3 +246,17 @@ def test_one_curve_monte_carlo_power_against_procs_approximation():
         critical = exact_critical_value("auc", P, N, 1, row.alpha)
         ours = binormal_power("auc", P, N, critical, separation_of_auc(row.auc), R=20000, seed=1)
         assert abs(ours.power - row.power) < 0.03, (row, ours)
+
+
+def test_a_size_beyond_the_time_limit_is_refused_before_any_work(monkeypatch):
+    # n = 2**64 walked m by m was a hang (found by the fuzz contract); the estimate refuses it naming n, and a
+    # sample-size search whose horizon is out of reach names max_pairs
+    from tablegen.compare import mcnemar_power, mcnemar_sample_size
+    from tablegen.compare.pairwise import power as planning
+    from tablegen.errors import ResourceLimitError
+
+    monkeypatch.setattr(planning, "_RejectionRegions", None)  # any work would fail with a TypeError, not refuse
+    with pytest.raises(ResourceLimitError, match=r"n = 18,446,744,073,709,551,616 .* give a smaller n"):
+        mcnemar_power(0.2, 0.1, 2**64)
+    with pytest.raises(ResourceLimitError, match="max_pairs"):
+        mcnemar_sample_size(0.1001, 0.1, max_pairs=2**64)

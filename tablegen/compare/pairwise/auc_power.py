@@ -292,13 +292,11 @@ def paired_auc_power_from_scores(labels: ArrayLike, scores_a: ArrayLike, scores_
     from scipy.stats import norm
 
     from tablegen.compare.pairwise.delong import delong_covariance
+    from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
 
-    labels = np.asarray(labels)
-    if labels.ndim != 1 or not np.isin(labels, (0, 1)).all() or labels.min() == labels.max():
-        raise TablegenInputError("labels must be a 1-d array of 0/1 with both classes present")
-    a, b = (np.asarray(s, dtype=float) for s in (scores_a, scores_b))
-    if a.shape != labels.shape or b.shape != labels.shape or not (np.isfinite(a).all() and np.isfinite(b).all()):
-        raise TablegenInputError("scores_a and scores_b must be finite and one per label")
+    labels = check_binary_labels(labels)  # errors name the argument, as every function from scores does
+    models = check_model_scores({"scores_a": scores_a, "scores_b": scores_b}, labels.size)
+    a, b = models["scores_a"], models["scores_b"]
     alpha = _check_auc_alternative(alpha, alternative)
     P, N = int(labels.sum()), int(labels.size - labels.sum())
     estimate = delong_covariance(labels.astype(np.int64), np.vstack([a, b]))
