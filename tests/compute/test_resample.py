@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tablegen.compute.kernels.jackknife as leave_one_out
 import tablegen.compute.kernels.resample as kernels
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, TP_COLUMN
 from tablegen.compute.metric_scorers import threshold_groups
@@ -88,7 +89,7 @@ def test_jackknife_is_the_scorer_on_each_leave_one_out_sample(data, name):
         return
     orders, ends = kernels.sorted_models(scores)
     left_out = np.empty(labels.size)
-    kernels.jackknife_values(orders[0], ends[0], labels, column, k_cut, left_out)
+    leave_one_out.jackknife_values(orders[0], ends[0], labels, column, k_cut, left_out)
     for i in range(labels.size):
         kept = np.delete(np.arange(labels.size), i)
         P, N = int(labels[kept].sum()), int(kept.size - labels[kept].sum())
@@ -142,7 +143,7 @@ def _interval_on(labels, scores, name, weights, level, method):
     kernels.weighted_values(orders, ends, labels, weights, column, k_cut, values)
     kernels.weighted_values(orders, ends, labels, np.ones((1, labels.size), np.int64), column, k_cut, observed)
     left_out = np.empty(labels.size)
-    kernels.jackknife_values(orders[0], ends[0], labels, column, k_cut, left_out)
+    leave_one_out.jackknife_values(orders[0], ends[0], labels, column, k_cut, left_out)
     jackknife = (left_out[positives] / divisor, left_out[negatives] / divisor)
     return (interval_from_resamples(observed[0, 0] / divisor, values[:, 0] / divisor, jackknife, level, method),
             values[:, 0] / divisor)
@@ -271,7 +272,7 @@ def test_a_paired_difference_on_the_same_resamples_is_scipys_interval(name, meth
     kernels.weighted_values(orders, ends, labels, np.ones((1, 70), np.int64), column, k_cut, observed)
     left = [np.empty(70), np.empty(70)]
     for m in range(2):
-        kernels.jackknife_values(orders[m], ends[m], labels, column, k_cut, left[m])
+        leave_one_out.jackknife_values(orders[m], ends[m], labels, column, k_cut, left[m])
     difference = left[0] - left[1]
     ours = interval_from_resamples(observed[0, 0] - observed[0, 1], values[:, 0] - values[:, 1],
                                    (difference[labels == 1], difference[labels == 0]), 0.95, method)
@@ -335,7 +336,7 @@ def test_jackknife_is_the_weighted_pass_without_each_item(name):
     labels = (rng.random(300) < 0.35).astype(np.int64)
     orders, ends = kernels.sorted_models(np.round(rng.normal(size=300) + labels, 1))
     left_out = np.empty(300)
-    kernels.jackknife_values(orders[0], ends[0], labels, column, k_cut, left_out)
+    leave_one_out.jackknife_values(orders[0], ends[0], labels, column, k_cut, left_out)
     passes = np.empty((300, 1))
     kernels.weighted_values(orders, ends, labels, 1 - np.eye(300, dtype=np.int64), column, k_cut, passes)
     if name == "average_precision":

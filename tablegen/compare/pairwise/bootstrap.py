@@ -284,7 +284,7 @@ class BootstrapValues:
     def values(self, spec) -> tuple[np.ndarray, np.ndarray, list | None]:
         """(observed values (models,), resampled values (resamples, models), each model's jackknife (positives' and
         negatives' leave-one-out values) for BCa, else None) of ``spec``, one of the metrics asked."""
-        from tablegen.compute.kernels.resample import jackknife_values
+        from tablegen.compute.kernels.jackknife import jackknife_values
 
         at, column, k_cut, divisor = self._columns[spec.name]
         jackknife = None
