@@ -181,7 +181,8 @@ class MulticlassTest:
 
 
 def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], metric: str = "accuracy", C: int = 1,
-                    alpha: float = 0.05, R: int | None = None, seed: int | None = None) -> MulticlassTest:
+                    alpha: float = 0.05, R: int | None = None, seed: int | None = None,
+                    method: str = "auto") -> MulticlassTest:
     """Test a K-class model's accuracy, Cohen's kappa, balanced accuracy or macro-F1 against the best of C random
     classifiers.
 
@@ -218,6 +219,10 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     seed : int, optional
         Root seed of the replicates' streams, in [0, 2**64); default 2005
         (:data:`~tablegen.compute.cell.DEFAULT_SEED`).  The streams are keyed by the seed, n and K.
+    method : {"auto", "monte carlo"}
+        ``"auto"``: exact for accuracy and kappa within the time limit, else Monte Carlo; ``"monte carlo"``: Monte
+        Carlo always (a caller with a budget of its own, as the multi-class report, asks for it where the exact
+        law would cost more than that budget).
 
     Returns
     -------
@@ -254,6 +259,8 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     if R is not None and R > MAX_REPLICATES:
         raise TablegenInputError.naming(Argument("R"), f" must be at most 2**53 = {MAX_REPLICATES:,}, got {R:,}")
     seed = check_seed("seed", seed, allow_none=True)
+    if method not in ("auto", "monte carlo"):
+        raise TablegenInputError.naming(Argument("method"), f" must be 'auto' or 'monte carlo', got {method!r}")
     classes, true_codes, predicted_codes = _encode(labels, predicted)
     K = len(classes)
     true_counts = tuple(int(c) for c in np.bincount(true_codes, minlength=K))
@@ -263,7 +270,8 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         raise TablegenInputError.naming(
             Argument("labels"), f" has one class only ({present[0]!r}): a random classifier then scores 100% "
             "accuracy; at least two true classes are needed")
-    if metric not in EXACT_METRICS or accuracy_seconds(true_counts, predicted_counts) > time_limit_seconds():
+    if (metric not in EXACT_METRICS or method == "monte carlo"
+            or accuracy_seconds(true_counts, predicted_counts) > time_limit_seconds()):
         return _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
                             predicted_counts)
     null = accuracy_null(true_counts, predicted_counts)
