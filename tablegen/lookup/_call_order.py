@@ -40,8 +40,10 @@ def score_by_keyword(function):
     names = list(new.parameters)
     lead = names[:names.index("metric")]
     moved = (*lead, "metric", "score", "P", "N", *(n for n in names if n not in (*lead, "metric", "score", "P", "N")))
-    ordinary = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    old = new.replace(parameters=[new.parameters[n].replace(kind=ordinary) for n in moved])
+    ordinary, required = inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.empty
+    # the old form always took P and N (the new one leaves them out for a K-class question)
+    old = new.replace(parameters=[new.parameters[n].replace(kind=ordinary, **({"default": required} if n in ("P", "N")
+                                                                               else {})) for n in moved])
     name = function.__qualname__
 
     @functools.wraps(function)

@@ -343,9 +343,10 @@ def _resolve(source, exact, a: LookupArgs) -> Answer | None:
 
 # -- public ------------------------------------------------------------------------------------------
 @_noting_damage
-def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, method: str = "auto",
-                   R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
-                   progress: Callable[[int, int], None] | None = None) -> Answer:
+def critical_value(metric: str, P: int | None = None, N: int | None = None, C: int | None = None,
+                   alpha: float = 0.01, method: str = "auto", R: int | None = None, seed: int | None = None,
+                   table: Table | str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
+                   *, K: int | None = None, n_per_class: int | None = None) -> Answer:
     """Critical value m* of ``metric`` for the best of C random classifiers at level alpha.
 
     A winner's score m is significant at level alpha iff m > m*.
@@ -355,7 +356,7 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
     metric : str
         Metric name (see :mod:`tablegen.compute.metrics`), e.g. ``"auc"``, ``"best_f1"``, ``"precision_at_10"``.
     P, N : int
-        Positives and negatives in the test set.
+        Positives and negatives in the test set (a binary question).
     C : int
         Number of classifiers compared: every model tried on this test set, discarded ones too
         (the winner is the best of C).  Required.
@@ -374,6 +375,11 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
         Table for ``"auto"``/``"table"`` (default: the bundled one).
     progress : callable(done, total), optional
         Called as a simulation advances.
+    K, n_per_class : int, optional
+        A K-class question instead of (P, N): K classes of ``n_per_class`` items each, the random classifiers
+        sharing the balanced predicted counts; ``metric`` one of accuracy, kappa, balanced_accuracy, macro_f1
+        (the first, third and fourth coincide on this design), answered exactly or from a multi-class table
+        (:mod:`tablegen.lookup.multiclass_lookup`).
 
     Returns
     -------
@@ -382,12 +388,19 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
 
     Examples
     --------
+    >>> critical_value("accuracy", K=5, n_per_class=40, C=100, alpha=0.05).value
+    0.3
     >>> answer = critical_value("auc", 100, 300, C=1000, alpha=0.01)
     >>> round(float(answer), 4), answer.method
     (0.6411, 'exact')
     >>> round(float(critical_value("auc", 10_000, 10_000, C=10)), 6)      # exact at any size
     0.51261
     """
+    if K is not None or n_per_class is not None:
+        from tablegen.lookup.multiclass_lookup import multiclass_critical_value
+
+        return multiclass_critical_value(metric, K, n_per_class, C=C, alpha=alpha, method=method, R=R, seed=seed,
+                                         table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table,
                              needs_alpha=True)
     source = _source(a, a.table, "critical value")
@@ -397,9 +410,10 @@ def critical_value(metric: str, P: int, N: int, C: int | None = None, alpha: flo
 
 @score_by_keyword
 @_noting_damage
-def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, method: str = "auto",
-            R: int | None = None, seed: int | None = None, table: Table | str | os.PathLike | None = None,
-            progress: Callable[[int, int], None] | None = None) -> Answer:
+def p_value(metric: str, P: int | None = None, N: int | None = None, C: int | None = None, *, score: float,
+            method: str = "auto", R: int | None = None, seed: int | None = None,
+            table: Table | str | os.PathLike | None = None, progress: Callable[[int, int], None] | None = None,
+            K: int | None = None, n_per_class: int | None = None) -> Answer:
     """p-value 1 - F(score-)**C of a winner's score against the best of C random classifiers.
 
     Parameters are as for :func:`critical_value`, in the same order (metric, P, N, C); ``score``, given by
@@ -409,13 +423,21 @@ def p_value(metric: str, P: int, N: int, C: int | None = None, *, score: float, 
     lies in [0, 1]; below what the source resolves it is a bound (``bound="<"``), never 0: with a
     simulation in which no ranking reaches the score, the upper end of the 95% Clopper–Pearson
     interval; from a table, the bound its stored tail quantiles give
-    (:meth:`tablegen.lookup.table.Table.p_value`).
+    (:meth:`tablegen.lookup.table.Table.p_value`).  With ``K`` and ``n_per_class`` instead of (P, N), a K-class
+    question on a balanced design, answered exactly (:func:`critical_value`).
 
     Examples
     --------
     >>> round(float(p_value("auc", 100, 300, C=1000, score=0.65)), 4)
     0.0028
+    >>> round(float(p_value("kappa", K=3, n_per_class=5, C=1, score=0.4)), 6)
+    0.036242
     """
+    if K is not None or n_per_class is not None:
+        from tablegen.lookup.multiclass_lookup import multiclass_p_value
+
+        return multiclass_p_value(metric, K, n_per_class, C=C, score=score, method=method, R=R, seed=seed,
+                                  table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed,
                              table=table)
     answer = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
