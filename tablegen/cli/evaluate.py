@@ -1,5 +1,10 @@
 """``tablegen evaluate PREDS.csv``: every answer from a predictions file in one report.
 
+Two classes: the layout below.  More than two (or ``--layout labels`` / ``probabilities``): the model columns
+hold each model's predicted class, or its probabilities in columns ``MODEL:CLASS``
+(:mod:`tablegen.cli.multiclass_csv` says the layout and how it is told apart), and each model is tested against
+the best of C random classifiers per metric (:mod:`tablegen.cli.evaluate_multiclass`).
+
 A thin layer over :func:`tablegen.evaluate`: the file has a label column (``--label-column``, default
 ``label``) and one numeric column per model (``--models``, ``--ignore``; by default a column named like a row
 identifier is left out and one of distinct integers refused: :func:`tablegen.cli.scores.model_columns`).  Prints
@@ -17,6 +22,7 @@ import threading
 import time
 
 from tablegen.cli.images import image_errors
+from tablegen.cli.multiclass_csv import LAYOUTS
 from tablegen.cli.options import check_simulation_options
 from tablegen.cli.scores import add_column_arguments, read_predictions
 from tablegen.common.outputs import json_text
@@ -29,9 +35,20 @@ def add_evaluate_parser(sub) -> None:
     """The ``evaluate`` subcommand."""
     p = sub.add_parser("evaluate", help="from labels and every model's scores: each model's values, the winner "
                                         "against C random classifiers and against the models given, in one report")
-    p.add_argument("predictions", metavar="PREDS.csv", help="CSV with a label column and one score column per model")
+    p.add_argument("predictions", metavar="PREDS.csv",
+                   help="CSV with a header, a label column and model columns: for two classes one score column per "
+                        "model (higher = more likely positive); for K > 2 classes one column per model holding its "
+                        "predicted class, or one column MODEL:CLASS per model and class holding probabilities (each "
+                        "model a column for every class, each row summing to 1 within 1e-6); classes are text "
+                        "('1' and 1.0 are one class)")
     p.add_argument("--label-column", default="label", help="name of the label column (default %(default)s)")
     add_column_arguments(p)
+    p.add_argument("--layout", choices=LAYOUTS, default="auto",
+                   help="the model columns: scores (two classes), labels (predicted classes) or probabilities "
+                        "(MODEL:CLASS); auto (default): K > 2 where the label column has more than two classes or "
+                        "a model column holds classes of the label column as text, then probabilities if every "
+                        "model column is named MODEL:CLASS, "
+                        "labels if none has a colon (some: refused as ambiguous)")
     p.add_argument("--positive-label", default=None,
                    help="the positive class (default 1 for labels 0/1 or -1/1, true for true/false)")
     p.add_argument("--C", type=int, default=None,
@@ -156,8 +173,10 @@ def run(args) -> int:
         from tablegen.compute.validation import check_replicates
 
         check_replicates(args.R, (), ())  # at most 2**53, whether or not anything is simulated
-    labels, scores, columns = read_predictions(args.predictions, args.label_column, option="PREDS.csv",
-                                               models=args.models, ignore=args.ignore)
+    read = _read(args)
+    if not isinstance(read, tuple):
+        return _run_multiclass(args, read)
+    labels, scores, columns = read
     print(columns, file=sys.stdout if args.output == "text" else sys.stderr)  # JSON, Markdown, LaTeX stay clean
     with EvaluationProgress() as progress:
         report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
@@ -170,4 +189,60 @@ def run(args) -> int:
         with image_errors("--plot", args.plot):
             report.plot(args.plot)
         print(f"wrote {args.plot}")
+    return 0
+
+
+def _read(args):
+    """The file as the two-class report reads it, (labels, {model: scores}, the columns line); or, for K > 2
+    classes (or ``--layout labels`` / ``probabilities``), as a
+    :class:`~tablegen.cli.multiclass_csv.MulticlassPredictions`.  Auto: the file's first lines decide
+    (:func:`~tablegen.cli.multiclass_csv.looks_multiclass`), and a file read as two-class whose labels hold more
+    classes is read again as K-class."""
+    from tablegen.cli.multiclass_csv import count_classes, read_multiclass_predictions
+
+    def multiclass(layout: str):
+        return read_multiclass_predictions(args.predictions, args.label_column, option="PREDS.csv",
+                                           models=args.models, ignore=args.ignore, layout=layout)
+
+    if args.layout in ("labels", "probabilities") or (args.layout == "auto" and _looks_multiclass(args)):
+        return multiclass(args.layout)
+    labels, scores, columns = read_predictions(args.predictions, args.label_column, option="PREDS.csv",
+                                               models=args.models, ignore=args.ignore)
+    if args.layout == "auto" and count_classes(labels) > 2:
+        return multiclass("auto")
+    return labels, scores, columns
+
+
+def _looks_multiclass(args) -> bool:
+    """Whether the file's first lines show more than two classes, or text in a model column (False where the
+    header does not say which columns are models: the two-class reader then names what is wrong)."""
+    from tablegen.cli.multiclass_csv import looks_multiclass
+    from tablegen.cli.scores import model_columns
+    from tablegen.common.csvfile import read_head
+
+    header, rows = read_head(args.predictions, "PREDS.csv")
+    try:
+        names = model_columns(header, args.label_column, args.models, args.ignore)[0]
+    except TablegenInputError:
+        return False
+    return args.label_column in header and looks_multiclass(header, rows, args.label_column, names)
+
+
+def _run_multiclass(args, read) -> int:
+    """The K-class report: each model against the best of C random classifiers per metric, printed."""
+    from tablegen.cli.evaluate_multiclass import evaluate_multiclass
+
+    unused = [option for option, given in (("--positive-label", args.positive_label is not None),
+                                           ("--method", args.method != "auto"),
+                                           ("--plot", args.plot is not None)) if given]
+    if unused:
+        raise TablegenInputError(f"{unused[0]} applies to two classes; PREDS.csv {args.predictions} has "
+                                 f"{len(read.classes)} classes")
+    print(read.line, file=sys.stdout if args.output == "text" else sys.stderr)
+    with EvaluationProgress() as progress:
+        report = evaluate_multiclass(read, C=args.C, metrics=args.metrics, alpha=args.alpha, R=args.R,
+                                     seed=args.seed, progress=progress, max_seconds=args.max_seconds)
+    printed = {"text": lambda r: r.to_text(), "json": lambda r: json_text(r.to_dict()),
+               "markdown": lambda r: r.to_markdown(), "latex": lambda r: r.to_latex()}[args.output](report)
+    print(printed)
     return 0

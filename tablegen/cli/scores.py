@@ -183,7 +183,7 @@ def read_predictions(path, label_column: str, option: str = "--scores-file", mod
     def hint(name: str) -> str:
         return f" (not a model column? leave it out with --ignore {name}, or name the models with --models)"
 
-    _, columns = read_csv_columns(path, option, numbers, before_reading=_check_reading_memory(path, option),
+    _, columns = read_csv_columns(path, option, numbers, before_reading=reading_memory_check(path, option),
                                   hint=hint)
     names, ignored, why = chosen["names"], chosen["ignored"], chosen["why"]
     scores = {name: columns[name] for name in names}
@@ -196,8 +196,9 @@ def read_predictions(path, label_column: str, option: str = "--scores-file", mod
     return columns[label_column], scores, line + "."
 
 
-def _check_reading_memory(path, option: str):
-    """The check :func:`read_predictions` makes before reading a file whole: its estimate within the limit."""
+def reading_memory_check(path, option: str):
+    """The check a predictions file's reader makes before reading it whole (:func:`read_predictions`, the K-class
+    reader :func:`tablegen.cli.multiclass_csv.read_multiclass_predictions`): its estimate within the limit."""
     def check(size) -> None:
         from tablegen.compute.limits import check_memory, format_bytes
 

@@ -218,6 +218,27 @@ def read_csv_columns(path, what: str, numbers: Callable[[list[str]], list[str]],
     return header, columns
 
 
+def read_head(path, what: str) -> tuple[list[str], list[list[str]]]:
+    r"""Header and first rows (fields stripped) of the CSV file ``path``: the rows in its first complete lines
+    (64 KiB, or more until they hold a row), never the whole file; for a caller that decides from a sample how to
+    read it (:func:`read_csv_columns`).  A ragged row among them is left for the whole read to name.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
+    ...     _ = f.write("# a comment\nlabel,m1\ncat, dog\n")
+    >>> read_head(f.name, "PREDS.csv")
+    (['label', 'm1'], [['cat', 'dog']])
+    >>> os.remove(f.name)
+    """
+    name = f"{what} {path}"
+    lines = _kept_lines(_head(path, name))
+    header = _header(lines, name)
+    rows = csv.reader(line for _, line in lines[1:])
+    return header, [[field.strip() for field in fields] for fields in rows if len(fields) == len(header)]
+
+
 def _head(path, name: str) -> str:
     """The first complete lines of a file as text: at least the header and a row where the file has them (the
     first 64 KiB, or four times more until they hold both)."""

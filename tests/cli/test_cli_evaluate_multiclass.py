@@ -1,0 +1,295 @@
+"""``tablegen evaluate PREDS.csv`` with more than two classes: the layouts (predicted labels, MODEL:CLASS
+probabilities) read and told apart, each model's answers equal to ``tablegen.multiclass_test``'s on the same
+labels, strict JSON, every bad input refused with exit code 2 (5 over the memory limit) naming the row and column
+and writing nothing; two-class files keep the binary report."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+from clitools import tablegen
+
+import tablegen as tg
+from tablegen.cli.main import main
+from tablegen.cli.multiclass_csv import read_multiclass_predictions
+from tablegen.common import csvfile
+
+K3_LABELS = ["cat", "cat", "cat", "dog", "dog", "dog", "fox", "fox", "fox", "fox"]
+K3_TREE = ["cat", "cat", "dog", "dog", "dog", "fox", "fox", "fox", "fox", "cat"]
+K3_FOREST = ["cat", "dog", "cat", "dog", "dog", "dog", "fox", "cat", "fox", "fox"]
+
+
+def _write(path, rows: list[str]) -> str:
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def _labels_file(path, labels, models: dict) -> str:
+    return _write(path, [",".join(["label", *models]),
+                         *(",".join([str(y), *(str(m[i]) for m in models.values())]) for i, y in enumerate(labels))])
+
+
+def _probabilities(rng, labels, classes, sharp: float) -> np.ndarray:
+    """Rows summing to 1 exactly as printed: a softmax rounded to 6 decimals, the last column the remainder."""
+    logits = rng.normal(size=(len(labels), len(classes)))
+    logits[np.arange(len(labels)), [classes.index(y) for y in labels]] += sharp
+    p = np.round(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True), 6)
+    p[:, -1] = np.round(1.0 - p[:, :-1].sum(axis=1), 6)
+    return p
+
+
+def _probabilities_file(path, labels, classes, models: dict) -> str:
+    header = ["label", *(f"{m}:{c}" for m in models for c in classes)]
+    rows = [",".join([str(y), *(f"{models[m][i, j]:.6f}" for m in models for j in range(len(classes)))])
+            for i, y in enumerate(labels)]
+    return _write(path, [",".join(header), *rows])
+
+
+def _run(argv, capsys) -> tuple[int, str, str]:
+    code = main([str(word) for word in argv])
+    printed = capsys.readouterr()
+    return code, printed.out, printed.err
+
+
+def _strict_json(text: str) -> dict:
+    def refuse(constant):
+        raise AssertionError(f"not strict JSON: {constant}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_k3_predicted_labels_end_to_end_equal_multiclass_test(tmp_path, capsys):
+    path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
+    code, out, _ = _run(["evaluate", path, "--json"], capsys)
+    assert code == 0
+    report = _strict_json(out)
+    assert report["classes"] == ["cat", "dog", "fox"] and report["n"] == 10 and report["C"] == 2
+    assert report["metrics"]["accuracy"]["models"]["tree"]["value"] == 0.7  # 7 of 10 hits, counted by hand
+    assert report["metrics"]["accuracy"]["models"]["forest"]["value"] == 0.8
+    for metric, answer in report["metrics"].items():
+        for model, predicted in (("tree", K3_TREE), ("forest", K3_FOREST)):
+            expected = tg.multiclass_test(K3_LABELS, predicted, metric=metric, C=2)
+            assert answer["models"][model] == json.loads(json.dumps(expected.to_dict())), (metric, model)
+        p = {model: answer["models"][model]["p_value"] for model in ("tree", "forest")}
+        assert answer["winner"] == min(p, key=p.get)
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy"], capsys)
+    assert code == 0 and out.startswith("read 2 model(s) as predicted classes, 3 true class(es): tree, forest")
+    assert "accuracy: forest wins (smallest p); " + tg.multiclass_test(K3_LABELS, K3_FOREST, C=2).sentence() in out
+
+
+@pytest.mark.parametrize("K", [3, 5])
+def test_probabilities_are_scored_by_their_most_probable_class(tmp_path, capsys, K):
+    rng = np.random.default_rng(K)
+    classes = [f"c{k}" for k in range(K)]
+    labels = [classes[k] for k in rng.permutation(np.arange(6 * K) % K)]
+    models = {"good": _probabilities(rng, labels, classes, 3.0), "weak": _probabilities(rng, labels, classes, 0.3)}
+    path = _probabilities_file(tmp_path / "p.csv", labels, classes, models)
+    read = read_multiclass_predictions(path, "label")
+    assert read.layout == "probabilities" and read.classes == tuple(classes)
+    np.testing.assert_array_equal(read.predictions["good"], models["good"])
+    code, out, err = _run(["evaluate", path, "--metrics", "accuracy", "kappa", "--C", "5", "--json"], capsys)
+    assert code == 0 and err.startswith("read 2 model(s) as class probabilities")
+    report = _strict_json(out)
+    assert report["layout"] == "probabilities"
+    for model, p in models.items():
+        predicted = [classes[j] for j in np.argmax(p, axis=1)]
+        expected = tg.multiclass_test(labels, predicted, metric="kappa", C=5)
+        assert report["metrics"]["kappa"]["models"][model] == json.loads(json.dumps(expected.to_dict()))
+
+
+def test_k5_labels_as_integers_markdown_and_latex(tmp_path, capsys):
+    rng = np.random.default_rng(5)
+    labels = rng.permutation(np.arange(40) % 5)
+    good = np.where(rng.random(40) < 0.7, labels, rng.integers(0, 5, 40))
+    path = _labels_file(tmp_path / "k5.csv", labels, {"good": good, "noise": rng.integers(0, 5, 40)})
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--markdown"], capsys)
+    expected = tg.multiclass_test(labels.tolist(), good.tolist(), C=2)
+    assert code == 0 and out.startswith("| metric | model | value | p (best of C) |")
+    assert f"| accuracy | good | {expected.value:.4g} | {expected.p_value:.3g} |" in out
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--latex"], capsys)
+    assert code == 0 and out.startswith("\\begin{table}") and "5 classes" in out
+
+
+def test_one_and_one_point_zero_are_one_class(tmp_path, capsys):
+    """Classes are text, but texts that read as the same number are one class: "1" (quoted), 1 and 1.0 match."""
+    labels = ['"1"', "2", "3", "1", "2", "3", "1.0", "2", "3"]
+    predicted = ["1.0", "2.0", "3", '"1"', "3", "2", "1", "2", "3"]
+    path = _labels_file(tmp_path / "n.csv", labels, {"m": predicted})
+    read = read_multiclass_predictions(path, "label")
+    assert read.classes == ("1", "2", "3")
+    assert read.labels.tolist() == ["1", "2", "3"] * 3 and read.predictions["m"].tolist() == [
+        "1", "2", "3", "1", "3", "2", "1", "2", "3"]
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--json"], capsys)
+    assert code == 0 and _strict_json(out)["metrics"]["accuracy"]["models"]["m"]["hits"] == 7
+
+
+def test_a_class_only_predicted_is_allowed_and_never_a_hit(tmp_path):
+    path = _labels_file(tmp_path / "u.csv", K3_LABELS, {"m": ["cat"] * 3 + ["owl"] * 7})
+    read = read_multiclass_predictions(path, "label")
+    assert read.classes == ("cat", "dog", "fox", "owl")
+    assert "3 true class(es) (4 with those only predicted)" in read.line
+
+
+def test_a_file_sorted_by_label_is_read_as_k_class_after_its_first_lines(tmp_path, capsys):
+    """The first 64 KiB show two classes only (sorted by label): read as two-class, then again as K-class."""
+    labels = np.repeat([0, 1, 2], 20_000)
+    rng = np.random.default_rng(3)
+    predicted = np.where(rng.random(labels.size) < 0.5, labels, rng.integers(0, 3, labels.size))
+    path = _labels_file(tmp_path / "sorted.csv", labels, {"m": predicted})
+    header, rows = csvfile.read_head(path, "PREDS.csv")
+    assert {row[0] for row in rows} <= {"0", "1"}  # what the first lines show
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--json"], capsys)
+    assert code == 0 and _strict_json(out)["classes"] == ["0", "1", "2"]
+
+
+def test_two_class_files_keep_the_binary_report(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    labels = np.r_[np.ones(10, int), np.zeros(10, int)]
+    scores = {"a": labels + rng.normal(size=20), "b": rng.normal(size=20)}
+    path = _labels_file(tmp_path / "b.csv", labels, {m: [repr(float(v)) for v in s] for m, s in scores.items()})
+    code, out, _ = _run(["evaluate", path, "--metrics", "auc", "--json"], capsys)
+    assert code == 0
+    assert _strict_json(out) == json.loads(json.dumps(tg.evaluate(labels, scores, metrics=["auc"]).to_dict()))
+
+
+def test_two_class_predicted_labels_with_layout_labels(tmp_path, capsys):
+    labels = ["yes"] * 6 + ["no"] * 6
+    predicted = ["yes"] * 5 + ["no"] * 7
+    path = _labels_file(tmp_path / "yn.csv", labels, {"m": predicted})
+    code, out, _ = _run(["evaluate", path, "--layout", "labels", "--metrics", "accuracy", "--json"], capsys)
+    assert code == 0
+    expected = tg.multiclass_test(labels, predicted, C=1)
+    assert _strict_json(out)["metrics"]["accuracy"]["models"]["m"] == json.loads(json.dumps(expected.to_dict()))
+
+
+def _bad_files(tmp_path) -> dict:
+    good = _labels_file(tmp_path / "good.csv", K3_LABELS, {"tree": K3_TREE})
+    rows = open(good).read().splitlines()
+    p = "label,a:cat,a:dog,a:fox"
+    files = {
+        "good": good,
+        "empty_label": _write(tmp_path / "el.csv", [rows[0], *rows[1:4], ",cat", *rows[5:]]),
+        "nan_label": _write(tmp_path / "nl.csv", [*rows[:6], "NaN,cat", *rows[7:]]),
+        "empty_prediction": _write(tmp_path / "ep.csv", [*rows[:3], "cat,", *rows[4:]]),
+        "nan_prediction": _write(tmp_path / "np.csv", [*rows[:8], "fox,nan", *rows[9:]]),
+        "one_class": _write(tmp_path / "one.csv", ["label,m", "cat,cat", "cat,dog", "cat,cat"]),
+        "missing_class": _write(tmp_path / "mc.csv", ["label,a:cat,a:dog", "cat,0.5,0.5", "dog,0.2,0.8",
+                                                      "fox,0.1,0.9"]),
+        "bad_sum": _write(tmp_path / "bs.csv", [p, "cat,0.5,0.3,0.2", "dog,0.2,0.7,0.1", "fox,0.1,0.1,0.7",
+                                                "cat,0.6,0.2,0.2"]),
+        "negative": _write(tmp_path / "ng.csv", [p, "cat,0.5,0.3,0.2", "dog,1.2,-0.2,0.0", "fox,0.1,0.1,0.8"]),
+        "nan_probability": _write(tmp_path / "nanp.csv", [p, "cat,0.5,0.3,0.2", "dog,0.2,0.7,0.1", "fox,nan,0.1,0.8"]),
+        "k_over_n": _write(tmp_path / "kn.csv", ["label,a:cat,a:dog,a:fox,a:owl", "cat,0.7,0.1,0.1,0.1",
+                                                 "dog,0.1,0.7,0.1,0.1", "fox,0.1,0.1,0.7,0.1"]),
+        "ambiguous": _write(tmp_path / "am.csv", ["label,a:cat,b", "cat,1,cat", "dog,0,dog", "fox,0,fox"]),
+        "scores_as_labels": _write(tmp_path / "sl.csv", ["label,m", *(f"{c},{v}" for c, v in zip(
+            ["cat", "dog", "fox", "cat", "dog", "fox", "cat", "dog"], ["cat", 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]))]),
+        "different_classes": _write(tmp_path / "dc.csv", [
+            "label,a:cat,a:dog,a:fox,b:cat,b:dog,b:fox,b:owl", "cat,1,0,0,1,0,0,0", "dog,0,1,0,0,1,0,0",
+            "fox,0,0,1,0,0,1,0"]),
+    }
+    return files
+
+
+BAD = [  # (file, extra argv, what the message says)
+    ("empty_label", [], "row 4: missing class ('')"),
+    ("nan_label", [], "column 'label', row 6: missing class ('NaN')"),
+    ("empty_prediction", [], "column 'tree', row 3: missing class"),
+    ("nan_prediction", [], "column 'tree', row 8: missing class ('nan')"),
+    ("one_class", ["--layout", "labels"], "has one class only ('cat')"),
+    ("missing_class", [], "model 'a' has no probability column for class(es) 'fox'"),
+    ("bad_sum", [], "row 3: model 'a''s probabilities sum to 0.9"),
+    ("negative", [], "row 2, column 'a:cat': 1.2 is not a probability"),
+    ("nan_probability", [], "row 3, column 'a:cat': missing or non-finite value 'nan'"),
+    ("k_over_n", [], "4 classes but 3 item(s)"),
+    ("ambiguous", [], "ambiguous layout: column(s) a:cat are named MODEL:CLASS"),
+    ("ambiguous", ["--layout", "probabilities"], "column 'b' is not named MODEL:CLASS"),
+    ("scores_as_labels", [], "look like scores, not predicted classes"),
+    ("different_classes", [], "models 'a' and 'b' name different classes ('owl' in one only)"),
+    ("good", ["--metrics", "auc"], "--metrics: unknown metric 'auc' for a file of more than two classes"),
+    ("good", ["--positive-label", "cat"], "--positive-label applies to two classes"),
+    ("good", ["--method", "exact"], "--method applies to two classes"),
+    ("good", ["--plot", "out.png"], "--plot applies to two classes"),
+    ("good", ["--C", "0"], "C = 0 is less than the 1 models"),
+]
+
+
+@pytest.mark.parametrize(("name", "argv", "message"), BAD, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD)])
+def test_bad_input_exits_2_naming_the_row_and_column_and_writes_nothing(tmp_path, name, argv, message):
+    files = _bad_files(tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    code, err = tablegen(["evaluate", files[name], *argv], tmp_path)
+    assert code == 2 and message in err, err
+    assert err.startswith("tablegen: error: ") and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_a_row_not_summing_to_one_is_named_within_the_tolerance(tmp_path):
+    """1e-6 off is allowed, 2e-6 is not; the first bad row is named with its sum."""
+    ok = _write(tmp_path / "ok.csv", ["label,a:x,a:y,a:z", "x,0.5,0.3,0.2000009", "y,0.2,0.7,0.1", "z,0.1,0.1,0.8"])
+    assert read_multiclass_predictions(ok, "label").predictions["a"].shape == (3, 3)
+    bad = _write(tmp_path / "bad.csv", ["label,a:x,a:y,a:z", "x,0.5,0.3,0.2", "y,0.2,0.7,0.100002", "z,0.1,0.1,0.8"])
+    code, err = tablegen(["evaluate", bad], tmp_path)
+    assert code == 2 and "row 2: model 'a''s probabilities sum to 1.000002" in err, err
+
+
+def test_a_k_class_file_over_the_memory_limit_is_refused_before_it_is_read(tmp_path, monkeypatch, capsys):
+    rng = np.random.default_rng(1)
+    labels = rng.integers(0, 4, 20_000)
+    path = _labels_file(tmp_path / "big.csv", labels, {"m": rng.integers(0, 4, 20_000)})
+    monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "1MB")
+
+    def whole_file(*args):
+        raise AssertionError("the file was read whole before the memory check")
+
+    monkeypatch.setattr(csvfile, "_read_text", whole_file)
+    monkeypatch.setattr(csvfile.np, "loadtxt", whole_file)
+    code, out, err = _run(["evaluate", path, "--layout", "labels"], capsys)
+    assert code == 5 and out == "" and "TABLEGEN_MEMORY_LIMIT" in err and "reading PREDS.csv" in err
+
+
+def test_a_large_file_is_read_by_numpy_not_row_by_row(tmp_path, monkeypatch):
+    """No per-row Python step: the row-by-row reader is never called; classes are matched per distinct value."""
+    rng = np.random.default_rng(4)
+    labels = rng.integers(0, 10, 30_000)
+    models = {f"m{j}": np.where(rng.random(labels.size) < 0.5, labels, rng.integers(0, 10, labels.size))
+              for j in range(3)}
+    path = _labels_file(tmp_path / "k10.csv", [f"class{k}" for k in labels],
+                        {m: [f"class{k}" for k in v] for m, v in models.items()})
+
+    def row_by_row(*args):
+        raise AssertionError("read row by row")
+
+    monkeypatch.setattr(csvfile, "_columns_by_rows", row_by_row)
+    read = read_multiclass_predictions(path, "label")
+    assert read.classes == tuple(f"class{k}" for k in range(10))
+    for model, values in models.items():
+        assert read.predictions[model].tolist() == [f"class{k}" for k in values]
+
+
+def test_a_time_estimate_over_max_seconds_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    from tablegen.lookup import multiclass
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("a test ran")
+
+    monkeypatch.setattr(multiclass, "multiclass_test", no_work)
+    path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
+    code, out, err = _run(["evaluate", path, "--metrics", "macro_f1", "--R", "1000000000", "--max-seconds", "1"],
+                          capsys)
+    assert code == 5 and "would take about" in err and "--max-seconds" in err
+    assert out.startswith("read 2 model(s)") and out.count("\n") == 1  # the columns line only
+
+
+def test_progress_ends_at_the_estimate(tmp_path):
+    from tablegen.cli.evaluate_multiclass import evaluate_multiclass
+
+    path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
+    seen = []
+    evaluate_multiclass(read_multiclass_predictions(path, "label"), C=None, metrics=["accuracy", "macro_f1"],
+                        alpha=0.05, R=2000, seed=1, progress=lambda done, total: seen.append((done, total)))
+    assert seen[0][0] == 0.0 and len(seen) == 5 and math.isclose(seen[-1][0], seen[-1][1])
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
