@@ -81,18 +81,23 @@ def _power_parser(sub) -> None:
     p.add_argument("--N", type=int, required=True, help="negatives in the test set")
     p.add_argument("--C", type=int, required=True, help=_C_HELP)
     _common(p, target=False)
+    _simulation_arguments(p)
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="draw the power curve (power against P + N at this prevalence, C = 1, 10, 100, 1000 "
+                        "and this C; exact, Lehmann)")
+    p.set_defaults(run=_run_power)
+
+
+def _simulation_arguments(p) -> None:
+    """``--model``, ``--R`` and ``--seed``: the alternative, and the replicates and seed of a simulated answer."""
     p.add_argument("--model", choices=("lehmann", "binormal"), default="lehmann",
                    help="lehmann: exact where its programme runs (beyond it Monte Carlo, and the answer says "
                         "so); binormal (positives N(d, 1), negatives N(0, 1)): Monte Carlo, 95%% interval")
     p.add_argument("--R", type=int, default=None,
                    help="replicates, if the answer is simulated (binormal, or beyond the exact Lehmann programme; "
-                        "default: a 95%% interval of +-0.005)")
+                        "default: a 95%% interval of +-0.005 of the power)")
     p.add_argument("--seed", type=int, default=None,
                    help="root seed, if the answer is simulated (default 2005: the same question, the same answer)")
-    p.add_argument("--plot", default=None, metavar="FILE",
-                   help="draw the power curve (power against P + N at this prevalence, C = 1, 10, 100, 1000 "
-                        "and this C; exact, Lehmann)")
-    p.set_defaults(run=_run_power)
 
 
 def _run_power(args) -> int:
@@ -163,20 +168,22 @@ def _run_sample_size(args) -> int:
 # -- minimum detectable -----------------------------------------------------------------------------------------
 def _minimum_detectable_parser(sub) -> None:
     p = sub.add_parser("minimum-detectable", help="the smallest AUC the best-of-C test detects with a target power "
-                                                  "(exact, Lehmann)")
+                                                  "(exact, Lehmann; or Monte Carlo with its interval)")
     _metric(p)
     p.add_argument("--P", type=int, required=True, help="positives in the test set")
     p.add_argument("--N", type=int, required=True, help="negatives in the test set")
     p.add_argument("--C", type=int, required=True, help=_C_HELP)
     _common(p, auc=False)
+    _simulation_arguments(p)
     p.set_defaults(run=_run_minimum_detectable)
 
 
 def _run_minimum_detectable(args) -> int:
     from tablegen import minimum_detectable
 
+    _check_simulation_options(args)
     result = minimum_detectable(args.metric, args.P, args.N, args.C, args.alpha, power=args.power,
-                                winners=_winners(args))
+                                winners=_winners(args), model=args.model, R=args.R, seed=args.seed)
     _print(result, args)
     return 0
 
@@ -189,6 +196,7 @@ def _max_models_parser(sub) -> None:
     p.add_argument("--P", type=int, required=True, help="positives in the test set")
     p.add_argument("--N", type=int, required=True, help="negatives in the test set")
     _common(p, winners=False)
+    _simulation_arguments(p)
     p.add_argument("--bound", type=int, default=10**12, help="the largest C searched")
     p.set_defaults(run=_run_max_models)
 
@@ -196,7 +204,8 @@ def _max_models_parser(sub) -> None:
 def _run_max_models(args) -> int:
     from tablegen import max_models
 
+    _check_simulation_options(args)
     result = max_models(args.metric, args.P, args.N, auc=args.auc, alpha=args.alpha, power=args.power,
-                        bound=args.bound)
+                        bound=args.bound, model=args.model, R=args.R, seed=args.seed)
     _print(result, args)
     return 0

@@ -1,13 +1,17 @@
 """Plan a test set: the smallest test set (:func:`sample_size`), the smallest detectable AUC
 (:func:`minimum_detectable`) and how many models a test set can take (:func:`max_models`).
 
-Each searches exact Lehmann power (:func:`tablegen.lookup.power.power`'s exact programme, its events cached), so
-each takes the Lehmann alternative only.  Exact power is saw-toothed in the test-set size: :func:`sample_size`
-reports both the first size that reaches the target and the size from which it stays there
-(``docs/explanation/power.md``).
+Each searches exact Lehmann power (:func:`tablegen.lookup.power.power`'s exact programme, its events cached).
+:func:`minimum_detectable` and :func:`max_models` also answer under the binormal alternative, and under the Lehmann
+one beyond its exact programme, by Monte Carlo with common random numbers and a rigorous 95% interval
+(:mod:`tablegen.lookup.planning_mc`); :func:`sample_size` takes the Lehmann alternative only.  Exact power is
+saw-toothed in the test-set size: :func:`sample_size` reports both the first size that reaches the target and the
+size from which it stays there (``docs/explanation/power.md``).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +29,9 @@ from tablegen.lookup.power import (
     size_line,
 )
 from tablegen.lookup.power_results import DetectableResult, MaxModelsResult, SampleSizeResult
+
+if TYPE_CHECKING:
+    from tablegen.lookup.planning_mc import DetectableMonteCarlo, MaxModelsMonteCarlo
 
 #: :func:`minimum_detectable` brackets the smallest AUC to this width.
 AUC_TOLERANCE = 1e-7
@@ -101,6 +108,13 @@ class _PowerLine:
             value = of_winners(float(single), self.winners)
             if abs(value - self.target) > DECISION_MARGIN:
                 self.decided[n] = value >= self.target
+
+
+def _simulation_options(R, seed) -> tuple[int | None, int | None]:
+    """``R`` (a positive integer) and ``seed`` checked, whether or not the answer is simulated."""
+    from tablegen.compute.validation import check_integer, check_seed
+
+    return (None if R is None else check_integer("R", R, 1)), check_seed("seed", seed, True)
 
 
 def _lehmann_only(model) -> None:
@@ -225,11 +239,15 @@ def _below_bound(g, target: float, floor: int, bound: int):
 
 
 def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, power: float = 0.8,
-                       model: str = "lehmann", winners: int | str = 1) -> DetectableResult:
-    """The smallest AUC (Lehmann k) that the best-of-C test at (P, N) detects with the target power.
+                       model: str = "lehmann", winners: int | str = 1, R: int | None = None,
+                       seed: int | None = None) -> DetectableResult | DetectableMonteCarlo:
+    """The smallest AUC that the best-of-C test at (P, N) detects with the target power.
 
     Exact power rises with k (a larger k moves positives up the ranking, and every metric rises when a
-    positive moves above a negative), so the AUC is found by bisection to :data:`AUC_TOLERANCE`.
+    positive moves above a negative), so under the Lehmann alternative the AUC is found by bisection of exact power
+    to :data:`AUC_TOLERANCE`.  Under the binormal alternative, and under the Lehmann one beyond its exact programme
+    (AUC beyond about 375 x 375, average precision beyond its enumeration), it is a Monte Carlo estimate with a
+    rigorous 95% interval, drawn with common random numbers (:mod:`tablegen.lookup.planning_mc`).
 
     Parameters
     ----------
@@ -237,12 +255,16 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
         As for :func:`power` (``alpha``: default 0.01, the level of Forman & Cohen's tables).
     power : float
         The target, in (0, 1) (default 0.8).
-    model : {"lehmann"}
-        The search needs exact power: the Lehmann alternative.
+    model : {"lehmann", "binormal"}
+        The alternative (as for :func:`power`): ``"lehmann"`` exact where its programme runs.
+    R, seed : int, optional
+        Replicates and root seed of a Monte Carlo answer (default: R for a 95% interval of +-0.005 of the power at
+        the target; seed 2005); unused by an exact one.
 
     Returns
     -------
-    DetectableResult
+    DetectableResult or DetectableMonteCarlo
+        ``method`` says which: ``"exact"``, or ``"monte carlo"`` with the interval ``auc_low``, ``auc_high``.
 
     Raises
     ------
@@ -255,14 +277,21 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
     >>> result = minimum_detectable("best_f1", 100, 100, C=100, alpha=0.05)
     >>> round(result.auc, 4), round(result.metric_value, 4)
     (0.6695, 0.699)
+    >>> wide = minimum_detectable("auc", 400, 400, C=10, alpha=0.05, R=2000)  # beyond the exact AUC programme
+    >>> wide.method, wide.auc_low <= wide.auc <= wide.auc_high
+    ('monte carlo', True)
     """
     from tablegen.compute.exact.power import lehmann_k
+    from tablegen.compute.metrics import get_metric
+    from tablegen.lookup.planning_mc import minimum_detectable_mc
 
     metric = check_power_metric(metric)
     P, N = check_class_size("P", P), check_class_size("N", N)
     C, alpha, target = check_competitors(C), check_alpha("alpha", alpha), check_power(power)
-    _lehmann_only(model)
-    winners = check_winners(winners, C)
+    model, winners = check_model(model), check_winners(winners, C)
+    R, seed = _simulation_options(R, seed)
+    if model == "binormal" or not get_metric(metric).power_exact_at(P, N):
+        return minimum_detectable_mc(metric, P, N, C, alpha, target, model, winners, R, seed)
 
     def g(auc: float) -> float:
         return lehmann_power_at(metric, P, N, C, alpha, lehmann_k(auc), winners)[0]
@@ -284,12 +313,15 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
 
 
 def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, power: float = 0.8,
-               model: str = "lehmann", bound: int = DEFAULT_MAX_C) -> MaxModelsResult:
+               model: str = "lehmann", bound: int = DEFAULT_MAX_C, R: int | None = None,
+               seed: int | None = None) -> MaxModelsResult | MaxModelsMonteCarlo:
     """How many models can be tried on (P, N) while one of AUC ``auc`` is still detected with the target power.
 
     The power of one informative model (``winners=1``) falls as C grows (m* rises with C), so the answer is
     the largest C whose exact power reaches the target: doubling, then bisection over the integers.  The
-    number to budget a hyper-parameter search on one test set.
+    number to budget a hyper-parameter search on one test set.  Under the binormal alternative, and the Lehmann one
+    beyond its exact programme, the same search runs over one set of Monte Carlo replicates, and the answer
+    carries a rigorous 95% interval (:mod:`tablegen.lookup.planning_mc`).
 
     Parameters
     ----------
@@ -299,14 +331,17 @@ def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, 
         The AUC of the model to detect, in [0.5, 1).
     power : float
         The target, in (0, 1) (default 0.8).
-    model : {"lehmann"}
-        The search needs exact power.
+    model : {"lehmann", "binormal"}
+        The alternative (as for :func:`power`): ``"lehmann"`` exact where its programme runs.
     bound : int
         The largest C searched (default 10**12).
+    R, seed : int, optional
+        Replicates and root seed of a Monte Carlo answer (as for :func:`minimum_detectable`).
 
     Returns
     -------
-    MaxModelsResult
+    MaxModelsResult or MaxModelsMonteCarlo
+        ``method`` says which.
 
     Examples
     --------
@@ -314,13 +349,18 @@ def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, 
     866
     """
     from tablegen.compute.exact.power import lehmann_k
+    from tablegen.compute.metrics import get_metric
     from tablegen.compute.validation import check_integer
+    from tablegen.lookup.planning_mc import max_models_mc
 
     metric = check_power_metric(metric)
     P, N = check_class_size("P", P), check_class_size("N", N)
     alpha, auc, target = check_alpha("alpha", alpha), check_auc(auc), check_power(power)
-    _lehmann_only(model)
+    model = check_model(model)
     bound = check_competitors(check_integer("bound", bound, 1))
+    R, seed = _simulation_options(R, seed)
+    if model == "binormal" or not get_metric(metric).power_exact_at(P, N):
+        return max_models_mc(metric, P, N, auc, alpha, target, model, bound, R, seed)
     k = lehmann_k(auc)
 
     def g(C: int) -> float:

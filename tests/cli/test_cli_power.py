@@ -120,10 +120,10 @@ MODELS = ["max-models", "best_accuracy", "--P", "20", "--N", "20", "--alpha", "0
     ([*POWER, "--plot", "adir"], 2, "--plot adir: is a directory"),
     ([*POWER, "--plot", "curve.bogus"], 2, "not an image format"),
     (["power", "nope", *POWER[2:]], 2, "unknown metric 'nope'"),
-    (["minimum-detectable", "auc", "--P", "2000", "--N", "2000", "--C", "10"], 2,
-     "--P 2000, --N 2000: no exact Lehmann power of auc at this size"),
-    (["minimum-detectable", "average_precision", "--P", "50", "--N", "50", "--C", "10"], 2,
-     "--P 50, --N 50: no exact Lehmann power of average_precision"),
+    (["minimum-detectable", "auc", "--P", "20", "--N", "20", "--C", "10", "--model", "binormal", "--R", "0"], 2,
+     "--R must be a positive integer, got 0"),
+    (["max-models", "auc", "--P", "20", "--N", "20", "--auc", "0.7", "--model", "binormal", "--seed", "-1"], 2,
+     "--seed"),
     ([*SIZE, "--prevalence", "0.5", "--power", "1.5"], 2, "--power must be in (0, 1), got 1.5"),
     ([*SIZE, "--prevalence", "0"], 2, "--prevalence must be in (0, 1), got 0"),
     ([*SIZE, "--prevalence", "0.5", "--max-size", "20"], 2, "--max-size 20"),
@@ -148,3 +148,14 @@ def test_a_size_line_needs_exactly_one_of_prevalence_p_and_n(tmp_path):
     assert code == 2 and "not allowed with argument" in err
     code, err = tablegen(SIZE, tmp_path)
     assert code == 2 and "one of the arguments --prevalence --P --N is required" in err
+
+
+def test_the_planners_simulate_under_the_binormal_model_with_the_r_and_seed_given(capsys):
+    expected = tg.minimum_detectable("best_f1", 30, 40, C=10, alpha=0.05, model="binormal", R=1500, seed=6)
+    code, out, _ = run_cli(capsys, "minimum-detectable", "best_f1", "--P", "30", "--N", "40", "--C", "10", "--alpha",
+                           "0.05", "--model", "binormal", "--R", "1500", "--seed", "6", "--json")
+    assert code == 0 and strict(out) == expected.to_dict() and strict(out)["auc_low"] <= expected.auc
+    expected = tg.max_models("auc", 30, 40, auc=0.75, alpha=0.05, model="binormal", R=1500, seed=6)
+    code, out, _ = run_cli(capsys, "max-models", "auc", "--P", "30", "--N", "40", "--auc", "0.75", "--alpha", "0.05",
+                           "--model", "binormal", "--R", "1500", "--seed", "6")
+    assert code == 0 and out == expected.sentence() + "\n" and "95% interval of C" in out

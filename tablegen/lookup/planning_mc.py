@@ -1,0 +1,422 @@
+"""Plan a test set by Monte Carlo, with common random numbers: the smallest detectable AUC and the most models.
+
+Where exact power has no programme — the binormal alternative always, the Lehmann alternative beyond its exact
+programme (AUC beyond about 375 x 375, average precision beyond its enumeration) — :func:`tablegen.minimum_detectable`
+and :func:`tablegen.max_models` answer here, with a rigorous 95% interval.
+
+**Common random numbers.**  Every effect is drawn from one stream per (seed, P, N, model): replicate r draws the
+same normals (binormal: a positive's score z + d, a negative's z) or the same uniforms (Lehmann: a positive's score
+U**(1/k), a negative's U) whatever the effect.  A larger effect moves every positive's score up and leaves the
+negatives', and no metric falls when a positive moves above a negative, so replicate r's metric is non-decreasing
+in the effect, and the count of significant replicates, ``hits``, is a non-decreasing step function of the AUC
+(and a non-increasing one of C, whose critical value m* rises with C).  The smallest detectable AUC is then a
+quantile of the replicates' own crossing points, found by bisection on the AUC; the most models by bisection on C
+over one set of replicates.
+
+**The interval.**  Let t be the target power of one model, a* the true smallest AUC with power t (power is
+continuous in the AUC), c_low the smallest count whose Clopper-Pearson upper end reaches t and c_high the smallest
+whose lower end does.  The interval's high end is an AUC a_high at which ``hits >= c_high`` was seen.  If a_high < a*,
+then ``hits(a*) >= c_high`` (monotone), so the interval of hits(a*) lies above the true power t — probability at
+most 2.5%.  Its low end is an AUC a_low at which ``hits < c_low`` was seen; if a_low > a*, the interval of hits(a*)
+lies below t — again at most 2.5%.  So [a_low, a_high] covers a* with probability at least 95%, whatever the
+search's path (the events are about the fixed a*).  The same argument on C (at C* and C* + 1) gives the interval
+of the most models.  The critical value m* is :func:`tablegen.critical_value`'s (exact where the metric has an
+exact null at (P, N); otherwise an estimate, and the result names its method).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+#: The planners' stream stage (:func:`tablegen.compute.power_mc.binormal_key` with the effect's bits fixed at 0:
+#: one stream for every effect, the common random numbers).
+PLANNING_STAGE = 3
+#: The bisection brackets each AUC to this width.
+AUC_STEP = 1e-4
+#: The largest AUC searched.
+AUC_TOP = 1.0 - 1e-9
+#: Default half-width of the power's 95% interval at the target (it sets R).
+DEFAULT_HALF_WIDTH = 0.005
+
+
+@dataclass(frozen=True)
+class DetectableMonteCarlo:
+    """The smallest AUC the test detects with the target power, by Monte Carlo (module docstring).
+
+    Attributes
+    ----------
+    metric, model : str
+    P, N, C, winners : int
+    alpha, target : float
+    auc : float
+        The estimate: the smallest AUC (to :data:`AUC_STEP`) at which at least ``ceil(t R)`` replicates are
+        significant, t the one-model target (``target`` itself when ``winners`` is 1).
+    auc_low, auc_high : float or None
+        The 95% interval of the smallest detectable AUC (None: not bounded with these replicates).
+    effect : float
+        The alternative's parameter at ``auc``: binormal d = sqrt 2 Phi^-1(AUC), or Lehmann k = AUC/(1 - AUC).
+    power, power_ci_low, power_ci_high : float
+        The estimated power at ``auc`` (for ``winners`` equally good models) and its 95% interval.
+    replicates, seed : int
+    critical_value : float
+        m*; ``critical_method`` says how it was found.
+    critical_method : str
+    method : str
+        ``"monte carlo"``.
+
+    Examples
+    --------
+    >>> from tablegen import minimum_detectable
+    >>> result = minimum_detectable("auc", 30, 30, C=10, alpha=0.05, model="binormal", R=2000)
+    >>> result.auc_low <= result.auc <= result.auc_high, result.method
+    (True, 'monte carlo')
+    """
+
+    metric: str
+    P: int
+    N: int
+    C: int
+    alpha: float
+    target: float
+    winners: int
+    model: str
+    auc: float
+    auc_low: float | None
+    auc_high: float | None
+    effect: float
+    power: float
+    power_ci_low: float
+    power_ci_high: float
+    replicates: int
+    seed: int
+    critical_value: float
+    critical_method: str
+    method: str = "monte carlo"
+
+    def sentence(self) -> str:
+        """One plain sentence with the answer and its interval.
+
+        Examples
+        --------
+        >>> from tablegen import minimum_detectable
+        >>> minimum_detectable("auc", 30, 30, C=10, alpha=0.05, model="binormal", R=2000).sentence()[:40]
+        'With P = 30, N = 30 the test of auc agai'
+        """
+        return (f"With P = {self.P:,}, N = {self.N:,} the test of {self.metric} against the best of {self.C:,} "
+                f"random classifiers at alpha = {self.alpha:g} detects, with power {self.target:g}, a model of AUC "
+                f"about {self.auc:.4f} or more ({self.model} alternative, {_effect_name(self.model)} = "
+                f"{self.effect:.4g}; Monte Carlo, {self.replicates:,} replicates, 95% interval "
+                f"{_end(self.auc_low)} to {_end(self.auc_high)}); the critical value is {self.critical_value:.4g} "
+                f"({self.critical_method}).")
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields.
+
+        Examples
+        --------
+        >>> from tablegen import minimum_detectable
+        >>> minimum_detectable("auc", 30, 30, C=10, alpha=0.05, model="binormal", R=2000).to_dict()["model"]
+        'binormal'
+        """
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MaxModelsMonteCarlo:
+    """How many models can be tried before a model of given AUC stops being detected, by Monte Carlo.
+
+    Attributes
+    ----------
+    metric, model : str
+    P, N : int
+    auc, alpha, target : float
+    C : int
+        The estimate: the largest C (<= ``bound``) at which at least ``ceil(target R)`` replicates are significant;
+        0 if not even C = 1.
+    C_low, C_high : int
+        The 95% interval of the most models (``C_high == bound``: at least that many).
+    power, power_ci_low, power_ci_high : float
+        The estimated power at C (at C = 1 when ``C`` is 0) and its 95% interval.
+    bound : int
+    replicates, seed : int
+    critical_method : str
+        How m* was found at C.
+    method : str
+        ``"monte carlo"``.
+
+    Examples
+    --------
+    >>> from tablegen import max_models
+    >>> result = max_models("auc", 40, 40, auc=0.75, alpha=0.05, model="binormal", R=2000)
+    >>> result.C_low <= result.C <= result.C_high
+    True
+    """
+
+    metric: str
+    P: int
+    N: int
+    auc: float
+    alpha: float
+    target: float
+    model: str
+    C: int
+    C_low: int
+    C_high: int
+    power: float
+    power_ci_low: float
+    power_ci_high: float
+    bound: int
+    replicates: int
+    seed: int
+    critical_method: str
+    method: str = "monte carlo"
+
+    def sentence(self) -> str:
+        """One plain sentence with the answer and its interval.
+
+        Examples
+        --------
+        >>> from tablegen import max_models
+        >>> max_models("auc", 40, 40, auc=0.75, alpha=0.05, model="binormal", R=2000).sentence()[:36]
+        'At P = 40, N = 40 a model of AUC 0.7'
+        """
+        head = f"At P = {self.P:,}, N = {self.N:,} a model of AUC {self.auc:g} "
+        tail = (f"(Monte Carlo power of {self.metric} under the {self.model} alternative, {self.replicates:,} "
+                f"replicates, alpha = {self.alpha:g}; 95% interval of C: {self.C_low:,} to {self.C_high:,}"
+                f"{' or more' if self.C_high >= self.bound else ''}).")
+        if self.C == 0:
+            return head + f"is not detected with power {self.target:g} even as the only model tried {tail}"
+        more = " at least" if self.C >= self.bound else " up to"
+        return head + (f"is detected with power {self.target:g} among{more} {self.C:,} models tried (power "
+                       f"{self.power:.4f}, 95% interval {self.power_ci_low:.4f} to {self.power_ci_high:.4f}) {tail}")
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields.
+
+        Examples
+        --------
+        >>> from tablegen import max_models
+        >>> max_models("auc", 40, 40, auc=0.75, alpha=0.05, model="binormal", R=2000).to_dict()["method"]
+        'monte carlo'
+        """
+        return asdict(self)
+
+
+def _effect_name(model: str) -> str:
+    return "d" if model == "binormal" else "k"
+
+
+def _end(value) -> str:
+    return "unbounded" if value is None else f"{value:.4f}"
+
+
+def effect_of_auc(model: str, auc: float) -> float:
+    """The alternative's parameter at ``auc``: binormal d = sqrt 2 Phi^-1(AUC), Lehmann k = AUC/(1 - AUC).
+
+    Examples
+    --------
+    >>> round(effect_of_auc("binormal", 0.76), 4), round(effect_of_auc("lehmann", 0.75), 4)
+    (0.9989, 3.0)
+    """
+    from tablegen.compute.exact.power import lehmann_k
+    from tablegen.compute.power_mc import separation_of_auc
+
+    return separation_of_auc(auc) if model == "binormal" else lehmann_k(auc)
+
+
+def one_model_target(target: float, winners: int) -> float:
+    """The power one model needs so that ``winners`` equally good ones reach ``target``: 1 - (1 - target)**(1/w).
+
+    Examples
+    --------
+    >>> one_model_target(0.75, 2)
+    0.5
+    """
+    return target if winners == 1 else float(-math.expm1(math.log1p(-target) / winners))
+
+
+def count_thresholds(t: float, R: int) -> tuple[int, int, int | None]:
+    """(c_low, c_estimate, c_high) for a target t with R replicates: the smallest counts whose Clopper-Pearson upper
+    end, share c/R, and lower end reach t (c_high None when not even R does).
+
+    Examples
+    --------
+    >>> count_thresholds(0.8, 1000)
+    (775, 800, 825)
+    """
+    from tablegen.compute.stats import clopper_pearson
+
+    def smallest(end: int) -> int | None:
+        """The smallest count whose interval's ``end`` (0 low, 1 high; both rise with the count) reaches t."""
+        if clopper_pearson(R, R, R)[end] < t:
+            return None
+        low, high = -1, R  # fails at low (or below 0), holds at high
+        while high - low > 1:
+            middle = (low + high) // 2
+            low, high = (low, middle) if clopper_pearson(middle, middle, R)[end] >= t else (middle, high)
+        return high
+
+    return smallest(1), min(R, math.ceil(t * R)), smallest(0)
+
+
+class _Replicates:
+    """R replicates of one model's metric at any AUC of the alternative (common random numbers)."""
+
+    def __init__(self, metric: str, P: int, N: int, model: str, R: int, seed: int):
+        from tablegen.compute.mc import KernelLayout
+        from tablegen.compute.metrics import get_metric
+        from tablegen.compute.power_mc import _KERNELS, binormal_key
+
+        entry = get_metric(metric)
+        counted = entry.counted_entry()
+        self.layout = KernelLayout.for_metrics([counted], P, N)
+        self.column = self.layout.columns[counted.name]
+        self.divisor = float(entry.count_divisor(P, N))
+        self.P, self.N, self.model, self.R = P, N, model, R
+        self.key = binormal_key(seed, P, N, 0.0, PLANNING_STAGE, _KERNELS[model][0])
+        self.seen: dict[float, int] = {}
+
+    def values(self, auc: float) -> np.ndarray:
+        """Every replicate's metric at ``auc``."""
+        from tablegen.compute.power_mc import CPU_BLOCK, binormal_values
+
+        effect = effect_of_auc(self.model, auc)
+        blocks = [binormal_values(self.P, self.N, effect, self.key, first, min(CPU_BLOCK, self.R - first),
+                                  self.layout, model=self.model)[:, self.column]
+                  for first in range(0, self.R, CPU_BLOCK)]
+        return np.concatenate(blocks) / self.divisor
+
+    def hits(self, auc: float, threshold: float) -> int:
+        """Replicates significant at ``auc`` (value above ``threshold``)."""
+        if auc not in self.seen:
+            self.seen[auc] = int(np.count_nonzero(self.values(auc) > threshold))
+        return self.seen[auc]
+
+
+def _bracket(hits, needed: int, seen: dict) -> tuple[float, float] | None:
+    """(a, b), b - a <= :data:`AUC_STEP`, with hits(a) < needed <= hits(b) (a = b = 0.5 when the null already has
+    ``needed``), or None when not even :data:`AUC_TOP` has; starts from the tightest bracket ``seen``."""
+    if hits(0.5) >= needed:
+        return 0.5, 0.5
+    if hits(AUC_TOP) < needed:
+        return None
+    low = max(a for a, h in seen.items() if h < needed)
+    high = min(a for a, h in seen.items() if h >= needed)
+    while high - low > AUC_STEP:
+        middle = 0.5 * (low + high)
+        low, high = (low, middle) if hits(middle) >= needed else (middle, high)
+    return low, high
+
+
+def passes_estimate() -> int:
+    """Kernel passes of one smallest-AUC search: three bisections of :data:`AUC_STEP`, plus the ends."""
+    return 3 * math.ceil(math.log2(0.5 / AUC_STEP)) + 2
+
+
+def minimum_detectable_mc(metric: str, P: int, N: int, C: int, alpha: float, target: float, model: str,
+                          winners: int, R: int | None, seed: int | None) -> DetectableMonteCarlo:
+    """:func:`tablegen.minimum_detectable` by Monte Carlo (module docstring); arguments checked by the caller."""
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+    from tablegen.compute.stats import clopper_pearson
+    from tablegen.lookup.power import _critical, of_winners
+
+    t = one_model_target(target, winners)
+    R = _replicates(R, t)
+    seed = DEFAULT_SEED if seed is None else seed
+    _check_time(R * passes_estimate(), P, N, model)
+    cv = _critical(metric, P, N, C, alpha)
+    draws = _Replicates(metric, P, N, model, R, seed)
+    threshold = float(cv) + SNAP_TOLERANCE
+
+    def hits(auc: float) -> int:
+        return draws.hits(auc, threshold)
+
+    c_low, c_estimate, c_high = count_thresholds(t, R)
+    estimate = _bracket(hits, c_estimate, draws.seen)
+    if estimate is None:
+        from tablegen.errors import Argument, TablegenInputError
+
+        raise TablegenInputError.naming(f"no model of AUC below 1 reaches power {target:g} with {metric} at P = {P:,},"
+                                        f" N = {N:,}, C = {C:,} ({hits(AUC_TOP):,} of {R:,} replicates significant "
+                                        f"at AUC = 1 - 1e-9); lower ", Argument("power", target), " or C")
+    lower = _bracket(hits, c_low, draws.seen)
+    upper = None if c_high is None else _bracket(hits, c_high, draws.seen)
+    auc = estimate[1]
+    found = hits(auc)
+    low, high = clopper_pearson(found, found, R)
+    return DetectableMonteCarlo(metric, P, N, C, alpha, target, winners, model, auc, lower[0],
+                                None if upper is None else upper[1], effect_of_auc(model, auc),
+                                of_winners(found / R, winners), of_winners(float(low), winners),
+                                of_winners(float(high), winners), R, seed, float(cv), cv.method)
+
+
+def max_models_mc(metric: str, P: int, N: int, auc: float, alpha: float, target: float, model: str, bound: int,
+                  R: int | None, seed: int | None) -> MaxModelsMonteCarlo:
+    """:func:`tablegen.max_models` by Monte Carlo: one set of replicates at ``auc``, bisection on C (module
+    docstring); arguments checked by the caller."""
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+    from tablegen.compute.stats import clopper_pearson
+    from tablegen.lookup.power import _critical
+
+    R = _replicates(R, target)
+    seed = DEFAULT_SEED if seed is None else seed
+    _check_time(R, P, N, model)
+    values = np.sort(_Replicates(metric, P, N, model, R, seed).values(auc))
+    criticals: dict[int, object] = {}
+
+    def hits(C: int) -> int:
+        if C not in criticals:
+            criticals[C] = _critical(metric, P, N, C, alpha)
+        threshold = float(criticals[C]) + SNAP_TOLERANCE
+        return int(values.size - np.searchsorted(values, threshold, side="right"))
+
+    c_low, c_estimate, c_high = count_thresholds(target, R)
+    C = _largest_C(hits, c_estimate, bound)
+    C_low = 0 if c_high is None else _largest_C(hits, c_high, bound)
+    C_high = _largest_C(hits, c_low, bound)
+    at = max(C, 1)
+    found = hits(at)
+    low, high = clopper_pearson(found, found, R)
+    return MaxModelsMonteCarlo(metric, P, N, auc, alpha, target, model, C, C_low, C_high, found / R, float(low),
+                               float(high), bound, R, seed, criticals[at].method)
+
+
+def _largest_C(hits, needed: int, bound: int) -> int:
+    """The largest C <= bound with hits(C) >= needed (hits non-increasing in C), 0 if not even C = 1: doubling, then
+    bisection over the integers."""
+    if hits(1) < needed:
+        return 0
+    low, high = 1, 2
+    while high <= bound and hits(high) >= needed:
+        low, high = high, 2 * high
+    if high > bound:
+        if hits(bound) >= needed:
+            return bound
+        high = bound
+    while high - low > 1:  # hits(low) >= needed > hits(high)
+        middle = (low + high) // 2
+        low, high = (middle, high) if hits(middle) >= needed else (low, middle)
+    return low
+
+
+def _replicates(R: int | None, t: float) -> int:
+    """R as given, or the smallest R whose 95% interval at power t has half-width :data:`DEFAULT_HALF_WIDTH`."""
+    from tablegen.compute.power_mc import replicates_for_half_width
+
+    return replicates_for_half_width(DEFAULT_HALF_WIDTH, t, t) if R is None else R
+
+
+def _check_time(replicate_passes: float, P: int, N: int, model: str) -> None:
+    """Refuse, before drawing, a search whose estimated time exceeds the limit (``TABLEGEN_TIME_LIMIT``)."""
+    from tablegen.compute.limits import check_time
+    from tablegen.compute.power_mc import SECONDS_PER_ITEM
+    from tablegen.errors import Argument
+
+    check_time(SECONDS_PER_ITEM * replicate_passes * (P + N), f"a Monte Carlo search under the {model} alternative "
+               f"at P = {P:,}, N = {N:,}", ("give a smaller ", Argument("R"), " (a wider interval) or a smaller "
+                                             "test set"))
