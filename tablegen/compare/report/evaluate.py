@@ -226,9 +226,12 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     Parameters
     ----------
     labels : array_like
-        The test items' true classes (two values; see ``positive_label``).
+        The test items' true classes (two values; see ``positive_label``).  With more than two classes (any
+        hashable values) the report is the K-class one: :func:`~tablegen.compare.report.multiclass.evaluate_multiclass`
+        answers, and returns a :class:`~tablegen.compare.report.multiclass.MulticlassEvaluation`.
     scores : mapping, pandas.DataFrame or 2-D array
-        Model name -> score vector (higher = more likely positive), or one column per model.
+        Model name -> score vector (higher = more likely positive), or one column per model.  With more than two
+        classes: model name -> predicted labels, n x K probability matrix or K x K confusion matrix.
     C : int, optional
         Every model tried, discarded ones too (default: the number given).
     metrics : list of str, optional
@@ -264,11 +267,16 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
     ('good', True, True)
     """
+    from tablegen.compare.report.multiclass import evaluate_multiclass, is_multiclass_call
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.limits import check_time
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import question_nulls, significance_test_from_scores
 
+    if is_multiclass_call(labels, scores):  # more than two classes: the K-class report
+        return evaluate_multiclass(labels, scores, C=C, metrics=metrics, alpha=alpha, R=R, seed=seed,
+                                   progress=progress, max_seconds=max_seconds, positive_label=positive_label,
+                                   method=method)
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
     cost = evaluation_cost(y, models, C=C, metrics=metrics, method=method, R=R)

@@ -1,0 +1,384 @@
+"""The K-class report of :func:`tablegen.evaluate`: labels with more than two classes and each model's predicted
+labels (or probability matrix, or confusion matrix), every multi-class metric answered together.
+
+Per metric (accuracy, Cohen's kappa, balanced accuracy, macro-F1): each model's value with its 95% bootstrap
+interval; every model against the best of C random classifiers with its own predicted counts, the winner the model
+with the smallest p-value; the max-T test over the models given (one label permutation applied to every model);
+the winner (largest value) against each other model (exact McNemar on accuracy, the swap permutation on the others;
+one-sided, Holm) and the confidence set of the best.  How each is computed: :mod:`.multiclass_tests`; the input:
+:mod:`.multiclass_input`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tablegen.compare.report.multiclass_tests import METRICS
+from tablegen.errors import Argument, TablegenInputError
+
+if TYPE_CHECKING:
+    import matplotlib.figure
+    import pandas
+
+logger = logging.getLogger(__name__)
+
+#: The columns of :meth:`MulticlassEvaluation.rows` that hold p-values.
+P_COLUMNS = ("p vs random", "max-T p (adjusted)", "p vs winner (Holm)")
+#: Single-core seconds per (replicate, model, item) step of the label-permutation pass, per (resample, model, item)
+#: step of the bootstrap, and per (pattern, differing item) step of a pair's swap test (measured on an AMD EPYC
+#: core under load, ``benchmarks/bench_evaluate_multiclass.py``), rounded up.
+PERMUTATION_STEP_SECONDS = 2e-9
+BOOTSTRAP_STEP_SECONDS = 3e-9
+SWAP_STEP_SECONDS = 6e-9
+
+
+@dataclass(frozen=True)
+class MulticlassMetricReport:
+    """One metric's answers in the K-class report.
+
+    Attributes
+    ----------
+    metric : str
+    values : dict
+        Each model's value.
+    intervals : dict
+        Each model's 95% bootstrap interval (BCa, items resampled within each true class); ``(v, v)`` where every
+        resample has the same value, None where the resamples' law is degenerate (a note says so).
+    winner : str
+        The model with the largest value (ties: the first given).
+    versus_random : MulticlassVerdict
+        Every model against the best of C random classifiers with its own predicted counts; the judged model is
+        the one with the smallest p-value.
+    versus_models : MulticlassSelection or None
+        The max-T test over the models given; None for confusion matrices (a note says why).
+    versus_others : PairwiseResult or None
+        The winner against each other model; None with one model or confusion matrices.
+    notes : tuple of str
+    """
+
+    metric: str
+    values: dict
+    intervals: dict
+    winner: str
+    versus_random: object
+    versus_models: object = None
+    versus_others: object = None
+    notes: tuple = ()
+
+    def sentence(self) -> str:
+        """The verdicts on the winner in words, then the notes."""
+        parts = [f"{self.metric}: against random classifiers, {self.versus_random.sentence()}"]
+        if self.versus_models is not None:
+            parts.append("Against the models given: " + self.versus_models.sentence() + ".")
+        others = self.versus_others
+        if others is not None:
+            beaten = [b for (_, b), p in others.adjusted_p_values.items() if p <= others.alpha]
+            method = ("exact McNemar" if self.metric == "accuracy" else
+                      "swap permutation of the two models' predictions")
+            parts.append(f"Against each other model ({method}, one-sided, Holm): {self.winner} beats "
+                         f"{', '.join(beaten) if beaten else 'none of them'} at alpha = {others.alpha:g}; the "
+                         f"confidence set of the best is {{{', '.join(others.best_set)}}}: it holds the best model "
+                         f"with probability at least {1 - others.alpha:g}.")
+        parts += [f"Note: {note}." for note in self.notes]
+        return " ".join(parts)
+
+    def to_dict(self) -> dict:
+        from tablegen.common.outputs import json_ready
+
+        return json_ready({"metric": self.metric, "values": self.values,
+                           "intervals": {m: None if v is None else list(v) for m, v in self.intervals.items()},
+                           "winner": self.winner, "versus_random": self.versus_random.to_dict(),
+                           "versus_models": None if self.versus_models is None else self.versus_models.to_dict(),
+                           "versus_others": None if self.versus_others is None else self.versus_others.to_dict(),
+                           "notes": list(self.notes)})
+
+
+@dataclass(frozen=True)
+class MulticlassEvaluation:
+    """What :func:`tablegen.evaluate` found with more than two classes: one :class:`MulticlassMetricReport` per
+    metric (index it by metric name).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, size=60)
+    >>> report = evaluate_multiclass(y, {"good": np.where(rng.random(60) < 0.8, y, (y + 1) % 3),
+    ...                                  "noise": rng.integers(0, 3, size=60)}, metrics=["accuracy"])
+    >>> report["accuracy"].winner, report["accuracy"].versus_random.significant, report.to_frame().shape
+    ('good', True, (2, 8))
+    """
+
+    n: int
+    classes: tuple
+    true_counts: tuple
+    C: int
+    alpha: float
+    models: tuple
+    source: str
+    reports: dict
+    confusions: dict = field(repr=False)
+    notes: tuple = ()
+
+    @property
+    def K(self) -> int:
+        return len(self.classes)
+
+    def __getitem__(self, metric: str) -> MulticlassMetricReport:
+        return self.reports[metric]
+
+    def __iter__(self):
+        return iter(self.reports.values())
+
+    def sentence(self) -> str:
+        """Every metric's verdicts in words (plain text a paper can quote, with the methods)."""
+        head = (f"{len(self.models)} models on {self.n:,} test items in {self.K} classes; C = {self.C} models "
+                f"tried; alpha = {self.alpha:g}.")
+        return " ".join([head, *(f"Note: {note}." for note in self.notes), *(report.sentence() for report in self)])
+
+    def to_dict(self) -> dict:
+        """Plain Python values, strict JSON (None where a number does not exist)."""
+        from tablegen.common.outputs import json_ready
+
+        return json_ready({"n": self.n, "K": self.K, "classes": [str(c) for c in self.classes],
+                           "true_counts": list(self.true_counts), "C": self.C, "alpha": self.alpha,
+                           "models": list(self.models), "source": self.source, "notes": list(self.notes),
+                           "confusion_matrices": {m: c.tolist() for m, c in self.confusions.items()},
+                           "metrics": [report.to_dict() for report in self]})
+
+    def rows(self) -> list[dict]:
+        """One row per (metric, model): value, 95% bootstrap interval, its p against the best of C random
+        classifiers, winner, the max-T adjusted p, the Holm-adjusted p of the winner against it, in the best set."""
+        rows = []
+        for report in self:
+            for model in self.models:
+                interval = report.intervals.get(model)
+                low, high = (None, None) if interval is None else interval
+                selection, others = report.versus_models, report.versus_others
+                rows.append({"metric": report.metric, "model": model, "value": report.values[model],
+                             "95% CI low": low, "95% CI high": high,
+                             "p vs random": report.versus_random.tests[model].p_value,
+                             "winner": model == report.winner,
+                             "max-T p (adjusted)": None if selection is None else
+                             selection.adjusted_p_values[model],
+                             "p vs winner (Holm)": None if others is None else next(
+                                 (p for (_, b), p in others.adjusted_p_values.items() if b == model), None),
+                             "in best set": others is not None and model in others.best_set})
+        return rows
+
+    def to_frame(self) -> pandas.DataFrame:
+        """The rows as a pandas DataFrame indexed by (metric, model)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows()).set_index(["metric", "model"])
+
+    def to_markdown(self) -> str:
+        """A Markdown table of the rows, then one paragraph per metric."""
+        from tablegen.compare.report.tables import markdown_table
+
+        return (markdown_table(self.rows(), P_COLUMNS) + "\n\n" + "\n\n".join(report.sentence() for report in self)
+                + "\n")
+
+    def to_latex(self) -> str:
+        """A LaTeX (booktabs) table of the rows."""
+        from tablegen.compare.report.tables import latex_table
+
+        return latex_table(self.rows(), caption=f"{len(self.models)} models, n = {self.n}, K = {self.K}, "
+                                                f"C = {self.C}, alpha = {self.alpha:g}", p_columns=P_COLUMNS)
+
+    def plot(self, path: str | os.PathLike | None = None) -> matplotlib.figure.Figure:
+        """Each model's confusion matrix (row shares), titled with its accuracy beside the null's critical value
+        (saved to ``path`` if given); needs matplotlib."""
+        from tablegen.compare.report.multiclass_plot import plot_multiclass
+
+        return plot_multiclass(self, path)
+
+
+def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples: int) -> object:
+    """The estimated single-core seconds of each step of the K-class report
+    (:class:`~tablegen.compare.report.cost.EvaluationCost`), before any work.
+
+    Examples
+    --------
+    >>> from tablegen.compare.report.multiclass_input import multiclass_data
+    >>> data = multiclass_data([0, 1, 2] * 100, {"a": [0, 1, 1] * 100, "b": [2, 1, 0] * 100})
+    >>> cost = multiclass_cost(data, ("accuracy",), 2, 10_000, 10_000, 2000)
+    >>> sorted(cost.steps), cost.seconds < 1
+    ([('accuracy', 'paired'), ('bootstrap',), ('null',), ('verdicts',)], True)
+    """
+    from tablegen.compare.report.cost import EvaluationCost
+    from tablegen.compare.report.multiclass_tests import EXACT_ARRANGEMENTS, EXACT_SECONDS, arrangement_count
+    from tablegen.compute.exact.multiclass import accuracy_seconds
+
+    M, n = len(data.predicted), data.n
+    true = data.true_counts()
+    exact_null = arrangement_count(true) <= EXACT_ARRANGEMENTS
+    steps = {("null",): PERMUTATION_STEP_SECONDS * (EXACT_ARRANGEMENTS if exact_null else R) * M * n,
+             ("bootstrap",): BOOTSTRAP_STEP_SECONDS * resamples * M * n, ("verdicts",): 0.0}
+    if not exact_null:
+        for model in data.predicted.values():
+            seconds = accuracy_seconds(true.tolist(), np.bincount(model, minlength=data.K).tolist())
+            if seconds <= EXACT_SECONDS:
+                steps["verdicts",] += seconds * sum(metric in ("accuracy", "kappa") for metric in metrics)
+    for metric in metrics:
+        if metric != "accuracy" and data.paired and M > 1:
+            steps[metric, "paired"] = SWAP_STEP_SECONDS * swaps * (M - 1) * n / max(1, len(metrics) - 1)
+        else:
+            steps[metric, "paired"] = 0.0
+    return EvaluationCost(tuple(metrics), steps)
+
+
+def evaluate_multiclass(labels, scores, *, C: int | None = None, metrics: list[str] | None = None,
+                        alpha: float = 0.05, R: int | None = None, seed: int | None = None,
+                        progress: Callable[[float, float], None] | None = None,
+                        max_seconds: float | None = None, positive_label: object = None,
+                        method: str = "auto") -> MulticlassEvaluation:
+    """The K-class report (what :func:`tablegen.evaluate` answers where the labels have more than two classes).
+
+    Parameters
+    ----------
+    labels : sequence of hashable values
+        Each item's true class (strings, integers, ...).  With confusion matrices: the K class names in the
+        matrices' row order (or None: 0..K-1).
+    scores : mapping, pandas.DataFrame or one model's predictions
+        Model name -> predicted labels (one per item), or -> n x K probability matrix (columns: the classes of the
+        labels, sorted; the prediction is the row's largest probability), or -> K x K confusion matrix of counts
+        (rows true); :mod:`~tablegen.compare.report.multiclass_input` says how each is checked.
+    C : int, optional
+        Every model tried, discarded ones too (default and least: the number given).
+    metrics : list of str, optional
+        Any of ``accuracy``, ``kappa``, ``balanced_accuracy``, ``macro_f1`` (default all four).
+    alpha : float
+        Level of every verdict (default 0.05).
+    R : int, optional
+        Label permutations of the null's pass and swap patterns of each paired test where they are not
+        enumerated (default :func:`~tablegen.lookup.multiclass.default_replicates` for the pass, 10,000 swaps).
+    seed : int, optional
+        Root seed of every stream (default 2005).
+    progress : callable, optional
+        ``progress(done, total)`` in estimated single-core seconds, told as the steps end.
+    max_seconds : float, optional
+        Refuse, before any work, a report whose estimate exceeds this (default ``TABLEGEN_TIME_LIMIT``, else one
+        hour).
+    positive_label, method :
+        Binary options of :func:`tablegen.evaluate`: with more than two classes only their defaults (None, "auto")
+        are accepted.
+
+    Returns
+    -------
+    MulticlassEvaluation
+
+    Examples
+    --------
+    >>> y = ["cat", "dog", "fox"] * 6
+    >>> report = evaluate_multiclass(y, {"m": ["cat", "dog", "fox"] * 5 + ["dog", "fox", "cat"]},
+    ...                              metrics=["accuracy", "kappa"])
+    >>> round(report["accuracy"].values["m"], 4), report["accuracy"].versus_random.tests["m"].method
+    (0.8333, 'exact')
+    """
+    from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
+    from tablegen.compare.pairwise.tests import DEFAULT_SWAPS
+    from tablegen.compare.report import multiclass_tests as tests
+    from tablegen.compare.report.cost import ReportSteps
+    from tablegen.compare.report.multiclass_input import multiclass_data
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.limits import check_time
+    from tablegen.compute.validation import MAX_REPLICATES, check_alpha, check_competitors, check_integer, check_seed
+    from tablegen.lookup.multiclass import default_replicates
+
+    if positive_label is not None or method != "auto":
+        which = Argument("positive_label") if positive_label is not None else Argument("method", str(method))
+        raise TablegenInputError.naming(which, " applies to two classes only; the labels have more than two (the "
+                                        "K-class report tests every class alike and chooses its methods itself)")
+    data = multiclass_data(labels, scores)
+    metrics = _check_metrics(metrics)
+    alpha = check_alpha("alpha", alpha)
+    M = len(data.predicted)
+    C = M if C is None else max(check_competitors(C), M)
+    if R is not None:
+        R = check_integer("R", R, 1)
+        if R > MAX_REPLICATES:
+            raise TablegenInputError.naming(Argument("R"), f" must be at most 2**53, got {R:,}")
+    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed)
+    replicates = default_replicates(C, alpha) if R is None else R
+    swaps = DEFAULT_SWAPS if R is None else R
+    cost = multiclass_cost(data, metrics, C, replicates, swaps, BOOTSTRAP_RESAMPLES)
+    check_time(cost.seconds, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
+               ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
+                "), or a larger ", Argument("max_seconds")), limit=max_seconds)
+    logger.info("evaluate (K = %d): about %.3g s of work on one core (%s)", data.K, cost.seconds, cost.describe())
+    step = ReportSteps(cost, progress)
+    prep = tests.prepare(data)
+    observed = tests.observed_values(prep)
+    null = tests.permutation_null(prep, replicates, seed, step.within("null"))
+    step.done("null")
+    boot = tests.bootstrap(prep, observed, BOOTSTRAP_RESAMPLES, seed, step.within("bootstrap"))
+    step.done("bootstrap")
+    swap_cache = tests.SwapCache(prep, swaps, seed)
+    notes = _input_notes(data, C, M)
+    reports = {}
+    for metric in metrics:
+        column = METRICS.index(metric)
+        verdict = tests.versus_random(prep, observed, null, metric, C, alpha, seed)
+        values = {name: float(observed[m, column]) for m, name in enumerate(prep.names)}
+        intervals = {name: boot.interval(m, column) for m, name in enumerate(prep.names)}
+        metric_notes = tuple(f"no bootstrap interval for the {metric} of {name!r}: the resamples' law is degenerate "
+                             "(BCa undefined)" for name, v in intervals.items() if v is None)
+        selection = others = None
+        if data.paired:
+            selection = tests.selection(prep.names, observed, null, metric, alpha)
+            if M > 1:
+                others = tests.paired_tests(prep, observed, metric, alpha, swap_cache, boot)
+        winner = prep.names[int(np.argsort(-observed[:, column], kind="stable")[0])]
+        reports[metric] = MulticlassMetricReport(metric, values, intervals, winner, verdict, selection, others,
+                                                 metric_notes)
+        if metric == metrics[0]:
+            step.done("verdicts")
+        step.done(metric, "paired")
+        logger.info("evaluate (K = %d): %s done", data.K, metric)
+    step.finish()
+    return MulticlassEvaluation(data.n, data.classes, tuple(prep.true_counts.tolist()), C, alpha, prep.names,
+                                data.source, reports, {name: data.confusion(name) for name in prep.names}, notes)
+
+
+def _check_metrics(metrics) -> tuple:
+    if metrics is None:
+        return METRICS
+    names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else None
+    if not names or any(not isinstance(m, str) or m.lower() not in METRICS for m in names):
+        raise TablegenInputError.naming(Argument("metrics"), f" must name some of {', '.join(METRICS)} for labels "
+                                        f"with more than two classes, got {metrics!r}")
+    return tuple(dict.fromkeys(m.lower() for m in names))
+
+
+def _input_notes(data, C: int, M: int) -> tuple:
+    notes = []
+    if data.source == "confusion":
+        notes.append("the models are given as confusion matrices, which do not say which item each prediction is "
+                     "of: the max-T test and the paired tests between models need item-level predictions and are "
+                     "not given; each model's verdict and interval use the items its matrix implies")
+    if data.source == "probabilities":
+        notes.append("the models are given as probability matrices: each item's predicted class is its largest "
+                     "probability (the first class of a tie); metrics of the probabilities themselves (multi-class "
+                     "AUC, top-k) are not in this report")
+    only_predicted = [c for c, count in zip(data.classes, data.true_counts()) if count == 0]
+    if only_predicted:
+        notes.append(f"classes predicted but absent from the labels ({', '.join(map(repr, only_predicted))}) count "
+                     "as classes with no items: never a hit, left out of balanced accuracy, F1 = 0 in macro-F1 for "
+                     "the models that predict them")
+    if C > M and data.paired:
+        notes.append(f"the max-T test is over the {M} models given; the {C - M} more tried but not given enter the "
+                     "verdicts against random classifiers only (C)")
+    return tuple(notes)
+
+
+def is_multiclass_call(labels, scores) -> bool:
+    """Whether :func:`tablegen.evaluate` hands ``labels`` and ``scores`` to :func:`evaluate_multiclass`."""
+    from tablegen.compare.report.multiclass_input import is_multiclass
+
+    return is_multiclass(labels, scores if isinstance(scores, Mapping) else {"model": scores})

@@ -1,0 +1,586 @@
+"""The K-class report's answers, each computed once for every model and every metric.
+
+- **The null's pass** (:func:`permutation_null`): the true labels arranged at random, one arrangement applied to
+  every model (their dependence kept), every model's four metrics scored on it.  Every distinct arrangement once
+  where there are at most :data:`EXACT_ARRANGEMENTS` of them (exact), else R keyed random shuffles
+  (:func:`~tablegen.compute.kernels.multiclass_resample.label_permutations`).  Each model's column is its own
+  permutation null (its predicted counts and the class counts fixed), so the same pass gives the max-T test and
+  the Monte Carlo verdicts against random classifiers.
+- **Against the best of C random classifiers** (:func:`versus_random`): each model's conditional p-value
+  1 - Pr(X < x)**C, X one random classifier with that model's predicted counts: exact for accuracy and kappa
+  (:func:`tablegen.multiclass_test`) where the exact law costs at most :data:`EXACT_SECONDS` a model, exact for
+  every metric where the arrangements are enumerated, else from the pass (q = (b + 1) / (R + 1), p = 1 - (1 - q)**C,
+  the Clopper–Pearson interval of q mapped through it).  The winner is the model with the smallest p.
+- **max-T** (:func:`selection`): Westfall–Young step-down adjusted p-values over the models given.
+- **Paired tests** (:func:`paired_tests`): the winner against each other model, one-sided, Holm-adjusted; exact
+  McNemar on accuracy, the swap permutation of the two models' predictions item by item on the other metrics
+  (exact over every pattern where at most :data:`EXACT_SWAP_ITEMS` items differ); the confidence set of the best.
+- **Bootstrap intervals** (:func:`bootstrap_intervals`): items resampled within each true class, the same
+  resamples for every model, BCa (scipy's arithmetic, :func:`~.bootstrap.interval_from_resamples`; the jackknife
+  from each model's confusion matrix less one item).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+
+logger = logging.getLogger(__name__)
+
+#: The report's metrics, in the kernels' column order.
+METRICS = ("accuracy", "kappa", "balanced_accuracy", "macro_f1")
+#: Distinct arrangements of the true labels up to which the null is enumerated (exact).
+EXACT_ARRANGEMENTS = 20_000
+#: Single-core seconds a model's exact accuracy law may cost in the report (else Monte Carlo from the pass).
+EXACT_SECONDS = 0.25
+#: Items on which two models differ up to which every swap pattern is enumerated.
+EXACT_SWAP_ITEMS = 16
+#: Replicates per kernel call.
+BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The arrays every kernel takes, built once."""
+
+    names: tuple
+    true_codes: np.ndarray
+    predicted: np.ndarray  # (n, M) int32
+    true_counts: np.ndarray
+    predicted_counts: np.ndarray  # (M, K)
+    weights: np.ndarray
+    recall_classes: int
+    f1_classes: np.ndarray  # (M,)
+    classes: tuple
+    paired: bool
+
+    @property
+    def n(self) -> int:
+        return int(self.true_codes.size)
+
+    @property
+    def K(self) -> int:
+        return int(self.true_counts.size)
+
+
+def prepare(data) -> Prepared:
+    """The kernels' arrays from a :class:`~.multiclass_input.MulticlassData`."""
+    from tablegen.compute.kernels.multiclass_resample import recall_weights
+
+    names = tuple(data.predicted)
+    predicted = np.ascontiguousarray(np.stack([data.predicted[m] for m in names], axis=1), dtype=np.int32)
+    true_counts = data.true_counts()
+    predicted_counts = np.stack([np.bincount(predicted[:, m], minlength=data.K) for m in range(len(names))])
+    weights, recall_classes = recall_weights(true_counts)
+    f1_classes = np.count_nonzero((true_counts + predicted_counts) > 0, axis=1).astype(np.int64)
+    return Prepared(names, np.ascontiguousarray(data.true_codes, dtype=np.int32), predicted, true_counts,
+                    predicted_counts.astype(np.int64), weights, recall_classes, f1_classes, data.classes, data.paired)
+
+
+def confusions(prep: Prepared) -> np.ndarray:
+    """(M, K, K) confusion matrices, rows true."""
+    K = prep.K
+    cells = prep.true_codes.astype(np.int64)[:, None] * K + prep.predicted
+    return np.stack([np.bincount(cells[:, m], minlength=K * K).reshape(K, K) for m in range(len(prep.names))])
+
+
+def observed_values(prep: Prepared) -> np.ndarray:
+    """(M, 4): every model's four metrics (the kernels' arithmetic)."""
+    from tablegen.compute.kernels.multiclass_resample import confusion_scores
+
+    out = np.empty((len(prep.names), len(METRICS)))
+    confusion_scores(confusions(prep), prep.f1_classes, out)
+    return out
+
+
+# -- the null's pass ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PermutationNull:
+    """The models' metrics on arrangements of the true labels: ``values`` (A, M, 4); exact (every distinct
+    arrangement once) or R keyed shuffles under ``seed``."""
+
+    values: np.ndarray
+    exact: bool
+    R: int | None
+    seed: int | None
+
+    @property
+    def size(self) -> int:
+        return int(self.values.shape[0])
+
+
+def arrangement_count(true_counts) -> int:
+    """The number of distinct arrangements of the labels, n! / prod n_k!.
+
+    Examples
+    --------
+    >>> arrangement_count([2, 2, 1])
+    30
+    """
+    count, n = 1, 0
+    for c in (int(v) for v in true_counts):
+        n += c
+        count *= math.comb(n, c)
+    return count
+
+
+def arrangements(true_counts) -> np.ndarray:
+    """Every distinct arrangement of the class codes (``true_counts[k]`` copies of k), lexicographic: (A, n) int32.
+
+    Examples
+    --------
+    >>> arrangements([1, 2]).tolist()
+    [[0, 1, 1], [1, 0, 1], [1, 1, 0]]
+    """
+    from itertools import combinations
+
+    layouts = [np.full(int(np.sum(true_counts)), -1, np.int32)]
+    for k, count in enumerate(int(c) for c in true_counts):  # each class placed into the free positions
+        grown = []
+        for layout in layouts:
+            for chosen in combinations(np.flatnonzero(layout < 0).tolist(), count):
+                child = layout.copy()
+                child[list(chosen)] = k
+                grown.append(child)
+        layouts = grown
+    table = np.array(layouts, dtype=np.int32)
+    return np.ascontiguousarray(table[np.lexsort(table.T[::-1])])
+
+
+def permutation_null(prep: Prepared, R: int, seed: int, progress: Callable | None = None) -> PermutationNull:
+    """Every model's metrics on each arrangement (exact at most :data:`EXACT_ARRANGEMENTS`) or on R shuffles."""
+    from tablegen.compute.kernels import multiclass_resample as kernels
+
+    M = len(prep.names)
+    args = (prep.predicted, prep.predicted_counts, prep.true_counts, prep.weights, prep.recall_classes,
+            prep.f1_classes)
+    if arrangement_count(prep.true_counts) <= EXACT_ARRANGEMENTS:
+        table = arrangements(prep.true_counts)
+        out = np.empty((table.shape[0], M, len(METRICS)))
+        kernels.arrangement_scores(table, *args, out)
+        return PermutationNull(out, True, None, None)
+    key = kernels.resample_key(seed, prep.n, prep.K, kernels.PERMUTATION_TAG)
+    out = np.empty((R, M, len(METRICS)))
+    for first in range(0, R, BLOCK):
+        kernels.label_permutations(prep.true_codes, *args, *key, first, out[first:first + BLOCK])
+        if progress is not None:
+            progress(min(first + BLOCK, R), R)
+    return PermutationNull(out, False, R, seed)
+
+
+def _reaching(values: np.ndarray, x) -> np.ndarray:
+    return np.count_nonzero(values >= np.asarray(x) - SNAP_TOLERANCE, axis=0)
+
+
+def _tail(b, null: PermutationNull):
+    """(estimate, (low, high)) of Pr(T >= x) from b of the pass's values reaching x."""
+    from tablegen.compute.stats import CI_LEVEL, clopper_pearson
+
+    if null.exact:
+        return b / null.size, (b / null.size, b / null.size)
+    low, high = clopper_pearson(b, b, null.size, CI_LEVEL)
+    return (b + 1) / (null.size + 1), (float(low), float(high))
+
+
+def _critical_from(values: np.ndarray, null: PermutationNull, level: float) -> float | None:
+    """The smallest value v of ``values`` whose tail (as :func:`_tail` estimates it) is <= ``level``."""
+    ordered = np.sort(values)
+    b = ordered.size - np.searchsorted(ordered, ordered - SNAP_TOLERANCE, side="left")
+    tails = b / ordered.size if null.exact else (b + 1) / (ordered.size + 1)
+    ok = tails <= level * (1.0 + 1e-12)
+    return float(ordered[np.argmax(ok)]) if ok.any() else None
+
+
+# -- against the best of C random classifiers -------------------------------------------------------------
+@dataclass(frozen=True)
+class MulticlassVerdict:
+    """Each model against the best of C random classifiers with its own predicted counts; the judged model is the
+    one with the smallest p-value (ties: the larger value, then the first given).
+
+    Attributes
+    ----------
+    metric : str
+    model : str
+        The judged model.
+    tests : dict
+        Model -> :class:`~tablegen.lookup.multiclass.MulticlassTest`.
+    C, alpha : the question.
+    """
+
+    metric: str
+    model: str
+    tests: dict
+    C: int
+    alpha: float
+
+    @property
+    def p_value(self) -> float:
+        return self.tests[self.model].p_value
+
+    @property
+    def significant(self) -> bool:
+        return self.tests[self.model].significant
+
+    def sentence(self) -> str:
+        unequal = len({t.predicted_counts for t in self.tests.values()}) > 1
+        how = (" (the smallest of the models' p-values, each against random classifiers with its own predicted "
+               "counts: the level holds, see the docs)") if unequal and len(self.tests) > 1 else ""
+        return f"{self.model}: {self.tests[self.model].sentence()}{how}"
+
+    def to_dict(self) -> dict:
+        from tablegen.common.outputs import json_ready
+
+        return json_ready({"metric": self.metric, "model": self.model, "C": self.C, "alpha": self.alpha,
+                           "p_value": self.p_value, "significant": self.significant,
+                           "tests": {m: t.to_dict() for m, t in self.tests.items()}})
+
+
+def versus_random(prep: Prepared, observed: np.ndarray, null: PermutationNull, metric: str, C: int, alpha: float,
+                  seed: int) -> MulticlassVerdict:
+    """Every model's conditional verdict on ``metric`` and the judged (smallest p) model."""
+    column = METRICS.index(metric)
+    tests = {name: _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed)
+             for m, name in enumerate(prep.names)}
+    judged = min(prep.names, key=lambda name: (tests[name].p_value, -tests[name].value, prep.names.index(name)))
+    return MulticlassVerdict(metric, judged, tests, C, alpha)
+
+
+def exact_law_fits(prep: Prepared, m: int) -> bool:
+    """Whether model ``m``'s exact accuracy law costs at most :data:`EXACT_SECONDS`."""
+    from tablegen.compute.exact.multiclass import accuracy_seconds
+
+    return accuracy_seconds(prep.true_counts.tolist(), prep.predicted_counts[m].tolist()) <= EXACT_SECONDS
+
+
+def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed):
+    from tablegen.lookup.multiclass import MulticlassTest, multiclass_test
+
+    if metric in ("accuracy", "kappa") and not null.exact and exact_law_fits(prep, m):
+        labels = [prep.classes[k] for k in prep.true_codes.tolist()]
+        predicted = [prep.classes[k] for k in prep.predicted[:, m].tolist()]
+        return multiclass_test(labels, predicted, metric, C=C, alpha=alpha)
+    from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
+
+    values = null.values[:, m, column]
+    x = float(observed[m, column])
+    b = int(_reaching(values, x))
+    tail, (low, high) = _tail(b, null)
+    t = float(upper_tail_probability(C, alpha))
+    p = float(p_value_from_tail(tail, C))
+    interval = None if null.exact else (float(p_value_from_tail(low, C)), float(p_value_from_tail(high, C)))
+    critical = _critical_from(values, null, t)
+    n = prep.n
+    hits = int(round(observed[m, 0] * n))
+    critical_hits = None
+    if metric in ("accuracy", "kappa") and critical is not None:
+        critical_hits = int(round(_critical_from(null.values[:, m, 0], null, t) * n))
+    return MulticlassTest(
+        metric=metric, value=x, p_value=p, p_bounded=False, critical_value=critical,
+        significant=p <= alpha, method="exact" if null.exact else "monte carlo", C=C, alpha=alpha, n=n, hits=hits,
+        critical_hits=critical_hits, classes=prep.classes, true_counts=tuple(prep.true_counts.tolist()),
+        predicted_counts=tuple(prep.predicted_counts[m].tolist()),
+        expected_value=expected_value(metric, prep.true_counts, prep.predicted_counts[m]), tail_probability=t,
+        replicates=null.R, seed=null.seed, reaching=None if null.exact else b, p_interval=interval)
+
+
+def expected_value(metric: str, true_counts, predicted_counts) -> float:
+    """The metric's mean under the permutation null (E[TP_k] = n_k m_k / n), exactly, rounded once.
+
+    Examples
+    --------
+    >>> expected_value("accuracy", [2, 2], [1, 3]), expected_value("balanced_accuracy", [2, 2, 0], [1, 2, 1])
+    (0.5, 0.375)
+    """
+    pairs = [(int(a), int(b)) for a, b in zip(true_counts, predicted_counts)]
+    n = sum(a for a, _ in pairs)
+    if metric == "accuracy":
+        return float(Fraction(sum(a * b for a, b in pairs), n * n))
+    if metric == "kappa":
+        return 0.0
+    if metric == "balanced_accuracy":
+        with_items = [b for a, b in pairs if a > 0]
+        return float(Fraction(sum(with_items), n * len(with_items)))
+    counted = [(a, b) for a, b in pairs if a + b > 0]
+    return float(sum(Fraction(2 * a * b, n * (a + b)) for a, b in counted) / len(counted))
+
+
+# -- max-T ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MulticlassSelection:
+    """The winner among the models given against the label-permutation null (Westfall–Young max-T).
+
+    Attributes
+    ----------
+    metric : str
+    values : dict
+    winner : str
+        The model with the largest value.
+    raw_p_values, adjusted_p_values, single_step_p_values : dict
+        Per model: Pr(its value on a random arrangement >= observed); the step-down adjusted p-value (models ranked
+        by value, each against the maximum over itself and the models ranked below it, then made monotone); the
+        single-step one (against the maximum over every model).
+    adjusted_p_intervals : dict
+        95% Clopper–Pearson intervals of the exact adjusted p-values (Monte Carlo); equal ends when exact.
+    critical_value : float or None
+        The smallest value of the maximum whose tail is <= alpha (the winner is significant iff it reaches it).
+    method : str
+        ``"exact"`` (every distinct arrangement) or ``"permutation"`` (R random shuffles, ``seed``).
+    """
+
+    metric: str
+    alpha: float
+    values: dict
+    winner: str
+    raw_p_values: dict
+    adjusted_p_values: dict
+    single_step_p_values: dict
+    adjusted_p_intervals: dict
+    critical_value: float | None
+    method: str
+    arrangements: int
+    R: int | None = None
+    seed: int | None = None
+
+    @property
+    def p_value(self) -> float:
+        return self.adjusted_p_values[self.winner]
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value <= self.alpha
+
+    @property
+    def settled(self) -> bool:
+        low, high = self.adjusted_p_intervals[self.winner]
+        return high <= self.alpha or low > self.alpha
+
+    def sentence(self) -> str:
+        how = ("exact, over every distinct arrangement of the labels" if self.method == "exact" else
+               f"{self.R:,} random label permutations, seed {self.seed}; 95% interval "
+               f"[{self.adjusted_p_intervals[self.winner][0]:.3g}, {self.adjusted_p_intervals[self.winner][1]:.3g}]")
+        unsettled = " (not settled: alpha is inside the p-value's 95% interval; raise R)"
+        verdict = ("is" if self.significant else "is not") + ("" if self.settled else unsettled)
+        critical = "" if self.critical_value is None else f"; critical value {self.critical_value:.4g}"
+        return (f"{self.winner}'s {self.metric} = {self.values[self.winner]:.4g} {verdict} significantly better than "
+                f"the best of the {len(self.values)} models given on randomly permuted labels at alpha = "
+                f"{self.alpha:g}: max-T p = {self.p_value:.3g} ({how}){critical}")
+
+    def to_dict(self) -> dict:
+        from tablegen.common.outputs import json_ready
+
+        return json_ready({"metric": self.metric, "alpha": self.alpha, "values": self.values, "winner": self.winner,
+                           "p_value": self.p_value, "significant": self.significant, "settled": self.settled,
+                           "raw_p_values": self.raw_p_values, "adjusted_p_values": self.adjusted_p_values,
+                           "single_step_p_values": self.single_step_p_values,
+                           "adjusted_p_intervals": self.adjusted_p_intervals,
+                           "critical_value": self.critical_value, "method": self.method,
+                           "arrangements": self.arrangements, "R": self.R, "seed": self.seed})
+
+
+def selection(names: tuple, observed: np.ndarray, null: PermutationNull, metric: str,
+              alpha: float) -> MulticlassSelection:
+    """Westfall–Young max-T over the models given, from the pass (``observed`` (M, 4)).
+
+    Examples
+    --------
+    >>> null = PermutationNull(np.array([[[0.5, 0, 0, 0], [1.0, 0, 0, 0]], [[1.0, 0, 0, 0], [0.5, 0, 0, 0]]]),
+    ...                        True, None, None)
+    >>> result = selection(("a", "b"), np.array([[1.0, 0, 0, 0], [0.5, 0, 0, 0]]), null, "accuracy", 0.5)
+    >>> result.adjusted_p_values, result.raw_p_values
+    ({'a': 1.0, 'b': 1.0}, {'a': 0.5, 'b': 1.0})
+    """
+    column = METRICS.index(metric)
+    x = observed[:, column]
+    values = null.values[:, :, column]
+    order = np.argsort(-x, kind="stable")
+    below = np.maximum.accumulate(values[:, order][:, ::-1], axis=1)[:, ::-1]  # max over ranks j..M
+    step = [_tail(int(_reaching(below[:, j], x[order[j]])), null) for j in range(order.size)]
+    adjusted = np.maximum.accumulate([p for p, _ in step])
+    highs = np.maximum.accumulate([hi for _, (_, hi) in step])
+    lows = np.maximum.accumulate([lo for _, (lo, _) in step])
+    raw = {names[m]: float(_tail(int(_reaching(values[:, m], x[m])), null)[0]) for m in range(len(names))}
+    single = {names[m]: float(_tail(int(_reaching(below[:, 0], x[m])), null)[0]) for m in range(len(names))}
+    winner = names[order[0]]
+    return MulticlassSelection(
+        metric, alpha, {names[m]: float(x[m]) for m in range(len(names))}, winner, raw,
+        {names[order[j]]: float(adjusted[j]) for j in range(order.size)}, single,
+        {names[order[j]]: (float(lows[j]), float(highs[j])) for j in range(order.size)},
+        _critical_from(below[:, 0], null, alpha), "exact" if null.exact else "permutation", null.size, null.R,
+        null.seed)
+
+
+# -- paired tests -----------------------------------------------------------------------------------------
+class SwapCache:
+    """Each pair's swap differences (every metric's column from one pass), computed when first asked."""
+
+    def __init__(self, prep: Prepared, R: int, seed: int):
+        self.prep, self.R, self.seed = prep, R, seed
+        self._rows: dict = {}
+
+    def differences(self, a: int, b: int) -> tuple[np.ndarray, bool]:
+        """((patterns, 4) differences A - B, exact) of models ``a`` and ``b`` (column indices)."""
+        if (a, b) not in self._rows:
+            self._rows[a, b] = self._compute(a, b)
+        return self._rows[a, b]
+
+    def _compute(self, a: int, b: int) -> tuple[np.ndarray, bool]:
+        from tablegen.compute.kernels import multiclass_resample as kernels
+
+        prep = self.prep
+        pa, pb = prep.predicted[:, a], prep.predicted[:, b]
+        differ = pa != pb
+        same = ~differ
+        K = prep.K
+        base_tp = np.bincount(prep.true_codes[same & (pa == prep.true_codes)], minlength=K).astype(np.int64)
+        base_pc = np.bincount(pa[same], minlength=K).astype(np.int64)
+        d = int(np.count_nonzero(differ))
+        exact = d <= EXACT_SWAP_ITEMS
+        patterns = 1 << d if exact else self.R
+        key = kernels.resample_key(self.seed, prep.n, d, kernels.SWAP_TAG)
+        f1 = int(np.count_nonzero((prep.true_counts + prep.predicted_counts[a] + prep.predicted_counts[b]) > 0))
+        out = np.empty((patterns, len(METRICS)))
+        kernels.swap_differences(np.ascontiguousarray(prep.true_codes[differ]), np.ascontiguousarray(pa[differ]),
+                                 np.ascontiguousarray(pb[differ]), base_tp, base_pc, prep.true_counts, prep.weights,
+                                 prep.recall_classes, f1, prep.n, *key, 0, exact, out)
+        return out, exact
+
+
+def paired_tests(prep: Prepared, observed: np.ndarray, metric: str, alpha: float, swaps: SwapCache,
+                 boot) -> object:
+    """The winner (largest value) against each other model on ``metric``, one-sided, Holm-adjusted, with the
+    confidence set of the best (:class:`~tablegen.compare.pairwise.paired.PairwiseResult`)."""
+    from tablegen.compare.datasets.analysis import adjust_p_values
+    from tablegen.compare.pairwise.paired import PairwiseResult
+
+    column = METRICS.index(metric)
+    names = prep.names
+    x = observed[:, column]
+    w = int(np.argsort(-x, kind="stable")[0])
+    tests = {}
+    for m in range(len(names)):
+        if m != w:
+            tests[names[w], names[m]] = _pair(prep, observed, metric, column, w, m, swaps, boot)
+    adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
+    beaten = {b for (_, b), t in tests.items() if (len(names) - 1) * t.p_value <= alpha}
+    best_set = tuple(m for m in names if m not in beaten)
+    return PairwiseResult(metric, names[w], tests, adjusted, best_set, alpha)
+
+
+def _pair(prep, observed, metric, column, a, b, swaps, boot):
+    from tablegen.compare.pairwise.paired import PairedTestResult
+    from tablegen.compare.pairwise.tests import mcnemar_p
+    from tablegen.compute.stats import CI_LEVEL, clopper_pearson
+
+    va, vb = float(observed[a, column]), float(observed[b, column])
+    interval = functools.partial(boot.difference_interval, a, b, column)
+    if metric == "accuracy":
+        right_a = prep.predicted[:, a] == prep.true_codes
+        right_b = prep.predicted[:, b] == prep.true_codes
+        only_a, only_b = int(np.count_nonzero(right_a & ~right_b)), int(np.count_nonzero(right_b & ~right_a))
+        return PairedTestResult(metric, va, vb, va - vb, float(only_a), mcnemar_p(only_a, only_b, "greater"),
+                                "mcnemar", "greater", _interval=interval)
+    differences, exact = swaps.differences(a, b)
+    column_values = differences[:, column]
+    observed_difference = va - vb
+    hits = int(np.count_nonzero(column_values >= observed_difference - SNAP_TOLERANCE))
+    M = column_values.size
+    if exact:
+        p, p_interval = hits / M, (hits / M, hits / M)
+    else:
+        low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
+        p, p_interval = (hits + 1) / (M + 1), (float(low), float(high))
+    return PairedTestResult(metric, va, vb, observed_difference, observed_difference, float(p), "permutation",
+                            "greater", None if exact else M, None if exact else swaps.seed, p_interval,
+                            _interval=interval)
+
+
+# -- bootstrap intervals ----------------------------------------------------------------------------------
+@dataclass
+class Bootstrap:
+    """The stratified resamples of every model (``values`` (B, M, 4)) and each model's leave-one-out values per
+    confusion cell (``left_out`` (M, K, K, 4)), for BCa intervals of a value or of a difference."""
+
+    prep: Prepared
+    observed: np.ndarray
+    values: np.ndarray
+    left_out: np.ndarray
+    level: float = 0.95
+    _order: np.ndarray = field(default=None, repr=False)
+
+    def _jackknife(self, per_item: Callable) -> tuple:
+        """The leave-one-out values of each class's items (scipy's multi-sample jackknife), from per-item values."""
+        prep = self.prep
+        return tuple(per_item(np.flatnonzero(prep.true_codes == k), k) for k in range(prep.K)
+                     if prep.true_counts[k] > 0)
+
+    def _item_values(self, m: int, column: int):
+        return lambda items, k: self.left_out[m, k, self.prep.predicted[items, m], column]
+
+    def interval(self, m: int, column: int) -> tuple[float, float] | None:
+        """Model m's BCa interval of metric ``column``; (v, v) where every resample has the same value; None
+        where the law is degenerate."""
+        from tablegen.compare.pairwise.bootstrap import interval_from_resamples
+
+        values = self.values[:, m, column]
+        observed = float(self.observed[m, column])
+        if np.ptp(values) == 0:
+            return (observed, observed)
+        low, high = interval_from_resamples(observed, values, self._jackknife(self._item_values(m, column)),
+                                            self.level, "BCa")
+        return None if math.isnan(low) or math.isnan(high) else (low, high)
+
+    def difference_interval(self, a: int, b: int, column: int) -> tuple[float, float]:
+        """The BCa interval of value(a) - value(b) over the shared resamples (NaN ends where degenerate)."""
+        from tablegen.compare.pairwise.bootstrap import interval_from_resamples
+
+        values = self.values[:, a, column] - self.values[:, b, column]
+        observed = float(self.observed[a, column] - self.observed[b, column])
+        if np.ptp(values) == 0:
+            return (observed, observed)
+        fa, fb = self._item_values(a, column), self._item_values(b, column)
+        return interval_from_resamples(observed, values, self._jackknife(lambda i, k: fa(i, k) - fb(i, k)),
+                                       self.level, "BCa")
+
+
+def bootstrap(prep: Prepared, observed: np.ndarray, resamples: int, seed: int,
+              progress: Callable | None = None) -> Bootstrap:
+    """``resamples`` stratified resamples of every model, and the leave-one-out values."""
+    from tablegen.compute.kernels import multiclass_resample as kernels
+
+    order = np.argsort(prep.true_codes, kind="stable")
+    starts = np.r_[0, np.cumsum(prep.true_counts)].astype(np.int64)
+    key = kernels.resample_key(seed, prep.n, prep.K, kernels.BOOTSTRAP_TAG)
+    M = len(prep.names)
+    out = np.empty((resamples, M, len(METRICS)))
+    for first in range(0, resamples, BLOCK):
+        kernels.stratified_resamples(order, starts, prep.predicted, prep.true_counts, prep.weights,
+                                     prep.recall_classes, prep.f1_classes, *key, first, out[first:first + BLOCK])
+        if progress is not None:
+            progress(min(first + BLOCK, resamples), resamples)
+    return Bootstrap(prep, observed, out, _left_out(prep), _order=order)
+
+
+def _left_out(prep: Prepared) -> np.ndarray:
+    """(M, K, K, 4): each model's metrics with one item of true class k predicted j left out (NaN where there is no
+    such item)."""
+    from tablegen.compute.kernels.multiclass_resample import confusion_scores
+
+    matrices = confusions(prep)
+    M, K = matrices.shape[0], prep.K
+    out = np.full((M, K, K, len(METRICS)), np.nan)
+    for m in range(M):
+        cells = np.argwhere(matrices[m] > 0)
+        left = np.repeat(matrices[m][None], len(cells), axis=0)
+        left[np.arange(len(cells)), cells[:, 0], cells[:, 1]] -= 1
+        scored = np.empty((len(cells), len(METRICS)))
+        confusion_scores(left, np.full(len(cells), prep.f1_classes[m]), scored)
+        out[m, cells[:, 0], cells[:, 1]] = scored
+    return out
