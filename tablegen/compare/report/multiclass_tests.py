@@ -280,8 +280,10 @@ def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed):
     n = prep.n
     hits = int(round(observed[m, 0] * n))
     critical_hits = None
-    if metric in ("accuracy", "kappa") and critical is not None:
-        critical_hits = int(round(_critical_from(null.values[:, m, 0], null, t) * n))
+    if metric in ("accuracy", "kappa"):
+        critical_hits = _critical_hits(np.rint(null.values[:, m, 0] * n).astype(np.int64), null, t)
+        if null.exact:  # the smallest number of hits significant, attainable or not, as multiclass_test says it
+            critical = None if critical_hits is None else _hits_as(metric, critical_hits, prep, m)
     return MulticlassTest(
         metric=metric, value=x, p_value=p, p_bounded=False, critical_value=critical,
         significant=p <= alpha, method="exact" if null.exact else "monte carlo", C=C, alpha=alpha, n=n, hits=hits,
@@ -289,6 +291,28 @@ def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed):
         predicted_counts=tuple(prep.predicted_counts[m].tolist()),
         expected_value=expected_value(metric, prep.true_counts, prep.predicted_counts[m]), tail_probability=t,
         replicates=null.R, seed=null.seed, reaching=None if null.exact else b, p_interval=interval)
+
+
+def _critical_hits(hits: np.ndarray, null: PermutationNull, level: float) -> int | None:
+    """The smallest number of hits h whose tail (as :func:`_tail` estimates it) is <= ``level``; exact: one more than
+    the largest attainable count whose tail is not (None where that is the most hits attained); Monte Carlo: the
+    smallest replicate count whose tail is."""
+    values, counts = np.unique(hits, return_counts=True)
+    reaching = np.cumsum(counts[::-1])[::-1]
+    tails = reaching / hits.size if null.exact else (reaching + 1) / (hits.size + 1)
+    ok = tails <= level * (1.0 + 1e-12)
+    if null.exact:
+        failing = values[~ok]
+        return None if failing[-1] == values[-1] else int(failing[-1]) + 1
+    return int(values[np.argmax(ok)]) if ok.any() else None
+
+
+def _hits_as(metric: str, hits: int, prep: Prepared, m: int) -> float:
+    from tablegen.compute.exact.multiclass import kappa_from_hits
+
+    if metric == "accuracy":
+        return hits / prep.n
+    return kappa_from_hits(hits, prep.true_counts.tolist(), prep.predicted_counts[m].tolist())
 
 
 def expected_value(metric: str, true_counts, predicted_counts) -> float:
@@ -425,13 +449,15 @@ class SwapCache:
         self.prep, self.R, self.seed = prep, R, seed
         self._rows: dict = {}
 
-    def differences(self, a: int, b: int) -> tuple[np.ndarray, bool]:
-        """((patterns, 4) differences A - B, exact) of models ``a`` and ``b`` (column indices)."""
+    def differences(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, bool]:
+        """((patterns, 4) differences A - B, the observed (4,) differences, exact) of models ``a`` and ``b`` (column
+        indices); the observed scored as the patterns are (macro-F1 over the classes of the labels and of either
+        model)."""
         if (a, b) not in self._rows:
             self._rows[a, b] = self._compute(a, b)
         return self._rows[a, b]
 
-    def _compute(self, a: int, b: int) -> tuple[np.ndarray, bool]:
+    def _compute(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, bool]:
         from tablegen.compute.kernels import multiclass_resample as kernels
 
         prep = self.prep
@@ -446,11 +472,14 @@ class SwapCache:
         patterns = 1 << d if exact else self.R
         key = kernels.resample_key(self.seed, prep.n, d, kernels.SWAP_TAG)
         f1 = int(np.count_nonzero((prep.true_counts + prep.predicted_counts[a] + prep.predicted_counts[b]) > 0))
+        items = (np.ascontiguousarray(prep.true_codes[differ]), np.ascontiguousarray(pa[differ]),
+                 np.ascontiguousarray(pb[differ]), base_tp, base_pc, prep.true_counts, prep.weights,
+                 prep.recall_classes, f1, prep.n, *key, 0)
         out = np.empty((patterns, len(METRICS)))
-        kernels.swap_differences(np.ascontiguousarray(prep.true_codes[differ]), np.ascontiguousarray(pa[differ]),
-                                 np.ascontiguousarray(pb[differ]), base_tp, base_pc, prep.true_counts, prep.weights,
-                                 prep.recall_classes, f1, prep.n, *key, 0, exact, out)
-        return out, exact
+        kernels.swap_differences(*items, exact, out)
+        observed = np.empty((1, len(METRICS)))
+        kernels.swap_differences(*items, True, observed)  # pattern 0: no item swapped
+        return out, observed[0], exact
 
 
 def paired_tests(prep: Prepared, observed: np.ndarray, metric: str, alpha: float, swaps: SwapCache,
@@ -487,10 +516,10 @@ def _pair(prep, observed, metric, column, a, b, swaps, boot):
         only_a, only_b = int(np.count_nonzero(right_a & ~right_b)), int(np.count_nonzero(right_b & ~right_a))
         return PairedTestResult(metric, va, vb, va - vb, float(only_a), mcnemar_p(only_a, only_b, "greater"),
                                 "mcnemar", "greater", _interval=interval)
-    differences, exact = swaps.differences(a, b)
+    differences, observed, exact = swaps.differences(a, b)
     column_values = differences[:, column]
+    hits = int(np.count_nonzero(column_values >= observed[column] - SNAP_TOLERANCE))
     observed_difference = va - vb
-    hits = int(np.count_nonzero(column_values >= observed_difference - SNAP_TOLERANCE))
     M = column_values.size
     if exact:
         p, p_interval = hits / M, (hits / M, hits / M)
