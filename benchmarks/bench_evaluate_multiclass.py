@@ -89,8 +89,8 @@ def main() -> None:
         spent.clear()
         from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
         from tablegen.compare.pairwise.tests import DEFAULT_SWAPS
-        from tablegen.lookup.multiclass import default_replicates
         from tablegen.compare.report.multiclass_tests import METRICS
+        from tablegen.lookup.multiclass import default_replicates
 
         estimate = multiclass_cost(multiclass_data(y, models), METRICS, M, default_replicates(M, 0.05),
                                    DEFAULT_SWAPS, BOOTSTRAP_RESAMPLES).seconds
