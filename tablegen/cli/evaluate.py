@@ -2,8 +2,9 @@
 
 Two classes: the layout below.  More than two (or ``--layout labels`` / ``probabilities``): the model columns
 hold each model's predicted class, or its probabilities in columns ``MODEL:CLASS``
-(:mod:`tablegen.cli.multiclass_csv` says the layout and how it is told apart), and each model is tested against
-the best of C random classifiers per metric (:mod:`tablegen.cli.evaluate_multiclass`).
+(:mod:`tablegen.cli.multiclass_csv` says the layout and how it is told apart), and the report is
+:func:`tablegen.evaluate`'s K-class one (:class:`~tablegen.compare.report.multiclass.MulticlassEvaluation`), printed
+in the same forms.
 
 A thin layer over :func:`tablegen.evaluate`: the file has a label column (``--label-column``, default
 ``label``) and one numeric column per model (``--models``, ``--ignore``; by default a column named like a row
@@ -85,6 +86,24 @@ def format_report(report) -> str:
         lines.append(f"{row['metric']:<24}{row['model'][:19]:<20}{value:>10}  {'yes' if row['winner'] else '':<7}"
                      f"{p:>20}{q:>20}  {'yes' if row['in best set'] else ''}")
     return "\n".join([*lines, "", *(r.sentence() for r in report)])
+
+
+def format_multiclass_report(report) -> str:
+    """The K-class text report: a table of (metric, model) rows (value, p against the best of C random classifiers,
+    winner, max-T adjusted p, the winner's Holm-adjusted paired p against it, in the best set), then each metric's
+    verdicts in words."""
+    from tablegen.compare.report.tables import cell_text, p_text
+
+    head = (f"{len(report.models)} models on {report.n:,} test items in {report.K} classes; C = {report.C} models "
+            f"tried; alpha = {report.alpha:g}")
+    lines = [head, f"{'metric':<20}{'model':<20}{'value':>10}{'p vs random':>13}  {'winner':<7}"
+                   f"{'max-T p (adjusted)':>20}{'p vs winner (Holm)':>20}  in best set"]
+    for row in report.rows():
+        lines.append(f"{row['metric']:<20}{row['model'][:19]:<20}{cell_text(row['value']):>10}"
+                     f"{p_text(row['p vs random']):>13}  {'yes' if row['winner'] else '':<7}"
+                     f"{p_text(row['max-T p (adjusted)']):>20}{p_text(row['p vs winner (Holm)']):>20}  "
+                     f"{'yes' if row['in best set'] else ''}")
+    return "\n".join([*lines, "", *(f"Note: {note}." for note in report.notes), *(r.sentence() for r in report)])
 
 
 class EvaluationProgress:
@@ -229,20 +248,24 @@ def _looks_multiclass(args) -> bool:
 
 
 def _run_multiclass(args, read) -> int:
-    """The K-class report: each model against the best of C random classifiers per metric, printed."""
-    from tablegen.cli.evaluate_multiclass import evaluate_multiclass
+    """The K-class report (:func:`tablegen.evaluate` with more than two classes), printed as the two-class one."""
+    from tablegen.compare.report.multiclass import evaluate_multiclass
 
-    unused = [option for option, given in (("--positive-label", args.positive_label is not None),
-                                           ("--method", args.method != "auto"),
-                                           ("--plot", args.plot is not None)) if given]
-    if unused:
-        raise TablegenInputError(f"{unused[0]} applies to two classes; PREDS.csv {args.predictions} has "
-                                 f"{len(read.classes)} classes")
-    print(read.line, file=sys.stdout if args.output == "text" else sys.stderr)
+    predictions, line = read.predictions, read.line
+    if read.layout == "probabilities" and len(read.classes) > read.true_classes:  # columns for classes no item has
+        predictions = read.predicted_labels()
+        line += (" Probabilities of classes no item has: each item's predicted class is its most probable one, "
+                 "among every class the columns name.")
+    print(line, file=sys.stdout if args.output == "text" else sys.stderr)
     with EvaluationProgress() as progress:
-        report = evaluate_multiclass(read, C=args.C, metrics=args.metrics, alpha=args.alpha, R=args.R,
-                                     seed=args.seed, progress=progress, max_seconds=args.max_seconds)
-    printed = {"text": lambda r: r.to_text(), "json": lambda r: json_text(r.to_dict()),
+        report = evaluate_multiclass(read.labels, predictions, C=args.C, metrics=args.metrics, alpha=args.alpha,
+                                     R=args.R, seed=args.seed, progress=progress, max_seconds=args.max_seconds,
+                                     positive_label=args.positive_label, method=args.method)
+    printed = {"text": format_multiclass_report, "json": lambda r: json_text(r.to_dict()),
                "markdown": lambda r: r.to_markdown(), "latex": lambda r: r.to_latex()}[args.output](report)
     print(printed)
+    if args.plot is not None:
+        with image_errors("--plot", args.plot):
+            report.plot(args.plot)
+        print(f"wrote {args.plot}")
     return 0

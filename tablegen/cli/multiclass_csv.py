@@ -52,8 +52,9 @@ class MulticlassPredictions:
     labels : numpy.ndarray
         Each item's true class (text: the class's name in :attr:`classes`).
     classes : tuple of str
-        Every class, in order (classes that read as numbers by value, first; then the others as text): those of
-        the label column, then any that only a model predicts or only probability columns name.
+        Every class, sorted by name as Python sorts text (the order :func:`tablegen.evaluate` gives a probability
+        matrix's columns): those of the label column and any that only a model predicts or only probability
+        columns name.
     predictions : dict
         Model name -> its predicted class of each item (text array, the classes' names) in the labels layout; an
         (items, K) float array of probabilities (columns in the order of :attr:`classes`) in the probabilities
@@ -254,7 +255,7 @@ def read_multiclass_predictions(path, label_column: str, option: str = "PREDS.cs
         predictions = {name: _predicted(columns[name], keys, names_of, f"{where}, column {name!r}") for name in names}
     else:
         predictions = _probabilities(columns, names, keys, names_of, where)
-    ordered = sorted(names_of)
+    ordered = sorted(names_of, key=names_of.get)  # by name, as Python sorts the classes (tablegen.evaluate)
     n = codes.size
     if len(ordered) > n:
         raise TablegenInputError(f"{where}: {len(ordered):,} classes but {n:,} item(s): every class needs items "

@@ -1,7 +1,7 @@
 """``tablegen evaluate PREDS.csv`` with more than two classes: the layouts (predicted labels, MODEL:CLASS
-probabilities) read and told apart, each model's answers equal to ``tablegen.multiclass_test``'s on the same
-labels, strict JSON, every bad input refused with exit code 2 (5 over the memory limit) naming the row and column
-and writing nothing; two-class files keep the binary report."""
+probabilities) read and told apart, the report printed equal to ``tablegen.evaluate``'s on the same labels and
+predictions (text, strict JSON, Markdown, LaTeX, the plot), every bad input refused with exit code 2 (5 over the
+memory or time limit) naming the row and column and writing nothing; two-class files keep the binary report."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ import pytest
 from clitools import tablegen
 
 import tablegen as tg
+from tablegen.cli.evaluate import format_multiclass_report
 from tablegen.cli.main import main
 from tablegen.cli.multiclass_csv import read_multiclass_predictions
 from tablegen.common import csvfile
+from tablegen.compare.report.multiclass import evaluate_multiclass
 
 K3_LABELS = ["cat", "cat", "cat", "dog", "dog", "dog", "fox", "fox", "fox", "fox"]
 K3_TREE = ["cat", "cat", "dog", "dog", "dog", "fox", "fox", "fox", "fox", "cat"]
@@ -61,27 +63,29 @@ def _strict_json(text: str) -> dict:
     return json.loads(text, parse_constant=refuse)
 
 
-def test_k3_predicted_labels_end_to_end_equal_multiclass_test(tmp_path, capsys):
+def _report_json(labels, predictions, **options) -> dict:
+    """The Python report's JSON, the oracle of the command's (the same labels and predictions)."""
+    return json.loads(json.dumps(tg.evaluate(labels, predictions, **options).to_dict()))
+
+
+def test_k3_predicted_labels_end_to_end_are_the_python_report(tmp_path, capsys):
     path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
-    code, out, _ = _run(["evaluate", path, "--json"], capsys)
-    assert code == 0
+    code, out, err = _run(["evaluate", path, "--json"], capsys)
+    assert code == 0 and err.startswith("read 2 model(s) as predicted classes, 3 true class(es): tree, forest")
     report = _strict_json(out)
+    assert report == _report_json(K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
     assert report["classes"] == ["cat", "dog", "fox"] and report["n"] == 10 and report["C"] == 2
-    assert report["metrics"]["accuracy"]["models"]["tree"]["value"] == 0.7  # 7 of 10 hits, counted by hand
-    assert report["metrics"]["accuracy"]["models"]["forest"]["value"] == 0.8
-    for metric, answer in report["metrics"].items():
-        for model, predicted in (("tree", K3_TREE), ("forest", K3_FOREST)):
-            expected = tg.multiclass_test(K3_LABELS, predicted, metric=metric, C=2)
-            assert answer["models"][model] == json.loads(json.dumps(expected.to_dict())), (metric, model)
-        p = {model: answer["models"][model]["p_value"] for model in ("tree", "forest")}
-        assert answer["winner"] == min(p, key=p.get)
-    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy"], capsys)
-    assert code == 0 and out.startswith("read 2 model(s) as predicted classes, 3 true class(es): tree, forest")
-    assert "accuracy: forest wins (smallest p); " + tg.multiclass_test(K3_LABELS, K3_FOREST, C=2).sentence() in out
+    accuracy = next(m for m in report["metrics"] if m["metric"] == "accuracy")
+    assert accuracy["values"] == {"tree": 0.7, "forest": 0.8}  # 7 and 8 hits of 10, counted by hand
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--C", "4"], capsys)
+    expected = tg.evaluate(K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST}, metrics=["accuracy"], C=4)
+    assert code == 0 and out == (f"read 2 model(s) as predicted classes, 3 true class(es): tree, forest (every "
+                                 f"column but the label).\n{format_multiclass_report(expected)}\n")
+    assert expected["accuracy"].sentence() in out
 
 
 @pytest.mark.parametrize("K", [3, 5])
-def test_probabilities_are_scored_by_their_most_probable_class(tmp_path, capsys, K):
+def test_probabilities_end_to_end_are_the_python_report(tmp_path, capsys, K):
     rng = np.random.default_rng(K)
     classes = [f"c{k}" for k in range(K)]
     labels = [classes[k] for k in rng.permutation(np.arange(6 * K) % K)]
@@ -93,24 +97,23 @@ def test_probabilities_are_scored_by_their_most_probable_class(tmp_path, capsys,
     code, out, err = _run(["evaluate", path, "--metrics", "accuracy", "kappa", "--C", "5", "--json"], capsys)
     assert code == 0 and err.startswith("read 2 model(s) as class probabilities")
     report = _strict_json(out)
-    assert report["layout"] == "probabilities"
-    for model, p in models.items():
-        predicted = [classes[j] for j in np.argmax(p, axis=1)]
-        expected = tg.multiclass_test(labels, predicted, metric="kappa", C=5)
-        assert report["metrics"]["kappa"]["models"][model] == json.loads(json.dumps(expected.to_dict()))
+    assert report == _report_json(labels, models, metrics=["accuracy", "kappa"], C=5)
+    assert report["source"] == "probabilities"
 
 
-def test_k5_labels_as_integers_markdown_and_latex(tmp_path, capsys):
+def test_k5_labels_as_integers_markdown_latex_and_plot(tmp_path, capsys):
     rng = np.random.default_rng(5)
     labels = rng.permutation(np.arange(40) % 5)
     good = np.where(rng.random(40) < 0.7, labels, rng.integers(0, 5, 40))
-    path = _labels_file(tmp_path / "k5.csv", labels, {"good": good, "noise": rng.integers(0, 5, 40)})
+    noise = rng.integers(0, 5, 40)
+    path = _labels_file(tmp_path / "k5.csv", labels, {"good": good, "noise": noise})
+    expected = tg.evaluate([str(v) for v in labels], {"good": [str(v) for v in good],
+                                                      "noise": [str(v) for v in noise]}, metrics=["accuracy"])
     code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--markdown"], capsys)
-    expected = tg.multiclass_test(labels.tolist(), good.tolist(), C=2)
-    assert code == 0 and out.startswith("| metric | model | value | p (best of C) |")
-    assert f"| accuracy | good | {expected.value:.4g} | {expected.p_value:.3g} |" in out
-    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--latex"], capsys)
-    assert code == 0 and out.startswith("\\begin{table}") and "5 classes" in out
+    assert code == 0 and out == expected.to_markdown() + "\n"
+    code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--latex", "--plot", tmp_path / "cm.png"], capsys)
+    assert code == 0 and out == expected.to_latex() + f"\nwrote {tmp_path / 'cm.png'}\n"
+    assert (tmp_path / "cm.png").stat().st_size > 10_000
 
 
 def test_one_and_one_point_zero_are_one_class(tmp_path, capsys):
@@ -123,7 +126,7 @@ def test_one_and_one_point_zero_are_one_class(tmp_path, capsys):
     assert read.labels.tolist() == ["1", "2", "3"] * 3 and read.predictions["m"].tolist() == [
         "1", "2", "3", "1", "3", "2", "1", "2", "3"]
     code, out, _ = _run(["evaluate", path, "--metrics", "accuracy", "--json"], capsys)
-    assert code == 0 and _strict_json(out)["metrics"]["accuracy"]["models"]["m"]["hits"] == 7
+    assert code == 0 and _strict_json(out)["metrics"][0]["values"] == {"m": 7 / 9}
 
 
 def test_a_class_only_predicted_is_allowed_and_never_a_hit(tmp_path):
@@ -161,8 +164,9 @@ def test_two_class_predicted_labels_with_layout_labels(tmp_path, capsys):
     path = _labels_file(tmp_path / "yn.csv", labels, {"m": predicted})
     code, out, _ = _run(["evaluate", path, "--layout", "labels", "--metrics", "accuracy", "--json"], capsys)
     assert code == 0
-    expected = tg.multiclass_test(labels, predicted, C=1)
-    assert _strict_json(out)["metrics"]["accuracy"]["models"]["m"] == json.loads(json.dumps(expected.to_dict()))
+    expected = evaluate_multiclass(labels, {"m": predicted}, metrics=["accuracy"])  # tablegen.evaluate's K-class
+    assert _strict_json(out) == json.loads(json.dumps(expected.to_dict()))
+    assert expected.K == 2 and expected["accuracy"].values == {"m": 11 / 12}
 
 
 def _bad_files(tmp_path) -> dict:
@@ -209,11 +213,12 @@ BAD = [  # (file, extra argv, what the message says)
     ("ambiguous", ["--layout", "probabilities"], "column 'b' is not named MODEL:CLASS"),
     ("scores_as_labels", [], "look like scores, not predicted classes"),
     ("different_classes", [], "models 'a' and 'b' name different classes ('owl' in one only)"),
-    ("good", ["--metrics", "auc"], "--metrics: unknown metric 'auc' for a file of more than two classes"),
-    ("good", ["--positive-label", "cat"], "--positive-label applies to two classes"),
-    ("good", ["--method", "exact"], "--method applies to two classes"),
-    ("good", ["--plot", "out.png"], "--plot applies to two classes"),
-    ("good", ["--C", "0"], "C = 0 is less than the 1 models"),
+    ("good", ["--metrics", "auc"], "--metrics must name some of accuracy, kappa, balanced_accuracy, macro_f1"),
+    ("good", ["--positive-label", "cat"], "--positive-label applies to two classes only"),
+    ("good", ["--method", "exact"], "--method exact applies to two classes only"),
+    ("good", ["--C", "0"], "C must be"),
+    ("good", ["--R", "0"], "--R must be a positive integer"),
+    ("good", ["--alpha", "1.5"], "alpha must be in (0, 1)"),
 ]
 
 
@@ -270,26 +275,37 @@ def test_a_large_file_is_read_by_numpy_not_row_by_row(tmp_path, monkeypatch):
         assert read.predictions[model].tolist() == [f"class{k}" for k in values]
 
 
-def test_a_time_estimate_over_max_seconds_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
-    from tablegen.lookup import multiclass
-
-    def no_work(*args, **kwargs):
-        raise AssertionError("a test ran")
-
-    monkeypatch.setattr(multiclass, "multiclass_test", no_work)
+def test_a_time_estimate_over_max_seconds_is_refused_before_any_work(tmp_path, capsys):
     path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
-    code, out, err = _run(["evaluate", path, "--metrics", "macro_f1", "--R", "1000000000", "--max-seconds", "1"],
-                          capsys)
-    assert code == 5 and "would take about" in err and "--max-seconds" in err
+    code, out, err = _run(["evaluate", path, "--R", "1000000000", "--max-seconds", "1"], capsys)
+    assert code == 5 and "would take about" in err and "--max-seconds" in err and "Traceback" not in err
     assert out.startswith("read 2 model(s)") and out.count("\n") == 1  # the columns line only
 
 
-def test_progress_ends_at_the_estimate(tmp_path):
-    from tablegen.cli.evaluate_multiclass import evaluate_multiclass
+def test_progress_is_told_the_estimated_work_done(tmp_path, capsys, monkeypatch):
+    from tablegen.cli import evaluate
 
-    path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
     seen = []
-    evaluate_multiclass(read_multiclass_predictions(path, "label"), C=None, metrics=["accuracy", "macro_f1"],
-                        alpha=0.05, R=2000, seed=1, progress=lambda done, total: seen.append((done, total)))
-    assert seen[0][0] == 0.0 and len(seen) == 5 and math.isclose(seen[-1][0], seen[-1][1])
+
+    class Recording(evaluate.EvaluationProgress):
+        def __call__(self, done, total):
+            seen.append((done, total))
+
+    monkeypatch.setattr(evaluate, "EvaluationProgress", Recording)
+    path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
+    code, _, _ = _run(["evaluate", path, "--metrics", "accuracy", "macro_f1"], capsys)
+    assert code == 0 and seen and math.isclose(seen[-1][0], seen[-1][1])
     assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+
+
+def test_probabilities_of_a_class_no_item_has_are_scored_by_the_most_probable_class(tmp_path, capsys):
+    """The report takes probabilities over the labels' classes; columns for a class no item has ('owl') make the
+    most probable class among all columns each item's predicted class (here 'owl' for the last item: never a hit)."""
+    path = _write(tmp_path / "owl.csv", ["label,a:cat,a:dog,a:fox,a:owl", "cat,0.7,0.1,0.1,0.1", "dog,0.1,0.7,0.1,0.1",
+                                         "fox,0.1,0.1,0.7,0.1", "cat,0.6,0.2,0.1,0.1", "dog,0.2,0.5,0.2,0.1",
+                                         "fox,0.1,0.1,0.2,0.6"])
+    code, out, err = _run(["evaluate", path, "--metrics", "accuracy", "--json"], capsys)
+    assert code == 0 and "Probabilities of classes no item has" in err
+    labels = ["cat", "dog", "fox"] * 2
+    assert _strict_json(out) == _report_json(labels, {"a": ["cat", "dog", "fox", "cat", "dog", "owl"]},
+                                             metrics=["accuracy"])
