@@ -230,10 +230,11 @@ class MulticlassVerdict:
         return self.tests[self.model].significant
 
     def sentence(self) -> str:
-        unequal = len({t.predicted_counts for t in self.tests.values()}) > 1
-        how = (" (the smallest of the models' p-values, each against random classifiers with its own predicted "
-               "counts: the level holds, see the docs)") if unequal and len(self.tests) > 1 else ""
-        return f"{self.model}: {self.tests[self.model].sentence()}{how}"
+        """The judged model's verdict in words, saying how it was chosen where there are several models."""
+        if len(self.tests) == 1:
+            return f"{self.model}'s {self.tests[self.model].sentence()}"
+        return (f"{self.model} has the smallest p-value of the {len(self.tests)} models, each against random "
+                f"classifiers with its own predicted counts: its {self.tests[self.model].sentence()}")
 
     def to_dict(self) -> dict:
         from tablegen.common.outputs import json_ready
