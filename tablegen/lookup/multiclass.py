@@ -332,7 +332,7 @@ def _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes
     p_value = float(p_value_from_tail(tail, C))
     p_interval = (float(p_value_from_tail(float(low), C)), float(p_value_from_tail(float(high), C)))
     threshold = float(upper_tail_probability(C, alpha))
-    critical = _critical(values, threshold)
+    critical = critical_from_replicates(values, threshold)
     hits = int(observed[0, HITS])
     logger.debug("multiclass_test (Monte Carlo): n=%d K=%d R=%d b=%d p=%g", n, K, R, reaching, p_value)
     if metric in EXACT_METRICS:
@@ -364,7 +364,7 @@ def _replicate_values(true32, predicted32, weights, seed, K, R, column) -> np.nd
     return values
 
 
-def _critical(values: np.ndarray, threshold: float) -> float | None:
+def critical_from_replicates(values: np.ndarray, threshold: float) -> float | None:
     """The smallest replicate value v whose estimated tail (b(v) + 1) / (R + 1) is <= t (within TIE_RTOL), b(v)
     the replicates reaching v as the p-value counts them; None if none is."""
     ordered = np.sort(values)
@@ -401,8 +401,8 @@ def _check_metric(metric) -> str:
 
 def _encode(labels, predicted) -> tuple[tuple, np.ndarray, np.ndarray]:
     """The classes (union of both) and each item's class index in ``labels`` and in ``predicted``."""
-    true_values = _values("labels", labels)
-    predicted_values = _values("predicted", predicted)
+    true_values = label_values("labels", labels)
+    predicted_values = label_values("predicted", predicted)
     if len(true_values) != len(predicted_values):
         raise TablegenInputError.naming(
             Argument("labels"), " and ", Argument("predicted"),
@@ -424,7 +424,7 @@ def _encode(labels, predicted) -> tuple[tuple, np.ndarray, np.ndarray]:
     return ordered, true_codes, predicted_codes
 
 
-def _values(name: str, values) -> list:
+def label_values(name: str, values) -> list:
     """``values`` as a list of hashable, non-missing Python values (numpy scalars unwrapped)."""
     if isinstance(values, (str, bytes)) or values is None:
         raise TablegenInputError.naming(Argument(name), f" must be a sequence of class labels, got {values!r}")
