@@ -36,6 +36,8 @@ _PUBLIC = {
     "topk_test": "tablegen.lookup.topk",
     "multiclass_test": "tablegen.lookup.multiclass",
     "MulticlassTest": "tablegen.lookup.multiclass",
+    "multiclass_scores_test": "tablegen.lookup.multiclass_scores",
+    "MulticlassScoresTest": "tablegen.lookup.multiclass_scores",
     "TablegenInputError": "tablegen.errors",
     "power": "tablegen.lookup.power",
     "sample_size": "tablegen.lookup.planning",
