@@ -227,6 +227,8 @@ def py_baselines(root: Path) -> dict:
                                          sizes=range(10, 40, 10), path=None),
         "topk_test": lambda: dict(observed=[1, 1, 2], P=10, N=90),
         "multiclass_test": lambda: dict(labels=[0, 1, 2, 0, 1, 2, 0, 1], predicted=[0, 1, 2, 1, 1, 2, 0, 0], C=2),
+        "multiclass_scores_test": lambda: dict(labels=[0, 1, 2, 0, 1, 2, 0, 1], probabilities=np.full((8, 3), 1 / 3),
+                                               metric="top_k_accuracy", k=1, C=2),
         "load_config": lambda: dict(path=str(root / "tiny.yaml")),
         "open_store": lambda: dict(url=_bundled()),
         "open_table": lambda: dict(path=None),
@@ -267,7 +269,8 @@ RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenI
                 "IntervalBayesFactor", "MetricReport", "PairedTestResult", "PairwiseResult", "SelectionResult",
                 "BayesianPair", "BayesianPairs", "CrossValidationComparison", "CorrelatedBayesianTTest",
                 "CorrectedResampledTTest", "PairedSampleSize", "PairedAucPower",
-                "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult", "MulticlassTest"}
+                "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult", "MulticlassTest",
+                "MulticlassScoresTest"}
 #: Parameters that take callbacks or a client: bad values are not data, and the callbacks run only when called.
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).
