@@ -100,6 +100,7 @@ ALPHA_DEFAULTS = {
     "tablegen.Table.answer_checked": None, "tablegen.Table.contains": None,
     "tablegen.evaluate": 0.05, "tablegen.compare.evaluate": 0.05, "tablegen.multiclass_test": 0.05,
     "tablegen.multiclass_scores_test": 0.05,
+    "tablegen.compare.evaluate_multiclass": 0.05,
     "tablegen.compare.selection_test": 0.05, "tablegen.compare.paired_test": 0.05,
     "tablegen.compare.pairwise_tests": 0.05, "tablegen.compare.mcnemar_power": 0.05,
     "tablegen.compare.mcnemar_sample_size": 0.05, "tablegen.compare.paired_auc_power": 0.05,

@@ -12,6 +12,8 @@ PUBLIC = {
     "evaluate": "tablegen.compare.report.evaluate",
     "Evaluation": "tablegen.compare.report.evaluate",
     "MetricReport": "tablegen.compare.report.evaluate",
+    "evaluate_multiclass": "tablegen.compare.report.multiclass",
+    "MulticlassEvaluation": "tablegen.compare.report.multiclass",
 }
 
 __getattr__, __dir__, __all__ = attach(__name__, PUBLIC)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from tablegen.compare.report.multiclass_tests import METRICS
 from tablegen.errors import Argument, TablegenInputError
@@ -233,8 +234,9 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
     return EvaluationCost(tuple(metrics), steps)
 
 
-def evaluate_multiclass(labels, scores, *, C: int | None = None, metrics: list[str] | None = None,
-                        alpha: float = 0.05, R: int | None = None, seed: int | None = None,
+def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[str, ArrayLike], *,
+                        C: int | None = None, metrics: list[str] | None = None, alpha: float = 0.05,
+                        R: int | None = None, seed: int | None = None,
                         progress: Callable[[float, float], None] | None = None,
                         max_seconds: float | None = None, positive_label: object = None,
                         method: str = "auto") -> MulticlassEvaluation:
