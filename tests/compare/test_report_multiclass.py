@@ -178,3 +178,21 @@ def test_bad_options_name_the_argument():
         tablegen.evaluate(y, {"m": p}, R=0)
     with pytest.raises(tablegen.errors.ResourceLimitError):
         evaluate_multiclass(y, {"m": p}, max_seconds=1e-9)
+
+
+def test_progress_is_told_in_estimated_seconds_and_ends_at_the_total(three):
+    y, models, _ = three
+    told = []
+    evaluate_multiclass(y, models, progress=lambda done, total: told.append((done, total)))
+    done = [d for d, _ in told]
+    assert len(told) >= 4 and done == sorted(done) and done[0] == 0.0
+    assert told[-1][0] == told[-1][1] and len({t for _, t in told}) == 1
+
+
+def test_the_time_limit_refuses_before_any_work(three, monkeypatch):
+    y, models, _ = three
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1e-6")
+    told = []
+    with pytest.raises(tablegen.errors.ResourceLimitError, match="evaluating 3 models on 90 items in 3 classes"):
+        tablegen.evaluate(y, models, progress=lambda done, total: told.append(done))
+    assert told == []
