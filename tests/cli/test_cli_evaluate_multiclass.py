@@ -309,3 +309,25 @@ def test_probabilities_of_a_class_no_item_has_are_scored_by_the_most_probable_cl
     labels = ["cat", "dog", "fox"] * 2
     assert _strict_json(out) == _report_json(labels, {"a": ["cat", "dog", "fox", "cat", "dog", "owl"]},
                                              metrics=["accuracy"])
+
+
+def test_the_how_to_files_give_what_the_page_quotes(tmp_path, capsys):
+    """docs/how-to/multiclass-predictions.md: its two example files run, and the figures its prose quotes for the
+    predicted-labels file are the command's."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "multiclass-predictions.md").read_text()
+    labels_csv, probabilities_csv = [block for block in re.findall(r"^```text\n(.*?)^```", page, flags=re.S | re.M)
+                                     if block.startswith(("id,label", "label,tree:"))]
+    (tmp_path / "preds.csv").write_text(labels_csv)
+    (tmp_path / "probs.csv").write_text(probabilities_csv)
+    prose = " ".join(page.split())
+    quoted = ["accuracy = 0.833333 (10 of 12 hits, 3 classes)", "p = 0.00283 (exact)", "significant from 0.666667 up"]
+    code, out, _ = _run(["evaluate", tmp_path / "preds.csv", "--metrics", "accuracy"], capsys)
+    assert code == 0 and "left out: id (named like a row identifier)" in out
+    for figure in quoted:
+        assert figure in prose, figure
+        assert figure in " ".join(out.split()), figure
+    code, out, _ = _run(["evaluate", tmp_path / "probs.csv", "--metrics", "accuracy", "--json"], capsys)
+    assert code == 0 and _strict_json(out)["source"] == "probabilities"
