@@ -40,9 +40,12 @@ logger = logging.getLogger(__name__)
 
 #: The most arrangements of the labels scored one by one for the exact answer (method "auto" or "exact").
 EXACT_ARRANGEMENTS = 200_000
-#: Single-core seconds per (replicate, item) of the kernel, and per (replicate, item, class) of its Hand–Till walk,
-#: with room for a loaded machine (``benchmarks/bench_multiclass_scores.py`` measures both).
+#: Single-core seconds per (replicate, item) of the kernel, plus per class (its tables' rows grow with K and the
+#: gather of each item's entry leaves the cache: measured 3 to 5 ns at K <= 10, 42 ns at K = 50 on a loaded AMD EPYC),
+#: and per (replicate, item, class) of the Hand–Till walk (measured 2.4 to 5 ns), with room for a loaded machine
+#: (``benchmarks/bench_multiclass_scores.py``).
 SECONDS_PER_ELEMENT_STEP = 8e-9
+SECONDS_PER_CLASS_STEP = 1e-9
 SECONDS_PER_WALK_STEP = 8e-9
 #: Replicates per kernel call (bounds the scratch memory: 24 bytes a replicate).
 _BLOCK = 1 << 16
@@ -305,7 +308,8 @@ def _monte_carlo(codes, tables, counts, hand_till, column, x, R, seed, common) -
     R = default_replicates(C, alpha) if R is None else R
     seed = DEFAULT_SEED if seed is None else seed
     what = f"the Monte Carlo multi-class scores null at n = {n:,}, K = {K}, R = {R:,}"
-    per_replicate = n * SECONDS_PER_ELEMENT_STEP + (n * K * SECONDS_PER_WALK_STEP if hand_till else 0.0)
+    per_replicate = n * (SECONDS_PER_ELEMENT_STEP + K * SECONDS_PER_CLASS_STEP
+                         + (K * SECONDS_PER_WALK_STEP if hand_till else 0.0))
     check_time(R * per_replicate, what, ("use fewer replicates (", Argument("R"), ") or fewer items (a random "
                "subsample keeps the test valid), or raise TABLEGEN_TIME_LIMIT"))
     check_memory(8.0 * R + 24.0 * min(R, _BLOCK) + 32.0 * n * K, what, ("use fewer replicates (", Argument("R"), ")"))
