@@ -51,22 +51,25 @@ def add_evaluate_parser(sub) -> None:
                         "model column is named MODEL:CLASS, "
                         "labels if none has a colon (some: refused as ambiguous)")
     p.add_argument("--positive-label", default=None,
-                   help="the positive class (default 1 for labels 0/1 or -1/1, true for true/false)")
+                   help="the positive class (default 1 for labels 0/1 or -1/1, true for true/false; two classes "
+                        "only)")
     p.add_argument("--C", type=int, default=None,
                    help="every model tried, discarded ones too (default: the model columns)")
     p.add_argument("--metrics", nargs="+", default=None,
                    help="default: auc best_accuracy best_f1 best_balanced_accuracy average_precision; also "
-                        "best_mcc, tp_at_<k>, precision_at_<k>")
+                        "best_mcc, tp_at_<k>, precision_at_<k>; with K > 2 classes: accuracy kappa "
+                        "balanced_accuracy macro_f1 (default all four)")
     p.add_argument("--alpha", type=float, default=0.05, help="level of every verdict (default %(default)s)")
     p.add_argument("--method", choices=("auto", "exact", "table", "simulate"), default="auto",
-                   help="the answer policy against random classifiers (default %(default)s)")
+                   help="the answer policy against random classifiers (default %(default)s; two classes only)")
     p.add_argument("--R", type=int, default=None, help="random rankings or label arrangements where simulated")
     p.add_argument("--seed", type=int, default=None, help="root seed of what is simulated (default 2005)")
     form = p.add_mutually_exclusive_group()
     for output in OUTPUTS[1:]:
         form.add_argument(f"--{output}", dest="output", action="store_const", const=output,
                           help=f"print the report as {output.capitalize() if output != 'json' else 'JSON'}")
-    p.add_argument("--plot", default=None, metavar="OUT.png", help="draw the ROC curves over the random band")
+    p.add_argument("--plot", default=None, metavar="OUT.png",
+                   help="draw the ROC curves over the random band (K > 2 classes: each model's confusion matrix)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="refuse (exit 5, with the estimate) a report estimated to take longer on one core "
                         "(default: TABLEGEN_TIME_LIMIT, else 3600)")

@@ -331,3 +331,12 @@ def test_the_how_to_files_give_what_the_page_quotes(tmp_path, capsys):
         assert figure in " ".join(out.split()), figure
     code, out, _ = _run(["evaluate", tmp_path / "probs.csv", "--metrics", "accuracy", "--json"], capsys)
     assert code == 0 and _strict_json(out)["source"] == "probabilities"
+
+
+def test_probability_columns_name_classes_as_numbers_too(tmp_path):
+    """m:0.0 is the column of class 0: the class parts of MODEL:CLASS match the labels as the labels match."""
+    path = _write(tmp_path / "n.csv", ["label,m:0.0,m:1,m:2", "0,0.8,0.1,0.1", "1,0.1,0.8,0.1", "2,0.1,0.1,0.8",
+                                       "2,0.5,0.2,0.3"])
+    read = read_multiclass_predictions(path, "label")
+    assert read.classes == ("0", "1", "2") and read.layout == "probabilities"
+    assert read.predicted_labels()["m"].tolist() == ["0", "1", "2", "0"]
