@@ -32,6 +32,8 @@ from tablegen.errors import Argument, TablegenInputError
 SCORE_METRICS = ("hand_till_auc", "ovr_macro_auc", "top_k_accuracy")
 #: How far a row's sum may be from 1.
 ROW_SUM_TOLERANCE = 1e-6
+#: The most items: 2**25 keeps every pair count 4 n_i n_j below 2**53 (exact as a double) and the codes in int32.
+MAX_ITEMS = 1 << 25
 #: The metric names refused as not ranking metrics (calibration or likelihood scores).
 NOT_RANKING = ("log_loss", "logloss", "cross_entropy", "neg_log_loss", "brier", "brier_score", "brier_score_loss",
                "ece", "expected_calibration_error", "calibration_error", "nll")
@@ -184,8 +186,9 @@ def score_tables(probabilities: np.ndarray, k: int | None = None) -> tuple[np.nd
     return double_ranks, orders, group_last, credit
 
 
-def check_codes(labels_codes, K: int) -> tuple[np.ndarray, np.ndarray]:
-    """Class codes as int32 in [0, K) with every class present (an AUC needs items of each), and their counts.
+def check_codes(labels_codes, K: int, every_class: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Class codes as int32 in [0, K), every class present where ``every_class`` (an AUC needs items of each; top-k
+    does not), and their counts.
 
     Examples
     --------
@@ -197,9 +200,12 @@ def check_codes(labels_codes, K: int) -> tuple[np.ndarray, np.ndarray]:
     if codes.ndim != 1 or codes.dtype.kind not in "iu" or (codes.size and (codes.min() < 0 or codes.max() >= K)):
         raise TablegenInputError.naming(Argument("labels_codes"), f" must be a 1-D array of class codes in [0, {K}) "
                                         "(column indices of probabilities)")
+    if codes.size > MAX_ITEMS:
+        raise TablegenInputError.naming(Argument("labels"), f" has {codes.size:,} items, more than the {MAX_ITEMS:,} "
+                                        "the multi-class scores kernel counts exactly: test a random subsample")
     counts = np.bincount(codes, minlength=K).astype(np.int64)
     absent = np.flatnonzero(counts == 0)
-    if absent.size:
+    if absent.size and every_class:
         raise TablegenInputError.naming(
             Argument("labels"), f" has no item of class {int(absent[0])} (column {int(absent[0])} of probabilities): "
             "every column's class needs at least one item (an AUC of a class without items is undefined)")
@@ -235,7 +241,7 @@ def score_metric_values(labels_codes, probabilities, metrics=SCORE_METRICS, k: i
 
     names = [check_score_metric(m) for m in ([metrics] if isinstance(metrics, str) else metrics)]
     array = check_probabilities(probabilities)
-    codes, counts = check_codes(labels_codes, array.shape[1])
+    codes, counts = check_codes(labels_codes, array.shape[1], every_class=names != ["top_k_accuracy"])
     if codes.size != array.shape[0]:
         raise TablegenInputError.naming(Argument("probabilities"), f" has {array.shape[0]:,} rows but ",
                                         Argument("labels"), f" has {codes.size:,} items: one row per item")

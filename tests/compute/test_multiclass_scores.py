@@ -125,3 +125,10 @@ def test_bad_input_names_the_argument(labels, probabilities, k, pattern):
 def test_top_k_needs_k():
     with pytest.raises(TablegenInputError, match="k is needed for top_k_accuracy"):
         score_metric_values([0, 1, 2, 1], GOOD, "top_k_accuracy")
+
+
+def test_more_items_than_the_kernel_counts_exactly_are_refused():
+    from tablegen.compute.multiclass_scores import MAX_ITEMS, check_codes
+
+    with pytest.raises(TablegenInputError, match="labels has 33,554,433 items, more than"):
+        check_codes(np.zeros(MAX_ITEMS + 1, np.int8), 2)
