@@ -158,11 +158,12 @@ def test_two_class_files_keep_the_binary_report(tmp_path, capsys):
     assert _strict_json(out) == json.loads(json.dumps(tg.evaluate(labels, scores, metrics=["auc"]).to_dict()))
 
 
-def test_two_class_predicted_labels_with_layout_labels(tmp_path, capsys):
+@pytest.mark.parametrize("layout", [["--layout", "labels"], []])
+def test_two_class_predicted_labels_as_text_get_the_k_class_report(tmp_path, capsys, layout):
     labels = ["yes"] * 6 + ["no"] * 6
     predicted = ["yes"] * 5 + ["no"] * 7
     path = _labels_file(tmp_path / "yn.csv", labels, {"m": predicted})
-    code, out, _ = _run(["evaluate", path, "--layout", "labels", "--metrics", "accuracy", "--json"], capsys)
+    code, out, _ = _run(["evaluate", path, *layout, "--metrics", "accuracy", "--json"], capsys)
     assert code == 0
     expected = evaluate_multiclass(labels, {"m": predicted}, metrics=["accuracy"])  # tablegen.evaluate's K-class
     assert _strict_json(out) == json.loads(json.dumps(expected.to_dict()))
