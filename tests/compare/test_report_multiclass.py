@@ -196,3 +196,27 @@ def test_the_time_limit_refuses_before_any_work(three, monkeypatch):
     with pytest.raises(tablegen.errors.ResourceLimitError, match="evaluating 3 models on 90 items in 3 classes"):
         tablegen.evaluate(y, models, progress=lambda done, total: told.append(done))
     assert told == []
+
+
+def test_probability_metrics_on_request_are_multiclass_scores_test():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 3, size=30)
+    models = {}
+    for name, strength in (("sharp", 3.0), ("vague", 0.3)):
+        logits = rng.normal(size=(30, 3)) + strength * np.eye(3)[y]
+        models[name] = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    report = tablegen.evaluate(y, models, metrics=["accuracy", "hand_till_auc", "top_2_accuracy"], R=2000)
+    assert list(report.reports) == ["accuracy", "hand_till_auc", "top_2_accuracy"]
+    for metric, name, k in (("hand_till_auc", "hand_till_auc", None), ("top_2_accuracy", "top_k_accuracy", 2)):
+        part = report[metric]
+        assert part.versus_models is None and part.versus_others is None and part.intervals == {"sharp": None,
+                                                                                                "vague": None}
+        for model, matrix in models.items():
+            alone = tablegen.multiclass_scores_test(y, matrix, name, k=k, C=2, R=2000)
+            assert part.versus_random.tests[model].p_value == alone.p_value
+            assert part.values[model] == alone.value
+    assert report["hand_till_auc"].winner == "sharp" and report["hand_till_auc"].versus_random.model == "sharp"
+    json.dumps(report.to_dict(), allow_nan=False)
+    assert "top-2 accuracy" in report.sentence() and report.to_frame().shape == (6, 8)
+    with pytest.raises(TablegenInputError, match="^metrics names hand_till_auc, metrics of probability matrices"):
+        tablegen.evaluate(y, {m: p.argmax(axis=1) for m, p in models.items()}, metrics=["hand_till_auc"])

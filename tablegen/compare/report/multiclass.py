@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Metrics of the probability matrices themselves (:func:`tablegen.multiclass_scores_test`), on request only (and
+#: ``top_<k>_accuracy``): each model's value and its verdict against the best of C random classifiers.
+SCORE_METRICS = ("hand_till_auc", "ovr_macro_auc")
 #: The columns of :meth:`MulticlassEvaluation.rows` that hold p-values.
 P_COLUMNS = ("p vs random", "max-T p (adjusted)", "p vs winner (Holm)")
 #: Single-core seconds per (replicate, model, item) step of the label-permutation pass, per (resample, model, item)
@@ -200,7 +203,8 @@ class MulticlassEvaluation:
         return plot_multiclass(self, path)
 
 
-def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples: int) -> object:
+def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples: int,
+                    score_metrics: tuple = ()) -> object:
     """The estimated single-core seconds of each step of the K-class report
     (:class:`~tablegen.compare.report.cost.EvaluationCost`), before any work.
 
@@ -231,7 +235,22 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
             steps[metric, "paired"] = SWAP_STEP_SECONDS * swaps * (M - 1) * n / max(1, len(metrics) - 1)
         else:
             steps[metric, "paired"] = 0.0
-    return EvaluationCost(tuple(metrics), steps)
+    for metric in score_metrics:
+        steps[metric, "scores"] = M * _scores_seconds(metric, true, data.K, R)
+    return EvaluationCost(tuple(metrics) + tuple(score_metrics), steps)
+
+
+def _scores_seconds(metric: str, true_counts, K: int, R: int) -> float:
+    """One model's estimated seconds of :func:`tablegen.multiclass_scores_test` (its own per-step costs)."""
+    from tablegen.compare.report.multiclass_tests import arrangement_count
+    from tablegen.lookup import multiclass_scores as scores
+
+    n = int(np.sum(true_counts))
+    arrangements = arrangement_count(true_counts)
+    steps = arrangements if arrangements <= scores.EXACT_ARRANGEMENTS else R
+    hand_till = metric == "hand_till_auc"
+    return steps * n * (scores.SECONDS_PER_ELEMENT_STEP + K * scores.SECONDS_PER_CLASS_STEP
+                        + (K * scores.SECONDS_PER_WALK_STEP if hand_till else 0.0))
 
 
 def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[str, ArrayLike], *,
@@ -254,7 +273,9 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     C : int, optional
         Every model tried, discarded ones too (default and least: the number given).
     metrics : list of str, optional
-        Any of ``accuracy``, ``kappa``, ``balanced_accuracy``, ``macro_f1`` (default all four).
+        Any of ``accuracy``, ``kappa``, ``balanced_accuracy``, ``macro_f1`` (default all four); for probability
+        matrices also ``hand_till_auc``, ``ovr_macro_auc`` and ``top_<k>_accuracy`` (each model's value and its
+        verdict against random classifiers, :func:`tablegen.multiclass_scores_test`).
     alpha : float
         Level of every verdict (default 0.05).
     R : int, optional
@@ -298,7 +319,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         raise TablegenInputError.naming(which, " applies to two classes only; the labels have more than two (the "
                                         "K-class report tests every class alike and chooses its methods itself)")
     data = multiclass_data(labels, scores)
-    metrics = _check_metrics(metrics)
+    metrics, score_metrics = _check_metrics(metrics, data.source)
     alpha = check_alpha("alpha", alpha)
     M = len(data.predicted)
     C = M if C is None else max(check_competitors(C), M)
@@ -309,7 +330,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed)
     replicates = default_replicates(C, alpha) if R is None else R
     swaps = DEFAULT_SWAPS if R is None else R
-    cost = multiclass_cost(data, metrics, C, replicates, swaps, BOOTSTRAP_RESAMPLES)
+    cost = multiclass_cost(data, metrics, C, replicates, swaps, BOOTSTRAP_RESAMPLES, score_metrics)
     check_time(cost.seconds, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
                ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
                 "), or a larger ", Argument("max_seconds")), limit=max_seconds)
@@ -343,19 +364,55 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
             step.done("verdicts")
         step.done(metric, "paired")
         logger.info("evaluate (K = %d): %s done", data.K, metric)
+    for metric in score_metrics:
+        reports[metric] = _score_report(data, metric, C, alpha, R, seed)
+        step.done(metric, "scores")
     step.finish()
     return MulticlassEvaluation(data.n, data.classes, tuple(prep.true_counts.tolist()), C, alpha, prep.names,
                                 data.source, reports, {name: data.confusion(name) for name in prep.names}, notes)
 
 
-def _check_metrics(metrics) -> tuple:
+def _check_metrics(metrics, source: str) -> tuple[tuple, tuple]:
+    """(the label metrics, the probability-matrix metrics) named, checked."""
+    import re
+
     if metrics is None:
-        return METRICS
+        return METRICS, ()
     names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, (list, tuple)) else None
-    if not names or any(not isinstance(m, str) or m.lower() not in METRICS for m in names):
-        raise TablegenInputError.naming(Argument("metrics"), f" must name some of {', '.join(METRICS)} for labels "
-                                        f"with more than two classes, got {metrics!r}")
-    return tuple(dict.fromkeys(m.lower() for m in names))
+    known = [m for m in (names or []) if isinstance(m, str)]
+    labels = [m.lower() for m in known if m.lower() in METRICS]
+    scores = [m.lower() for m in known
+              if m.lower() in SCORE_METRICS or re.fullmatch(r"top_[1-9]\d*_accuracy", m.lower())]
+    if not names or len(labels) + len(scores) != len(names):
+        raise TablegenInputError.naming(
+            Argument("metrics"), f" must name some of {', '.join(METRICS)} (and, for probability matrices, "
+            f"{', '.join(SCORE_METRICS)}, top_<k>_accuracy) for labels with more than two classes, got {metrics!r}")
+    if scores and source != "probabilities":
+        raise TablegenInputError.naming(
+            Argument("metrics"), f" names {', '.join(scores)}, metrics of probability matrices; the models are given "
+            f"as {'confusion matrices' if source == 'confusion' else 'predicted labels'}")
+    return tuple(dict.fromkeys(labels)), tuple(dict.fromkeys(scores))
+
+
+def _score_report(data, metric: str, C: int, alpha: float, R, seed) -> MulticlassMetricReport:
+    """A probability-matrix metric: each model's value and verdict (:func:`tablegen.multiclass_scores_test`)."""
+    from tablegen.compare.report.multiclass_tests import MulticlassVerdict
+    from tablegen.lookup.multiclass_scores import multiclass_scores_test
+
+    labels = [data.classes[k] for k in data.true_codes.tolist()]
+    k = int(metric.split("_")[1]) if metric.startswith("top_") else None
+    name = "top_k_accuracy" if k is not None else metric
+    tests = {model: multiclass_scores_test(labels, matrix, name, k=k, C=C, alpha=alpha, R=R, seed=seed)
+             for model, matrix in data.probabilities.items()}
+    values = {model: float(test.value) for model, test in tests.items()}
+    order = list(tests)
+    winner = max(order, key=lambda m: (values[m], -order.index(m)))
+    judged = min(order, key=lambda m: (tests[m].p_value, -values[m], order.index(m)))
+    note = (f"{metric} is a metric of the probability matrices: each model's value and verdict against random "
+            "classifiers (its probability rows dealt to the items at random), without bootstrap interval, max-T or "
+            "paired test in this report")
+    return MulticlassMetricReport(metric, values, {m: None for m in order}, winner,
+                                  MulticlassVerdict(metric, judged, tests, C, alpha), notes=(note,))
 
 
 def _input_notes(data, C: int, M: int) -> tuple:
@@ -366,8 +423,8 @@ def _input_notes(data, C: int, M: int) -> tuple:
                      "not given; each model's verdict and interval use the items its matrix implies")
     if data.source == "probabilities":
         notes.append("the models are given as probability matrices: each item's predicted class is its largest "
-                     "probability (the first class of a tie); metrics of the probabilities themselves (multi-class "
-                     "AUC, top-k) are not in this report")
+                     "probability (the first class of a tie); metrics of the probabilities themselves (Hand-Till and "
+                     "one-vs-rest AUC, top-k accuracy) are reported where metrics= names them")
     only_predicted = [c for c, count in zip(data.classes, data.true_counts()) if count == 0]
     if only_predicted:
         notes.append(f"classes predicted but absent from the labels ({', '.join(map(repr, only_predicted))}) count "

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -62,6 +62,9 @@ class MulticlassData:
     true_codes: np.ndarray
     predicted: dict
     source: str
+    probabilities: dict = field(default_factory=dict)
+    """Model name -> its n x K probability matrix (columns: the classes of the labels, sorted), for
+    ``source == "probabilities"``."""
 
     @property
     def n(self) -> int:
@@ -150,7 +153,9 @@ def multiclass_data(labels, scores) -> MulticlassData:
     true_codes = np.fromiter((code[v] for v in true_values), np.int32, len(true_values))
     predicted = {name: np.fromiter((code[v] for v in values), np.int32, len(values))
                  for name, values in predicted_values.items()}
-    data = MulticlassData(classes, true_codes, predicted, source)
+    probabilities = ({name: np.asarray(array, dtype=np.float64) for name, array in arrays.items()}
+                     if source == "probabilities" else {})
+    data = MulticlassData(classes, true_codes, predicted, source, probabilities)
     _check_classes(data)
     return data
 

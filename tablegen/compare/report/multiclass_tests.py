@@ -234,7 +234,7 @@ class MulticlassVerdict:
         if len(self.tests) == 1:
             return f"{self.model}'s {self.tests[self.model].sentence()}"
         return (f"{self.model} has the smallest p-value of the {len(self.tests)} models, each against random "
-                f"classifiers with its own predicted counts: its {self.tests[self.model].sentence()}")
+                f"classifiers dealt its own predictions: its {self.tests[self.model].sentence()}")
 
     def to_dict(self) -> dict:
         from tablegen.common.outputs import json_ready
