@@ -54,7 +54,7 @@ from tablegen.compute.validation import (
 )
 from tablegen.errors import TablegenInputError
 
-_TOP_LEVEL = {"name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "shard",
+_TOP_LEVEL = {"kind", "name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "shard",
               "store", "cluster", "device"}
 _DEVICES = ("cpu", "cuda", "auto")
 _REQUIRED = {"grid", "replicates", "seed", "Cs", "alphas", "chunks", "store"}
@@ -279,8 +279,34 @@ def _field_name(key: object) -> str:
     return key if isinstance(key, str) else repr(key)
 
 
+def grid_axis(name: str, value) -> tuple[int, ...]:
+    """A grid axis of any kind of job: a strictly increasing list of integers >= 1, or an inclusive
+    ``{start, stop, step}`` range; errors name the field ``name``.
+
+    Examples
+    --------
+    >>> grid_axis("grid.K", {"start": 2, "stop": 6, "step": 2})
+    (2, 4, 6)
+    """
+    return _axis(name, value)
+
+
+def where_it_runs(data: dict) -> tuple[str, dict, dict, str]:
+    """``(store url, storage options, cluster, device)`` of a config mapping of any kind, checked (errors name the
+    field): what says where a job runs, not what it computes.
+
+    Examples
+    --------
+    >>> where_it_runs({"store": {"url": "t.zarr"}})
+    ('t.zarr', {}, {'workers': 2}, 'cpu')
+    """
+    url, options = _store(data.get("store"))
+    return url, options, _cluster(data.get("cluster")), _device(data.get("device", "cpu"))
+
+
 def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
-    """Validate a parsed YAML mapping into a :class:`JobConfig`.
+    """Validate a parsed YAML mapping into a :class:`JobConfig` (a ``kind: multiclass`` mapping into a
+    :class:`~tablegen.batch.multiclass_config.MulticlassConfig`; a binary job has no kind, or ``kind: binary``).
 
     Raises
     ------
@@ -289,6 +315,12 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
     """
     if not isinstance(data, dict):
         raise TablegenInputError(f"{source}: a job config must be a YAML mapping, got {type(data).__name__}")
+    if data.get("kind", "binary") != "binary":
+        from tablegen.batch.multiclass_config import KIND, multiclass_config_from_mapping
+
+        if data["kind"] != KIND:
+            _fail("kind", f"must be binary (the default) or {KIND}, got {data['kind']!r}")
+        return multiclass_config_from_mapping(data, source)
     unknown, missing = set(data) - _TOP_LEVEL, _REQUIRED - set(data)
     if unknown:
         known = ", ".join(sorted(_TOP_LEVEL))

@@ -140,8 +140,13 @@ def run_chunk_reporting(config: JobConfig, chunk: Chunk, topic: str) -> int:
 
 
 def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grace: float,
-                 on_work: WorkCallback | None = None) -> Iterator[Chunk]:
+                 on_work: WorkCallback | None = None, task: Callable[..., int] | None = None) -> Iterator[Chunk]:
+    """Run each chunk's task on the config's cluster (or ``client``) and yield each chunk as it is written; ``task``
+    (default :func:`run_chunk_reporting`) is called as ``task(config, chunk, topic)`` on a worker (a multi-class
+    job's task, :mod:`tablegen.batch.multiclass_job`)."""
     from distributed import wait
+
+    task = run_chunk_reporting if task is None else task
 
     with _connected_client(config, client, grace) as connected:
         if on_client is not None:
@@ -153,7 +158,7 @@ def dask_results(config: JobConfig, chunks: list[Chunk], client, on_client, grac
         topic, reports = f"tablegen-work-{run_token}", queue.SimpleQueue()
         connected.subscribe_topic(topic, reports.put)  # called on the client's event-loop thread
         try:
-            futures = {connected.submit(run_chunk_reporting, config, chunk, topic,
+            futures = {connected.submit(task, config, chunk, topic,
                                         key=f"tablegen-chunk-{config.result_hash[:8]}-{run_token}-"
                                             f"{chunk.p_start}-{chunk.n_start}", pure=False,
                                         retries=TASK_RETRIES): chunk

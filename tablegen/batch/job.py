@@ -321,6 +321,13 @@ def run(config: JobConfig | str | os.PathLike, *, executor: str = "dask", client
     """
     if not isinstance(command, str):
         raise TablegenInputError(f"command must be a string (the command line the store records), got {command!r}")
+    from tablegen.batch.multiclass_job import is_multiclass_job, run_multiclass
+
+    if is_multiclass_job(config):  # kind: multiclass (a config object, or the path of its YAML)
+        config = config if not isinstance(config, (str, os.PathLike)) else resolve_config(load_config(config))
+        return run_multiclass(config, executor=executor, client=client, command=command, break_lock=break_lock,
+                              progress=progress, on_client=on_client, worker_grace=worker_grace, on_plan=on_plan,
+                              on_work=on_work)
     config, grace = _run_iv(config, executor, client, worker_grace)
     start = time.perf_counter()
     with stopped_when_out_of_space(config), StoreLock(config.store_url, config.storage_options,

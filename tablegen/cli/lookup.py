@@ -22,9 +22,16 @@ def add_lookup_parsers(sub) -> None:
     _p_value_parser(sub)
 
 
-def _cell_arguments(p, alpha: bool = True) -> None:
-    p.add_argument("--P", type=int, required=True, help="positives in the test set")
-    p.add_argument("--N", type=int, required=True, help="negatives in the test set")
+def _cell_arguments(p, alpha: bool = True, multiclass: bool = False) -> None:
+    binary = "positives in the test set" + (" (or --K and --n-per-class)" if multiclass else "")
+    p.add_argument("--P", type=int, required=not multiclass, help=binary)
+    p.add_argument("--N", type=int, required=not multiclass, help="negatives in the test set")
+    if multiclass:
+        p.add_argument("--K", type=int, default=None,
+                       help="a K-class question instead of --P/--N: the number of classes (balanced design; metric "
+                            "accuracy, kappa, balanced_accuracy or macro_f1, answered exactly)")
+        p.add_argument("--n-per-class", dest="n_per_class", type=int, default=None,
+                       help="items of each of the K classes (the random classifiers predict each class as often)")
     p.add_argument("--C", type=int, required=True,
                    help="classifiers compared on this test set, every model tried counted "
                         "(the winner is the best of C)")
@@ -44,8 +51,9 @@ def _cell_arguments(p, alpha: bool = True) -> None:
 
 def _lookup_parser(sub) -> None:
     p = sub.add_parser("lookup", help="critical value of a metric for the best of C random classifiers")
-    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}")
-    _cell_arguments(p)
+    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}; with --K: accuracy, kappa, "
+                                                    "balanced_accuracy, macro_f1")
+    _cell_arguments(p, multiclass=True)
     p.set_defaults(run=_run_lookup)
 
 
@@ -72,15 +80,31 @@ def _run_lookup(args) -> int:
 
     table = table_for(args)  # a bad --table is the first error
     answer = critical_value(args.metric, args.P, args.N, args.C, args.alpha, method=args.method, R=args.R,
-                            seed=args.seed, table=table, progress=ProgressLine())
+                            seed=args.seed, table=table, progress=ProgressLine(), **_design(args))
     if args.json:
-        print(json_text({"metric": args.metric, "P": args.P, "N": args.N, "C": args.C, "alpha": args.alpha,
+        print(json_text({"metric": args.metric, **_where(args), "C": args.C, "alpha": args.alpha,
                          "critical_value": answer.to_dict()}))
         return 0
-    print(f"{args.metric} critical value for the best of C = {args.C:,} at P = {args.P:,}, N = {args.N:,}, "
+    print(f"{args.metric} critical value for the best of C = {args.C:,} at {_where_text(args)}, "
           f"alpha = {args.alpha:g}: {answer.value:.6g} ({_source_text(answer)}{_interval_text(answer)})")
     print("A winner is significant if its score exceeds this value.")
     return 0
+
+
+def _design(args) -> dict:
+    """``K`` and ``n_per_class`` for the lookup functions where the command line gave either (a K-class question)."""
+    given = args.K is not None or args.n_per_class is not None
+    return {"K": args.K, "n_per_class": args.n_per_class} if given else {}
+
+
+def _where(args) -> dict:
+    return ({"K": args.K, "n_per_class": args.n_per_class} if _design(args) else {"P": args.P, "N": args.N})
+
+
+def _where_text(args) -> str:
+    if _design(args):
+        return f"K = {args.K} classes of {args.n_per_class:,} items (balanced)"
+    return f"P = {args.P:,}, N = {args.N:,}"
 
 
 def _test_parser(sub) -> None:
@@ -114,7 +138,7 @@ def _p_value_parser(sub) -> None:
     p = sub.add_parser("p-value", help="p-value of a winner's score against the best of C random classifiers")
     p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}")
     p.add_argument("score", type=float, help="the winner's score on the test set")
-    _cell_arguments(p, alpha=False)
+    _cell_arguments(p, alpha=False, multiclass=True)
     p.set_defaults(run=_run_p_value)
 
 
@@ -123,11 +147,11 @@ def _run_p_value(args) -> int:
 
     table = table_for(args)  # a bad --table is the first error
     answer = p_value(args.metric, args.P, args.N, args.C, score=args.score, method=args.method, R=args.R,
-                     seed=args.seed, table=table, progress=ProgressLine())
+                     seed=args.seed, table=table, progress=ProgressLine(), **_design(args))
     if args.json:
-        print(json_text({"metric": args.metric, "score": args.score, "P": args.P, "N": args.N, "C": args.C,
+        print(json_text({"metric": args.metric, "score": args.score, **_where(args), "C": args.C,
                          "p_value": answer.to_dict()}))
         return 0
-    print(f"{args.metric} = {args.score:g} against the best of C = {args.C:,} random classifiers at P = {args.P:,}, "
-          f"N = {args.N:,}: p-value {answer.formatted(4)} ({_source_text(answer)}{_interval_text(answer)})")
+    print(f"{args.metric} = {args.score:g} against the best of C = {args.C:,} random classifiers at "
+          f"{_where_text(args)}: p-value {answer.formatted(4)} ({_source_text(answer)}{_interval_text(answer)})")
     return 0

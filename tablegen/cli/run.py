@@ -162,6 +162,10 @@ def _run_run(args) -> int:
     config = resolve_config(load_config(args.config), store_url=args.store, workers=args.workers,
                             scheduler_address=args.scheduler_address, scheduler_file=args.scheduler_file,
                             device=args.device, storage_options=storage_options_from(args))
+    if getattr(config, "kind", None) == "multiclass":  # a kind: multiclass job (tablegen.batch.multiclass_job)
+        from tablegen.cli.run_multiclass import run_multiclass_command
+
+        return run_multiclass_command(args, config)
     text = sys.stderr if args.json else sys.stdout  # with --json, stdout holds the JSON only
     if args.dry_run:
         plan = dry_run_plan(config)

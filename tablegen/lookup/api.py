@@ -89,9 +89,13 @@ def _table(table):
         return table
     if table is not None:
         try:
-            return open_table(table)
+            opened = open_table(table)
         except StoreError as error:
             raise type(error).naming(Argument("table", os.fspath(table)), ": ", str(error)) from None
+        if not isinstance(opened, Table):  # a multi-class table (tablegen.lookup.multiclass_table)
+            raise StoreError.naming(Argument("table", os.fspath(table)), ": a multi-class table answers K-class "
+                                    "questions (K and n_per_class), not P and N")
+        return opened
     if _bundled is None:
         _bundled = open_table()
     return _bundled

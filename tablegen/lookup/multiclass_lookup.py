@@ -17,6 +17,8 @@ balanced accuracy and macro-F1 are then all hits / n, and kappa is affine in the
 
 from __future__ import annotations
 
+import os
+
 from tablegen.compute.exact.balanced_multiclass import (
     balanced_critical_hits,
     balanced_p_value,
@@ -85,11 +87,15 @@ def _question(metric, K, n_per_class, C, method, R, seed, table, P, N):
 
 
 def _check_table(table):
-    """``table`` if it is None; multi-class stores are read by a later version (refused naming ``table``)."""
-    if table is None:
+    """``table`` if it is None, a store path or a :class:`~tablegen.lookup.multiclass_table.MulticlassTable`."""
+    if table is None or isinstance(table, (str, os.PathLike)):
         return table
-    raise TablegenInputError.naming(Argument("table"), " cannot be read for a K-class question yet: answers are "
-                                    "exact; leave it out")
+    from tablegen.lookup.multiclass_table import MulticlassTable
+
+    if isinstance(table, MulticlassTable):
+        return table
+    raise TablegenInputError.naming(Argument("table"), f" must be a multi-class table or its store path for a "
+                                    f"K-class question, got {type(table).__name__}")
 
 
 def _exact_allowed(K: int, n_per_class: int, method: str) -> None:
@@ -169,5 +175,7 @@ def multiclass_p_value(metric: str, K: int, n_per_class: int, *, C: int | None, 
 
 
 def _open(table):
-    """Never reached: :func:`_check_table` refuses every table."""
-    raise AssertionError(table)
+    """The multi-class table ``table`` names (a MulticlassTable, or a store path); refused naming ``table``."""
+    from tablegen.lookup.multiclass_table import MulticlassTable, open_multiclass_table
+
+    return table if isinstance(table, MulticlassTable) else open_multiclass_table(table, argument="table")

@@ -431,6 +431,11 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
         Read a store of schema version 1, which has no checksums or manifest (nothing can be checked), with
         a warning; migrate it instead with :func:`tablegen.store.migrate_store` (values unchanged).
 
+    Returns
+    -------
+    Table
+        Or, for the store of a ``kind: multiclass`` job, a :class:`~tablegen.lookup.multiclass_table.MulticlassTable`.
+
     Raises
     ------
     StoreError
@@ -449,6 +454,12 @@ def open_table(path: str | os.PathLike[str] | None = None, storage_options: dict
     """
     source = "bundled table" if path is None else str(path)
     url = bundled_table_path() if path is None else str(path)
+    from tablegen.store.multiclass_store import is_multiclass_store
+
+    if path is not None and is_multiclass_store(url, storage_options):  # a kind: multiclass job's table
+        from tablegen.lookup.multiclass_table import open_multiclass_table
+
+        return open_multiclass_table(url, storage_options)
     key = (url, json.dumps(storage_options or {}, sort_keys=True, default=repr))
     fingerprint = store_fingerprint(url, storage_options)
     kept = _OPENED.get(key)

@@ -1,0 +1,163 @@
+"""Lookups in a multi-class table: the store ``tablegen run`` writes from a ``kind: multiclass`` config.
+
+:func:`open_multiclass_table` (or :func:`tablegen.open_table`, which recognises the schema) opens it; every
+region a lookup reads is checked against the store's manifest first (a damaged chunk is named, never read
+as numbers), and the root attributes and coordinates when the table opens
+(:func:`~tablegen.store.multiclass_store.check_multiclass_store` does the whole store).  The values are exact:
+:func:`tablegen.critical_value` with ``K``, ``n_per_class`` and ``table=`` answers from here where computing is
+slower than reading.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tablegen.compute.exact.balanced_multiclass import check_balanced_metric, check_design, value_from_hits
+from tablegen.compute.validation import check_alpha, check_competitors
+from tablegen.errors import Argument, StoreError, StoreIntegrityError, TablegenInputError
+from tablegen.store.multiclass_store import (
+    check_multiclass_store,
+    read_multiclass_attributes,
+    region_problem,
+)
+from tablegen.store.schema import open_group
+
+__all__ = ["MulticlassTable", "open_multiclass_table"]
+
+
+class MulticlassTable:
+    """An open multi-class table: exact critical values of balanced K-class designs.
+
+    Attributes
+    ----------
+    source : str
+        The store's path or URL.
+    attrs : dict
+        Its root attributes (config, config hash, ``complete``, history ...).
+    K, n_per_class, Cs, alphas, metrics : tuple
+        Its coordinates.
+
+    Examples
+    --------
+    >>> from dataclasses import replace
+    >>> from tablegen.batch.config import load_config
+    >>> from tablegen.batch.multiclass_job import run_multiclass
+    >>> config = replace(load_config("configs/multiclass_smoke.yaml"), K=(5,), n_per_class=(5,),
+    ...                  store_url="memory://multiclass-table-example.zarr")
+    >>> _ = run_multiclass(config, executor="serial")
+    >>> table = open_multiclass_table(config.store_url)
+    >>> table.critical_value("accuracy", 5, 5, C=10, alpha=0.05)
+    0.44
+    """
+
+    def __init__(self, url: str, storage_options: dict | None = None):
+        self.source, self._options = str(url), storage_options
+        self.attrs = read_multiclass_attributes(self.source, storage_options)
+        self._group = open_group(self.source, storage_options, "r")
+        self.K, self.n_per_class = (tuple(int(v) for v in self._group[a][...]) for a in ("K", "n_per_class"))
+        self.Cs = tuple(int(v) for v in self._group["C"][...])
+        self.alphas = tuple(float(v) for v in self._group["alpha"][...])
+        self.metrics = tuple(str(v) for v in self._group["metric"][...])
+        self._checked: dict = {}
+
+    def __repr__(self) -> str:
+        return (f"MulticlassTable({self.source!r}: K {self.K[0]}..{self.K[-1]} x n_per_class {self.n_per_class[0]}.."
+                f"{self.n_per_class[-1]}, C {list(self.Cs)}, alpha {list(self.alphas)})")
+
+    def holds(self, K: int, n_per_class: int, C: int, alpha: float) -> bool:
+        """Whether the table's grid has the cell, C and alpha (done or not)."""
+        return K in self.K and n_per_class in self.n_per_class and C in self.Cs and _alpha_index(self.alphas,
+                                                                                                 alpha) is not None
+
+    def critical_hits(self, K: int, n_per_class: int, C: int, alpha: float, required: bool = False) -> int | None:
+        """The stored hits to exceed at the cell, C and alpha; None where the table does not hold them (an error
+        naming what is missing if ``required``).
+
+        Raises
+        ------
+        StoreIntegrityError
+            If the region holding the cell fails its check against the manifest.
+        """
+        K, n_per_class = check_design(K, n_per_class)
+        C, alpha = check_competitors(C), check_alpha("alpha", alpha)
+        a = _alpha_index(self.alphas, alpha)
+        missing = [text for text, absent in ((f"K = {K}", K not in self.K),
+                                             (f"n_per_class = {n_per_class}", n_per_class not in self.n_per_class),
+                                             (f"C = {C}", C not in self.Cs), (f"alpha = {alpha:g}", a is None))
+                   if absent]
+        if not missing:
+            k, n = self.K.index(K), self.n_per_class.index(n_per_class)
+            hits = self._region(k, n)
+            if hits is not None:
+                return int(hits[a, self.Cs.index(C), k % self._chunks[0], n % self._chunks[1]])
+            missing = [f"the cell K = {K}, n_per_class = {n_per_class} (not computed yet: resume the run)"]
+        if required:
+            raise TablegenInputError.naming(
+                Argument("table", self.source), f" does not hold {', '.join(missing)}; it holds K in {list(self.K)}, "
+                f"n_per_class in {list(self.n_per_class)}, C in {list(self.Cs)}, alpha in {list(self.alphas)}")
+        return None
+
+    def critical_value(self, metric: str, K: int, n_per_class: int, C: int, alpha: float) -> float:
+        """The stored critical value (the value to exceed) of ``metric``; an error where the table lacks it."""
+        metric = check_balanced_metric(metric)
+        hits = self.critical_hits(K, n_per_class, C, alpha, required=True)
+        return value_from_hits(metric, hits, K, n_per_class)
+
+    @property
+    def _chunks(self) -> tuple[int, int]:
+        return tuple(self._group["done"].chunks)
+
+    def _region(self, k: int, n: int):
+        """The critical hits of the region holding cell (k, n), checked against the manifest once; None where the
+        region is not done."""
+        i, j = k // self._chunks[0], n // self._chunks[1]
+        if (i, j) not in self._checked:
+            problem = region_problem(self._group, i, j)
+            if problem is not None:
+                raise StoreIntegrityError(f"store {self.source!r}: the region of K = {self.K[k]}, n_per_class = "
+                                          f"{self.n_per_class[n]} is damaged ({problem}); `tablegen run CONFIG` "
+                                          "recomputes it")
+            ck, cn = self._chunks
+            done = np.asarray(self._group["done"][i * ck:(i + 1) * ck, j * cn:(j + 1) * cn])
+            hits = np.asarray(self._group["critical_hits"][..., i * ck:(i + 1) * ck, j * cn:(j + 1) * cn])
+            self._checked[(i, j)] = (done, hits)
+        done, hits = self._checked[(i, j)]
+        return hits if done[k % self._chunks[0], n % self._chunks[1]] else None
+
+    def verify(self):
+        """The whole store checked against its manifest
+        (:func:`~tablegen.store.multiclass_store.check_multiclass_store`)."""
+        return check_multiclass_store(self.source, self._options)
+
+
+def _alpha_index(alphas: tuple, alpha: float) -> int | None:
+    matches = [i for i, value in enumerate(alphas) if abs(value - alpha) <= 1e-12 * max(1.0, alpha)]
+    return matches[0] if matches else None
+
+
+def open_multiclass_table(path: str | os.PathLike, storage_options: dict | None = None,
+                          argument: str | None = None) -> MulticlassTable:
+    """Open a multi-class table; a store of another schema, or none, is refused (naming ``argument`` if given).
+
+    Examples
+    --------
+    >>> from tablegen.store.schema import bundled_table_path
+    >>> try:
+    ...     open_multiclass_table(bundled_table_path())
+    ... except StoreError as error:
+    ...     print(str(error).split("(")[0].endswith("is not a multi-class table "))
+    True
+    """
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise TablegenInputError.naming(Argument(argument or "path"), f" must be the path of a multi-class table, "
+                                        f"got {path!r}")
+    try:
+        return MulticlassTable(os.fspath(path), storage_options)
+    except StoreError as error:
+        if argument is None:
+            raise
+        raise type(error).naming(Argument(argument, os.fspath(path)), ": ", str(error)) from None
+
+

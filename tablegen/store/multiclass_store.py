@@ -1,0 +1,450 @@
+"""The Zarr store of a multi-class table: template, region writes, done flags, manifest, integrity check.
+
+A multi-class table (schema :data:`SCHEMA_NAME`, version :data:`SCHEMA_VERSION`) holds, for balanced K-class
+designs (K classes of ``n_per_class`` items), the exact critical values of every metric it was asked for::
+
+    critical_hits   (alpha, C, K, n_per_class)          int64    the hits to exceed (-1: not written)
+    critical_value  (metric, alpha, C, K, n_per_class)  float64  the metric's value there (NaN: not written)
+    done            (K, n_per_class)                    bool     True once the cell's values are written
+
+with coordinates ``metric``, ``alpha``, ``C``, ``K`` and ``n_per_class``.  The store gives the binary table's
+guarantees with the binary store's own parts: one writer at a time (:class:`~tablegen.store.lock.StoreLock`),
+every chunk crc32c-checksummed (:func:`~tablegen.store.schema.chunk_codecs`), each task's region written whole,
+durable step by step (:mod:`tablegen.store.shards`), data first, then its manifest entry (the SHA-256 of each
+variable's decoded values over the region, :func:`~tablegen.store.manifest.digest`), then its done flags; a
+creation marker while the template is written and the manifest's ``created`` record (digests of the coordinates and
+of the root attributes that say what the store holds) written last; at completion every region's digests gathered
+into the manifest and the manifest's own digest recorded in the root (a hash chain).  :func:`check_multiclass_store`
+names every damaged region (a resume recomputes exactly those) and any damaged metadata (fatal).
+
+Life of a store (the batch job drives it, :mod:`tablegen.batch.multiclass_job`)::
+
+    with StoreLock(url):
+        create_multiclass_store(template, url, attrs=provenance)
+        write_multiclass_region(url, (k_slice, n_slice), arrays)
+        mark_multiclass_complete(url)
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tablegen._version import __version__
+from tablegen.errors import StoreError
+from tablegen.store.manifest import attribute_digests, coordinate_digest, digest, json_digest
+from tablegen.store.schema import (
+    CREATING_SUFFIX,
+    WRITE_CONFIG,
+    chunk_codecs,
+    history_line,
+    is_local,
+    open_group,
+    store_fs,
+    write_attributes,
+)
+from tablegen.store.shards import Durable, write_whole
+
+__all__ = ["SCHEMA_NAME", "SCHEMA_VERSION", "MulticlassReport", "MulticlassTemplate", "check_multiclass_store",
+           "create_multiclass_store", "is_multiclass_store", "mark_multiclass_complete", "multiclass_done_mask",
+           "multiclass_state", "read_multiclass_attributes", "read_multiclass_region", "write_multiclass_region"]
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_NAME = "tablegen-multiclass-critical-values"
+#: Bumped whenever a variable, dimension, codec or required attribute changes meaning.
+SCHEMA_VERSION = 1
+#: The grid's two axes, every chunked variable's trailing dimensions.
+AXES = ("K", "n_per_class")
+_CRITICAL = ("alpha", "C", *AXES)
+#: name -> (dims, dtype, fill value, description)
+VARIABLES = {
+    "critical_hits": (_CRITICAL, "int64", -1,
+                      "exact critical number of hits: the largest attainable x whose best-of-C p-value "
+                      "1 - Pr(X < x)**C is above alpha (n where none is significant); a model is significant iff "
+                      "its hits exceed it"),
+    "critical_value": (("metric", *_CRITICAL), "float64", np.nan,
+                       "exact critical value of the metric (the value to exceed) at critical_hits: accuracy, balanced "
+                       "accuracy and macro-F1 hits / n (equal on a balanced design), kappa (K x - n) / (n (K - 1))"),
+    "done": (AXES, "bool", False, "True once every variable of the cell is written"),
+}
+DATA_VARIABLES = ("critical_hits", "critical_value")
+CHUNKED_VARIABLES = (*DATA_VARIABLES, "done")
+COORDINATES = ("metric", "alpha", "C", *AXES)
+COORDINATE_ATTRIBUTES = {
+    "metric": {"long_name": "performance metric of the K-class classifier"},
+    "alpha": {"long_name": "significance level", "units": "1"},
+    "C": {"long_name": "number of competing classifiers (the winner is the best of C)", "units": "1"},
+    "K": {"long_name": "number of classes", "units": "1"},
+    "n_per_class": {"long_name": "items of each class (and predictions of each class)", "units": "1"},
+}
+MANIFEST, DIGESTS = "manifest", "sha256"
+#: Root attribute holding the manifest's own digest once the store is complete.
+CHAIN = "manifest_sha256"
+#: Root attributes that change after creation (left out of the ``created`` record).
+_VOLATILE = ("complete", "completed", "history", "command", CHAIN)
+
+
+@dataclass(frozen=True)
+class MulticlassTemplate:
+    """What a multi-class store holds: coordinates and the (K, n_per_class) chunking (one task's region).
+
+    Examples
+    --------
+    >>> template = MulticlassTemplate(("accuracy",), (0.05,), (1, 10), (2, 3, 5), (5, 10), chunks=(2, 1))
+    >>> template.cells, template.grid
+    (6, (2, 2))
+    """
+
+    metrics: tuple
+    alphas: tuple
+    Cs: tuple
+    K: tuple
+    n_per_class: tuple
+    chunks: tuple[int, int]
+
+    @property
+    def cells(self) -> int:
+        return len(self.K) * len(self.n_per_class)
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        """Chunks along K and n_per_class."""
+        return -(-len(self.K) // self.chunks[0]), -(-len(self.n_per_class) // self.chunks[1])
+
+    def sizes(self) -> dict:
+        return {"metric": len(self.metrics), "alpha": len(self.alphas), "C": len(self.Cs), "K": len(self.K),
+                "n_per_class": len(self.n_per_class)}
+
+    def dataset(self):
+        """The xarray Dataset with every variable lazily at its fill value (nothing is computed from it)."""
+        import dask.array as da
+        import xarray as xr
+
+        sizes, chunk_of = self.sizes(), dict(zip(AXES, self.chunks))
+        variables = {}
+        for name, (dims, dtype, fill, description) in VARIABLES.items():
+            shape = tuple(sizes[d] for d in dims)
+            chunks = tuple(chunk_of.get(d, sizes[d]) for d in dims)
+            variables[name] = xr.Variable(dims, da.full(shape, fill, dtype=dtype, chunks=chunks),
+                                          attrs={"description": description})
+        values = {"metric": np.array(self.metrics, dtype=object), "alpha": list(self.alphas), "C": list(self.Cs),
+                  "K": list(self.K), "n_per_class": list(self.n_per_class)}
+        coords = {name: xr.Variable(name, value, attrs=COORDINATE_ATTRIBUTES[name]) for name, value in values.items()}
+        return xr.Dataset(variables, coords=coords)
+
+    def encoding(self) -> dict:
+        """Each variable's Zarr encoding: the checksummed codecs, chunked over (K, n_per_class)."""
+        sizes, chunk_of = self.sizes(), dict(zip(AXES, self.chunks))
+        return {name: {**chunk_codecs(), "chunks": tuple(chunk_of.get(d, sizes[d]) for d in dims)}
+                for name, (dims, *_) in VARIABLES.items()}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def is_multiclass_store(url: str, storage_options: dict | None = None) -> bool:
+    """Whether ``url`` holds a Zarr group whose ``schema`` attribute names a multi-class table (cheap: one read).
+
+    Examples
+    --------
+    >>> from tablegen.store.schema import bundled_table_path
+    >>> is_multiclass_store(bundled_table_path())
+    False
+    """
+    try:
+        return open_group(url, storage_options, "r").attrs.get("schema") == SCHEMA_NAME
+    except StoreError:
+        return False
+
+
+def _finished(group) -> bool:
+    try:
+        return "created" in group[MANIFEST].attrs
+    except Exception:  # noqa: BLE001 - no manifest, or one that cannot be read
+        return False
+
+
+def multiclass_state(url: str, storage_options: dict | None = None) -> str:
+    """``"absent"`` (nothing there, or an empty folder), ``"unfinished"`` (a template whose writing was interrupted:
+    the creation marker is there) or ``"ready"`` (a group, of whatever schema: :func:`read_multiclass_attributes`
+    refuses another)."""
+    fs, root = store_fs(url, storage_options)
+    marker = fs.exists(f"{root}{CREATING_SUFFIX}")
+    if not fs.exists(f"{root}/zarr.json"):
+        if marker:
+            return "unfinished"
+        if fs.isdir(root) and fs.ls(root, detail=False):
+            raise StoreError(f"store {url!r} cannot be created there: the folder is not empty and holds no Zarr "
+                             "group; choose another store path")
+        return "absent"
+    group = open_group(url, storage_options, "r")
+    if marker and group.attrs.get("schema") in (None, SCHEMA_NAME) and not _finished(group):
+        return "unfinished"
+    return "ready"
+
+
+def create_multiclass_store(template: MulticlassTemplate, url: str, storage_options: dict | None = None,
+                            attrs: dict | None = None, *, command: str = "") -> None:
+    """Write the template, coordinates and attributes of a multi-class store, then the manifest's ``created``
+    record (last: its presence marks a finished template); an unfinished template is removed first.  Hold the
+    store's lock.
+
+    Raises
+    ------
+    StoreError
+        If a store is already there (resume it instead) or the folder holds something else.
+    """
+    state = multiclass_state(url, storage_options)
+    if state == "ready":
+        raise StoreError(f"store {url!r} already exists")
+    fs, root = store_fs(url, storage_options)
+    if state == "unfinished" and fs.exists(root):
+        logger.warning("store %s: its template was never finished (creation interrupted); writing it again", url)
+        for entry in fs.ls(root, detail=False):
+            fs.rm(entry, recursive=True)
+    fs.pipe(f"{root}{CREATING_SUFFIX}", json.dumps({"config_hash": (attrs or {}).get("config_hash")}).encode())
+    created = _now()
+    root_attrs = {"schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION, "tablegen_version": __version__,
+                  **(attrs or {}), "created": created, "command": command, "complete": False,
+                  "history": history_line(created, f"{command or 'tablegen.run'}: created", __version__)}
+    try:
+        ds = template.dataset()
+        ds.attrs.update(root_attrs)
+        ds.to_zarr(url, mode="w-" if not fs.exists(f"{root}/zarr.json") else "w", compute=False, zarr_format=3,
+                   consolidated=False, storage_options=storage_options or None, encoding=template.encoding())
+        group = open_group(url, storage_options, "r+")
+        manifest = group.create_group(MANIFEST)
+        manifest.create_array(DIGESTS, shape=(*template.grid, len(CHUNKED_VARIABLES), 32),
+                              chunks=(1, 1, len(CHUNKED_VARIABLES), 32), dtype="uint8", fill_value=0,
+                              attributes={"variables": list(CHUNKED_VARIABLES)}, **chunk_codecs())
+        write_attributes(manifest, {"schema_version": SCHEMA_VERSION, "created": _created_record(group)})
+        fs.rm(f"{root}{CREATING_SUFFIX}")
+    except OSError as error:
+        raise StoreError(f"store {url!r} cannot be created there ({getattr(error, 'strerror', None) or error})") \
+            from None
+    logger.info("created multi-class store %s (%d cells, chunks %s)", url, template.cells, template.chunks)
+
+
+def _created_record(group) -> dict:
+    """Digests of the coordinates and of the root attributes that say what the store holds."""
+    attrs = {k: v for k, v in group.attrs.asdict().items() if k not in _VOLATILE}
+    return {"coordinates": {name: coordinate_digest(group[name][...]) for name in COORDINATES},
+            "attributes": attribute_digests(attrs)}
+
+
+def read_multiclass_attributes(url: str, storage_options: dict | None = None) -> dict:
+    """The root attributes of a finished multi-class store of this schema version.
+
+    Raises
+    ------
+    StoreError
+        If ``url`` holds no tablegen multi-class store, one of another version, or an unfinished template.
+    """
+    group = open_group(url, storage_options, "r")
+    attrs = group.attrs.asdict()
+    if attrs.get("schema") != SCHEMA_NAME:
+        raise StoreError(f"store {url!r} is not a multi-class table (attribute schema = {attrs.get('schema')!r}; "
+                         f"a multi-class table has {SCHEMA_NAME!r})")
+    if attrs.get("schema_version") != SCHEMA_VERSION:
+        raise StoreError(f"store {url!r} has multi-class schema version {attrs.get('schema_version')!r}; this "
+                         f"tablegen {__version__} reads and writes version {SCHEMA_VERSION}")
+    if not _finished(group):
+        raise StoreError(f"store {url!r} is an unfinished template (its creation was interrupted); the next "
+                         "`tablegen run` of its config writes it again")
+    return attrs
+
+
+def _entry_key(i: int, j: int) -> str:
+    return f"{MANIFEST}/{DIGESTS}/c/{i}/{j}/0/0"
+
+
+def region_digests(arrays: dict) -> np.ndarray:
+    """(variables, 32) bytes: the SHA-256 of each chunked variable's values over one region (``done`` all True)."""
+    rows = [np.frombuffer(digest(arrays[name], VARIABLES[name][1]), dtype=np.uint8) for name in CHUNKED_VARIABLES]
+    return np.stack(rows)
+
+
+def write_multiclass_region(url: str, region: tuple[slice, slice], arrays: dict,
+                            storage_options: dict | None = None) -> None:
+    """Write one task's region (one chunk of every variable), whole: the data, its manifest entry, then its done
+    flags, each made durable before the next (local filesystems).
+
+    ``arrays``: one array per name in :data:`DATA_VARIABLES`, shaped as the variable over the region.
+    """
+    group = open_group(url, storage_options, "r+")
+    done = group["done"].with_config(WRITE_CONFIG)
+    chunks, shape = tuple(done.chunks), tuple(done.shape)
+    for part, size, chunk, axis in zip(region, shape, chunks, AXES):
+        if part.start % chunk or (part.stop % chunk and part.stop != size) or part.stop > size \
+                or part.stop - part.start > chunk:
+            raise ValueError(f"region {axis}[{part.start}:{part.stop}] is not one Zarr chunk of {chunk}")
+    missing = set(DATA_VARIABLES) - set(arrays)
+    if missing:
+        raise ValueError(f"write_multiclass_region needs every data variable; missing {sorted(missing)}")
+    values = {name: np.asarray(arrays[name], dtype=VARIABLES[name][1]) for name in DATA_VARIABLES}
+    cells = (region[0].stop - region[0].start, region[1].stop - region[1].start)
+    values["done"] = np.ones(cells, bool)
+    fs, root = store_fs(url, storage_options)
+    durable, written = Durable(fs, root), []
+    for name in DATA_VARIABLES:
+        written += write_whole(group[name].with_config(WRITE_CONFIG), region, values[name], fs, root)
+    durable.sync(written)
+    i, j = region[0].start // chunks[0], region[1].start // chunks[1]
+    group[MANIFEST][DIGESTS].with_config(WRITE_CONFIG)[i, j] = region_digests(values)
+    durable.sync([_entry_key(i, j)])
+    durable.sync(write_whole(done, region, values["done"], fs, root))
+
+
+def multiclass_done_mask(url: str, storage_options: dict | None = None) -> np.ndarray:
+    """(len(K), len(n_per_class)) booleans: which cells are written."""
+    return np.asarray(open_group(url, storage_options, "r")["done"][...], dtype=bool)
+
+
+def mark_multiclass_complete(url: str, storage_options: dict | None = None) -> bool:
+    """Gather every region's digests into the manifest, record the manifest's digest in the root and set
+    ``complete = True``, once every cell is done (checked); a store already complete is left as it is.
+    Returns whether it wrote."""
+    mask = multiclass_done_mask(url, storage_options)
+    if not mask.all():
+        raise RuntimeError(f"{int((~mask).sum())} cells are not done; the store is not complete")
+    group = open_group(url, storage_options, "r+")
+    if group.attrs.get("complete") is True:
+        return False
+    manifest = group[MANIFEST]
+    table = np.asarray(manifest[DIGESTS][...])
+    chunks = {f"{i},{j}": {name: bytes(table[i, j, v]).hex() for v, name in enumerate(CHUNKED_VARIABLES)}
+              for i in range(table.shape[0]) for j in range(table.shape[1])}
+    write_attributes(manifest, {"chunks": chunks})
+    chain = json_digest({k: v for k, v in manifest.attrs.asdict().items()})
+    write_attributes(group, {"complete": True, "completed": _now(), CHAIN: chain})
+    Durable(*store_fs(url, storage_options)).sync([f"{MANIFEST}/zarr.json", "zarr.json"])
+    return True
+
+
+def append_multiclass_history(url: str, what: str, storage_options: dict | None = None) -> None:
+    """Append a line to the store's ``history`` attribute (hold the lock)."""
+    group = open_group(url, storage_options, "r+")
+    earlier, line = group.attrs.get("history"), history_line(_now(), what, __version__)
+    write_attributes(group, {"history": f"{earlier}\n{line}" if earlier else line})
+
+
+def read_multiclass_region(group, i: int, j: int) -> dict:
+    """Every chunked variable's values over region (i, j), decoded (a damaged chunk raises what its codecs raise)."""
+    ck, cn = group["done"].chunks
+    return {name: np.asarray(group[name][..., i * ck:(i + 1) * ck, j * cn:(j + 1) * cn])
+            for name in CHUNKED_VARIABLES}
+
+
+def region_problem(group, i: int, j: int) -> str | None:
+    """What is wrong with region (i, j) (a chunk that cannot be decoded, or whose values are not those its manifest
+    entry records), or None; a region not done is not checked."""
+    try:
+        values = read_multiclass_region(group, i, j)
+    except Exception as error:  # noqa: BLE001 - the codecs' own errors (checksum, truncation, missing chunk)
+        return f"a chunk cannot be decoded ({type(error).__name__}: {error})"
+    done = values["done"]
+    if not done.any():
+        return None
+    if not done.all():
+        return "its done flags are partly set (a task writes its region whole)"
+    entry = np.asarray(group[MANIFEST][DIGESTS][i, j])
+    for v, name in enumerate(CHUNKED_VARIABLES):
+        if digest(values[name], VARIABLES[name][1]) != entry[v].tobytes():
+            return f"{name} holds values other than those its manifest entry records"
+    return None
+
+
+@dataclass
+class MulticlassReport:
+    """What :func:`check_multiclass_store` found: ``problems`` (text, each naming its region or array),
+    ``regions`` (chunk indices over (K, n_per_class) a resume recomputes), ``fatal`` (metadata damaged: re-create
+    the store) and ``chunks_checked``."""
+
+    problems: list = field(default_factory=list)
+    regions: set = field(default_factory=set)
+    fatal: bool = False
+    chunks_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "problems": list(self.problems), "fatal": self.fatal,
+                "chunks_to_recompute": sorted([list(r) for r in self.regions]), "chunks_checked": self.chunks_checked}
+
+
+def cells_text(group, i: int, j: int) -> str:
+    """The cells of region (i, j), as ``K 2..3 x n_per_class 5..10``."""
+    ck, cn = group["done"].chunks
+    ks, ns = group["K"][i * ck:(i + 1) * ck].tolist(), group["n_per_class"][j * cn:(j + 1) * cn].tolist()
+    return f"K {ks[0]}..{ks[-1]} x n_per_class {ns[0]}..{ns[-1]}"
+
+
+def check_multiclass_store(url: str, storage_options: dict | None = None) -> MulticlassReport:
+    """Check a multi-class store against its manifest: the root attributes and coordinates against the ``created``
+    record, the manifest against the root's chain digest (complete stores), and every done region's chunks.
+
+    Raises
+    ------
+    StoreError
+        If ``url`` holds no multi-class store of this version (:func:`read_multiclass_attributes`).
+    """
+    attrs = read_multiclass_attributes(url, storage_options)
+    group = open_group(url, storage_options, "r")
+    report = MulticlassReport()
+    try:
+        manifest = group[MANIFEST]
+        record = manifest.attrs["created"]
+        found = _created_record(group)
+    except Exception as error:  # noqa: BLE001 - a coordinate or the manifest unreadable: metadata damage
+        report.problems.append(f"metadata cannot be read ({type(error).__name__}: {error})")
+        report.fatal = True
+        return report
+    for kind in ("coordinates", "attributes"):
+        for name in sorted(set(record[kind]) | set(found[kind])):
+            if record[kind].get(name) != found[kind].get(name):
+                report.problems.append(f"{kind[:-1]} {name} differs from the manifest's record")
+                report.fatal = True
+    if attrs.get("complete") is True and attrs.get(CHAIN) != json_digest(dict(manifest.attrs.asdict())):
+        report.problems.append("the manifest differs from the digest the root records (swapped or rolled back)")
+        report.fatal = True
+    if report.fatal:
+        return report
+    grid_k, grid_n = manifest[DIGESTS].shape[:2]
+    for i in range(grid_k):
+        for j in range(grid_n):
+            problem = region_problem(group, i, j)
+            report.chunks_checked += 1
+            if problem is not None:
+                report.problems.append(f"region {i},{j} ({cells_text(group, i, j)}): {problem}")
+                report.regions.add((i, j))
+    return report
+
+
+def clear_multiclass_regions(url: str, storage_options: dict | None, regions) -> None:
+    """Un-do damaged regions (done flags False, manifest entries cleared) so that a resume recomputes them."""
+    group = open_group(url, storage_options, "r+")
+    done, entries = group["done"].with_config(WRITE_CONFIG), group[MANIFEST][DIGESTS].with_config(WRITE_CONFIG)
+    ck, cn = done.chunks
+    for i, j in sorted(regions):
+        done[i * ck:(i + 1) * ck, j * cn:(j + 1) * cn] = False
+        entries[i, j] = 0
+
+
+def remove_local_partials(url: str, storage_options: dict | None = None) -> int:
+    """Remove the half-written files (``*.partial``) a killed run left in a local store; how many."""
+    fs, root = store_fs(url, storage_options)
+    if not is_local(fs) or not fs.exists(root):
+        return 0
+    removed = [path for path in fs.find(root) if path.endswith(".partial")]
+    for path in removed:
+        os.remove(path)
+    return len(removed)
