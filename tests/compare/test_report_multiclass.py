@@ -220,3 +220,14 @@ def test_probability_metrics_on_request_are_multiclass_scores_test():
     assert "top-2 accuracy" in report.sentence() and report.to_frame().shape == (6, 8)
     with pytest.raises(TablegenInputError, match="^metrics names hand_till_auc, metrics of probability matrices"):
         tablegen.evaluate(y, {m: p.argmax(axis=1) for m, p in models.items()}, metrics=["hand_till_auc"])
+
+
+def test_zhangs_bayesian_f1_comparison_is_reachable_for_two_models(three):
+    from tablegen.compare import f1_posterior
+
+    y, models, report = three
+    result = report.f1_posterior(samples=2000, seed=3)
+    direct = f1_posterior(report.confusions["good"], report.confusions["fair"], samples=2000, seed=3)
+    assert result.to_dict() == direct.to_dict()  # the macro-F1 winner against the runner-up by default
+    with pytest.raises(TablegenInputError, match="^b must name a model of the report"):
+        report.f1_posterior("good", "nobody")

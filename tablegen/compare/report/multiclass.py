@@ -195,12 +195,51 @@ class MulticlassEvaluation:
         return latex_table(self.rows(), caption=f"{len(self.models)} models, n = {self.n}, K = {self.K}, "
                                                 f"C = {self.C}, alpha = {self.alpha:g}", p_columns=P_COLUMNS)
 
+    def f1_posterior(self, a: str | None = None, b: str | None = None, average: str = "macro",
+                     **options: object) -> object:
+        """Zhang et al.'s Bayesian comparison of two models' F1 (:func:`tablegen.compare.f1_posterior` on their
+        confusion matrices; ``options`` are its keywords): by default the macro-F1 winner against the runner-up.
+
+        Examples
+        --------
+        >>> y = [0, 1, 2] * 10
+        >>> report = evaluate_multiclass(y, {"a": y, "b": [0, 1, 1] * 10}, metrics=["accuracy"])
+        >>> round(report.f1_posterior(samples=2000).observed_delta, 3)  # a's macro-F1 1, b's (1 + 2/3 + 0) / 3
+        0.444
+        """
+        from tablegen.compare.f1.posterior import f1_posterior
+
+        if a is None or b is None:
+            values = {m: float(v) for m, v in zip(self.models, _macro_f1(self))}
+            ranked = sorted(self.models, key=lambda m: -values[m])
+            if len(ranked) < 2:
+                raise TablegenInputError.naming(Argument("a"), " and ", Argument("b"),
+                                                ": the report has one model; the comparison needs two")
+            a = ranked[0] if a is None else a
+            b = next(m for m in ranked if m != a) if b is None else b
+        for name, model in (("a", a), ("b", b)):
+            if model not in self.confusions:
+                raise TablegenInputError.naming(Argument(name), f" must name a model of the report "
+                                                f"({', '.join(self.models)}), got {model!r}")
+        return f1_posterior(self.confusions[a], self.confusions[b], average=average, **options)
+
     def plot(self, path: str | os.PathLike | None = None) -> matplotlib.figure.Figure:
         """Each model's confusion matrix (row shares), titled with its accuracy beside the null's critical value
         (saved to ``path`` if given); needs matplotlib."""
         from tablegen.compare.report.multiclass_plot import plot_multiclass
 
         return plot_multiclass(self, path)
+
+
+def _macro_f1(evaluation: MulticlassEvaluation) -> list[float]:
+    """Each model's macro-F1 from its confusion matrix (the report's arithmetic)."""
+    from tablegen.compute.kernels.multiclass_resample import confusion_scores
+
+    matrices = np.stack([evaluation.confusions[m] for m in evaluation.models]).astype(np.int64)
+    f1_classes = np.count_nonzero((matrices.sum(axis=2) + matrices.sum(axis=1)) > 0, axis=1).astype(np.int64)
+    out = np.empty((len(evaluation.models), len(METRICS)))
+    confusion_scores(matrices, f1_classes, out)
+    return out[:, METRICS.index("macro_f1")].tolist()
 
 
 def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples: int,
