@@ -219,7 +219,7 @@ def score_metric_values(labels_codes, probabilities, metrics=SCORE_METRICS, k: i
     ----------
     labels_codes : array_like of int
         Each item's true class as a column index of ``probabilities``; every class has at least one item.
-    probabilities : array_like, shape (n, K)
+    probabilities : 2-D array_like
         Row i the model's class probabilities for item i (entries >= 0, rows summing to 1 within 1e-6).
     metrics : sequence of str
         Any of :data:`SCORE_METRICS` (default all).

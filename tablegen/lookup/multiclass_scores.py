@@ -185,9 +185,9 @@ def multiclass_scores_test(labels: Iterable[Hashable], probabilities: np.ndarray
     ----------
     labels : sequence of hashable values
         The true class of each item.
-    probabilities : array_like, shape (n, K)
-        Row i the model's probabilities of the K classes for item i: entries >= 0, each row summing to 1 (within
-        1e-6); K >= 2.
+    probabilities : 2-D array_like
+        One row per item, one column per class (n x K): row i the probabilities of the K classes for item i;
+        entries >= 0, each row summing to 1 (within 1e-6); K >= 2.
     metric : {"hand_till_auc", "ovr_macro_auc", "top_k_accuracy"}
         Hand & Till's M (scikit-learn's ``roc_auc_score(multi_class="ovo")``), the unweighted mean of the
         one-vs-rest AUCs (``multi_class="ovr", average="macro"``), or top-k accuracy (a tie straddling the k-th
