@@ -174,6 +174,31 @@ def test_hand_till_skipped_is_nan_and_the_other_columns_unchanged():
     assert without[:, 1:].tobytes() == both[:, 1:].tobytes()
 
 
+def test_a_class_without_items_leaves_top_k_defined_and_one_vs_rest_nan():
+    from tablegen.compute.kernels.multiclass_scores import (
+        arrangement_values,
+        multiclass_score_permutations,
+        multiclass_scores_key,
+    )
+
+    labels = [0, 1, 2, 0, 1, 2, 0, 1, 2, 0]
+    probabilities = _grid_matrix(np.random.default_rng(3), 10, 4, 5)
+    codes, tables = _setup(labels, probabilities, 2)
+    assert tables[-1].tolist() == [4, 3, 3, 0]
+    observed = np.empty((1, COLUMNS))
+    arrangement_values(codes, *tables, False, observed, 0)
+    P = [[Fraction(v) for v in row] for row in probabilities]
+    top_k = sum(min(Fraction(1), max(Fraction(0), Fraction(2 - sum(r[d] > r[c] for d in range(4)),
+                                                            sum(r[d] == r[c] for d in range(4)))))
+                for r, c in zip(P, labels)) / len(labels)
+    assert np.isnan(observed[0, 1]) and _close(observed[0, 2], top_k)
+    out = np.empty((2000, COLUMNS))
+    multiclass_score_permutations(codes, *tables, False, *multiclass_scores_key(SEED, 10, 4), 0, out)
+    assert np.isnan(out[:, :2]).all()
+    mean = float((tables[3] @ (tables[-1] / 10)).mean())
+    assert abs(out[:, 2].mean() - mean) <= 4 * out[:, 2].std() / len(out) ** 0.5
+
+
 def test_replicates_do_not_depend_on_the_block_split():
     from tablegen.compute.kernels.multiclass_scores import multiclass_score_permutations, multiclass_scores_key
 
@@ -219,10 +244,13 @@ def _cuda_case_rows(device: str) -> dict:
 
     rng = np.random.default_rng(13)
     cases = [(TINY[1], 0, 40, True), (TINY[2], 1000, 24, True),
-             ((list(rng.permutation(np.arange(25) % 5)), _grid_matrix(rng, 25, 5, 6), 3), 7, 20, False)]
+             ((list(rng.permutation(np.arange(25) % 5)), _grid_matrix(rng, 25, 5, 6), 3), 7, 20, False),
+             (([0, 1, 2, 0, 1, 2, 0, 1, 2, 0], _grid_matrix(rng, 10, 4, 5), 2), 3, 20, False)]  # class 3 no items
     results = {}
     for index, ((labels, probabilities, k), first, count, hand_till) in enumerate(cases):
         codes, tables = _setup(labels, probabilities, k)
+        if index == 3:
+            tables = (*tables[:-1], np.bincount(codes, minlength=4).astype(np.int64))
         key0, key1 = multiclass_scores_key(SEED, len(labels), len(tables[-1]))
         out = np.empty((count, COLUMNS))
         if device == "cuda":

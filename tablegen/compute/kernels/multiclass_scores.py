@@ -25,6 +25,7 @@ A replicate then costs O(n) for the shuffle, one-vs-rest and top-k (as each posi
                      ordered right by column i (ties ½).  M = (sum over i < j of (2U(i|j) + 2U(j|i)) / (4 n_i n_j))
                      / (K (K - 1) / 2): Hand & Till (2001), A(i|j) = U(i|j) / (n_i n_j).
 ``ovr_macro_auc``    AUC_c = (S_c - n_c (n_c + 1)) / (2 n_c (n - n_c)) (the doubled Mann–Whitney sum), macro mean
+                     (NaN where a class has no items; Hand–Till is then not asked for: the caller refuses it)
 ``top_k_accuracy``   T / n, T summed over the items from the last to the first
 
 Every 2U and S_c is an exact integer; each pair term and each AUC_c one correctly rounded division; the sums are
@@ -95,9 +96,11 @@ def _hand_till(work, orders, group_last, counts, acc):
 
 @nb.njit(inline="always", nogil=True)
 def _ovr_macro(sums, counts, n):
-    """The one-vs-rest macro AUC from the doubled rank sums S_c."""
+    """The one-vs-rest macro AUC from the doubled rank sums S_c (NaN where a class has no items)."""
     total = 0.0
     for c in range(counts.size):
+        if counts[c] == 0:
+            return np.nan
         total += (sums[c] - counts[c] * (counts[c] + 1)) / (2.0 * counts[c] * (n - counts[c]))
     return total / counts.size
 

@@ -72,10 +72,14 @@ def multiclass_scores_kernel(codes, double_ranks, orders, group_last, credit, co
     else:
         out[t, 0] = math.nan
     total = 0.0
+    empty = False
     for c in range(K):
-        total = add_rn(total, (sums[t, c] - counts[c] * (counts[c] + 1))
-                       / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
-    out[t, 1] = total / K
+        if counts[c] == 0:
+            empty = True
+        else:
+            total = add_rn(total, (sums[t, c] - counts[c] * (counts[c] + 1))
+                           / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
+    out[t, 1] = math.nan if empty else total / K
     out[t, 2] = top_k / n
 
 
