@@ -146,7 +146,8 @@ def test_the_random_swap_patterns_bracket_the_exact_answer_and_repeat():
     y = np.r_[np.ones(8, int), np.zeros(10, int)]
     a, b = y + rng.normal(size=n), 0.5 * y + rng.normal(size=n)
     result = paired_test(y, a, b, metric="best_f1", R=20_000, seed=3)
-    assert result.method == "permutation" and result.replicates == 20_000
+    assert result.method == "sequential permutation" and result.max_replicates == 20_000
+    assert result.hits == 20 and result.replicates < 20_000  # p ~ 0.2: stopped at the 20th reaching pattern
     from scipy.stats import rankdata
 
     from tablegen.compute.kernels.ranking import mcc_weights
@@ -162,31 +163,47 @@ def test_the_random_swap_patterns_bracket_the_exact_answer_and_repeat():
     assert np.array_equal(differences[:200], first)  # pattern r depends on r alone
 
 
-def test_one_pass_serves_every_metric_planned_with_a_pair_and_each_row_is_its_own_null():
+def test_one_pass_serves_every_metric_planned_with_a_pair_and_each_column_stops_on_its_own():
+    """The counts a shared pass gives each column are those of its own run, which are the counts over the first
+    patterns of a fixed run of R (the same keyed patterns), each alternative stopped at its 20th reaching one."""
+    from tablegen.compare.pairwise.sequential import SIDES, reaching
+    from tablegen.compare.pairwise.tests import column_value, swap_counts
+
     rng = np.random.default_rng(7)
     n = 40
     y = np.r_[np.ones(15, int), np.zeros(25, int)]
     a, b, c = y + rng.normal(size=n), np.round(y + rng.normal(size=n), 1), rng.normal(size=n)
     key = (np.uint64(5), np.uint64(6))
+
+    def observed(u, v, column):
+        return column_value(y, u, column) - column_value(y, v, column)
+
     nulls = SwapNulls()
     for column in (1, 2, 4):
         nulls.plan(column, a)  # a wins best_accuracy, best_f1 and AP
     nulls.plan(3, b)  # b wins best balanced accuracy
+    stopped_early = 0
     for column in (1, 2, 4):
         for other in (b, c):
-            found, exact = nulls.differences(y, a, other, column, 0, R=300, key=key)
-            assert not exact and np.array_equal(found, swap_null(y, a, other, column, 0, R=300, key=key)[0])
+            d = observed(a, other, column)
+            found = nulls.counts(y, a, other, column, 0, d, R=3000, key=key)
+            assert found == swap_counts(y, a, other, [column], [d], 0, R=3000, key=key)[0]
+            full, _ = swap_null(y, a, other, column, 0, R=3000, key=key)
+            for side, reached in zip(SIDES, reaching(full, d)):
+                hits, drawn = found.of(side)
+                assert hits == reached[:drawn].sum() and (hits < 20) == (drawn == 3000) and hits <= 20
+                assert hits < 20 or reached[drawn - 1]  # stopped at its 20th reaching pattern
+                stopped_early += drawn < 3000
+    assert stopped_early > 0
     assert nulls.passes == 2  # (a, b) with columns 1, 2, 3, 4; (a, c) with 1, 2, 4
-    reverse, _ = nulls.differences(y, b, a, 3, 0, R=300, key=key)  # computed with (a, b): negated
-    assert nulls.passes == 2 and np.array_equal(reverse, swap_null(y, b, a, 3, 0, R=300, key=key)[0])
-    nulls.differences(y, b, c, 3, 0, R=300, key=key)
+    d = observed(b, a, 3)
+    reverse = nulls.counts(y, b, a, 3, 0, d, R=3000, key=key)  # computed with (a, b): greater and less exchanged
+    assert nulls.passes == 2 and reverse == swap_counts(y, b, a, [3], [d], 0, R=3000, key=key)[0]
+    nulls.counts(y, b, c, 3, 0, observed(b, c, 3), R=3000, key=key)
     assert nulls.passes == 3
-    again, _ = nulls.differences(y, a, b, 2, 0, R=300, key=key)  # handed out once, then computed afresh
-    other_seed, _ = nulls.differences(y, a, b, 2, 0, R=300, key=(np.uint64(7), np.uint64(6)))
-    other_data, _ = nulls.differences(y, a, b[::-1], 2, 0, R=300, key=key)
-    assert nulls.passes == 6 and np.array_equal(again, swap_null(y, a, b, 2, 0, R=300, key=key)[0])
-    assert np.array_equal(other_data, swap_null(y, a, b[::-1], 2, 0, R=300, key=key)[0])
-    assert not np.array_equal(other_seed, again)
+    other_seed = nulls.counts(y, a, b, 2, 0, observed(a, b, 2), R=3000, key=(np.uint64(7), np.uint64(6)))
+    assert nulls.passes == 4 and other_seed == swap_counts(y, a, b, [2], [observed(a, b, 2)], 0, R=3000,
+                                                           key=(np.uint64(7), np.uint64(6)))[0]
 
 
 def test_pairwise_tests_with_shared_swap_nulls_give_the_same_results():

@@ -8,7 +8,9 @@ DeLong for AUC and the swap permutation for the other metrics):
   (:mod:`.delong`).
 - ``"mcnemar"`` (accuracy at ``threshold``, or 0/1 predictions): exact; ``mid_p=True`` for the mid-p.
 - ``"permutation"`` (any metric from scores): swap the two models' values item by item (:mod:`.tests`);
-  exact over every pattern for n <= 16 items, else R keyed random patterns with a 95% interval.
+  exact over every pattern for n <= 16 items; else McDiarmid's bound on the exact p-value where it is below
+  1/(R + 1) (method ``"bound"``), or up to R keyed random patterns, stopped at the 20th that reaches the
+  difference (method ``"sequential permutation"``, with a 95% interval; :mod:`.sequential`).
 
 The confidence interval of the difference is DeLong's for ``"delong"``, and otherwise a bootstrap interval
 (scipy's ``bootstrap``, items resampled in pairs within each class, seeded, 2,000 resamples; BCa up to 2,000
@@ -59,17 +61,23 @@ class PairedTestResult:
     statistic : float
         DeLong's z; McNemar's b (items only A gets right, of b + c discordant); the permutation's difference.
     p_value : float
-        Two-sided unless ``alternative`` says otherwise.
+        Two-sided unless ``alternative`` says otherwise; for ``method="bound"`` an upper bound on the exact
+        p-value ("p <= p_value"), itself a valid p-value.
     method : str
         ``"delong"`` (asymptotic), ``"mcnemar"`` (exact, or mid-p), ``"permutation"`` (exact over every swap
-        pattern, or Monte Carlo over ``replicates`` keyed patterns with ``p_interval``).
+        pattern), ``"bound"`` (McDiarmid's bound on the exact swap-permutation p-value, no pattern drawn) or
+        ``"sequential permutation"`` (Besag & Clifford's sequential Monte Carlo over the keyed swap patterns,
+        with ``p_interval``; :mod:`.sequential`).
     alternative : str
     replicates, seed : int or None
-        The Monte Carlo's patterns and root seed (None when exact).
+        The patterns drawn and the root seed of a sequential permutation (None otherwise).
     p_interval : tuple
-        95% Clopper–Pearson interval of the exact permutation p-value (equal ends when exact).
+        95% interval of the exact permutation p-value (equal ends when exact; [0, bound] for a bound).
     confidence_level : float
         Of ``ci_low``/``ci_high``: 1 - ``alpha`` of :func:`paired_test`.
+    max_replicates, hits : int or None
+        A sequential permutation's cap L (``R``) and the patterns that reached the difference (it stopped early
+        where ``hits`` is h = 20 and ``replicates`` < L).
 
     Examples
     --------
@@ -92,6 +100,8 @@ class PairedTestResult:
     p_interval: tuple = field(default=(float("nan"), float("nan")))
     confidence_level: float = 0.95
     _interval: tuple | Callable[[], tuple] = field(default=(float("nan"), float("nan")), repr=False, compare=False)
+    max_replicates: int | None = None
+    hits: int | None = None
 
     @property
     def confidence_interval(self) -> tuple[float, float]:
@@ -119,25 +129,42 @@ class PairedTestResult:
         a, b = names
         alpha = round(1.0 - self.confidence_level, 12) if alpha is None else alpha
         verdict = "differs significantly from" if self.significant(alpha) else "does not differ significantly from"
-        how = {"delong": "DeLong's test, asymptotic", "mcnemar": "exact McNemar test"}.get(self.method)
-        if how is None:
-            how = ("permutation over every swap pattern, exact" if self.replicates is None else
-                   f"{self.replicates:,} random swap patterns, seed {self.seed}; 95% interval "
-                   f"[{self.p_interval[0]:.3g}, {self.p_interval[1]:.3g}]")
         return (f"{a}'s {self.metric} {self.value_a:.4g} {verdict} {b}'s {self.value_b:.4g} at alpha = {alpha:g}: "
                 f"difference {self.difference:+.4g} ({100 * self.confidence_level:g}% CI "
                 f"[{self.ci_low:.4g}, {self.ci_high:.4g}]), "
-                f"p = {self.p_value:.3g} ({self.alternative}; {how})")
+                f"{self.p_text()} ({self.alternative}; {self.how()})")
+
+    def p_text(self) -> str:
+        """``"p = x"``, or ``"p <= x"`` where the p-value is a bound."""
+        return f"p {'<=' if self.method == 'bound' else '='} {self.p_value:.3g}"
+
+    def how(self) -> str:
+        """The method in words, with what a reader needs to check the p-value."""
+        if self.method == "bound":
+            return "McDiarmid's bound on the exact swap-permutation p-value, no pattern drawn"
+        if self.method == "sequential permutation":
+            from tablegen.compare.pairwise.sequential import SEQUENTIAL_HITS
+
+            stopped = (f"stopped at the {self.hits}th that reached the difference" if self.hits >= SEQUENTIAL_HITS
+                       else f"{self.hits} reached the difference")
+            return (f"sequential Monte Carlo (Besag & Clifford): {self.replicates:,} of at most "
+                    f"{self.max_replicates:,} random swap patterns, {stopped}, seed {self.seed}; 95% interval of "
+                    f"the exact p [{self.p_interval[0]:.3g}, {self.p_interval[1]:.3g}]")
+        return {"delong": "DeLong's test, asymptotic", "mcnemar": "exact McNemar test",
+                "permutation": "permutation over every swap pattern, exact"}.get(self.method, self.method)
 
     def to_dict(self) -> dict:
         """Plain Python values, strict JSON: a number that does not exist (``p_interval`` of DeLong's or McNemar's
-        p-value, which has no Monte Carlo interval; a degenerate bootstrap's ends) is None, never NaN."""
+        p-value, which has no Monte Carlo interval; a degenerate bootstrap's ends) is None, never NaN;
+        ``p_value_is_bound`` says whether ``p_value`` is an upper bound (method ``"bound"``)."""
         from tablegen.common.outputs import json_ready
 
         return json_ready({"metric": self.metric, "value_a": self.value_a, "value_b": self.value_b,
                            "difference": self.difference, "ci_low": self.ci_low, "ci_high": self.ci_high,
-                           "statistic": self.statistic, "p_value": self.p_value, "method": self.method,
+                           "statistic": self.statistic, "p_value": self.p_value,
+                           "p_value_is_bound": self.method == "bound", "method": self.method,
                            "alternative": self.alternative, "replicates": self.replicates, "seed": self.seed,
+                           "max_replicates": self.max_replicates, "hits": self.hits,
                            "p_interval": list(self.p_interval), "confidence_level": self.confidence_level})
 
 
@@ -167,7 +194,8 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
         no discordant item (b + c = 0), or b = c two-sided, the p-value is 1, mid-p too: the data hold no evidence
         either way, and the mid-p's half point mass (which would give 0.5 one-sided) is not taken there.
     R, seed : int, optional
-        Random swap patterns (default 10,000) and root seed (default 2005) of a permutation test over 16 items.
+        The most random swap patterns (default 10,000; the sequential test stops earlier at its 20th pattern that
+        reaches the difference) and root seed (default 2005) of a permutation test over 16 items.
     positive_label : optional
     alpha : float
         The difference's confidence interval is at level 1 - alpha (default 95%).
@@ -243,23 +271,40 @@ def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
 
 
 def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
-    from tablegen.compare.pairwise.tests import swap_null, swap_p
-    from tablegen.compute.stats import CI_LEVEL, clopper_pearson
+    """The swap permutation: exact over every pattern up to 16 items; else McDiarmid's bound where it is below
+    1/(R + 1), or Besag & Clifford's sequential Monte Carlo (:mod:`.sequential`, which proves the level)."""
+    from fractions import Fraction
+
+    from tablegen.compare.pairwise.sequential import SEQUENTIAL_HITS, rounded_up, sequential_p
+    from tablegen.compare.pairwise.tests import EXACT_SWAP_ITEMS, p_bound, swap_counts
+    from tablegen.compute.swap_bounds import BOUNDED_METRICS
 
     a, b = q.values()
     observed = a - b
-    null = swap_null if swap_nulls is None else swap_nulls.differences
-    differences, exact = null(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, R=q.R, key=q.key)
-    hits = swap_p(differences, observed * q.divisor, q.alternative)
-    M = differences.size
-    if exact:
-        p, interval = hits / M, (hits / M, hits / M)
-    else:
-        low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
-        p, interval = (hits + 1) / (M + 1), (float(low), float(high))
     ci = functools.partial(scipy_bootstrap, q.metric_difference, q.labels, q.seed, level)
-    return PairedTestResult(q.spec.name, a, b, observed, observed, float(p), "permutation", q.alternative,
-                            None if exact else M, None if exact else q.seed, interval, level, ci)
+    tau = 1.0 / (q.R + 1)
+    if q.labels.size > EXACT_SWAP_ITEMS:
+        bound = p_bound(q.spec.name, q.labels, q.scores_a, q.scores_b, observed * q.divisor, q.alternative)
+        if bound < tau:  # below any Monte Carlo p-value: no pattern drawn
+            return PairedTestResult(q.spec.name, a, b, observed, observed, bound, "bound", q.alternative,
+                                    p_interval=(0.0, bound), confidence_level=level, _interval=ci)
+    if swap_nulls is None:
+        counts, = swap_counts(q.labels, q.scores_a, q.scores_b, [q.column], [observed * q.divisor], q.k_cut, R=q.R,
+                              key=q.key)
+    else:
+        counts = swap_nulls.counts(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, observed * q.divisor, R=q.R,
+                                   key=q.key)
+    hits, drawn = counts.of(q.alternative)
+    if counts.exact:
+        p = hits / drawn
+        return PairedTestResult(q.spec.name, a, b, observed, observed, p, "permutation", q.alternative,
+                                p_interval=(p, p), confidence_level=level, _interval=ci)
+    p, interval = sequential_p(hits, drawn, q.R)
+    if q.spec.name in BOUNDED_METRICS:  # the price of the bound's early answers (:mod:`.sequential`)
+        p = min(1.0, rounded_up(Fraction(p) + Fraction(1, q.R + 1)))
+    return PairedTestResult(q.spec.name, a, b, observed, observed, float(p), "sequential permutation",
+                            q.alternative, drawn, q.seed, interval, level, ci, max_replicates=q.R,
+                            hits=min(hits, SEQUENTIAL_HITS))
 
 
 # -- many models -----------------------------------------------------------------------------------------

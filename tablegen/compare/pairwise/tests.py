@@ -7,8 +7,8 @@
 - Swap permutation (any metric from scores): each item's two values swapped or not, every pattern equally
   likely under exchangeability (:mod:`tablegen.compute.kernels.swaps`); p = Pr(|D*| >= |d|) two-sided
   (D* >= d, D* <= d one-sided), "reaching" within the snap tolerance 1e-9.  Exact over all 2^n patterns
-  when n <= :data:`EXACT_SWAP_ITEMS`, else R keyed random patterns: p = (b + 1)/(R + 1) with the 95%
-  Clopper–Pearson interval of the exact p.
+  when n <= :data:`EXACT_SWAP_ITEMS`; else McDiarmid's bound where it is below what R patterns could resolve,
+  or up to R keyed random patterns, stopped at the h-th reaching one (:mod:`.sequential`).
 """
 
 from __future__ import annotations
@@ -69,34 +69,96 @@ def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, c
     >>> differences.shape, exact, bool(differences[1].max() > 0)
     ((2, 64), True, True)
     """
+    from tablegen.compute.kernels.swaps import swap_differences
+
+    n = labels.size
+    exact = n <= EXACT_SWAP_ITEMS
+    columns = np.asarray(columns, np.int64).reshape(-1)
+    out = np.empty((columns.size, 2 ** n if exact else R))
+    items, sources, values, y, P, weights = _kernel_arguments(labels, scores_a, scores_b)
+    swap_differences(items, sources, values, y, P, columns, k_cut, weights, exact, key[0], key[1], 0, out)
+    return out, exact
+
+
+def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, observed, k_cut: int, *,
+                R: int, key: tuple) -> list:
+    """The :class:`~.sequential.SwapCounts` of each kernel column ``columns[c]`` against its observed difference
+    ``observed[c]`` (kernel units): over every pattern when n <= :data:`EXACT_SWAP_ITEMS`, else over the keyed
+    patterns 0, 1, ... in blocks, each column until Besag & Clifford's rule stops all three alternatives or R are
+    drawn (the patterns of :func:`swap_nulls`, which the counts equal over the patterns drawn).
+
+    Examples
+    --------
+    >>> y = np.r_[np.ones(15), np.zeros(15)]
+    >>> a, b = np.arange(30.0), np.arange(30.0)[::-1]
+    >>> found, = swap_counts(y, a, b, [1], [0.0], 0, R=1000, key=(np.uint64(1), np.uint64(2)))
+    >>> found.exact, found.of("two-sided")
+    (False, (20, 20))
+    """
+    from tablegen.compare.pairwise.sequential import (
+        FIRST_BLOCK,
+        LARGEST_BLOCK,
+        SEQUENTIAL_HITS,
+        SequentialCounter,
+        SwapCounts,
+        reaching,
+    )
+    from tablegen.compute.kernels.swaps import swap_differences
+
+    columns = np.asarray(columns, np.int64).reshape(-1)
+    observed = np.asarray(observed, np.float64).reshape(-1)
+    if labels.size <= EXACT_SWAP_ITEMS:
+        differences, _ = swap_nulls(labels, scores_a, scores_b, columns, k_cut, R=R, key=key)
+        total = differences.shape[1]
+        return [SwapCounts(tuple(int(r.sum()) for r in reaching(row, d)), (total,) * 3, total, True)
+                for row, d in zip(differences, observed)]
+    arguments = _kernel_arguments(labels, scores_a, scores_b)
+    counter = SequentialCounter(observed, SEQUENTIAL_HITS, R)
+    size = FIRST_BLOCK
+    while counter.drawn < R and counter.active.any():
+        size = min(size, R - counter.drawn)
+        out = np.empty((int(counter.active.sum()), size))
+        swap_differences(*arguments[:5], columns[counter.active], k_cut, arguments[5], False, key[0], key[1],
+                         counter.drawn, out)
+        counter.add(out)
+        size = min(2 * size, LARGEST_BLOCK)
+    return [counter.counts(c) for c in range(columns.size)]
+
+
+def _kernel_arguments(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray) -> tuple:
+    """(items, sources, values, labels as uint8, P, MCC weights): the swap kernel's inputs but the columns."""
     from scipy.stats import rankdata
 
     from tablegen.compute.kernels.ranking import mcc_weights
-    from tablegen.compute.kernels.swaps import swap_differences, swap_order
+    from tablegen.compute.kernels.swaps import swap_order
 
     n = labels.size
     P = int(labels.sum())
     ranks_a, ranks_b = (rankdata(s, method="average") / n for s in (scores_a, scores_b))
-    exact = n <= EXACT_SWAP_ITEMS
-    columns = np.asarray(columns, np.int64).reshape(-1)
-    out = np.empty((columns.size, 2 ** n if exact else R))
-    swap_differences(*swap_order(ranks_a, ranks_b), labels.astype(np.uint8), P, columns, k_cut,
-                     mcc_weights(P, n - P, n + 1), exact, key[0], key[1], 0, out)
-    return out, exact
+    return (*swap_order(ranks_a, ranks_b), labels.astype(np.uint8), P, mcc_weights(P, n - P, n + 1))
+
+
+def column_value(labels: np.ndarray, scores: np.ndarray, column: int) -> float:
+    """The registry's value of the metric of kernel column ``column`` (a base column) on one model's scores."""
+    from tablegen.compute.kernels.ranking import BASE_COLUMNS
+    from tablegen.compute.metrics import get_metric
+    from tablegen.compute.metrics_from_scores import threshold_groups
+
+    return float(get_metric(BASE_COLUMNS[column]).score_groups(threshold_groups(labels, scores)))
 
 
 class SwapNulls:
-    """The swap nulls of one report, each pair's computed in one pass for every metric planned with it.
+    """The swap-permutation counts of one report, each pair's patterns drawn once for every metric planned with it.
 
     A pair's patterns depend on the key (root seed and (P, N)) and R alone, never on the metric, so
-    :meth:`differences` asked for one metric of a pair scores on the same patterns every metric :meth:`plan`
-    named with either model of the pair (the metrics whose winner it is), keeps those rows, and hands each
-    out once when it is asked for (then forgets it: memory holds only rows not yet asked for).  A row asked
-    for with the pair's models the other way round is the row negated, which is the difference the kernel
-    gives that way round (x - y = -(y - x) in floating point; a zero may come back as -0.0, which every
-    p-value counts alike).  Keys hold digests of the labels and both score vectors, R and the key: an object
-    asked about other data computes afresh, never answers from the wrong pair.  Passed explicitly
-    (:func:`tablegen.evaluate` makes one per call); ``passes`` counts the kernel passes.
+    :meth:`counts` asked for one metric of a pair draws patterns for every metric :meth:`plan` named with either
+    model of the pair (the metrics whose winner it is) at once, each column until its own sequential rule stops
+    it (:func:`swap_counts`), and keeps the counts; a planned metric the bound already settles one-sided (below
+    1/(R + 1), :mod:`.sequential`) is not sampled.  Counts asked for with the pair's models the other way round
+    are the same counts with "greater" and "less" exchanged (D negated).  Keys hold digests of the labels and
+    both score vectors, R and the key: an object asked about other data computes afresh, never answers from the
+    wrong pair.  Passed explicitly (:func:`tablegen.evaluate` makes one per call); ``passes`` counts the pairs
+    sampled.
 
     Examples
     --------
@@ -106,54 +168,75 @@ class SwapNulls:
     >>> nulls.plan(2, a)  # best_f1 will be tested with a as the winner
     >>> nulls.plan(4, a)  # and average precision
     >>> key = (np.uint64(1), np.uint64(2))
-    >>> f1, _ = nulls.differences(y, a, b, 2, 0, R=200, key=key)
-    >>> ap, _ = nulls.differences(y, a, b, 4, 0, R=200, key=key)
-    >>> nulls.passes, bool(np.array_equal(ap, swap_null(y, a, b, 4, 0, R=200, key=key)[0]))
-    (1, True)
+    >>> f1 = nulls.counts(y, a, b, 2, 0, column_value(y, a, 2) - column_value(y, b, 2), R=200, key=key)
+    >>> ap = nulls.counts(y, a, b, 4, 0, column_value(y, a, 4) - column_value(y, b, 4), R=200, key=key)
+    >>> nulls.passes, ap.patterns
+    (1, 200)
     """
 
     def __init__(self):
         self._planned: dict[bytes, set] = {}
-        self._rows: dict[tuple, tuple[np.ndarray, bool]] = {}
+        self._counts: dict[tuple, object] = {}
         self.passes = 0
 
     def plan(self, column: int, scores: np.ndarray) -> None:
         """Kernel column ``column`` will be asked for with the model of ``scores`` on one side of its pairs."""
         self._planned.setdefault(_digest(scores), set()).add(int(column))
 
-    def differences(self, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, column: int, k_cut: int,
-                    *, R: int, key: tuple) -> tuple[np.ndarray, bool]:
-        """:func:`swap_null`'s answer, from a pass made for this pair before or made now for every column
-        planned with either model."""
+    def counts(self, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, column: int, k_cut: int,
+               observed: float, *, R: int, key: tuple):
+        """:func:`swap_counts` of one column against ``observed`` (its difference, A's value less B's), from a pass
+        made for this pair before or made now for every column planned with either model."""
         a, b, common = _digest(scores_a), _digest(scores_b), (_digest(labels), int(R), int(key[0]), int(key[1]),
                                                               int(k_cut))
-        found = self._rows.pop((a, b, *common, column), None)
+        found = self._counts.get((a, b, *common, column))
         if found is not None:
             return found
-        found = self._rows.pop((b, a, *common, column), None)
+        found = self._counts.get((b, a, *common, column))
         if found is not None:
-            return -found[0], found[1]
+            return found.reversed()
         planned = (self._planned.get(a, set()) | self._planned.get(b, set())) - {column}
-        columns = sorted({column} | {c for c in planned if (a, b, *common, c) not in self._rows
-                                     and (b, a, *common, c) not in self._rows})
-        differences, exact = swap_nulls(labels, scores_a, scores_b, columns, k_cut, R=R, key=key)
+        planned = {c for c in planned if (a, b, *common, c) not in self._counts
+                   and (b, a, *common, c) not in self._counts}
+        columns, differences = [column], [float(observed)]
+        for c in sorted(planned):
+            d = column_value(labels, scores_a, c) - column_value(labels, scores_b, c)
+            if not _settled_by_the_bound(c, labels, scores_a, scores_b, d, R):
+                columns.append(c)
+                differences.append(d)
         self.passes += 1
-        for c, row in zip(columns, differences):
-            if c != column:
-                self._rows[a, b, *common, c] = row, exact
-        return differences[columns.index(column)], exact
+        for c, found in zip(columns, swap_counts(labels, scores_a, scores_b, columns, differences, k_cut, R=R,
+                                                 key=key)):
+            self._counts[a, b, *common, c] = found
+        return self._counts[a, b, *common, column]
+
+
+def _settled_by_the_bound(column: int, labels, scores_a, scores_b, observed: float, R: int) -> bool:
+    """Whether McDiarmid's one-sided bound in the direction of ``observed`` settles the column (no patterns)."""
+    from tablegen.compute.kernels.ranking import BASE_COLUMNS
+
+    if labels.size <= EXACT_SWAP_ITEMS:
+        return False
+    bound = p_bound(BASE_COLUMNS[column], labels, scores_a, scores_b, observed,
+                    "greater" if observed >= 0 else "less")
+    return bound < 1.0 / (R + 1)
+
+
+def p_bound(metric: str, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, observed: float,
+            alternative: str) -> float:
+    """McDiarmid's bound on the exact swap-permutation p-value (:func:`tablegen.compute.swap_bounds.swap_p_bound`)
+    from the two models' scores."""
+    from scipy.stats import rankdata
+
+    from tablegen.compute.swap_bounds import BOUNDED_METRICS, swap_p_bound
+
+    if metric not in BOUNDED_METRICS:
+        return 1.0
+    ranks_a, ranks_b = (rankdata(s, method="average") for s in (scores_a, scores_b))
+    return swap_p_bound(metric, labels, ranks_a, ranks_b, observed, alternative, SNAP_TOLERANCE)
 
 
 def _digest(values: np.ndarray) -> bytes:
     import hashlib
 
     return hashlib.blake2b(np.ascontiguousarray(values, np.float64).tobytes(), digest_size=16).digest()
-
-
-def swap_p(differences: np.ndarray, observed: float, alternative: str) -> int:
-    """How many of ``differences`` reach ``observed`` in the direction of ``alternative`` (snap tolerance)."""
-    if alternative == "greater":
-        return int(np.count_nonzero(differences >= observed - SNAP_TOLERANCE))
-    if alternative == "less":
-        return int(np.count_nonzero(differences <= observed + SNAP_TOLERANCE))
-    return int(np.count_nonzero(np.abs(differences) >= abs(observed) - SNAP_TOLERANCE))
