@@ -117,3 +117,12 @@ def test_pairwise_tests_say_which_p_values_are_bounds():
     assert methods == {"close": "sequential permutation", "noise": "bound"}
     tests = {t["b"]: t for t in json.loads(json.dumps(result.to_dict(), allow_nan=False))["tests"]}
     assert tests["noise"]["p_value_is_bound"] and not tests["close"]["p_value_is_bound"]
+    assert tests["noise"]["adjusted_p_value_is_bound"] and not tests["close"]["adjusted_p_value_is_bound"]
+    assert "(bound, sequential permutation, Holm)" in _report_sentence(y, models) or \
+        "(sequential permutation, bound, Holm)" in _report_sentence(y, models)
+
+
+def _report_sentence(y, models):
+    import tablegen
+
+    return tablegen.evaluate(y, models, C=3, metrics=["best_balanced_accuracy"])["best_balanced_accuracy"].sentence()

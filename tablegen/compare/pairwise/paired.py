@@ -322,7 +322,9 @@ class PairwiseResult:
     tests : dict
         (model A, model B) -> :class:`PairedTestResult` (A the better of the two, or the winner).
     adjusted_p_values : dict
-        (model A, model B) -> Holm-adjusted p-value over the pairs tested.
+        (model A, model B) -> Holm-adjusted p-value over the pairs tested: an upper bound on the Holm-adjusted
+        exact p-value where this pair's and every smaller p-value are bounds (``adjusted_is_bound``; method
+        ``"bound"``), since Holm's adjustment is increasing in each p-value.
     best_set : tuple of str
         The confidence set of the best: the winner and every model m the winner does not beat at level
         alpha / (K - 1), K models (Bonferroni over the winner's K - 1 comparisons; Hsu's multiple comparisons
@@ -355,10 +357,23 @@ class PairwiseResult:
         """Plain Python values, strict JSON (None where a number does not exist)."""
         from tablegen.common.outputs import json_ready
 
+        bounds = self.adjusted_is_bound()
         return json_ready({"metric": self.metric, "winner": self.winner, "alpha": self.alpha,
                            "best_set": list(self.best_set),
-                           "tests": [{"a": a, "b": b, **t.to_dict(), "adjusted_p_value": self.adjusted_p_values[a, b]}
+                           "tests": [{"a": a, "b": b, **t.to_dict(), "adjusted_p_value": self.adjusted_p_values[a, b],
+                                      "adjusted_p_value_is_bound": bounds[a, b]}
                                      for (a, b), t in self.tests.items()]})
+
+    def adjusted_is_bound(self) -> dict:
+        """(model A, model B) -> whether the Holm-adjusted p-value is an upper bound ("<="): the pair's p-value and
+        every smaller one are bounds (Holm's adjusted value of the i-th smallest is the largest of (m - j + 1)
+        p_(j) over j <= i)."""
+        order = sorted(self.tests, key=lambda pair: self.tests[pair].p_value)
+        found, all_bounds = {}, True
+        for pair in order:
+            all_bounds = all_bounds and self.tests[pair].method == "bound"
+            found[pair] = all_bounds
+        return found
 
 
 def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",

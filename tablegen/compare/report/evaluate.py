@@ -95,7 +95,7 @@ class MetricReport:
         if self.versus_others is not None:
             others = self.versus_others
             beaten = [b for (a, b), p in others.adjusted_p_values.items() if p <= others.alpha]
-            method = next(iter(others.tests.values())).method
+            method = ", ".join(dict.fromkeys(t.method for t in others.tests.values()))  # a bound among them too
             parts.append(f"Against each other model ({method}, Holm): {self.winner} beats "
                          f"{', '.join(beaten) if beaten else 'none of them'} at alpha = {others.alpha:g}; "
                          f"the confidence set of the best (the models the winner does not beat at alpha / (K - 1)) "
