@@ -273,7 +273,7 @@ def read_multiclass_predictions(path, label_column: str, option: str = "PREDS.cs
 def _line(predictions: dict, chosen: dict, layout: str, K: int, classes: int) -> str:
     what = "predicted classes" if layout == "labels" else "class probabilities"
     line = (f"read {len(predictions)} model(s) as {what}, {K} true class(es)"
-            + (f" ({classes} with those only predicted)" if classes > K else "")
+            + (f" ({classes} with those no item has)" if classes > K else "")
             + f": {', '.join(predictions)} ({chosen['why']})")
     if chosen["ignored"]:
         line += "; left out: " + ", ".join(f"{name} ({reason})" for name, reason in chosen["ignored"].items())
@@ -284,19 +284,21 @@ def _classes_of(values: np.ndarray, where: str) -> tuple[list[tuple], np.ndarray
     """The class keys of a column of text (:func:`_class_key`, in order of first sorted text), each item's index
     among them, and each key's texts; an empty or NaN field refused, naming its first row."""
     texts, inverse = np.unique(values, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    missing = [j for j, text in enumerate(texts.tolist()) if _missing_text(text)]
+    if missing:
+        row = int(np.argmax(np.isin(inverse, missing)))
+        raise TablegenInputError(f"{where}, row {row + 1}: missing class ({str(values[row])!r}): every item needs a class")
     keys, index, spelled = [], {}, {}
     mapping = np.empty(texts.size, dtype=np.int64)
     for j, text in enumerate(texts.tolist()):
-        if _missing_text(text):
-            row = int(np.argmax(inverse == j)) + 1
-            raise TablegenInputError(f"{where}, row {row}: missing class ({text!r}): every item needs a class")
         key = _class_key(text)
         if key not in index:
             index[key] = len(keys)
             keys.append(key)
         spelled.setdefault(key, []).append(text)
         mapping[j] = index[key]
-    return keys, mapping[inverse.reshape(-1)], spelled
+    return keys, mapping[inverse], spelled
 
 
 def _name_of(key: tuple, texts: list[str] | None) -> str:

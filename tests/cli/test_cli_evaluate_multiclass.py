@@ -133,7 +133,7 @@ def test_a_class_only_predicted_is_allowed_and_never_a_hit(tmp_path):
     path = _labels_file(tmp_path / "u.csv", K3_LABELS, {"m": ["cat"] * 3 + ["owl"] * 7})
     read = read_multiclass_predictions(path, "label")
     assert read.classes == ("cat", "dog", "fox", "owl")
-    assert "3 true class(es) (4 with those only predicted)" in read.line
+    assert "3 true class(es) (4 with those no item has)" in read.line
 
 
 def test_a_file_sorted_by_label_is_read_as_k_class_after_its_first_lines(tmp_path, capsys):
@@ -180,6 +180,7 @@ def _bad_files(tmp_path) -> dict:
         "nan_label": _write(tmp_path / "nl.csv", [*rows[:6], "NaN,cat", *rows[7:]]),
         "empty_prediction": _write(tmp_path / "ep.csv", [*rows[:3], "cat,", *rows[4:]]),
         "nan_prediction": _write(tmp_path / "np.csv", [*rows[:8], "fox,nan", *rows[9:]]),
+        "two_missing": _write(tmp_path / "tm.csv", [rows[0], rows[1], "nan,cat", *rows[3:7], ",dog", *rows[8:]]),
         "one_class": _write(tmp_path / "one.csv", ["label,m", "cat,cat", "cat,dog", "cat,cat"]),
         "missing_class": _write(tmp_path / "mc.csv", ["label,a:cat,a:dog", "cat,0.5,0.5", "dog,0.2,0.8",
                                                       "fox,0.1,0.9"]),
@@ -204,6 +205,7 @@ BAD = [  # (file, extra argv, what the message says)
     ("nan_label", [], "column 'label', row 6: missing class ('NaN')"),
     ("empty_prediction", [], "column 'tree', row 3: missing class"),
     ("nan_prediction", [], "column 'tree', row 8: missing class ('nan')"),
+    ("two_missing", [], "column 'label', row 2: missing class ('nan')"),
     ("one_class", ["--layout", "labels"], "has one class only ('cat')"),
     ("missing_class", [], "model 'a' has no probability column for class(es) 'fox'"),
     ("bad_sum", [], "row 3: model 'a''s probabilities sum to 0.9"),
@@ -278,7 +280,7 @@ def test_a_large_file_is_read_by_numpy_not_row_by_row(tmp_path, monkeypatch):
 
 def test_a_time_estimate_over_max_seconds_is_refused_before_any_work(tmp_path, capsys):
     path = _labels_file(tmp_path / "k3.csv", K3_LABELS, {"tree": K3_TREE, "forest": K3_FOREST})
-    code, out, err = _run(["evaluate", path, "--R", "1000000000", "--max-seconds", "1"], capsys)
+    code, out, err = _run(["evaluate", path, "--R", "1000000", "--max-seconds", "0.01"], capsys)
     assert code == 5 and "would take about" in err and "--max-seconds" in err and "Traceback" not in err
     assert out.startswith("read 2 model(s)") and out.count("\n") == 1  # the columns line only
 
