@@ -165,10 +165,15 @@ def format_multiclass_plan(config: MulticlassConfig, plan: MulticlassPlan) -> st
         f"cells: {plan.cells_done:,} done, {plan.cells_remaining:,} remaining",
         f"estimated cost (accuracy_seconds, an upper estimate without the early stop): {_core_time(plan.core_seconds)}"
         f" in all, {_core_time(plan.core_seconds_remaining)} remaining"
-        + (f"; at least {_core_time(seconds)} wall (the largest cell, K = {K}, n_per_class = {n:,}, runs on one "
-           f"core), about {_core_time(max(seconds, plan.core_seconds_remaining / workers))} on {workers} workers"
+        + (f"; about {_wall_time(max(seconds, plan.core_seconds_remaining / workers))} wall on {workers} workers "
+           f"(at least {_wall_time(seconds)}: the largest cell, K = {K}, n_per_class = {n:,}, runs on one core)"
            if workers else ""),
     ])
+
+
+def _wall_time(seconds: float) -> str:
+    return f"{seconds:,.3g} s" if seconds < 120 else f"{seconds / 60:,.0f} min" if seconds < 7200 \
+        else f"{seconds / 3600:,.1f} h"
 
 
 def _core_time(seconds: float) -> str:
