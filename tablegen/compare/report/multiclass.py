@@ -349,7 +349,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     from tablegen.compare.report.cost import ReportSteps
     from tablegen.compare.report.multiclass_input import multiclass_data
     from tablegen.compute.cell import DEFAULT_SEED
-    from tablegen.compute.limits import check_time
+    from tablegen.compute.limits import check_memory, check_time
     from tablegen.compute.validation import MAX_REPLICATES, check_alpha, check_competitors, check_integer, check_seed
     from tablegen.lookup.multiclass import default_replicates
 
@@ -373,6 +373,9 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     check_time(cost.seconds, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
                ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
                 "), or a larger ", Argument("max_seconds")), limit=max_seconds)
+    check_memory(8.0 * len(METRICS) * M * (replicates + BOOTSTRAP_RESAMPLES) + 16.0 * M * data.n,
+                 f"the K-class report's permutation pass and bootstrap ({M:,} models, R = {replicates:,})",
+                 ("pass fewer models or fewer replicates (", Argument("R"), ")"))
     logger.info("evaluate (K = %d): about %.3g s of work on one core (%s)", data.K, cost.seconds, cost.describe())
     step = ReportSteps(cost, progress)
     prep = tests.prepare(data)
@@ -397,6 +400,10 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
             if M > 1:
                 others = tests.paired_tests(prep, observed, metric, alpha, swap_cache, boot)
         winner = prep.names[int(np.argsort(-observed[:, column], kind="stable")[0])]
+        tied = [name for name, v in values.items() if v == values[winner]]
+        if len(tied) > 1:
+            metric_notes += (f"{', '.join(tied)} tie for the best {metric} ({values[winner]:.4g}); the first given, "
+                             f"{winner}, is named the winner",)
         reports[metric] = MulticlassMetricReport(metric, values, intervals, winner, verdict, selection, others,
                                                  metric_notes)
         if metric == metrics[0]:

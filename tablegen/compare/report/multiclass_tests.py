@@ -26,7 +26,7 @@ import functools
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -543,7 +543,6 @@ class Bootstrap:
     values: np.ndarray
     left_out: np.ndarray
     level: float = 0.95
-    _order: np.ndarray = field(default=None, repr=False)
 
     def _jackknife(self, per_item: Callable) -> tuple:
         """The leave-one-out values of each class's items (scipy's multi-sample jackknife), from per-item values."""
@@ -595,7 +594,7 @@ def bootstrap(prep: Prepared, observed: np.ndarray, resamples: int, seed: int,
                                      prep.recall_classes, prep.f1_classes, *key, first, out[first:first + BLOCK])
         if progress is not None:
             progress(min(first + BLOCK, resamples), resamples)
-    return Bootstrap(prep, observed, out, _left_out(prep), _order=order)
+    return Bootstrap(prep, observed, out, _left_out(prep))
 
 
 def _left_out(prep: Prepared) -> np.ndarray:
