@@ -154,6 +154,17 @@ def separation_of_auc(auc: float) -> float:
     return float(math.sqrt(2.0) * ndtri(auc))
 
 
+def stream_tag(model: str) -> int:
+    """The spawn key's tag of ``model``'s streams (:data:`BINORMAL_TAG` or :data:`LEHMANN_TAG`).
+
+    Examples
+    --------
+    >>> stream_tag("lehmann") == LEHMANN_TAG
+    True
+    """
+    return _KERNELS[model][0]
+
+
 def binormal_key(seed: int, P: int, N: int, d: float, stage: int, tag: int = BINORMAL_TAG) \
         -> tuple[np.uint64, np.uint64]:
     """The 128-bit key of the binormal streams of (P, N, d) at ``stage`` under root ``seed`` (apart from every

@@ -268,7 +268,7 @@ class _Replicates:
     def __init__(self, metric: str, P: int, N: int, model: str, R: int, seed: int):
         from tablegen.compute.mc import KernelLayout
         from tablegen.compute.metrics import get_metric
-        from tablegen.compute.power_mc import _KERNELS, binormal_key
+        from tablegen.compute.power_mc import binormal_key, stream_tag
 
         entry = get_metric(metric)
         counted = entry.counted_entry()
@@ -276,7 +276,7 @@ class _Replicates:
         self.column = self.layout.columns[counted.name]
         self.divisor = float(entry.count_divisor(P, N))
         self.P, self.N, self.model, self.R = P, N, model, R
-        self.key = binormal_key(seed, P, N, 0.0, PLANNING_STAGE, _KERNELS[model][0])
+        self.key = binormal_key(seed, P, N, 0.0, PLANNING_STAGE, stream_tag(model))
         self.seen: dict[float, int] = {}
 
     def values(self, auc: float) -> np.ndarray:
@@ -322,13 +322,13 @@ def minimum_detectable_mc(metric: str, P: int, N: int, C: int, alpha: float, tar
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.exact.nulls import SNAP_TOLERANCE
     from tablegen.compute.stats import clopper_pearson
-    from tablegen.lookup.power import _critical, of_winners
+    from tablegen.lookup.power import of_winners, power_critical_value
 
     t = one_model_target(target, winners)
     R = _replicates(R, t)
     seed = DEFAULT_SEED if seed is None else seed
     _check_time(R * passes_estimate(), P, N, model)
-    cv = _critical(metric, P, N, C, alpha)
+    cv = power_critical_value(metric, P, N, C, alpha)
     draws = _Replicates(metric, P, N, model, R, seed)
     threshold = float(cv) + SNAP_TOLERANCE
 
@@ -361,7 +361,7 @@ def max_models_mc(metric: str, P: int, N: int, auc: float, alpha: float, target:
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.exact.nulls import SNAP_TOLERANCE
     from tablegen.compute.stats import clopper_pearson
-    from tablegen.lookup.power import _critical
+    from tablegen.lookup.power import power_critical_value
 
     R = _replicates(R, target)
     seed = DEFAULT_SEED if seed is None else seed
@@ -371,7 +371,7 @@ def max_models_mc(metric: str, P: int, N: int, auc: float, alpha: float, target:
 
     def hits(C: int) -> int:
         if C not in criticals:
-            criticals[C] = _critical(metric, P, N, C, alpha)
+            criticals[C] = power_critical_value(metric, P, N, C, alpha)
         threshold = float(criticals[C]) + SNAP_TOLERANCE
         return int(values.size - np.searchsorted(values, threshold, side="right"))
 

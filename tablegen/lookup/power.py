@@ -246,9 +246,16 @@ def power(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, *, auc: 
                        critical_ci_low=m_star, critical_ci_high=m_star)
 
 
-def _critical(metric: str, P: int, N: int, C: int, alpha: float):
+def power_critical_value(metric: str, P: int, N: int, C: int, alpha: float):
     """m* from :func:`tablegen.critical_value`: the exact value where the metric has an exact null at (P, N),
-    otherwise its default answer (the table's or a simulation's estimate, with its interval)."""
+    otherwise its default answer (the table's or a simulation's estimate, with its interval).
+
+    Examples
+    --------
+    >>> answer = power_critical_value("auc", 20, 20, 10, 0.05)
+    >>> float(answer), answer.method
+    (0.735, 'exact')
+    """
     from tablegen.lookup.api import critical_value
 
     try:
@@ -259,11 +266,11 @@ def _critical(metric: str, P: int, N: int, C: int, alpha: float):
 
 def _monte_carlo(metric: str, P: int, N: int, C: int, alpha: float, auc: float, model: str, effect: float,
                  winners: int, R, seed) -> PowerResult:
-    """Monte Carlo power under ``model`` (effect: binormal d or Lehmann k), m* from :func:`_critical`."""
+    """Monte Carlo power under ``model`` (effect: binormal d or Lehmann k), m* from :func:`power_critical_value`."""
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.power_mc import binormal_power, lehmann_power
 
-    cv = _critical(metric, P, N, C, alpha)
+    cv = power_critical_value(metric, P, N, C, alpha)
     estimate = binormal_power if model == "binormal" else lehmann_power
     found = estimate(metric, P, N, float(cv), effect, R=R, seed=DEFAULT_SEED if seed is None else seed)
     low, value, high = (of_winners(x, winners) for x in (found.ci_low, found.power, found.ci_high))
