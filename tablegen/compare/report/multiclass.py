@@ -39,7 +39,7 @@ P_COLUMNS = ("p vs random", "max-T p (adjusted)", "p vs winner (Holm)")
 #: core under load, ``benchmarks/bench_evaluate_multiclass.py``), rounded up.
 PERMUTATION_STEP_SECONDS = 2e-9
 BOOTSTRAP_STEP_SECONDS = 3e-9
-SWAP_STEP_SECONDS = 6e-9
+SWAP_STEP_SECONDS = 3e-9
 
 
 @dataclass(frozen=True)

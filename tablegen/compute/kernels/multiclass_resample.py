@@ -263,6 +263,21 @@ def swap_differences(true_codes, predicted_a, predicted_b, base_tp, base_pc, tru
     """
     d = true_codes.size
     K = true_counts.size
+    # the counts with nothing swapped, and what swapping item i moves between the two diagonals (branch-free)
+    start_tp_a, start_tp_b = base_tp.copy(), base_tp.copy()
+    start_pc_a, start_pc_b = base_pc.copy(), base_pc.copy()
+    moved = np.empty(d, np.int64)
+    for i in range(d):
+        a = predicted_a[i]
+        b = predicted_b[i]
+        k = true_codes[i]
+        hit_a = 1 if a == k else 0
+        hit_b = 1 if b == k else 0
+        start_pc_a[a] += 1
+        start_pc_b[b] += 1
+        start_tp_a[k] += hit_a
+        start_tp_b[k] += hit_b
+        moved[i] = hit_b - hit_a
     tp_a = np.zeros(K, np.int64)
     tp_b = np.zeros(K, np.int64)
     pc_a = np.zeros(K, np.int64)
@@ -275,10 +290,10 @@ def swap_differences(true_codes, predicted_a, predicted_b, base_tp, base_pc, tru
         bits = np.uint64(0)
         left = 0
         for k in range(K):
-            tp_a[k] = base_tp[k]
-            tp_b[k] = base_tp[k]
-            pc_a[k] = base_pc[k]
-            pc_b[k] = base_pc[k]
+            tp_a[k] = start_tp_a[k]
+            tp_b[k] = start_tp_b[k]
+            pc_a[k] = start_pc_a[k]
+            pc_b[k] = start_pc_b[k]
         for i in range(d):
             if exact:
                 swap = (pattern >> i) & 1
@@ -286,20 +301,18 @@ def swap_differences(true_codes, predicted_a, predicted_b, base_tp, base_pc, tru
                 if left == 0:
                     bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
                     left = 64
-                swap = int(bits & _U1)
+                swap = np.int64(bits & _U1)
                 bits >>= _U1
                 left -= 1
             a = predicted_a[i]
             b = predicted_b[i]
-            if swap:
-                a, b = b, a
-            k = true_codes[i]
-            pc_a[a] += 1
-            pc_b[b] += 1
-            if a == k:
-                tp_a[k] += 1
-            if b == k:
-                tp_b[k] += 1
+            pc_a[a] -= swap
+            pc_a[b] += swap
+            pc_b[b] -= swap
+            pc_b[a] += swap
+            change = swap * moved[i]
+            tp_a[true_codes[i]] += change
+            tp_b[true_codes[i]] -= change
         _scores(tp_a, pc_a, true_counts, weights, recall_classes, f1_classes, n, value_a)
         _scores(tp_b, pc_b, true_counts, weights, recall_classes, f1_classes, n, value_b)
         for c in range(4):
