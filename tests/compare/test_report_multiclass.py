@@ -231,3 +231,11 @@ def test_zhangs_bayesian_f1_comparison_is_reachable_for_two_models(three):
     assert result.to_dict() == direct.to_dict()  # the macro-F1 winner against the runner-up by default
     with pytest.raises(TablegenInputError, match="^b must name a model of the report"):
         report.f1_posterior("good", "nobody")
+
+
+def test_a_dataframe_gives_one_model_per_column(three):
+    import pandas as pd
+
+    y, models, report = three
+    framed = tablegen.evaluate(pd.Series(y), pd.DataFrame(models), metrics=["accuracy"])
+    assert framed.models == report.models and framed["accuracy"].values == report["accuracy"].values
