@@ -47,3 +47,28 @@ def run_multiclass_command(args, config) -> int:
                              on_plan=show_plan)
     print(json_text(summary.to_dict()) if args.json else summary)
     return 0
+
+
+def run_multiclass_verify(args, storage_options) -> int:
+    """``tablegen verify STORE`` of a multi-class table: every chunk against the manifest, and a sample of cells
+    recomputed exactly (:func:`~tablegen.batch.multiclass_job.verify_multiclass_store`); exit code 3 on damage."""
+    from tablegen.batch.multiclass_job import verify_multiclass_store
+
+    result = verify_multiclass_store(args.store, storage_options)
+    if args.json:
+        print(json_text(result.to_dict()))
+        return 0 if result.ok else 3
+    report = result.report
+    lines = [f"{args.store}: integrity: {report.chunks_checked:,} chunks match the manifest" if report.ok else
+             f"{args.store}: DAMAGED: {len(report.problems):,} problems"]
+    lines += [f"  {problem}" for problem in report.problems[:50]]
+    if report.fatal:
+        lines.append("  re-create the store: its metadata is damaged (a resume refuses it)")
+    elif report.regions:
+        lines.append(f"  `tablegen run CONFIG --store {args.store}` recomputes the {len(report.regions):,} damaged "
+                     "chunks")
+    for K, n, agrees in result.recomputed:
+        lines.append(f"  K = {K}, n_per_class = {n:,}: recomputed exactly, "
+                     + ("the same values" if agrees else "DIFFERENT from the stored values"))
+    print("\n".join(lines))
+    return 0 if result.ok else 3

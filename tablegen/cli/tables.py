@@ -130,6 +130,12 @@ def _run_verify(args) -> int:
     if args.worst < 0:
         raise TablegenInputError(f"--worst must be >= 0, got {args.worst}")
     options = storage_options_from(args)
+    from tablegen.store.multiclass_store import is_multiclass_store
+
+    if args.store is not None and is_multiclass_store(args.store, options):  # a kind: multiclass job's table
+        from tablegen.cli.run_multiclass import run_multiclass_verify
+
+        return run_multiclass_verify(args, options)
     integrity = check_integrity(args.store or bundled_table_path(), options) if args.integrity else None
     if integrity is not None and integrity.being_written:  # a live run holds the lock: no false damage
         if args.json:

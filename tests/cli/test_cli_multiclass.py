@@ -59,3 +59,16 @@ def test_lookup_and_p_value_answer_a_k_class_question():
 def test_bad_options_are_named(tmp_path, argv, named):
     code, err = tablegen(argv, tmp_path)
     assert code == 2 and any(word in err for word in named.split("|")), err
+
+
+def test_verify_checks_and_recomputes_a_multiclass_store(tmp_path):
+    store = tmp_path / "v.zarr"
+    assert output(["run", SMOKE, "--store", store, "--executor", "serial"])[0] == 0
+    code, text = output(["verify", store])
+    assert code == 0 and "4 chunks match the manifest" in text and text.count("recomputed exactly, the same") == 3
+    chunk = store / "critical_value" / "c" / "0" / "0" / "0" / "0" / "0"
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    chunk.write_bytes(bytes(data))
+    code, text = output(["verify", store])
+    assert code == 3 and "DAMAGED" in text and "region 0,0 (K 2..3 x n_per_class 5..10)" in text
