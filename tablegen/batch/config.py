@@ -320,7 +320,7 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
 
         if data["kind"] != KIND:
             _fail("kind", f"must be binary (the default) or {KIND}, got {data['kind']!r}")
-        return multiclass_config_from_mapping(data, source)
+        return multiclass_config_from_mapping(data, source, grid_axis, where_it_runs)
     unknown, missing = set(data) - _TOP_LEVEL, _REQUIRED - set(data)
     if unknown:
         known = ", ".join(sorted(_TOP_LEVEL))

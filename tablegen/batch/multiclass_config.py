@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tablegen.batch.config import grid_axis, where_it_runs
 from tablegen.compute.exact.balanced_multiclass import BALANCED_METRICS, MAX_CLASSES, check_balanced_metric
 from tablegen.compute.validation import check_alpha, check_competitors, check_integer, check_unique_list
 from tablegen.errors import TablegenInputError
@@ -116,13 +116,17 @@ def _chunks(value) -> tuple[int, int]:
     return tuple(_checked(f"chunks.{axis}", check_integer, axis, value[axis], 1) for axis in ("K", "n_per_class"))
 
 
-def multiclass_config_from_mapping(data: dict, source: str = "<mapping>") -> MulticlassConfig:
-    """Validate a parsed ``kind: multiclass`` YAML mapping (what :func:`tablegen.batch.config.load_config` hands
-    on when it reads one).
+def multiclass_config_from_mapping(data: dict, source: str, axis: Callable[[str, Any], tuple[int, ...]],
+                                   where: Callable[[dict], tuple[str, dict, dict, str]]) -> MulticlassConfig:
+    """Validate a parsed ``kind: multiclass`` YAML mapping: what :func:`tablegen.batch.config.config_from_mapping`
+    (and so ``load_config``) hands on when it reads one, with its checks of a grid axis (``axis``,
+    :func:`~tablegen.batch.config.grid_axis`) and of where a job runs (``where``,
+    :func:`~tablegen.batch.config.where_it_runs`), the same for every kind of job.
 
     Examples
     --------
-    >>> config = multiclass_config_from_mapping({"kind": "multiclass", "grid": {"K": [3], "n_per_class": [5]},
+    >>> from tablegen.batch.config import config_from_mapping
+    >>> config = config_from_mapping({"kind": "multiclass", "grid": {"K": [3], "n_per_class": [5]},
     ...     "Cs": [1], "alphas": [0.05], "chunks": {"K": 1, "n_per_class": 1}, "store": {"url": "t.zarr"}})
     >>> config.metrics
     ('accuracy', 'kappa', 'balanced_accuracy', 'macro_f1')
@@ -142,10 +146,10 @@ def multiclass_config_from_mapping(data: dict, source: str = "<mapping>") -> Mul
     grid = data["grid"]
     if not isinstance(grid, dict) or set(grid) != {"K", "n_per_class"}:
         _fail("grid", f"must be a mapping with keys K and n_per_class, got {grid!r}")
-    K = grid_axis("grid.K", grid["K"])
+    K = axis("grid.K", grid["K"])
     if K[0] < 2 or K[-1] > MAX_CLASSES:
         _fail("grid.K", f"must hold numbers of classes in [2, {MAX_CLASSES}], got {list(K)}")
-    n_per_class = grid_axis("grid.n_per_class", grid["n_per_class"])
+    n_per_class = axis("grid.n_per_class", grid["n_per_class"])
     metrics = data.get("metrics", list(BALANCED_METRICS))
     if not isinstance(metrics, list) or not metrics:
         _fail("metrics", f"must be a non-empty list of {', '.join(BALANCED_METRICS)}, got {metrics!r}")
@@ -154,7 +158,7 @@ def multiclass_config_from_mapping(data: dict, source: str = "<mapping>") -> Mul
         _fail("metrics", f"has duplicates: {list(metrics)}")
     Cs = _checked("Cs", check_unique_list, "Cs", data["Cs"], lambda n, v: check_competitors(v))
     alphas = _checked("alphas", check_unique_list, "alphas", data["alphas"], check_alpha)
-    url, options, cluster, device = where_it_runs(data)
+    url, options, cluster, device = where(data)
     if device == "cuda":
         _fail("device", "the exact multi-class routine runs on CPUs (Python integers); use cpu or auto")
     name = data.get("name")
