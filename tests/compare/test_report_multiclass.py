@@ -239,3 +239,10 @@ def test_a_dataframe_gives_one_model_per_column(three):
     y, models, report = three
     framed = tablegen.evaluate(pd.Series(y), pd.DataFrame(models), metrics=["accuracy"])
     assert framed.models == report.models and framed["accuracy"].values == report["accuracy"].values
+
+
+def test_labels_of_mixed_types_keep_their_values():
+    y = [1, "a", 2.5] * 3
+    report = tablegen.evaluate(y, {"m": [1, "a", "a"] * 3}, metrics=["accuracy"])
+    assert report.classes == (1, "a", 2.5)  # do not sort: first seen, each value as given (not "1", "2.5")
+    assert report["accuracy"].values["m"] == 6 / 9

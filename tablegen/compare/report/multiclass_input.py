@@ -103,7 +103,7 @@ def is_multiclass(labels, scores) -> bool:
     if labels is None:
         return False
     try:
-        array = np.asarray(labels)
+        array = _labels_array(labels)
         if array.ndim != 1 or array.size == 0:
             return False
         if array.dtype.kind in "biuf":
@@ -194,7 +194,7 @@ def _array(name: str, value) -> np.ndarray:
     if value is None or isinstance(value, (str, bytes)):
         raise TablegenInputError.naming(_model(name), f" must be predicted labels or a matrix, got {value!r}")
     try:
-        array = np.asarray(value)
+        array = _labels_array(value)
     except (TypeError, ValueError) as error:
         raise TablegenInputError.naming(_model(name), f" is not an array of predictions ({error})") from None
     if array.ndim not in (1, 2) or array.size == 0:
@@ -218,7 +218,11 @@ def _items(argument: Argument, values) -> list:
     """``values`` as a list of hashable, non-missing Python values."""
     if values is None or isinstance(values, (str, bytes)):
         raise TablegenInputError.naming(argument, f" must be a sequence of class labels, got {values!r}")
-    array = np.asarray(values) if not isinstance(values, np.ndarray) else values
+    try:
+        array = _labels_array(values)
+    except TypeError:
+        raise TablegenInputError.naming(argument, " must be a sequence of class labels, got "
+                                        f"{type(values).__name__}") from None
     if array.ndim != 1:
         raise TablegenInputError.naming(argument, f" must be one-dimensional, got shape {array.shape}")
     if array.size == 0:
@@ -239,6 +243,30 @@ def _items(argument: Argument, values) -> list:
                 raise TablegenInputError.naming(argument, f" has a missing value ({value!r}) at item {position}: "
                                                 "every item needs a class")
     return items
+
+
+def _labels_array(values) -> np.ndarray:
+    """``values`` as an array that keeps each value's type: numbers stay numbers, a list mixing numbers and
+    strings (or holding tuples) becomes an object array (numpy alone would turn 1 and "a" into strings).
+
+    Examples
+    --------
+    >>> _labels_array([1, "a"]).tolist(), _labels_array([1, 2]).dtype.kind, _labels_array([(1, 2), (3, 4)]).shape
+    ([1, 'a'], 'i', (2,))
+    """
+    if isinstance(values, np.ndarray):
+        return values
+    if hasattr(values, "to_numpy"):  # pandas: its values as they are
+        return values.to_numpy()
+    values = list(values)
+    kinds = {type(v) for v in values}
+    if kinds <= {int, float, bool, np.int64, np.float64, np.int32, np.bool_} or any(
+            isinstance(v, (list, np.ndarray)) for v in values):
+        return np.asarray(values)  # numbers, or rows of a matrix
+    array = np.empty(len(values), dtype=object)
+    for position, value in enumerate(values):
+        array[position] = value
+    return array
 
 
 def _not_scores(name: str, array: np.ndarray, label_set: set) -> None:
