@@ -221,6 +221,12 @@ class MulticlassEvaluation:
             if model not in self.confusions:
                 raise TablegenInputError.naming(Argument(name), f" must name a model of the report "
                                                 f"({', '.join(self.models)}), got {model!r}")
+        empty = [c for c, count in zip(self.classes, self.true_counts) if count == 0]
+        if empty:
+            raise TablegenInputError(
+                f"the report's classes {', '.join(map(repr, empty))} have no items (only predicted): Zhang's F1 "
+                "comparison needs items in every class; call tablegen.compare.f1_posterior on the confusion "
+                "matrices without them")
         return f1_posterior(self.confusions[a], self.confusions[b], average=average, **options)
 
     def plot(self, path: str | os.PathLike | None = None) -> matplotlib.figure.Figure:
