@@ -176,6 +176,8 @@ def test_bad_options_name_the_argument():
         tablegen.evaluate(y, {"m": p}, alpha=2)
     with pytest.raises(TablegenInputError, match="^R must"):
         tablegen.evaluate(y, {"m": p}, R=0)
+    with pytest.raises(TablegenInputError, match="^seed"):
+        tablegen.evaluate(y, {"m": p}, seed=-1)
     with pytest.raises(tablegen.errors.ResourceLimitError):
         evaluate_multiclass(y, {"m": p}, max_seconds=1e-9)
 

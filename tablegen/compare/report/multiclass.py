@@ -372,7 +372,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         R = check_integer("R", R, 1)
         if R > MAX_REPLICATES:
             raise TablegenInputError.naming(Argument("R"), f" must be at most 2**53, got {R:,}")
-    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed)
+    seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
     replicates = default_replicates(C, alpha) if R is None else R
     swaps = DEFAULT_SWAPS if R is None else R
     cost = multiclass_cost(data, metrics, C, replicates, swaps, BOOTSTRAP_RESAMPLES, score_metrics)
