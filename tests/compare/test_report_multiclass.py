@@ -4,6 +4,7 @@ present, rendered, and reproducible; bad input refused naming the argument."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,7 +38,7 @@ def test_evaluate_recognises_more_than_two_classes(three):
         assert "noise" not in report[metric].versus_others.best_set
 
 
-def test_values_agree_with_multiclass_test_and_scikit_learn_definitions(three):
+def test_values_agree_with_multiclass_test_and_the_definitions(three):
     y, models, report = three
     for metric in ("accuracy", "kappa", "balanced_accuracy", "macro_f1"):
         for name, predicted in models.items():
@@ -248,3 +249,16 @@ def test_labels_of_mixed_types_keep_their_values():
     report = tablegen.evaluate(y, {"m": [1, "a", "a"] * 3}, metrics=["accuracy"])
     assert report.classes == (1, "a", 2.5)  # do not sort: first seen, each value as given (not "1", "2.5")
     assert report["accuracy"].values["m"] == 6 / 9
+
+
+SKLEARN = json.loads((Path(__file__).parents[1] / "data" / "sklearn_multiclass_labels" / "values.json").read_text())
+
+
+@pytest.mark.parametrize("case", SKLEARN["cases"], ids=lambda case: case["name"])
+def test_values_equal_scikit_learns(case):
+    """Every metric of every model equals scikit-learn's (the oracle: accuracy_score, cohen_kappa_score,
+    balanced_accuracy_score, f1_score(average="macro")), classes only predicted included."""
+    report = evaluate_multiclass(case["labels"], {m: p for m, p in case["predictions"].items()}, R=200)
+    for model, expected in case["values"].items():
+        for metric, value in expected.items():
+            assert report[metric].values[model] == pytest.approx(value, rel=1e-13, abs=1e-15), (model, metric)
