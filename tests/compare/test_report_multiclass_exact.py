@@ -200,3 +200,21 @@ def test_swap_test_against_every_pattern(metric):
     test = report.versus_others.tests["a", "b"]
     assert test.method == "permutation" and test.replicates is None
     assert test.p_value == pytest.approx(reaching / 2 ** len(differ), abs=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_where_the_exact_law_is_cheap_the_verdict_is_multiclass_tests(metric):
+    """Too many arrangements to enumerate (24! / 8!^3), a cheap exact law: each model's verdict is multiclass_test's
+    own answer (the hits' law; the weighted diagonal's for balanced accuracy and macro-F1)."""
+    import tablegen
+
+    true = [0] * 8 + [1] * 8 + [2] * 8
+    models = {"a": [0] * 7 + [1] + [1] * 6 + [2] * 2 + [2] * 7 + [0], "b": [0, 1, 2] * 8}
+    assert tests.arrangement_count([8, 8, 8]) > tests.EXACT_ARRANGEMENTS
+    report = evaluate_multiclass(true, models, metrics=[metric])[metric]
+    for name, predicted in models.items():
+        counts = np.bincount(predicted, minlength=3)
+        assert tests.exact_seconds(metric, [8, 8, 8], counts) <= tests.EXACT_SECONDS
+        alone = tablegen.multiclass_test(true, predicted, metric, C=2)
+        assert report.versus_random.tests[name].p_value == alone.p_value
+        assert report.versus_random.tests[name].method == alone.method

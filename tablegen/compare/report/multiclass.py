@@ -262,8 +262,12 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
     ([('accuracy', 'paired'), ('bootstrap',), ('null',), ('verdicts',)], True)
     """
     from tablegen.compare.report.cost import EvaluationCost
-    from tablegen.compare.report.multiclass_tests import EXACT_ARRANGEMENTS, EXACT_SECONDS, arrangement_count
-    from tablegen.compute.exact.multiclass import accuracy_seconds
+    from tablegen.compare.report.multiclass_tests import (
+        EXACT_ARRANGEMENTS,
+        EXACT_SECONDS,
+        arrangement_count,
+        exact_seconds,
+    )
 
     M, n = len(data.predicted), data.n
     true = data.true_counts()
@@ -272,9 +276,10 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
              ("bootstrap",): BOOTSTRAP_STEP_SECONDS * resamples * M * n, ("verdicts",): 0.0}
     if not exact_null:
         for model in data.predicted.values():
-            seconds = accuracy_seconds(true.tolist(), np.bincount(model, minlength=data.K).tolist())
-            if seconds <= EXACT_SECONDS:
-                steps["verdicts",] += seconds * sum(metric in ("accuracy", "kappa") for metric in metrics)
+            predicted = np.bincount(model, minlength=data.K)
+            for metric in metrics:
+                seconds = exact_seconds(metric, true, predicted)
+                steps["verdicts",] += seconds if seconds <= EXACT_SECONDS else 0.0
     for metric in metrics:
         if metric != "accuracy" and data.paired and M > 1:
             steps[metric, "paired"] = SWAP_STEP_SECONDS * swaps * (M - 1) * n / max(1, len(metrics) - 1)

@@ -7,9 +7,10 @@
   permutation null (its predicted counts and the class counts fixed), so the same pass gives the max-T test and
   the Monte Carlo verdicts against random classifiers.
 - **Against the best of C random classifiers** (:func:`versus_random`): each model's conditional p-value
-  1 - Pr(X < x)**C, X one random classifier with that model's predicted counts: exact for accuracy and kappa
-  (:func:`tablegen.multiclass_test`) where the exact law costs at most :data:`EXACT_SECONDS` a model, exact for
-  every metric where the arrangements are enumerated, else from the pass (q = (b + 1) / (R + 1), p = 1 - (1 - q)**C,
+  1 - Pr(X < x)**C, X one random classifier with that model's predicted counts: :func:`tablegen.multiclass_test`'s
+  answer where its exact law (the hits' for accuracy and kappa, the weighted diagonal's for balanced accuracy and
+  macro-F1: :func:`exact_seconds`) costs at most :data:`EXACT_SECONDS` a model, exact for every metric where the
+  arrangements are enumerated, else from the pass (q = (b + 1) / (R + 1), p = 1 - (1 - q)**C,
   the Clopper–Pearson interval of q mapped through it).  The winner is the model with the smallest p.
 - **max-T** (:func:`selection`): Westfall–Young step-down adjusted p-values over the models given.
 - **Paired tests** (:func:`paired_tests`): the winner against each other model, one-sided, Holm-adjusted; exact
@@ -254,20 +255,41 @@ def versus_random(prep: Prepared, observed: np.ndarray, null: PermutationNull, m
     return MulticlassVerdict(metric, judged, tests, C, alpha)
 
 
-def exact_law_fits(prep: Prepared, m: int) -> bool:
-    """Whether model ``m``'s exact accuracy law costs at most :data:`EXACT_SECONDS`."""
-    from tablegen.compute.exact.multiclass import accuracy_seconds
+def exact_seconds(metric: str, true_counts, predicted_counts) -> float:
+    """The estimated single-core seconds of ``metric``'s exact law for these margins: the hits' law
+    (:func:`~tablegen.compute.exact.multiclass.accuracy_seconds`) for accuracy and kappa, and for balanced accuracy
+    or macro-F1 where every class that can have a hit weighs the same; else the weighted diagonal's
+    (:func:`~tablegen.compute.exact.multiclass_weighted.weighted_seconds`).
 
-    return accuracy_seconds(prep.true_counts.tolist(), prep.predicted_counts[m].tolist()) <= EXACT_SECONDS
+    Examples
+    --------
+    >>> exact_seconds("accuracy", [10, 10, 10], [10, 10, 10]) < 0.25, exact_seconds("macro_f1", [9, 8], [7, 10]) > 0
+    (True, True)
+    """
+    from tablegen.compute.exact.multiclass import accuracy_seconds
+    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, equal_weight, weighted_seconds
+
+    true, predicted = [int(v) for v in true_counts], [int(v) for v in predicted_counts]
+    if metric in ("accuracy", "kappa"):
+        return accuracy_seconds(true, predicted)
+    weights = diagonal_weights(metric, true, predicted)
+    if equal_weight(weights) is not None:
+        return accuracy_seconds(true, predicted)
+    return weighted_seconds(true, predicted, weights)
+
+
+def exact_law_fits(prep: Prepared, m: int, metric: str = "accuracy") -> bool:
+    """Whether model ``m``'s exact law of ``metric`` costs at most :data:`EXACT_SECONDS`."""
+    return exact_seconds(metric, prep.true_counts, prep.predicted_counts[m]) <= EXACT_SECONDS
 
 
 def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed):
     from tablegen.lookup.multiclass import MulticlassTest, multiclass_test
 
-    if metric in ("accuracy", "kappa") and not null.exact and exact_law_fits(prep, m):
+    if not null.exact and exact_law_fits(prep, m, metric):  # multiclass_test's own answer: its exact law
         labels = [prep.classes[k] for k in prep.true_codes.tolist()]
         predicted = [prep.classes[k] for k in prep.predicted[:, m].tolist()]
-        return multiclass_test(labels, predicted, metric, C=C, alpha=alpha)
+        return multiclass_test(labels, predicted, metric, C=C, alpha=alpha, seed=seed)
     from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
 
     values = null.values[:, m, column]
