@@ -8,8 +8,10 @@ best of C independent random classifiers with the same predicted counts beats x 
 fixed, so it has the same p-value and its critical value is the accuracy's, transformed.
 ``docs/explanation/multiclass-accuracy.md`` proves the law and the level.
 
-Balanced accuracy and macro-F1, and accuracy or kappa where the exact law would take longer than the time limit,
-are answered by Monte Carlo: R replicates of the same null from the keyed permutation kernel
+Balanced accuracy and macro-F1 are linear in the diagonal counts when both margins are fixed: their exact law is the
+weighted rook programme of :mod:`tablegen.compute.exact.multiclass_weighted` (the hits' law where every class that
+can have a hit has the same weight, as in balanced designs).  Any metric whose exact law would take longer than the
+time limit is answered by Monte Carlo: R replicates of the same null from the keyed permutation kernel
 (:mod:`tablegen.compute.kernels.multiclass`), the single-classifier tail q = Pr(X >= x) estimated by
 (b + 1) / (R + 1) (b replicates reaching x), the p-value 1 - (1 - q)**C with the Clopper–Pearson interval of q
 mapped through the same increasing function.
@@ -33,16 +35,17 @@ from tablegen.compute.exact.multiclass import (
     chance_agreement,
     kappa_from_hits,
 )
-from tablegen.compute.limits import check_memory, check_time, time_limit_seconds
+from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes, time_limit_seconds
 from tablegen.compute.stats import clopper_pearson, p_value_from_tail, upper_tail_probability
 from tablegen.compute.validation import MAX_REPLICATES, check_alpha, check_competitors, check_integer, check_seed
 from tablegen.errors import Argument, TablegenInputError
 
 logger = logging.getLogger(__name__)
 
-#: The metrics :func:`multiclass_test` answers exactly (within the time limit; else by Monte Carlo).
+#: The metrics that are functions of the hits (exact by the hits' law within the time limit; else Monte Carlo).
 EXACT_METRICS = ("accuracy", "kappa")
-#: Every metric :func:`multiclass_test` answers: the last two by Monte Carlo always.
+#: Every metric :func:`multiclass_test` answers: the last two (weighted sums of the diagonal) exactly by the weighted
+#: rook programme within the time limit, else by Monte Carlo.
 METRICS = EXACT_METRICS + ("balanced_accuracy", "macro_f1")
 #: The least number of Monte Carlo replicates by default; more where C and alpha need them
 #: (:func:`default_replicates`).
@@ -189,11 +192,12 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     The random classifiers share the model's predicted counts: each is the model's predictions permuted
     uniformly over the items (independent across the C).  For accuracy and kappa the p-value 1 - Pr(X < x)**C
     comes from the exact law of the hits X (:mod:`tablegen.compute.exact.multiclass`); at C = 1 it is the
-    permutation test's.  Balanced accuracy and macro-F1 are answered by Monte Carlo, and so are accuracy and
-    kappa where the exact law would take longer than the time limit (``method`` says which, never an
-    approximation called exact): R permutations from keyed streams (the same question, the same replicates), the
-    single-classifier tail q estimated by (b + 1) / (R + 1), b the replicates reaching the model's value, and the
-    p-value 1 - (1 - q)**C with its 95% interval (``p_interval``).
+    permutation test's.  Balanced accuracy and macro-F1 come from the exact law of their weighted diagonal
+    (:mod:`tablegen.compute.exact.multiclass_weighted`; ties are equal rationals).  Where the exact law would take
+    longer than the time limit (or more memory than the memory limit) the answer is Monte Carlo (``method`` says
+    which, never an approximation called exact): R permutations from keyed streams (the same question, the same
+    replicates), the single-classifier tail q estimated by (b + 1) / (R + 1), b the replicates reaching the model's
+    value, and the p-value 1 - (1 - q)**C with its 95% interval (``p_interval``).
 
     Parameters
     ----------
@@ -220,7 +224,9 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         Root seed of the replicates' streams, in [0, 2**64); default 2005
         (:data:`~tablegen.compute.cell.DEFAULT_SEED`).  The streams are keyed by the seed, n and K.
     method : {"auto", "monte carlo"}
-        ``"auto"``: exact for accuracy and kappa within the time limit, else Monte Carlo; ``"monte carlo"``: Monte
+        ``"auto"``: exact where the exact law's estimated cost is within the time limit
+        (:func:`~tablegen.compute.exact.multiclass.accuracy_seconds`,
+        :func:`~tablegen.compute.exact.multiclass_weighted.weighted_cost`), else Monte Carlo; ``"monte carlo"``: Monte
         Carlo always (a caller with a budget of its own, as the multi-class report, asks for it where the exact
         law would cost more than that budget).
 
@@ -249,8 +255,12 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     >>> round(kappa.value, 4), kappa.p_value == result.p_value
     (0.6, True)
     >>> balanced = multiclass_test([0, 0, 1, 1, 2, 2, 2, 2], [0, 0, 1, 2, 2, 2, 2, 1], metric="balanced_accuracy")
-    >>> balanced.value, balanced.method, balanced.replicates, balanced.p_interval[0] < balanced.p_value
-    (0.75, 'monte carlo', 10000, True)
+    >>> balanced.value, balanced.method, balanced.p_value == 17 / 420, round(balanced.critical_value, 6)
+    (0.75, 'exact', True, 0.666667)
+    >>> simulated = multiclass_test([0, 0, 1, 1, 2, 2, 2, 2], [0, 0, 1, 2, 2, 2, 2, 1], metric="balanced_accuracy",
+    ...                             method="monte carlo")
+    >>> simulated.method, simulated.replicates, simulated.p_interval[0] < simulated.p_value
+    ('monte carlo', 10000, True)
     """
     metric = _check_metric(metric)
     C = check_competitors(C)
@@ -270,10 +280,11 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         raise TablegenInputError.naming(
             Argument("labels"), f" has one class only ({present[0]!r}): a random classifier then scores 100% "
             "accuracy; at least two true classes are needed")
-    if (metric not in EXACT_METRICS or method == "monte carlo"
-            or accuracy_seconds(true_counts, predicted_counts) > time_limit_seconds()):
+    if method == "monte carlo" or not exact_fits(metric, true_counts, predicted_counts):
         return _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
                             predicted_counts)
+    if metric not in EXACT_METRICS:
+        return _exact_weighted(metric, C, alpha, classes, true_codes, predicted_codes, true_counts, predicted_counts)
     null = accuracy_null(true_counts, predicted_counts)
     hits = int(np.count_nonzero(true_codes == predicted_codes))
     critical_hits = null.critical_hits(C, alpha)
@@ -291,6 +302,74 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         n=null.n, hits=hits, critical_hits=critical_hits, classes=classes, true_counts=true_counts,
         predicted_counts=predicted_counts, expected_value=expected,
         tail_probability=float(upper_tail_probability(C, alpha)))
+
+
+def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
+    """Whether the exact law of ``metric`` for these margins is estimated within the time limit
+    (``TABLEGEN_TIME_LIMIT``) and, for the weighted metrics, the memory limit.
+
+    Accuracy and kappa, and balanced accuracy or macro-F1 where every class that can have a hit has the same weight,
+    cost :func:`~tablegen.compute.exact.multiclass.accuracy_seconds`; other weights
+    :func:`~tablegen.compute.exact.multiclass_weighted.weighted_cost` (an upper estimate).
+
+    Examples
+    --------
+    >>> exact_fits("macro_f1", (30, 40, 50), (40, 40, 40))
+    True
+    >>> exact_fits("macro_f1", (997, 1009, 1013), (1006, 1006, 1007))  # W ranges over about 10^9 values
+    False
+    """
+    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, equal_weight, weighted_cost
+
+    limit = time_limit_seconds()
+    if metric not in EXACT_METRICS:
+        weights = diagonal_weights(metric, true_counts, predicted_counts)
+        if equal_weight(weights) is None:
+            seconds, memory = weighted_cost(true_counts, predicted_counts, weights)
+            return seconds <= limit and memory <= memory_limit_bytes()
+    return accuracy_seconds(true_counts, predicted_counts) <= limit
+
+
+def _exact_weighted(metric, C, alpha, classes, true_codes, predicted_codes, true_counts,
+                    predicted_counts) -> MulticlassTest:
+    """Balanced accuracy or macro-F1 from the exact law of W = sum_k w_k T_kk (the hits' law where the weights of
+    the classes that can have a hit are equal: W = w X)."""
+    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, equal_weight, weighted_null
+
+    weights = diagonal_weights(metric, true_counts, predicted_counts)
+    diagonal = np.bincount(true_codes[true_codes == predicted_codes], minlength=len(classes))
+    key, hits = weights.key(diagonal.tolist()), int(diagonal.sum())
+    common = equal_weight(weights)
+    if common is not None:  # W = w X: every hit is in a class that can have one
+        null = accuracy_null(true_counts, predicted_counts)
+        critical_hits = null.critical_hits(C, alpha)
+        critical_key = None if critical_hits is None else common * critical_hits
+        p_value, bounded = null.p_value(hits, C)
+    else:
+        null = weighted_null(metric, true_counts, predicted_counts)
+        critical_key = null.critical_key(C, alpha)
+        p_value, bounded = null.p_value(key, C)
+    logger.debug("multiclass_test (%s, exact): n=%d K=%d W=%d critical=%s p=%g", metric, len(true_codes),
+                 len(classes), key, critical_key, p_value)
+    return MulticlassTest(
+        metric=metric, value=float(_observed(true_codes, predicted_codes, true_counts, predicted_counts)[metric]),
+        p_value=p_value, p_bounded=bounded,
+        critical_value=None if critical_key is None else float(weights.value(critical_key)),
+        significant=critical_key is not None and key >= critical_key, method="exact", C=C, alpha=alpha,
+        n=len(true_codes), hits=hits, critical_hits=None, classes=classes, true_counts=true_counts,
+        predicted_counts=predicted_counts, expected_value=_expected(metric, true_counts, predicted_counts),
+        tail_probability=float(upper_tail_probability(C, alpha)))
+
+
+def _observed(true_codes, predicted_codes, true_counts, predicted_counts) -> dict[str, float]:
+    """The metrics of the labels as they are, by the kernel's arithmetic (the Monte Carlo path and the multi-class
+    report give the same doubles)."""
+    from tablegen.compute.kernels.multiclass import COLUMNS, class_weights, observed_values
+
+    observed = np.empty((1, len(COLUMNS)))
+    observed_values(true_codes.astype(np.int32), predicted_codes.astype(np.int32),
+                    *class_weights(true_counts, predicted_counts), observed)
+    return dict(zip(COLUMNS, observed[0].tolist()))
 
 
 def default_replicates(C: int, alpha: float) -> int:

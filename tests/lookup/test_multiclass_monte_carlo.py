@@ -1,4 +1,5 @@
-"""multiclass_test by Monte Carlo: balanced accuracy and macro-F1, and accuracy/kappa beyond the exact budget.
+"""multiclass_test by Monte Carlo: balanced accuracy and macro-F1 (method="monte carlo", or beyond the exact budget),
+and accuracy/kappa beyond the exact budget.
 
 The oracle at tiny n is the enumeration of every distinct arrangement of the predicted labels (each equally
 likely under the permutation null), with the metrics as exact Fractions from their definitions; at moderate n
@@ -27,6 +28,8 @@ CASES = [
     ([0, 1, 1, 2, 2, 2, 2, 2], [1, 1, 1, 2, 2, 2, 2, 1]),  # class 0 never predicted
 ]
 R = 20_000
+#: Balanced accuracy and macro-F1 are exact where the weighted rook programme fits: these tests ask for Monte Carlo.
+MC = "monte carlo"
 
 
 def _metric(metric, labels, predicted):
@@ -52,7 +55,7 @@ def _enumerated_tail(metric, labels, predicted):
 def test_tail_and_best_of_C_p_value_agree_with_the_enumerated_law(metric, labels, predicted):
     tail, x = _enumerated_tail(metric, labels, predicted)
     for C in (1, 10):
-        result = tablegen.multiclass_test(labels, predicted, metric=metric, C=C, R=R)
+        result = tablegen.multiclass_test(labels, predicted, metric=metric, C=C, R=R, method="monte carlo")
         assert result.method == "monte carlo" and result.replicates == R
         assert abs(Fraction(result.value) - x) <= Fraction(1, 10**14)
         q = (result.reaching + 1) / (R + 1)
@@ -119,20 +122,21 @@ def test_a_large_test_set_beyond_the_time_limit_simulates_and_says_so(monkeypatc
 
 def test_replicates_and_seed_are_used():
     labels, predicted = CASES[1]
-    first = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=300, seed=1)
+    first = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=300, seed=1, method=MC)
     assert first.replicates == 300 and first.seed == 1
-    assert first == tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=300, seed=1)
-    others = {tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=300, seed=s).reaching
+    assert first == tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=300, seed=1, method=MC)
+    others = {tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=300, seed=s, method=MC).reaching
               for s in range(2, 8)}
     assert len(others | {first.reaching}) > 1
-    default = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy")
+    default = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", method=MC)
     assert default.replicates == 10_000 and default.seed == 2005
-    assert tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=1000).replicates == 194_963
+    many = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=1000, method=MC)
+    assert many.replicates == 194_963
 
 
 def test_too_few_replicates_for_the_critical_value_says_so():
     labels, predicted = CASES[1]
-    result = tablegen.multiclass_test(labels, predicted, metric="macro_f1", C=100, R=50)
+    result = tablegen.multiclass_test(labels, predicted, metric="macro_f1", C=100, R=50, method=MC)
     assert result.critical_value is None and not result.significant
     assert "no replicate value is significant" in result.sentence()
 
@@ -154,16 +158,16 @@ def test_monte_carlo_over_the_time_limit_refuses_naming_R(monkeypatch):
     monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1e-3")
     pattern = r"Monte Carlo multi-class null at n = 8, K = 3, R = 1,000,000 .*use fewer replicates \(R\)"
     with pytest.raises(ResourceLimitError, match=pattern):
-        tablegen.multiclass_test(*CASES[1], metric="macro_f1", R=1_000_000)
+        tablegen.multiclass_test(*CASES[1], metric="macro_f1", R=1_000_000, method=MC)
 
 
 def test_the_answer_does_not_depend_on_the_kernel_blocks(monkeypatch):
     import tablegen.lookup.multiclass as module
 
     labels, predicted = CASES[2]
-    whole = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=3, R=1000)
+    whole = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=3, R=1000, method=MC)
     monkeypatch.setattr(module, "_BLOCK", 97)  # eleven kernel calls, the last one short
-    assert tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=3, R=1000) == whole
+    assert tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=3, R=1000, method=MC) == whole
 
 
 @pytest.mark.parametrize(("labels", "predicted", "message"), [
@@ -179,9 +183,9 @@ def test_bad_labels_name_the_argument_for_the_simulated_metrics(labels, predicte
 
 def test_a_verdict_the_replicates_do_not_settle_says_so():
     labels, predicted = CASES[1]  # Pr(balanced accuracy >= 0.75) is near 0.05
-    result = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=200)
+    result = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", R=200, method=MC)
     low, high = result.p_interval
     assert low <= 0.05 < high
     assert "straddles alpha: more replicates (R) would settle the verdict" in result.sentence()
-    settled = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", alpha=0.5, R=2000)
+    settled = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", alpha=0.5, R=2000, method=MC)
     assert "straddles" not in settled.sentence()
