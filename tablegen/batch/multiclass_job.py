@@ -163,7 +163,7 @@ def format_multiclass_plan(config: MulticlassConfig, plan: MulticlassPlan) -> st
         f"tasks: {len(plan.chunks):,} chunks of up to {config.chunks[0]} x {config.chunks[1]} cells; "
         f"{len(plan.chunks) - len(plan.remaining):,} done, {len(plan.remaining):,} remaining",
         f"cells: {plan.cells_done:,} done, {plan.cells_remaining:,} remaining",
-        f"estimated cost (accuracy_seconds, an upper estimate without the early stop): {_core_time(plan.core_seconds)}"
+        f"estimated cost (accuracy_seconds, without the tails' early stop): {_core_time(plan.core_seconds)}"
         f" in all, {_core_time(plan.core_seconds_remaining)} remaining"
         + (f"; about {_wall_time(max(seconds, plan.core_seconds_remaining / workers))} wall on {workers} workers "
            f"(at least {_wall_time(seconds)}: the largest cell, K = {K}, n_per_class = {n:,}, runs on one core)"

@@ -153,3 +153,42 @@ def test_the_dask_executor_writes_the_same_store(tmp_path):
     run_multiclass(config, executor="dask")
     run_multiclass(config_at(tmp_path / "serial.zarr"), executor="serial")
     assert_stores_bit_identical(tmp_path / "dask.zarr", tmp_path / "serial.zarr")
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_way_resumes_byte_identical(tmp_path):
+    """tablegen run killed with SIGKILL once a chunk is written (the other long chunk under way), then run again:
+    the store equals one written in one go, byte for byte."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import yaml
+    from progresstools import tree_state, wait_while_progressing
+
+    data = {"kind": "multiclass", "grid": {"K": [2, 3], "n_per_class": [5, 700]}, "Cs": [1, 10],
+            "alphas": [0.05], "chunks": {"K": 1, "n_per_class": 1}}
+    for name in ("killed", "whole"):
+        store = {"store": {"url": str(tmp_path / f"{name}.zarr")}}
+        (tmp_path / f"{name}.yaml").write_text(yaml.safe_dump(data | store))
+    command = [str(Path(sys.executable).with_name("tablegen")), "run", str(tmp_path / "killed.yaml"), "--executor",
+               "serial"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+
+    def one_chunk_done() -> bool:
+        try:
+            flags = np.asarray(zarr.open_group(str(tmp_path / "killed.zarr"), mode="r")["done"][...])
+        except Exception:  # noqa: BLE001 - not created yet, or being written
+            return False
+        return 0 < flags.sum() < flags.size
+
+    status = wait_while_progressing(process, tree_state(tmp_path), until=one_chunk_done, poll=0.05)
+    if status is None:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    done = np.asarray(zarr.open_group(str(tmp_path / "killed.zarr"), mode="r")["done"][...])
+    assert subprocess.run(command, capture_output=True).returncode == 0
+    run(str(tmp_path / "whole.yaml"), executor="serial")
+    assert_stores_bit_identical(tmp_path / "killed.zarr", tmp_path / "whole.zarr")
+    assert status is not None or not done.all()  # killed before the end (or, on a fast machine, it finished)
