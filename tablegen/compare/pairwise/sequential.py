@@ -124,8 +124,9 @@ def sequential_p(hits: int, drawn: int, cap: int, h: int = SEQUENTIAL_HITS) -> t
 
     Examples
     --------
-    >>> sequential_p(20, 400, 10_000)[0], sequential_p(3, 10_000, 10_000)[0]
-    (0.05, 0.0003999600039996)
+    >>> p, interval = sequential_p(20, 400, 10_000)
+    >>> p, round(interval[0], 4), round(interval[1], 4)
+    (0.05, 0.0308, 0.0734)
     """
     from scipy.stats import beta
 
@@ -174,7 +175,9 @@ def sequential_level(alpha: Fraction, cap: int, h: int = SEQUENTIAL_HITS) -> Fra
 
     Examples
     --------
-    >>> sequential_level(Fraction(1, 20), 100, 5)
+    >>> sequential_level(Fraction(1, 20), 100, 5)  # the double 0.05 is just above 1/20: l = 100 does not count
+    Fraction(5, 101)
+    >>> sequential_level(Fraction(0.05), 100, 5)
     Fraction(1, 20)
     """
     level = Fraction(0)
