@@ -20,9 +20,13 @@ Schema (every field is checked before anything is written; errors name the field
                                       # optional worker_grace: 300 (s without workers before the run stops)
                                       # and connect_timeout: 30 (s to reach a scheduler)
     device: cpu                       # optional: cpu (default), cuda (GPUs, one dask worker each) or auto
+    power: {levels: [0.5, 0.8, 0.9]}  # optional: tabulate the minimum detectable AUC (exact Lehmann power) at
+                                      # these target powers (a schema-5 store); max_seconds: 0.05 leaves NaN
+                                      # where one exact power probability is estimated over 0.05 s
 
 ``JobConfig.result_hash`` covers what determines the stored values and their layout (grid,
-replicates, seed, metrics, Cs, alphas, exact, tail probabilities, chunks, shard unless 1 x 1) and not where
+replicates, seed, metrics, Cs, alphas, exact, tail probabilities, chunks, shard unless 1 x 1, power where
+given) and not where
 or how the job runs (store, cluster, device), so a store can be resumed from another machine — or on GPUs
 after CPUs, which give the same values bit for bit — but never with a different
 result-determining setting.
@@ -55,7 +59,7 @@ from tablegen.compute.validation import (
 from tablegen.errors import TablegenInputError
 
 _TOP_LEVEL = {"kind", "name", "grid", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "shard",
-              "store", "cluster", "device"}
+              "store", "cluster", "device", "power"}
 _DEVICES = ("cpu", "cuda", "auto")
 _REQUIRED = {"grid", "replicates", "seed", "Cs", "alphas", "chunks", "store"}
 _CLUSTER_KINDS = ("workers", "scheduler_address", "scheduler_file")
@@ -104,6 +108,8 @@ class JobConfig:
     device: str = field(default="cpu", compare=False, hash=False)
     tail_probabilities: tuple[float, ...] = DEFAULT_TAIL_PROBABILITIES
     shard: tuple[int, int] = (1, 1)
+    power_levels: tuple[float, ...] = ()
+    power_max_seconds: float | None = None
 
     @property
     def metric_entries(self) -> tuple:
@@ -133,11 +139,25 @@ class JobConfig:
         return self.chunks[0] * self.shard[0], self.chunks[1] * self.shard[1]
 
     def result_fields(self) -> dict[str, Any]:
-        """The fields that determine the stored values and their layout (``shard`` where it is not 1 x 1, so
-        that a config written before shards keeps its hash)."""
+        """The fields that determine the stored values and their layout (``shard`` where it is not 1 x 1, and
+        ``power`` where the job tabulates the minimum detectable AUC, so that a config written before either
+        keeps its hash)."""
         data = asdict(self)
         keys = ("P", "N", "replicates", "seed", "metrics", "Cs", "alphas", "exact", "chunks", "tail_probabilities")
-        return {key: data[key] for key in keys} | ({"shard": data["shard"]} if self.sharded else {})
+        return ({key: data[key] for key in keys} | ({"shard": data["shard"]} if self.sharded else {})
+                | ({"power": self.power_record()} if self.power_levels else {}))
+
+    def power_record(self) -> dict:
+        """The ``power:`` section as recorded and hashed (``max_seconds`` only where it is set).
+
+        Examples
+        --------
+        >>> from dataclasses import replace
+        >>> replace(load_config("configs/smoke.yaml"), power_levels=(0.5, 0.8)).power_record()
+        {'levels': [0.5, 0.8]}
+        """
+        record = {"levels": list(self.power_levels)}
+        return record | ({"max_seconds": self.power_max_seconds} if self.power_max_seconds is not None else {})
 
     @property
     def result_hash(self) -> str:
@@ -267,6 +287,28 @@ def scheduler_address_problem(address: object) -> str | None:
     return None if why is None else f"is not a scheduler address such as tcp://host:8786 ({why}), got {address!r}"
 
 
+def _power(value) -> tuple[tuple[float, ...], float | None]:
+    """The ``power:`` section: ``levels`` (target powers in (0, 1), strictly increasing) and, optionally,
+    ``max_seconds`` (> 0); absent: no minimum detectable AUC (``((), None)``)."""
+    if value is None:
+        return (), None
+    if not isinstance(value, dict) or "levels" not in value or set(value) - {"levels", "max_seconds"}:
+        _fail("power", f"must be a mapping with levels (and optionally max_seconds), got {value!r}")
+    levels = value["levels"]
+    if not isinstance(levels, list) or not levels:
+        _fail("power.levels", f"must be a non-empty list of target powers in (0, 1), got {levels!r}")
+    for i, level in enumerate(levels):
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < level < 1.0:
+            _fail(f"power.levels[{i}]", f"must be a target power in (0, 1), got {level!r}")
+    if levels != sorted(set(levels)):
+        _fail("power.levels", f"must be strictly increasing, got {levels}")
+    bound = value.get("max_seconds")
+    if bound is not None and (isinstance(bound, bool) or not isinstance(bound, (int, float))
+                              or not 0.0 < bound < float("inf")):
+        _fail("power.max_seconds", f"must be a number of seconds > 0, got {bound!r}")
+    return tuple(float(level) for level in levels), None if bound is None else float(bound)
+
+
 def _device(value) -> str:
     """Where the job scores rankings; resolved on each worker (``auto``), never part of the hash."""
     if value not in _DEVICES:
@@ -341,6 +383,7 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
     if not isinstance(data.get("exact", True), bool):
         _fail("exact", f"must be true or false, got {data['exact']!r}")
     url, options = _store(data["store"])
+    power_levels, power_max_seconds = _power(data.get("power"))
     return JobConfig(
         name=str(data.get("name", Path(source).stem)),
         P=_axis("grid.P", grid["P"]),
@@ -357,6 +400,8 @@ def config_from_mapping(data: dict, source: str = "<mapping>") -> JobConfig:
         storage_options=options,
         cluster=_cluster(data.get("cluster")),
         device=_device(data.get("device", "cpu")),
+        power_levels=power_levels,
+        power_max_seconds=power_max_seconds,
     )
 
 

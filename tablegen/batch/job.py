@@ -65,7 +65,8 @@ def store_template(config: JobConfig) -> StoreTemplate:
     """The store a job writes: its grid's coordinates, chunking and shards (none where a shard is one chunk: a
     schema-3 store, as before shards)."""
     return StoreTemplate(config.metrics, config.alphas, config.Cs, config.P, config.N, config.tail_probabilities,
-                         config.chunks, tuple(config.shard) if config.sharded else None)
+                         config.chunks, tuple(config.shard) if config.sharded else None, config.power_levels,
+                         config.power_max_seconds)
 
 
 def store_attributes(config: JobConfig) -> dict:
@@ -83,6 +84,9 @@ def _config_record(config: JobConfig) -> str:
     record.pop("storage_options", None)
     if not config.sharded:
         del record["shard"]
+    del record["power_levels"], record["power_max_seconds"]
+    if config.power_levels:  # only where given: a job without it records what it recorded before
+        record["power"] = config.power_record()
     record["store_url"] = _local_name(record["store_url"])
     if "scheduler_file" in record.get("cluster", {}):
         record["cluster"] = {**record["cluster"], "scheduler_file": _local_name(record["cluster"]["scheduler_file"])}

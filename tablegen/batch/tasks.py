@@ -62,9 +62,21 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
         for cell, exact in zip(cells, per_cell["exact_critical_value"], strict=True):
             exact[i] = values[cell][0]
         done += seconds
+    if config.power_levels:
+        per_cell["minimum_detectable_auc"] = [detectable_values(config, P, N) for P, N in cells]
     report(done, 0.0)
     shape = (chunk.p_stop - chunk.p_start, chunk.n_stop - chunk.n_start)
     return {name: _stack_cells(values, shape) for name, values in per_cell.items()}
+
+
+def detectable_values(config: JobConfig, P: int, N: int) -> np.ndarray:
+    """The minimum detectable AUC of every metric at (P, N), shaped (metric, power, alpha, C) as the store holds it
+    (:func:`~tablegen.compute.exact.detectable.cell_detectable_aucs`; NaN where a metric has no exact Lehmann
+    power at the cell, or one probability is estimated over the config's ``power.max_seconds``)."""
+    from tablegen.compute.exact.detectable import cell_detectable_aucs
+
+    return np.stack([cell_detectable_aucs(spec, P, N, config.Cs, config.alphas, config.power_levels,
+                                          config.power_max_seconds) for spec in config.metric_entries])
 
 
 def block_reports(report: WorkReport, done: float, seconds: float, every: float,

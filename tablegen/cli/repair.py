@@ -41,6 +41,8 @@ def stored_config(attrs: dict, url: str):
 
     try:
         record = json.loads(attrs["config"])
+        power = record.pop("power", None) or {}  # the power: section, recorded as the config gives it
+        record.update(power_levels=tuple(power.get("levels", ())), power_max_seconds=power.get("max_seconds"))
         known = {f.name for f in fields(JobConfig)}
         record = {k: tuple(v) if k in _TUPLE_FIELDS else v for k, v in record.items() if k in known}
         return JobConfig(**record)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tablegen.compute.exact.detectable import AUC_TOLERANCE  # the bracket's width, the tables' too
 from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
 from tablegen.errors import Argument, TablegenInputError
 from tablegen.lookup.power import (
@@ -31,10 +32,11 @@ from tablegen.lookup.power import (
 from tablegen.lookup.power_results import DetectableResult, MaxModelsResult, SampleSizeResult
 
 if TYPE_CHECKING:
-    from tablegen.lookup.planning_mc import DetectableMonteCarlo, MaxModelsMonteCarlo
+    import os
 
-#: :func:`minimum_detectable` brackets the smallest AUC to this width.
-AUC_TOLERANCE = 1e-7
+    from tablegen.lookup.planning_mc import DetectableMonteCarlo, MaxModelsMonteCarlo
+    from tablegen.lookup.table import Table
+
 #: :func:`sample_size`'s default bound on the size it searches (total P + N, or the free class's size).
 DEFAULT_MAX_SIZE = 100_000
 #: :func:`max_models`' default bound on C.
@@ -240,7 +242,8 @@ def _below_bound(g, target: float, floor: int, bound: int):
 
 def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, power: float = 0.8,
                        model: str = "lehmann", winners: int | str = 1, R: int | None = None,
-                       seed: int | None = None) -> DetectableResult | DetectableMonteCarlo:
+                       seed: int | None = None, table: bool | str | os.PathLike | Table | None = None
+                       ) -> DetectableResult | DetectableMonteCarlo:
     """The smallest AUC that the best-of-C test at (P, N) detects with the target power.
 
     Exact power rises with k (a larger k moves positives up the ranking, and every metric rises when a
@@ -260,6 +263,13 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
     R, seed : int, optional
         Replicates and root seed of a Monte Carlo answer (default: R for a 95% interval of +-0.005 of the power at
         the target; seed 2005); unused by an exact one.
+    table : True, str, path or Table, optional
+        Read the answer from a table instead of searching: ``True`` for the bundled table, a store's path, or a
+        :class:`~tablegen.lookup.table.Table`; it must hold the minimum detectable AUC (a store of schema version
+        5: a job with a ``power:`` section, or :func:`tablegen.store.add_minimum_detectable`) at the cell, C, alpha
+        and power asked (Lehmann alternative, ``winners=1``), else it is refused naming ``table``.  The stored AUC
+        brackets the same root as the search, to the same tolerance; ``method`` is ``"table"``, and ``power`` the
+        exact power at the stored AUC.
 
     Returns
     -------
@@ -280,6 +290,9 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
     >>> wide = minimum_detectable("auc", 400, 400, C=10, alpha=0.05, R=2000)  # beyond the exact AUC programme
     >>> wide.method, wide.auc_low <= wide.auc <= wide.auc_high
     ('monte carlo', True)
+    >>> stored = minimum_detectable("best_f1", 100, 100, C=100, alpha=0.05, table=True)  # the bundled table
+    >>> round(stored.auc, 4), stored.method
+    (0.6695, 'table')
     """
     from tablegen.compute.exact.power import lehmann_k
     from tablegen.compute.metrics import get_metric
@@ -290,6 +303,8 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
     C, alpha, target = check_competitors(C), check_alpha("alpha", alpha), check_power(power)
     model, winners = check_model(model), check_winners(winners, C)
     R, seed = _simulation_options(R, seed)
+    if table is not None and table is not False:
+        return _from_table(metric, P, N, C, alpha, target, model, winners, table)
     if model == "binormal" or not get_metric(metric).power_exact_at(P, N):
         return minimum_detectable_mc(metric, P, N, C, alpha, target, model, winners, R, seed)
 
@@ -310,6 +325,22 @@ def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0
     event = exceed_event(metric, P, N, C, alpha)
     return DetectableResult(metric, P, N, C, alpha, target, winners, high, low, k, g(high),
                             typical_value(metric, P, N, k), event.critical_value, "exact")
+
+
+def _from_table(metric: str, P: int, N: int, C: int, alpha: float, target: float, model: str, winners: int,
+                table) -> DetectableResult:
+    """:func:`minimum_detectable`'s answer with the AUC read from ``table`` (its bracket's), the power at it exact."""
+    from tablegen.compute.exact.power import lehmann_k
+    from tablegen.lookup.detectable_table import stored_detectable
+
+    if model != "lehmann":
+        raise TablegenInputError.naming(Argument("table"), f": a table holds the minimum detectable AUC under the "
+                                        f"Lehmann alternative, not model={model!r}; leave table out")
+    auc, below = stored_detectable(metric, P, N, C, alpha, target, winners, table)
+    k = lehmann_k(auc)
+    power, critical = lehmann_power_at(metric, P, N, C, alpha, k, 1)
+    return DetectableResult(metric, P, N, C, alpha, target, 1, auc, below, k, power, typical_value(metric, P, N, k),
+                            critical, "table")
 
 
 def max_models(metric: str, P: int, N: int, *, auc: float, alpha: float = 0.01, power: float = 0.8,

@@ -35,7 +35,7 @@ from tablegen.errors import Argument, StoreError, StoreIntegrityError, TablegenI
 from tablegen.lookup._call_order import score_by_keyword
 from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 from tablegen.store.reader import StoreReader, store_fingerprint
-from tablegen.store.schema import VARIABLES, bundled_table_path
+from tablegen.store.schema import ALL_VARIABLES, VARIABLES, bundled_table_path
 
 if TYPE_CHECKING:
     import os
@@ -118,7 +118,7 @@ class Table:
         >>> open_table().coordinate("alpha").tolist()
         [0.01, 0.05]
         """
-        if name not in ("metric", "alpha", "C", "P", "N", "tail_probability"):
+        if name not in ("metric", "alpha", "C", "P", "N", "tail_probability", "power"):
             raise TablegenInputError(f"name must be a coordinate (metric, alpha, C, P, N, tail_probability), "
                                      f"got {name!r}")
         return self._store.coordinate(name)
@@ -158,7 +158,7 @@ class Table:
         return self._metrics.index(metric)
 
     def _axis(self, name: str, wanted: np.ndarray, axis: np.ndarray, purpose) -> np.ndarray:
-        if name == "alpha":
+        if name in ("alpha", "power"):
             matches = np.isclose(wanted[..., None], axis, rtol=1e-6, atol=0)  # float32 alphas too
         else:
             matches = wanted[..., None] == axis
@@ -217,13 +217,13 @@ class Table:
         """Values of ``name`` (at metric ``k`` if it has that dimension) at the broadcast integer ``index``:
         shape of the index arrays, then every dimension not indexed.  Only the chunks of the cells asked are
         read (each checked against the manifest once, then kept)."""
-        dims = [d for d in VARIABLES[name][0] if d != "metric"]
+        dims = [d for d in ALL_VARIABLES[name][0] if d != "metric"]
         lead, trail = [d for d in dims if d in index], [d for d in dims if d not in index]
         p_index, n_index = np.broadcast_arrays(index["P"], index["N"])
         shape = p_index.shape
         flat = {d: np.broadcast_to(index[d], shape).ravel() for d in lead}
         sizes = {"C": len(self._C), "alpha": len(self._alpha), "tail_probability": len(self._tail_probabilities)}
-        out = np.empty((flat["P"].size, *[sizes[d] for d in trail]), dtype=VARIABLES[name][1])
+        out = np.empty((flat["P"].size, *[sizes[d] for d in trail]), dtype=ALL_VARIABLES[name][1])
         cp, cn = self._chunks
         regions = flat["P"] // cp * (-(-len(self._N) // cn)) + flat["N"] // cn
         for region in dict.fromkeys(regions.tolist()):  # not np.unique: it imports numpy.ma (~50 ms cold)
@@ -237,7 +237,49 @@ class Table:
             out[rows] = block[tuple(local[d] for d in lead)]
         return out.reshape(shape + out.shape[1:])
 
+    def variable_attributes(self, name: str) -> dict:
+        """A variable's attributes (``description``, and the minimum detectable AUC's ``tolerance``), its metadata
+        checked against the manifest.
+
+        Examples
+        --------
+        >>> open_table().variable_attributes("replicates")["description"]
+        'R, the random rankings sampled for the cell'
+        """
+        if name not in ALL_VARIABLES or not self._store.holds(name):
+            raise TablegenInputError(f"name must be a variable of {self.source} ({', '.join(self._store.variables)}), "
+                                     f"got {name!r}")
+        return self._store.array(name).attrs.asdict()
+
     # -- lookups --------------------------------------------------------------------------------
+    def minimum_detectable_auc(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike, alpha: ArrayLike = 0.01,
+                               power: ArrayLike = 0.8) -> np.ndarray:
+        """The stored minimum detectable AUC (exact Lehmann power; a store of schema version 5, written by a job
+        with a ``power:`` section): the upper end of a bracket of width ``tolerance`` (the array's attribute); 1.0
+        where no AUC below 1 reaches the power; NaN where the metric has no exact Lehmann power at the cell (or
+        its job's ``power.max_seconds`` left it out).
+
+        Raises
+        ------
+        TablegenInputError
+            If the store holds no minimum detectable AUC, or not the metric, cell, C, alpha or power level asked.
+
+        Examples
+        --------
+        >>> round(float(open_table().minimum_detectable_auc("best_f1", 100, 100, C=100, alpha=0.05, power=0.8)), 6)
+        0.669469
+        """
+        if not self._store.holds("minimum_detectable_auc"):
+            raise TablegenInputError(f"{self.source} holds no minimum detectable AUC (a store of schema version "
+                                     f"{self._store.root_check.version}; a job with a power: section writes it, and "
+                                     "tablegen.store.add_minimum_detectable(path) adds it to a finished store)")
+        if C is None or alpha is None:
+            raise TablegenInputError(f"{'C' if C is None else 'alpha'} must be given for a minimum detectable AUC")
+        k, index, _ = self._indices(metric, P, N, C, alpha)
+        levels = self._store.coordinate("power")
+        index["power"] = self._axis("power", np.asarray(power, dtype=float), levels, lambda: ())
+        return self._at("minimum_detectable_auc", k, index)
+
     def critical_value(self, metric: str, P: ArrayLike, N: ArrayLike, C: ArrayLike, alpha: ArrayLike = 0.01) -> Answer:
         """Critical value m* for the best of C random classifiers at level alpha, from the table.
 

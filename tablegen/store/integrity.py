@@ -27,29 +27,31 @@ import zarr
 
 from tablegen.store.lock import live_holder
 from tablegen.store.manifest import (
-    ARRAYS,
+    ALL_ARRAYS,
     CHAIN,
-    COORDINATES,
     DIGESTS,
     MANIFEST,
     Problem,
     RootCheck,
+    arrays_of,
     chain_digest,
     check_array_metadata,
     check_coordinate,
     consolidated_chunks,
+    coordinates_of,
     digest,
     entry_key,
     read_root,
+    version_of,
 )
 from tablegen.store.schema import (
-    CHUNKED_VARIABLES,
+    ALL_VARIABLES,
     CREATING_SUFFIX,
     SCHEMA_NAME,
-    VARIABLES,
     WRITE_CONFIG,
     chunk_key,
     chunk_regions,
+    chunked_variables,
     key_file,
     layout,
     not_a_store_error,
@@ -93,8 +95,8 @@ def consolidate(group: zarr.Group) -> str:
     """Gather every region's digests into the manifest's ``chunks`` attribute (at completion); returns the
     chain digest the root must then record with ``complete = True``."""
     manifest = group[MANIFEST]
-    chunks = consolidated_chunks(np.asarray(manifest[DIGESTS][...]), {n: group[n].ndim for n in CHUNKED_VARIABLES},
-                                 layout(group["done"])[1])
+    ndims = {n: group[n].ndim for n in chunked_variables(version_of(group))}
+    chunks = consolidated_chunks(np.asarray(manifest[DIGESTS][...]), ndims, layout(group["done"])[1])
     write_attributes(manifest, {"chunks": chunks})
     return chain_digest(manifest.attrs.asdict(), complete=True)
 
@@ -203,7 +205,7 @@ def stray_problem(path: str) -> Problem:
 def removable(path: str) -> bool:
     """Whether a file the manifest does not know is tablegen's or zarr's, so a resume removes it: a half-written
     file (``*.<uuid>.partial``), or a chunk key of one of the store's arrays outside its grid."""
-    return bool(PARTIAL.search(path)) or ("/c/" in path and path.split("/", 1)[0] in (*ARRAYS, MANIFEST))
+    return bool(PARTIAL.search(path)) or ("/c/" in path and path.split("/", 1)[0] in (*ALL_ARRAYS, MANIFEST))
 
 
 class _Checker:
@@ -214,6 +216,8 @@ class _Checker:
         self.group = open_group(url, storage_options, "r")
         self.fs, self.root = store_fs(url, storage_options)
         self.arrays = {}
+        self.variables = chunked_variables(None)  # the store's chunked variables, once its version is read
+        self.coordinates = coordinates_of(None)
         self.per_shard = (1, 1)
         self._shards = {}  # name -> ((shard index along P, along N), its decoded values): the last shard read
 
@@ -223,8 +227,9 @@ class _Checker:
             self.report.regions.add(region)
         self.report.fatal |= fatal
 
-    def open_arrays(self) -> None:
-        for name in ARRAYS:
+    def open_arrays(self, version: int) -> None:
+        self.variables, self.coordinates = chunked_variables(version), coordinates_of(version)
+        for name in arrays_of(version):
             try:
                 self.arrays[name] = self.group[name]
             except Exception as error:  # noqa: BLE001 - any failure to parse metadata is damage to name
@@ -241,7 +246,7 @@ class _Checker:
             problem = check_array_metadata(root, self.fs, self.root, name, array)
             if problem is not None:
                 self.add(problem, fatal=True)
-        for name in COORDINATES:
+        for name in self.coordinates:
             if name not in self.arrays:
                 continue
             try:
@@ -269,7 +274,7 @@ class _Checker:
                                  f"{MANIFEST}/{DIGESTS}", entry_key(i // a, j // b)),
                          region=(i, j))
                 continue
-            entry = table[i % a, j % b].reshape(len(CHUNKED_VARIABLES), 32)
+            entry = table[i % a, j % b].reshape(len(self.variables), 32)
             if entry.any():
                 entries[(i, j)] = entry
             self._compare_consolidated(root, entry, i, j)
@@ -279,7 +284,7 @@ class _Checker:
         consolidated = root.manifest.get("chunks")
         if not isinstance(consolidated, dict) or not (root.complete or entry.any()):
             return  # an unfinished store's regions not yet written: nothing consolidated to agree with
-        for v, name in enumerate(CHUNKED_VARIABLES):
+        for v, name in enumerate(self.variables):
             key = chunk_key(name, self.arrays[name].ndim, i, j, self.per_shard)
             if consolidated.get(key) != (entry[v].tobytes().hex() if entry.any() else None):
                 what = ("the region's manifest entry is missing although the consolidated manifest records it"
@@ -288,7 +293,7 @@ class _Checker:
                 return
 
     def check_region(self, i, j, entry, present, cells) -> None:
-        for v, name in enumerate(CHUNKED_VARIABLES):
+        for v, name in enumerate(self.variables):
             array = self.arrays[name]
             key = chunk_key(name, array.ndim, i, j, self.per_shard)
             if key_file(key) not in present[name]:
@@ -301,7 +306,7 @@ class _Checker:
                 self.add(Problem(f"cannot be decoded ({type(error).__name__}: {error})", name, key, cells),
                          region=(i, j))
                 continue
-            if digest(values, VARIABLES[name][1]) != entry[v].tobytes():
+            if digest(values, ALL_VARIABLES[name][1]) != entry[v].tobytes():
                 what = ("done flags are not all set although the region was written" if name == "done"
                         else "holds other values than were written (its hash differs from the manifest)")
                 self.add(Problem(what, name, key, cells), region=(i, j))
@@ -377,7 +382,7 @@ def check_integrity(url: str, storage_options: dict | None = None) -> IntegrityR
         checker.report.unchecked = ("schema version 1: the store has no checksums or manifest to check against; "
                                     "migrate it with tablegen.store.migrate_store")
         return checker.report
-    checker.open_arrays()
+    checker.open_arrays(root.version)
     checker.check_metadata(root)
     if checker.report.fatal:
         return checker.report
@@ -388,12 +393,17 @@ def check_integrity(url: str, storage_options: dict | None = None) -> IntegrityR
         checker.add(Problem(f"the manifest's region table cannot be read ({type(error).__name__}: {error})",
                             f"{MANIFEST}/{DIGESTS}"), fatal=True)
         return checker.report
+    if manifest[DIGESTS].shape[2] != len(checker.variables):
+        checker.add(Problem(f"the manifest's region table records {manifest[DIGESTS].shape[2]} variables per region, "
+                            f"but a store of schema version {root.version} has {len(checker.variables)}",
+                            f"{MANIFEST}/{DIGESTS}"), fatal=True)
+        return checker.report
     done_array = checker.arrays["done"]
     chunks, checker.per_shard = layout(done_array)
     a, b = checker.per_shard
     regions = sorted(chunk_regions(done_array.shape, chunks), key=lambda r: (r[0] // a, r[1] // b, r))  # by shard
     P, N = np.asarray(checker.arrays["P"][...]).tolist(), np.asarray(checker.arrays["N"][...]).tolist()
-    present = {name: _present_keys(checker.fs, checker.root, name) for name in CHUNKED_VARIABLES}
+    present = {name: _present_keys(checker.fs, checker.root, name) for name in checker.variables}
     entries = checker.entries(manifest, regions, root)
     for (i, j) in regions:
         cells = cells_text(P, N, chunks, i, j)

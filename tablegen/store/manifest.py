@@ -29,11 +29,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tablegen.store.schema import (
+    ALL_VARIABLES,
     CHUNKED_VARIABLES,
     CREATING_SUFFIX,
-    VARIABLES,
+    POWER_VARIABLES,
+    POWER_VERSION,
     chunk_codecs,
     chunk_key,
+    chunked_variables,
     write_attributes,
 )
 
@@ -48,8 +51,34 @@ VOLATILE_ATTRIBUTES = ("complete", "completed", "created", "command", "history",
 #: bit on any device, so its manifest is too).
 _WHERE_FIELDS = ("store_url", "cluster", "name", "device")
 COORDINATES = ("metric", "alpha", "C", "P", "N", "tail_probability")
-#: Every array of a store: the (P, N)-chunked variables, then the coordinates.
+#: Every array of a store: the (P, N)-chunked variables, then the coordinates (a store of version 3 or 4).
 ARRAYS = (*CHUNKED_VARIABLES, *COORDINATES)
+#: Every array any store may hold (a store of :data:`~tablegen.store.schema.POWER_VERSION` adds these).
+ALL_ARRAYS = (*ARRAYS, *POWER_VARIABLES, "power")
+
+
+def coordinates_of(version: int | None) -> tuple[str, ...]:
+    """The coordinates of a store of schema ``version`` (``power`` from version 5 on).
+
+    Examples
+    --------
+    >>> coordinates_of(4)[-1], coordinates_of(5)[-1]
+    ('tail_probability', 'power')
+    """
+    return (*COORDINATES, "power") if version == POWER_VERSION else COORDINATES
+
+
+def arrays_of(version: int | None) -> tuple[str, ...]:
+    """Every array of a store of schema ``version``: its (P, N)-chunked variables, then its coordinates."""
+    return (*chunked_variables(version), *coordinates_of(version))
+
+
+def version_of(group) -> int | None:
+    """The schema version a store's manifest records (None without a manifest; 2 for one that records none)."""
+    try:
+        return group[MANIFEST].attrs.get("schema_version", 2)
+    except Exception:  # noqa: BLE001 - no manifest
+        return None
 
 
 def digest(values, dtype) -> bytes:
@@ -101,11 +130,13 @@ def attribute_digests(attrs: dict) -> dict:
     return digests
 
 
-def metadata_record(group, fs, root: str, attrs: dict | None = None) -> dict:
+def metadata_record(group, fs, root: str, attrs: dict | None = None, version: int | None = None) -> dict:
     """The ``created`` record of a store of this schema: digests of metadata, coordinates and root attributes
-    (``attrs``: the root attributes the store is about to have, where they are written after the record)."""
-    arrays = {name: json_digest(metadata_document(fs, root, name)) for name in ARRAYS}
-    coordinates = {name: coordinate_digest(group[name][...]) for name in COORDINATES}
+    (``attrs``: the root attributes the store is about to have, where they are written after the record;
+    ``version``: the schema version whose arrays are recorded, default the manifest's)."""
+    version = version_of(group) if version is None else version
+    arrays = {name: json_digest(metadata_document(fs, root, name)) for name in arrays_of(version)}
+    coordinates = {name: coordinate_digest(group[name][...]) for name in coordinates_of(version)}
     attrs = group.attrs.asdict() if attrs is None else attrs
     return {"arrays": arrays, "coordinates": coordinates, "attributes": attribute_digests(attrs)}
 
@@ -138,10 +169,7 @@ def start_manifest(group, chunks: tuple[int, int], fs, root: str, version: int,
     shape = group["done"].shape
     grid = (-(-shape[0] // chunks[0]), -(-shape[1] // chunks[1]))
     manifest = group.create_group(MANIFEST, overwrite=True)
-    manifest.create_array(DIGESTS, shape=(*grid, len(CHUNKED_VARIABLES), 32),
-                          chunks=(*per_shard, len(CHUNKED_VARIABLES), 32),
-                          dtype="uint8", fill_value=0, dimension_names=("P_chunk", "N_chunk", "variable", "byte"),
-                          attributes={"variables": list(CHUNKED_VARIABLES)}, **chunk_codecs())
+    create_digests(manifest, grid, per_shard, chunked_variables(version))
     header = {"hash": "sha256 of each variable's decoded values over a chunk (little-endian, C order)",
               "schema_version": version}
     write_attributes(manifest, header)
@@ -150,20 +178,30 @@ def start_manifest(group, chunks: tuple[int, int], fs, root: str, version: int,
     write_attributes(manifest, {"created": created})  # last: the record marks a finished template
 
 
+def create_digests(manifest, grid: tuple[int, int], per_shard: tuple[int, int], variables: tuple[str, ...]):
+    """The manifest's region table: (regions along P, along N, variables, 32) digests, one Zarr chunk per shard."""
+    return manifest.create_array(DIGESTS, shape=(*grid, len(variables), 32), chunks=(*per_shard, len(variables), 32),
+                                 dtype="uint8", fill_value=0,
+                                 dimension_names=("P_chunk", "N_chunk", "variable", "byte"),
+                                 attributes={"variables": list(variables)}, **chunk_codecs(), overwrite=True)
+
+
 def consolidated_chunks(table: np.ndarray, ndims: dict, per_shard: tuple[int, int] = (1, 1)) -> dict:
-    """Every written region's digests (the ``sha256`` array's values) as ``{chunk key: hex digest}``."""
+    """Every written region's digests (the ``sha256`` array's values) as ``{chunk key: hex digest}``; ``ndims``:
+    each chunked variable's number of dimensions, in the manifest's order."""
     chunks = {}
     for (i, j) in np.ndindex(table.shape[:2]):
         if table[i, j].any():
-            for v, name in enumerate(CHUNKED_VARIABLES):
+            for v, name in enumerate(ndims):
                 chunks[chunk_key(name, ndims[name], i, j, per_shard)] = table[i, j, v].tobytes().hex()
     return dict(sorted(chunks.items()))
 
 
 def region_digests(arrays: dict[str, np.ndarray], region_shape: tuple[int, int]) -> np.ndarray:
-    """(variables, 32) digests of a region about to be written, done flags (all True) included."""
-    rows = [np.frombuffer(digest(arrays[name], VARIABLES[name][1]), dtype=np.uint8)
-            for name in CHUNKED_VARIABLES if name != "done"]
+    """(variables, 32) digests of a region about to be written (every data variable of ``arrays``, in the
+    manifest's order), done flags (all True) included."""
+    rows = [np.frombuffer(digest(arrays[name], ALL_VARIABLES[name][1]), dtype=np.uint8)
+            for name in ALL_VARIABLES if name != "done" and name in arrays]
     rows.append(np.frombuffer(digest(np.ones(region_shape, bool), "bool"), dtype=np.uint8))
     return np.stack(rows)
 
@@ -173,7 +211,7 @@ def shard_digests(arrays: dict[str, np.ndarray], inner: tuple[int, int]) -> np.n
     chunk) about to be written: :func:`region_digests` of each inner chunk of ``inner`` cells it holds."""
     shape = next(iter(arrays.values())).shape[-2:]
     grid = (-(-shape[0] // inner[0]), -(-shape[1] // inner[1]))
-    table = np.zeros((*grid, len(CHUNKED_VARIABLES), 32), np.uint8)
+    table = np.zeros((*grid, len(arrays) + 1, 32), np.uint8)
     for (a, b) in np.ndindex(grid):
         p, n = slice(a * inner[0], (a + 1) * inner[0]), slice(b * inner[1], (b + 1) * inner[1])
         part = {name: values[..., p, n] for name, values in arrays.items()}

@@ -38,9 +38,10 @@ from tablegen.store.schema import (
     CONVENTION_ATTRIBUTES,
     COORDINATE_ATTRIBUTES,
     DATA_VARIABLES,
+    POWER_VERSION,
     READABLE_VERSIONS,
     SCHEMA_NAME,
-    SCHEMA_VERSION,
+    SHARDED_VERSION,
     UNSHARDED_VERSION,
     WRITABLE_VERSIONS,
     WRITE_CONFIG,
@@ -86,7 +87,8 @@ def rerecord(group, fs, root: str, version: int | None = None, attrs: dict | Non
     manifest = group[MANIFEST]
     version = manifest.attrs.get("schema_version", UNSHARDED_VERSION) if version is None else version
     attrs = group.attrs.asdict() if attrs is None else attrs
-    write_attributes(manifest, {"schema_version": version, "created": metadata_record(group, fs, root, attrs)})
+    write_attributes(manifest, {"schema_version": version,
+                                "created": metadata_record(group, fs, root, attrs, version=version)})
     write_attributes(group, {**attrs, CHAIN: chain_digest(manifest.attrs.asdict(), attrs.get("complete") is True)})
 
 
@@ -147,10 +149,10 @@ def _check_claims(group, url: str) -> None:
     except Exception:  # noqa: BLE001 - no readable done flags: no layout to migrate
         raise StoreIntegrityError(f"store {url!r} cannot be migrated: its done flags' metadata cannot be read; "
                                   "re-create the store (`tablegen run CONFIG --store NEW`)") from None
-    layout_version = SCHEMA_VERSION if sharded else None
+    layout_version = SHARDED_VERSION if sharded and said != POWER_VERSION else None
     problem = None
     if layout_version is not None and said != layout_version:
-        problem = (f"its arrays are sharded (schema version {SCHEMA_VERSION}'s layout), but its root says "
+        problem = (f"its arrays are sharded (schema version {SHARDED_VERSION}'s layout), but its root says "
                    f"schema_version = {said!r}")
     elif recorded is None and said != 1:
         problem = (f"its root says schema_version = {said!r}, but it has no manifest (only a version-1 store has "
@@ -281,4 +283,161 @@ def add_conventions(url: str, storage_options: dict | None = None) -> bool:
         raise StoreIntegrityError(f"store {url!r} fails its integrity check after the update: "
                                   + "; ".join(str(p) for p in after.problems[:5]))
     logger.info("added CF/ACDD attributes to %s", url)
+    return True
+
+
+#: The target powers :func:`add_minimum_detectable` tabulates by default.
+DEFAULT_POWER_LEVELS = (0.5, 0.8, 0.9)
+
+
+def _check_levels(levels) -> tuple[float, ...]:
+    from tablegen.errors import Argument, TablegenInputError
+
+    try:
+        values = [float(level) for level in levels]
+    except (TypeError, ValueError):
+        values = None
+    if not values or any(not 0.0 < v < 1.0 for v in values) or values != sorted(set(values)):
+        raise TablegenInputError.naming(Argument("levels", levels), " must be strictly increasing target powers "
+                                        "in (0, 1)")
+    return tuple(values)
+
+
+def detectable_array(group, levels, max_seconds: float | None = None, cells=None) -> np.ndarray:
+    """The minimum detectable AUC of a store's grid (metric, power, alpha, C, P, N), computed exactly
+    (:func:`~tablegen.compute.exact.detectable.cell_detectable_aucs`) for every cell, or only at ``cells``
+    ((i, j) indices along P and N; the others NaN)."""
+    from tablegen.compute.exact.detectable import cell_detectable_aucs
+    from tablegen.compute.metrics import get_metric
+
+    metrics = [get_metric(str(m)) for m in group["metric"][...]]
+    alphas, Cs = group["alpha"][...].tolist(), group["C"][...].tolist()
+    P, N = group["P"][...].tolist(), group["N"][...].tolist()
+    out = np.full((len(metrics), len(levels), len(alphas), len(Cs), len(P), len(N)), np.nan)
+    for i, j in (np.ndindex(len(P), len(N)) if cells is None else cells):
+        for m, spec in enumerate(metrics):
+            out[m, ..., i, j] = cell_detectable_aucs(spec, P[i], N[j], Cs, alphas, levels, max_seconds)
+    return out
+
+
+def _power_arrays(group, levels, values: np.ndarray, max_seconds: float | None) -> None:
+    """Create the ``power`` coordinate and the minimum detectable AUC (its chunks and shards over (P, N) as the
+    done flags'), every chunk written."""
+    from tablegen.compute.exact.detectable import AUC_TOLERANCE
+    from tablegen.store.schema import ALL_VARIABLES, POWER_COORDINATE_ATTRIBUTES, layout
+
+    group.create_array("power", shape=(len(levels),), chunks=(len(levels),), dtype="float64", fill_value=np.nan,
+                       dimension_names=("power",), attributes=POWER_COORDINATE_ATTRIBUTES["power"], overwrite=True,
+                       **chunk_codecs()).with_config(WRITE_CONFIG)[...] = np.asarray(levels)
+    done = group["done"]
+    (cp, cn), (a, b) = layout(done)
+    dims, dtype, fill, description = ALL_VARIABLES["minimum_detectable_auc"]
+    attrs = {"description": description, "tolerance": AUC_TOLERANCE}
+    if max_seconds is not None:
+        attrs["max_seconds"] = max_seconds
+    lead = values.shape[:-2]
+    array = group.create_array(
+        "minimum_detectable_auc", shape=values.shape, chunks=(*lead, cp, cn), dtype=dtype, fill_value=fill,
+        dimension_names=dims, attributes=attrs, overwrite=True,
+        shards=(*lead, cp * a, cn * b) if done.shards else None, **chunk_codecs())
+    array.with_config(WRITE_CONFIG)[...] = values
+
+
+def _power_digests(group, values: np.ndarray) -> np.ndarray:
+    """The region table of the store with the minimum detectable AUC's digests inserted before the done flags'."""
+    from tablegen.store.manifest import DIGESTS, digest
+    from tablegen.store.schema import layout
+
+    old = np.asarray(group[MANIFEST][DIGESTS][...])
+    (cp, cn), _ = layout(group["done"])
+    table = np.zeros((*old.shape[:2], old.shape[2] + 1, 32), np.uint8)
+    table[:, :, :-2], table[:, :, -1] = old[:, :, :-1], old[:, :, -1]
+    for i, j in np.ndindex(old.shape[:2]):
+        if old[i, j].any():
+            block = values[..., i * cp:(i + 1) * cp, j * cn:(j + 1) * cn]
+            table[i, j, -2] = np.frombuffer(digest(block, "float64"), np.uint8)
+    return table
+
+
+def add_minimum_detectable(url: str, levels=DEFAULT_POWER_LEVELS, storage_options: dict | None = None,
+                           max_seconds: float | None = None) -> bool:
+    """Bring a finished store of schema version 3 or 4 to version 5: compute the minimum detectable AUC (exact
+    Lehmann power) of every cell, metric, C and alpha at each target power of ``levels``, and add it, with its
+    ``power`` coordinate, its manifest entries and a new metadata record; every other value untouched (its layout
+    and its config hash too: it stays the store of the job that wrote it).
+
+    Only an intact, complete store is changed (its integrity is checked first and after); it is held locked
+    meanwhile.  Without it, a store keeps answering every other lookup, and ``minimum_detectable(..., table=...)``
+    refuses it, naming this function.
+
+    Parameters
+    ----------
+    url : str
+        Store path or fsspec URL.
+    levels : sequence of float
+        Target powers in (0, 1), strictly increasing (default 0.5, 0.8, 0.9).
+    storage_options : dict, optional
+    max_seconds : float, optional
+        Leave NaN where one exact power probability is estimated over this many seconds (the config's
+        ``power.max_seconds``); default: every cell where the metric has exact Lehmann power.
+
+    Returns
+    -------
+    bool
+        True if the array was added, False if the store already had it.
+
+    Raises
+    ------
+    StoreIntegrityError
+        If the store fails its integrity check.
+    StoreError
+        If it is not complete, or of a version other than 3, 4 or 5.
+
+    Examples
+    --------
+    >>> from tablegen.store.schema import bundled_table_path
+    >>> add_minimum_detectable(bundled_table_path())  # the bundled table has it
+    False
+    """
+    from tablegen.store.lock import StoreLock
+    from tablegen.store.manifest import consolidated_chunks, create_digests, version_of
+    from tablegen.store.schema import chunked_variables, layout
+
+    levels = _check_levels(levels)
+    fs, root = store_fs(url, storage_options)
+    group = open_group(url, storage_options, "r")
+    if version_of(group) == POWER_VERSION and group.attrs.get("schema_version") == POWER_VERSION:
+        return False  # (checked before the lock: a read-only store that has it is left alone)
+    with StoreLock(url, storage_options):
+        before = check_integrity(url, storage_options)
+        if before.unchecked or before.being_written or not before.ok:
+            raise StoreIntegrityError(f"store {url!r} cannot take the minimum detectable AUC: " + (
+                before.unchecked or before.being_written and f"it is being written ({before.being_written})"
+                or "; ".join(str(p) for p in before.problems[:5])) + "; repair it first")
+        if version_of(group) not in WRITABLE_VERSIONS[:2]:
+            raise StoreError(f"store {url!r} has schema version {version_of(group)}; migrate it first "
+                             "(tablegen.store.migrate_store)")
+        if group.attrs.get("complete") is not True:
+            raise StoreError(f"store {url!r} is not complete; finish it first (`tablegen run` on its config)")
+        values = detectable_array(group, levels, max_seconds)
+        group = open_group(url, storage_options, "r+")
+        table = _power_digests(group, values)
+        _power_arrays(group, levels, values, max_seconds)
+        variables = chunked_variables(POWER_VERSION)
+        digests = create_digests(group[MANIFEST], table.shape[:2], layout(group["done"])[1], variables)
+        digests.with_config(WRITE_CONFIG)[...] = table
+        chunks = consolidated_chunks(table, {n: group[n].ndim for n in variables}, layout(group["done"])[1])
+        attrs = group.attrs.asdict()
+        now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        line = history_line(now, f"minimum detectable AUC added at power {', '.join(map(str, levels))} "
+                                 "(tablegen.store.add_minimum_detectable), other values untouched", __version__)
+        attrs = {**attrs, "schema_version": POWER_VERSION,
+                 "history": f"{attrs['history']}\n{line}" if attrs.get("history") else line}
+        write_attributes(group[MANIFEST], {"chunks": chunks})
+        rerecord(group, fs, root, POWER_VERSION, attrs)
+    after = check_integrity(url, storage_options)
+    if not after.ok:  # cannot happen unless the store changed meanwhile: say so
+        raise StoreIntegrityError(f"store {url!r} fails its integrity check after the update: "
+                                  + "; ".join(str(p) for p in after.problems[:5]))
+    logger.info("added the minimum detectable AUC to %s", url)
     return True

@@ -28,12 +28,12 @@ from tablegen.store.manifest import (
     read_root,
 )
 from tablegen.store.schema import (
-    CHUNKED_VARIABLES,
+    ALL_VARIABLES,
     CREATING_SUFFIX,
     READABLE_VERSIONS,
     SCHEMA_NAME,
-    VARIABLES,
     chunk_key,
+    chunked_variables,
     key_file,
     layout,
     not_a_store_error,
@@ -124,6 +124,15 @@ class StoreReader:
     def complete(self) -> bool:
         return self.root_check.complete
 
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """The store's (P, N)-chunked variables, as its schema version (the manifest's record) says."""
+        return chunked_variables(self.root_check.version)
+
+    def holds(self, name: str) -> bool:
+        """Whether the store holds variable ``name`` (the minimum detectable AUC: a store of schema version 5)."""
+        return name in self.variables
+
     def _damaged(self, what: str) -> StoreIntegrityError:
         return StoreIntegrityError(f"{self.source} is damaged: {what}; `tablegen verify` names what is damaged")
 
@@ -163,7 +172,7 @@ class StoreReader:
         return layout(self.array(name))[0]
 
     def _key(self, name: str, i: int, j: int) -> str:
-        return chunk_key(name, len(VARIABLES[name][0]), i, j, layout(self.array(name))[1])
+        return chunk_key(name, len(ALL_VARIABLES[name][0]), i, j, layout(self.array(name))[1])
 
     def block(self, name: str, i: int, j: int) -> np.ndarray:
         """Region (i, j) of variable ``name`` (every leading dimension whole), checked against the manifest.
@@ -183,7 +192,7 @@ class StoreReader:
         except Exception as error:  # noqa: BLE001 - checksum, codec or truncation errors alike
             raise self._refused(key, i, j, f"cannot be decoded ({type(error).__name__}: {error})") from None
         if self.verified:
-            expected, actual = self._expected(name, key, i, j), digest(values, VARIABLES[name][1]).hex()
+            expected, actual = self._expected(name, key, i, j), digest(values, ALL_VARIABLES[name][1]).hex()
             if expected is None:  # a region never written (unfinished store): it must not claim to be done
                 if name == "done" and values.any():
                     raise self._refused(key, i, j, "marks cells done but the manifest has no entry for them")
@@ -221,11 +230,11 @@ class StoreReader:
                 raise self._refused(entry_key(i // a, j // b), i, j,
                                     f"(the region's manifest entry) cannot be decoded ({type(error).__name__}: "
                                     f"{error})") from None
-            self._entries[(i, j)] = entry.reshape(len(CHUNKED_VARIABLES), 32)
+            self._entries[(i, j)] = entry.reshape(len(self.variables), 32)
         entry = self._entries[(i, j)]
         if not entry.any():
             return None
-        return entry[CHUNKED_VARIABLES.index(name)].tobytes().hex()
+        return entry[self.variables.index(name)].tobytes().hex()
 
     def variable(self, name: str) -> np.ndarray:
         """A whole variable, every region read and checked (for exports and reports over the grid)."""

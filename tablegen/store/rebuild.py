@@ -37,28 +37,29 @@ from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.store.integrity import cells_text, read_block, template_finished
 from tablegen.store.lock import StoreLock
 from tablegen.store.manifest import (
-    ARRAYS,
     CHAIN,
-    COORDINATES,
     DIGESTS,
     MANIFEST,
     Problem,
+    arrays_of,
     attribute_digests,
     chain_digest,
     consolidated_chunks,
     coordinate_digest,
+    coordinates_of,
     digest,
     metadata_document,
     metadata_record,
     read_root,
 )
 from tablegen.store.schema import (
-    CHUNKED_VARIABLES,
+    ALL_VARIABLES,
+    POWER_VERSION,
     SCHEMA_NAME,
-    VARIABLES,
     WRITABLE_VERSIONS,
     chunk_key,
     chunk_regions,
+    chunked_variables,
     key_file,
     layout,
     open_group,
@@ -167,6 +168,11 @@ class _Rebuild:
         self.per_shard = (1, 1)  # inner chunks per shard along P and N (schema 4), read from the done flags
         self.header_lost = False  # the manifest's document is gone, not only its record (see _header_lost)
 
+    @property
+    def version(self):
+        """The schema version the store's root says (its record is what is rebuilt; checked against the template)."""
+        return self.group.attrs.get("schema_version")
+
     def check_state(self) -> dict:
         """The manifest's attributes, once the store is known to be one whose record was lost."""
         check = read_root(self.group, self.fs, self.root)
@@ -209,7 +215,7 @@ class _Rebuild:
         """Every array's metadata document and every coordinate against the template made afresh."""
         reference = open_group(reference_url, None, "r")
         fs, root = store_fs(reference_url, None)
-        for name in (*ARRAYS, f"{MANIFEST}/{DIGESTS}"):
+        for name in (*arrays_of(self.version), f"{MANIFEST}/{DIGESTS}"):
             try:
                 same = _comparable(name, metadata_document(self.fs, self.root, name)) == \
                     _comparable(name, metadata_document(fs, root, name))
@@ -220,7 +226,7 @@ class _Rebuild:
                 self.problems.append(Problem("metadata (zarr.json) differs from what the config the store records "
                                              "gives (shape, chunking, data type, codecs, fill value, dimension "
                                              "names or attributes)", name))
-        for name in COORDINATES:
+        for name in coordinates_of(self.version):
             try:
                 values = self.group[name][...]
             except Exception as error:  # noqa: BLE001
@@ -249,7 +255,7 @@ class _Rebuild:
             else:
                 self._check_unwritten(i, j, cells)
         if complete:
-            ndims = {name: self.group[name].ndim for name in CHUNKED_VARIABLES}
+            ndims = {name: self.group[name].ndim for name in chunked_variables(self.version)}
             if self.header_lost:  # gone with the document: the entries' list, checked with the rest by the chain
                 manifest["chunks"] = consolidated_chunks(table, ndims, self.per_shard)
             if manifest.get("chunks") != consolidated_chunks(table, ndims, self.per_shard):
@@ -258,7 +264,7 @@ class _Rebuild:
 
     def _check_region(self, i: int, j: int, entry: np.ndarray, cells: str, complete: bool) -> None:
         self.report.regions_checked += 1
-        for v, name in enumerate(CHUNKED_VARIABLES):
+        for v, name in enumerate(chunked_variables(self.version)):
             array = self.group[name]
             key = chunk_key(name, array.ndim, i, j, self.per_shard)
             if not self.fs.exists(f"{self.root}/{key_file(key)}"):
@@ -272,7 +278,7 @@ class _Rebuild:
                                                    cells))
                 continue
             self.report.chunks_checked += 1
-            if digest(values, VARIABLES[name][1]) == entry[v].tobytes() or (name == "done" and not complete
+            if digest(values, ALL_VARIABLES[name][1]) == entry[v].tobytes() or (name == "done" and not complete
                                                                               and not values.any()):
                 continue
             self.report.damaged.append(Problem("holds other values than its manifest entry records", name, key,
@@ -308,7 +314,7 @@ class _Rebuild:
 def _comparable(name: str, document: dict) -> dict:
     """What of an array's metadata document must match the template's: all of it, but a coordinate's codecs (its
     values are compared decoded; a store migrated from schema 2 checksums its coordinates, a new one does not)."""
-    return {k: v for k, v in document.items() if not (name in COORDINATES and k == "codecs")}
+    return {k: v for k, v in document.items() if not (name in coordinates_of(POWER_VERSION) and k == "codecs")}
 
 
 def _reference_template(template: StoreTemplate, attrs: dict) -> str:
@@ -382,7 +388,7 @@ def rebuild_manifest_record(url: str, expected: Callable[[dict], tuple[StoreTemp
         if not rebuild.problems:
             rebuild.check_data(manifest)
         if not rebuild.problems:
-            rebuild.report.record = metadata_record(rebuild.group, rebuild.fs, rebuild.root)
+            rebuild.report.record = metadata_record(rebuild.group, rebuild.fs, rebuild.root, version=rebuild.version)
             rebuild.check_chain(manifest, rebuild.report.record)
         if rebuild.problems:
             shown = "; ".join(map(str, rebuild.problems[:20]))

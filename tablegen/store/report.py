@@ -82,5 +82,75 @@ def verify_report(ds: xr.Dataset, worst: int = 10) -> dict:
             "ci_high": float(high[k, a, c, i, j]), "inside": bool(inside[k, a, c, i, j]),
         })
     total, hits = int(checked.sum()), int(inside.sum())
-    return {"checked": total, "inside": hits, "coverage": hits / total if total else float("nan"),
-            "by_metric": by_metric, "worst": worst_entries}
+    report = {"checked": total, "inside": hits, "coverage": hits / total if total else float("nan"),
+              "by_metric": by_metric, "worst": worst_entries}
+    if "minimum_detectable_auc" in ds.data_vars:
+        report["minimum_detectable"] = detectable_report(ds)
+    return report
+
+
+#: Cells at which ``tablegen verify`` recomputes the stored minimum detectable AUC (spread evenly over the done cells).
+DETECTABLE_SAMPLES = 3
+
+
+def sample_cells(done: np.ndarray, samples: int) -> list[tuple[int, int]]:
+    """Up to ``samples`` done cells (i, j), evenly spread over the done cells in P-major order, first and last
+    included.
+
+    Examples
+    --------
+    >>> sample_cells(np.ones((3, 3), bool), 3)
+    [(0, 0), (1, 1), (2, 2)]
+    """
+    cells = list(zip(*(axis.tolist() for axis in np.nonzero(done))))
+    if len(cells) <= samples:
+        return cells
+    return [cells[round(k * (len(cells) - 1) / (samples - 1))] for k in range(samples)] if samples > 1 else cells[:1]
+
+
+def detectable_report(ds: xr.Dataset, samples: int = DETECTABLE_SAMPLES) -> dict:
+    """The stored minimum detectable AUC against its exact search recomputed at ``samples`` done cells (every
+    metric, power level, alpha and C there): ``checked`` values, ``agree`` (within the array's ``tolerance``, NaN
+    where the recomputation is NaN too), ``cells`` (the (P, N) recomputed) and ``largest_difference``.
+
+    Examples
+    --------
+    >>> from tablegen.store.zarr_store import open_store
+    >>> from tablegen.store.schema import bundled_table_path
+    >>> report = detectable_report(open_store(bundled_table_path()), samples=1)
+    >>> report["checked"] == report["agree"], report["cells"]
+    (True, [[20, 20]])
+    """
+    from tablegen.store.migrate import detectable_array
+
+    stored_ds = _read(ds, ["done", "minimum_detectable_auc"])
+    done = np.asarray(stored_ds.done.values, dtype=bool)
+    cells = sample_cells(done, samples)
+    variable = stored_ds.minimum_detectable_auc
+    tolerance = float(variable.attrs.get("tolerance", 0.0))
+    recomputed = detectable_array(_CoordinateView(ds), ds.power.values.tolist(), variable.attrs.get("max_seconds"),
+                                  cells)
+    stored = variable.values
+    checked = agree = 0
+    largest = 0.0
+    for i, j in cells:
+        a, b = stored[..., i, j], recomputed[..., i, j]
+        both_nan = np.isnan(a) & np.isnan(b)
+        with np.errstate(invalid="ignore"):
+            close = np.abs(a - b) <= tolerance
+        checked += a.size
+        agree += int((both_nan | close).sum())
+        finite = np.isfinite(a) & np.isfinite(b)
+        largest = max(largest, float(np.abs(a - b)[finite].max()) if finite.any() else 0.0)
+    return {"checked": checked, "agree": agree, "cells": [[int(ds.P.values[i]), int(ds.N.values[j])] for i, j in cells],
+            "largest_difference": largest, "tolerance": tolerance}
+
+
+class _CoordinateView:
+    """A Dataset's coordinates as :func:`~tablegen.store.migrate.detectable_array` reads a Zarr group's."""
+
+    def __init__(self, ds: xr.Dataset):
+        self._ds = ds
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return np.asarray(self._ds[name].values)

@@ -24,12 +24,19 @@ from tablegen.errors import StoreError, StoreIntegrityError, StoreUnreachableErr
 #: root records the manifest's own digest (a hash chain).
 #: 4: every (P, N)-chunked array is sharded: one shard (one object) per task, holding the inner chunks that a
 #: lookup reads one at a time; the manifest records each inner chunk's digest, one manifest chunk per shard.
-SCHEMA_VERSION = 4
+#: 5: the store also holds the minimum detectable AUC (:data:`POWER_VARIABLES`, coordinate ``power``), in either
+#: layout (sharded or not); a job with a ``power:`` section writes it, and
+#: :func:`~tablegen.store.migrate.add_minimum_detectable` adds it to a store of version 3 or 4.
+SCHEMA_VERSION = 5
+#: The version of a sharded store without the minimum detectable AUC.
+SHARDED_VERSION = 4
+#: The version of a store holding the minimum detectable AUC (sharded or not).
+POWER_VERSION = 5
 #: The last unsharded version: what :func:`~tablegen.store.migrate_store` brings versions 1 and 2 to, and what
 #: a store created without shards is (its layout is kept by every resume).
 UNSHARDED_VERSION = 3
 #: Versions a run writes into (creates, or resumes in the store's own layout).
-WRITABLE_VERSIONS = (UNSHARDED_VERSION, SCHEMA_VERSION)
+WRITABLE_VERSIONS = (UNSHARDED_VERSION, SHARDED_VERSION, POWER_VERSION)
 #: Schema versions this tablegen reads: 1 (no checksums, no manifest) only with ``allow_unverified``; 2 with
 #: the checks its manifest allows (no hash chain); writes need 3 or 4 (:func:`~tablegen.store.migrate_store`).
 READABLE_VERSIONS = (1, 2, *WRITABLE_VERSIONS)
@@ -54,6 +61,21 @@ VARIABLES = {
     "done": (("P", "N"), "bool", False, "True once every variable of the cell is written"),
 }
 DATA_VARIABLES = tuple(name for name in VARIABLES if name != "done")
+#: The variables of a store of :data:`POWER_VERSION` beside :data:`VARIABLES` (name -> dims, dtype, fill, description).
+POWER_VARIABLES = {
+    "minimum_detectable_auc": (
+        ("metric", "power", "alpha", "C", "P", "N"), "float64", np.nan,
+        "smallest AUC of a Lehmann alternative (positives' scores with CDF F**k, AUC = k/(k+1)) whose exact power "
+        "against the best-of-C test at level alpha reaches the power level: the upper end of a bracket of width "
+        "<= the attribute tolerance (the power there >= the level, below it < the level); 1 where no AUC below 1 "
+        "reaches the level (the test detects nothing); NaN only where the metric has no exact Lehmann power at the "
+        "cell (average precision beyond its enumeration, AUC beyond its exact programme's budget) or, where the "
+        "attribute max_seconds is set, one exact power probability there is estimated over that many seconds"),
+}
+#: Every variable a store may hold, in the manifest's order: data variables, then the minimum detectable AUC, then
+#: the done flags.
+ALL_VARIABLES = {**{name: spec for name, spec in VARIABLES.items() if name != "done"}, **POWER_VARIABLES,
+                 "done": VARIABLES["done"]}
 #: CF ``long_name`` and ``units`` of each coordinate (units "1": a count or a probability; metric names have none).
 COORDINATE_ATTRIBUTES = {
     "metric": {"long_name": "performance metric of the ranking"},
@@ -63,6 +85,8 @@ COORDINATE_ATTRIBUTES = {
     "N": {"long_name": "negatives in the test set", "units": "1"},
     "tail_probability": {"long_name": "upper-tail probability t of the stored quantile", "units": "1"},
 }
+#: The coordinate a store of :data:`POWER_VERSION` adds, with its CF attributes.
+POWER_COORDINATE_ATTRIBUTES = {"power": {"long_name": "target power of the minimum detectable AUC", "units": "1"}}
 #: CF-1.10 / ACDD-1.3 global attributes of every store (``source`` and ``history`` are added per store).
 CONVENTION_ATTRIBUTES = {
     "Conventions": "CF-1.10, ACDD-1.3",
@@ -97,8 +121,24 @@ def history_line(timestamp: str, what: str, version: str) -> str:
     '2026-11-21T12:56:31+00:00: tablegen run configs/paper.yaml (tablegen 0.1.0)'
     """
     return f"{timestamp}: {what} (tablegen {version})"
-#: Every variable chunked over (P, N), in the manifest's order.
+#: Every variable chunked over (P, N), in the manifest's order (a store of version 3 or 4).
 CHUNKED_VARIABLES = tuple(VARIABLES)
+
+
+def chunked_variables(version: int | None) -> tuple[str, ...]:
+    """The (P, N)-chunked variables of a store of schema ``version``, in the manifest's order.
+
+    Examples
+    --------
+    >>> chunked_variables(3)[-1], chunked_variables(POWER_VERSION)[-2:]
+    ('done', ('minimum_detectable_auc', 'done'))
+    """
+    return tuple(ALL_VARIABLES) if version == POWER_VERSION else CHUNKED_VARIABLES
+
+
+def data_variables(version: int | None) -> tuple[str, ...]:
+    """The data variables (every chunked variable but the done flags) of a store of schema ``version``."""
+    return tuple(name for name in chunked_variables(version) if name != "done")
 
 
 def chunk_codecs() -> dict:

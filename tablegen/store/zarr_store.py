@@ -43,10 +43,11 @@ from tablegen.store.integrity import (
     write_shard_entry,
 )
 from tablegen.store.lock import LOCK_SUFFIX, StoreLock
-from tablegen.store.manifest import CHAIN, MANIFEST, entry_key, shard_digests, start_manifest
+from tablegen.store.manifest import CHAIN, MANIFEST, entry_key, shard_digests, start_manifest, version_of
 from tablegen.store.migrate import migrate_store
 from tablegen.store.report import store_report, verify_report
 from tablegen.store.schema import (
+    ALL_VARIABLES,
     CONVENTION_ATTRIBUTES,
     CREATING_SUFFIX,
     DATA_VARIABLES,
@@ -57,6 +58,7 @@ from tablegen.store.schema import (
     WRITABLE_VERSIONS,
     WRITE_CONFIG,
     check_not_headless,
+    data_variables,
     history_line,
     is_local,
     layout,
@@ -355,7 +357,8 @@ def write_chunk(url: str, region: tuple[slice, slice], arrays: dict[str, np.ndar
     region : (slice, slice)
         Index ranges along P and N, aligned with the store's shards (or chunks): a task's is one.
     arrays : dict
-        One array per name in :data:`DATA_VARIABLES`, shaped as the variable over the region.
+        One array per data variable of the store (:data:`DATA_VARIABLES`, and the minimum detectable AUC in a
+        store of schema version 5), shaped as the variable over the region.
     storage_options : dict, optional
         fsspec options of ``url``.
     """
@@ -366,14 +369,16 @@ def write_chunk(url: str, region: tuple[slice, slice], arrays: dict[str, np.ndar
     i, j = p_slice.start // inner[0], n_slice.start // inner[1]
     _check_aligned(shape, (inner[0] * per_shard[0], inner[1] * per_shard[1]), p_slice, n_slice,
                    "shards" if done.shards else "chunks")
-    missing = set(DATA_VARIABLES) - set(arrays)
-    if missing:
-        raise ValueError(f"write_chunk needs every data variable; missing {sorted(missing)}")
-    arrays = {name: np.asarray(arrays[name], dtype=VARIABLES[name][1]) for name in DATA_VARIABLES}
+    names = data_variables(version_of(group))
+    missing, extra = set(names) - set(arrays), set(arrays) - set(names)
+    if missing or extra:
+        raise ValueError(f"write_chunk needs every data variable of the store and no other; missing "
+                         f"{sorted(missing)}, not in the store {sorted(extra)}")
+    arrays = {name: np.asarray(arrays[name], dtype=ALL_VARIABLES[name][1]) for name in names}
     fs, root = store_fs(url, storage_options)
     durable = Durable(fs, root)
     written = []
-    for name in DATA_VARIABLES:
+    for name in names:
         written += write_whole(group[name].with_config(WRITE_CONFIG), region, arrays[name], fs, root)
     durable.sync(written)
     table = shard_digests(arrays, inner)

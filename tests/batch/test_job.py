@@ -15,7 +15,8 @@ import distributed
 import numpy as np
 import pytest
 import zarr
-from jobtools import assert_store_values_identical, assert_stores_bit_identical, small_config
+from jobtools import assert_store_values_identical, assert_stores_bit_identical
+from jobtools import small_config as shared_small_config
 from progresstools import HANG_SECONDS, tree_state, wait_while_progressing
 
 from tablegen.batch.config import load_config
@@ -26,6 +27,13 @@ from tablegen.lookup.simulate import simulate_cell
 from tablegen.store.zarr_store import open_store
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+#: Every job here tabulates the minimum detectable AUC too: the identity tests cover it.
+POWER = {"levels": [0.5, 0.8]}
+
+
+def small_config(store, **changes):
+    """The shared small job (:func:`jobtools.small_config`) with a ``power:`` section."""
+    return shared_small_config(store, **{"power": POWER, **changes})
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +141,7 @@ def test_sigkill_mid_run_then_resume_gives_the_same_store(tmp_path):
     config_file.write_text(
         "grid: {P: [5, 10, 15, 20], N: [8, 16, 24]}\nreplicates: 1000000\nseed: 11\n"
         "metrics: [auc, best_accuracy, best_f1, tp_at_3]\nCs: [10, 100]\nalphas: [0.01, 0.05]\n"
-        "chunks: {P: 1, N: 1}\nstore: {url: killed.zarr}\n"
+        "chunks: {P: 1, N: 1}\nstore: {url: killed.zarr}\npower: {levels: [0.5, 0.8]}\n"
     )
     process = subprocess.Popen([sys.executable, "-m", "tablegen", "run", str(config_file), "--executor", "serial"],
                                cwd=tmp_path, start_new_session=True, stdout=subprocess.DEVNULL,
@@ -273,3 +281,21 @@ def test_two_runs_of_one_config_on_one_client_share_no_task(reference, client, t
     run(second, executor="dask", client=client)
     assert len(first_keys) == 4 and len(keys) == 8 and first_keys.isdisjoint(keys[4:])
     assert_stores_bit_identical(second.store_url, reference.store_url)
+
+
+def test_the_minimum_detectable_auc_is_stored_as_the_exact_search_gives_it(reference):
+    from tablegen.compute.exact.detectable import cell_detectable_aucs
+    from tablegen.compute.metrics import get_metric
+
+    ds = open_store(reference.store_url)
+    assert ds.attrs["schema_version"] == 5 and ds.power.values.tolist() == POWER["levels"]
+    stored = ds.minimum_detectable_auc
+    assert stored.dims == ("metric", "power", "alpha", "C", "P", "N") and stored.attrs["tolerance"] == 1e-7
+    for P, N in [(5, 8), (20, 24)]:
+        for metric in reference.metrics:
+            expected = cell_detectable_aucs(get_metric(metric), P, N, reference.Cs, reference.alphas,
+                                            POWER["levels"])
+            np.testing.assert_array_equal(stored.sel(metric=metric, P=P, N=N).values, expected, err_msg=metric)
+    values = stored.values
+    assert not np.isnan(values).any()  # every metric here has exact Lehmann power at every cell
+    assert (values[:, 1] >= values[:, 0]).all() and ((values >= 0.5) & (values <= 1.0)).all()

@@ -98,6 +98,7 @@ ALPHA_DEFAULTS = {
     "tablegen.max_models": 0.01, "tablegen.plot_power_curve": 0.01,
     "tablegen.Table.critical_value": 0.01, "tablegen.Table.significance_test": 0.01,
     "tablegen.Table.answer_checked": None, "tablegen.Table.contains": None,
+    "tablegen.Table.minimum_detectable_auc": 0.01,
     "tablegen.evaluate": 0.05, "tablegen.compare.evaluate": 0.05, "tablegen.multiclass_test": 0.05,
     "tablegen.multiclass_scores_test": 0.05,
     "tablegen.compare.evaluate_multiclass": 0.05,

@@ -19,7 +19,7 @@ from tablegen.errors import StoreError
 from tablegen.store import shards
 from tablegen.store.integrity import check_integrity
 from tablegen.store.reader import StoreReader
-from tablegen.store.schema import SCHEMA_VERSION, UNSHARDED_VERSION, VARIABLES
+from tablegen.store.schema import SHARDED_VERSION, UNSHARDED_VERSION, VARIABLES
 from tablegen.store.zarr_store import write_chunk
 
 GRID = {"grid": {"P": [5, 10, 15], "N": [8, 16, 24]}, "replicates": 2000, "metrics": ["auc", "best_accuracy"],
@@ -41,7 +41,7 @@ def test_a_sharded_store_holds_the_values_of_an_unsharded_one_in_one_object_per_
     run(config, executor="serial")
     assert_store_values_identical(plain, sharded)  # every array, NaN payloads included
     assert json.loads((plain / "zarr.json").read_text())["attributes"]["schema_version"] == UNSHARDED_VERSION
-    assert json.loads((sharded / "zarr.json").read_text())["attributes"]["schema_version"] == SCHEMA_VERSION
+    assert json.loads((sharded / "zarr.json").read_text())["attributes"]["schema_version"] == SHARDED_VERSION
     assert len(_objects(plain)) == 7 * 9 and len(_objects(sharded)) == 7 * 4
     report = check_integrity(str(sharded))
     assert report.ok and report.chunks_checked == 7 * 9  # every inner chunk checked against its own digest
