@@ -30,6 +30,7 @@ import numpy as np
 
 from tablegen.compute.exact.multiclass import (
     TIE_RTOL,
+    accuracy_bytes,
     accuracy_null,
     accuracy_seconds,
     chance_agreement,
@@ -306,7 +307,7 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
 
 def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
     """Whether the exact law of ``metric`` for these margins is estimated within the time limit
-    (``TABLEGEN_TIME_LIMIT``) and, for the weighted metrics, the memory limit.
+    (``TABLEGEN_TIME_LIMIT``) and the memory limit (``TABLEGEN_MEMORY_LIMIT``).
 
     Accuracy and kappa, and balanced accuracy or macro-F1 where every class that can have a hit has the same weight,
     cost :func:`~tablegen.compute.exact.multiclass.accuracy_seconds`; other weights
@@ -327,7 +328,8 @@ def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
         if equal_weight(weights) is None:
             seconds, memory = weighted_cost(true_counts, predicted_counts, weights)
             return seconds <= limit and memory <= memory_limit_bytes()
-    return accuracy_seconds(true_counts, predicted_counts) <= limit
+    return (accuracy_seconds(true_counts, predicted_counts) <= limit
+            and accuracy_bytes(true_counts, predicted_counts) <= memory_limit_bytes())
 
 
 def _exact_weighted(metric, C, alpha, classes, true_codes, predicted_codes, true_counts,
