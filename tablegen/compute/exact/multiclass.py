@@ -24,8 +24,8 @@ Cost: the rook polynomial is one product of K integer polynomials, each tail one
 products, D = sum_k min(n_k, m_k) the most hits; the integers have about log2(n!) bits.  A tail stops early where
 two consecutive partial sums, which bracket it (Bonferroni), round to the same double, so only a prefix of the rook
 numbers is computed (truncated products, still exact).  The products are FLINT's (python-flint's ``fmpz_poly``,
-FFT multiplication, and GMP integers in the tails) where python-flint is installed (``pip install
-tablegen[fast]``), else Python's (Kronecker substitution: one Karatsuba multiplication per class); the integers
+FFT multiplication, and GMP integers in the tails) where python-flint is installed (the ``fast`` extra), else
+Python's (Kronecker substitution: one Karatsuba multiplication per class); the integers
 are the same.  Measured (one core, AMD EPYC, load about 6; K = 10 balanced, critical value at C = 10 and the
 p-value there): n = 1,000 in 0.036 s (0.38 s without python-flint), n = 3,000 in 0.21 s (14 s), n = 10,000 in
 3.4 s (about 1,000 s estimated).  n = 100,000 stays out of reach of this route: the rook numbers needed (about
