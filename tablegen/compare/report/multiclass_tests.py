@@ -42,6 +42,10 @@ METRICS = ("accuracy", "kappa", "balanced_accuracy", "macro_f1")
 EXACT_ARRANGEMENTS = 20_000
 #: Single-core seconds a model's exact accuracy law may cost in the report (else Monte Carlo from the pass).
 EXACT_SECONDS = 0.25
+#: Items up to which the weighted diagonal's exact law (balanced accuracy, macro-F1) is costed at all: beyond, its cost
+#: estimate itself multiplies large rook polynomials (517 s at n = 10^4, K = 10) and the law is far over
+#: :data:`EXACT_SECONDS` anyway (estimated 8.6 s at n = 200, K = 20; 296 s at n = 120, K = 3).
+WEIGHTED_ITEMS = 400
 #: Items on which two models differ up to which every swap pattern is enumerated.
 EXACT_SWAP_ITEMS = 16
 #: Replicates per kernel call.
@@ -259,7 +263,8 @@ def exact_seconds(metric: str, true_counts, predicted_counts) -> float:
     """The estimated single-core seconds of ``metric``'s exact law for these margins: the hits' law
     (:func:`~tablegen.compute.exact.multiclass.accuracy_seconds`) for accuracy and kappa, and for balanced accuracy
     or macro-F1 where every class that can have a hit weighs the same; else the weighted diagonal's
-    (:func:`~tablegen.compute.exact.multiclass_weighted.weighted_seconds`).
+    (:func:`~tablegen.compute.exact.multiclass_weighted.weighted_seconds`; infinite beyond :data:`WEIGHTED_ITEMS`
+    items, where it is not costed).
 
     Examples
     --------
@@ -275,6 +280,8 @@ def exact_seconds(metric: str, true_counts, predicted_counts) -> float:
     weights = diagonal_weights(metric, true, predicted)
     if equal_weight(weights) is not None:
         return accuracy_seconds(true, predicted)
+    if sum(true) > WEIGHTED_ITEMS:
+        return math.inf  # not costed: far over any report's budget (WEIGHTED_ITEMS)
     return weighted_seconds(true, predicted, weights)
 
 
