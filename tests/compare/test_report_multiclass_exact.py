@@ -218,3 +218,16 @@ def test_where_the_exact_law_is_cheap_the_verdict_is_multiclass_tests(metric):
         alone = tablegen.multiclass_test(true, predicted, metric, C=2)
         assert report.versus_random.tests[name].p_value == alone.p_value
         assert report.versus_random.tests[name].method == alone.method
+
+
+def test_the_weighted_law_is_not_costed_beyond_its_reach(monkeypatch):
+    """Beyond WEIGHTED_ITEMS the weighted diagonal's cost estimate (itself a product of large rook polynomials) is
+    never asked: the report would wait minutes for it."""
+    from tablegen.compute.exact import multiclass_weighted
+
+    def refuse(*args):
+        raise AssertionError("weighted_seconds asked beyond WEIGHTED_ITEMS")
+
+    monkeypatch.setattr(multiclass_weighted, "weighted_seconds", refuse)
+    assert tests.exact_seconds("macro_f1", [1000] * 10, [900] * 5 + [1100] * 5) == float("inf")
+    assert tests.exact_seconds("balanced_accuracy", [500, 1500], [900, 1100]) == float("inf")
