@@ -40,7 +40,7 @@ def plot_multiclass(evaluation, path=None):
         axis.axis("off")
     figure.suptitle(f"{len(models)} models, n = {evaluation.n:,}, K = {evaluation.K}, C = {evaluation.C}, "
                     f"alpha = {evaluation.alpha:g}: accuracy against the critical value of the best of C random "
-                    "classifiers with the model's predicted counts", fontsize=9)
+                    "classifiers with the model's predicted counts (* significant)", fontsize=9)
     figure.tight_layout()
     return saved(figure, path, plt)
 
