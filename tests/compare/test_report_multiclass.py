@@ -262,3 +262,14 @@ def test_values_equal_scikit_learns(case):
     for model, expected in case["values"].items():
         for metric, value in expected.items():
             assert report[metric].values[model] == pytest.approx(value, rel=1e-13, abs=1e-15), (model, metric)
+
+
+def test_a_C_below_the_number_of_models_is_refused_as_the_binary_report_refuses_it():
+    import re
+
+    rng = np.random.default_rng(3)
+    labels = rng.integers(0, 3, 60)
+    predicted = {name: rng.integers(0, 3, 60) for name in "abc"}
+    with pytest.raises(TablegenInputError, match=re.escape("C = 2 is less than the 3 models given")):
+        tablegen.evaluate(labels, predicted, C=2)
+    assert tablegen.evaluate(labels, predicted, C=3, metrics=["accuracy"]).C == 3

@@ -372,7 +372,10 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     metrics, score_metrics = _check_metrics(metrics, data.source)
     alpha = check_alpha("alpha", alpha)
     M = len(data.predicted)
-    C = M if C is None else max(check_competitors(C), M)
+    C = M if C is None else check_competitors(C)
+    if C < M:
+        raise TablegenInputError.naming(Argument("C"), f" = {C} is less than the {M} models given: C counts every "
+                                        "model tried, so it is at least the number given")
     if R is not None:
         R = check_integer("R", R, 1)
         if R > MAX_REPLICATES:
