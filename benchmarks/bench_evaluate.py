@@ -21,7 +21,8 @@ lifted (``TABLEGEN_TIME_LIMIT``), so that a case is measured up to the cap rathe
 The targets are the issue's; they are reported beside the figures, not asserted.  The ``csv`` case times reading a
 10^6-row, 10-model predictions CSV as ``tablegen evaluate`` does (``tablegen.cli.scores.read_predictions``);
 ``--tree SRC`` runs every case from another tablegen source tree (``git archive HEAD~1 tablegen | tar -x -C
-/tmp/before``), to measure a change before and after.
+/tmp/before``), to measure a change before and after; ``--before SRC`` runs each case from SRC and then from this
+tree, one after the other (the same load on both), and adds a table of both with the ratio per stage.
 
     .venv/bin/python benchmarks/bench_evaluate.py                      # every case, 120 s CPU each at most
     .venv/bin/python benchmarks/bench_evaluate.py --cases 10x1e4 csv --max-seconds 60
@@ -263,23 +264,55 @@ def print_csv(results: list[dict], max_seconds: float) -> None:
                   f"peak RSS {r['rss'] / 1e9:.2f} GB (the process, data generation included)")
 
 
+def print_before_after(pairs: list[tuple[dict, dict]], max_seconds: float, before: str) -> None:
+    """Each case's stages from ``before`` and from this tree side by side, with the ratio before/after."""
+    print(f"\nbefore ({before}) and after (this tree), run one after the other per case; CPU seconds per stage; "
+          "ratio = before / after ('over N': stopped at the cap, so the ratio is at least the one shown):\n")
+    print("| case | stage | before | after | ratio |")
+    print("|---|---|---:|---:|---:|")
+    for old, new in pairs:
+        models, items, _, _ = CASES[new["case"]]
+        rows = [(name, old["stages"].get(name), new["stages"].get(name)) for name in STAGE_NAMES]
+        rows.append(("total", old["cpu_at_stop"] if old["stopped"] else old["done"]["seconds"],
+                     new["cpu_at_stop"] if new["stopped"] else new["done"]["seconds"]))
+        for name, b, a in rows:
+            if b is None or a is None:
+                cells = ["…" if b is None else f"{b:.2f}", "…" if a is None else f"{a:.2f}", "-"]
+            else:
+                ratio = f"{b / a:.2f}x" if a > 0 else "-"
+                over = name == "total" or old.get("stopped_in") == name
+                cells = [("over " if over and old["stopped"] else "") + f"{b:.2f}",
+                         ("over " if (name == "total" or new.get("stopped_in") == name) and new["stopped"] else "")
+                         + f"{a:.2f}", ("at least " if over and old["stopped"] else "") + ratio]
+            print(f"| {models} x {items:,} | {name} | " + " | ".join(cells) + " |")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", choices=list(CASES), default=list(CASES))
     parser.add_argument("--max-seconds", type=float, default=120.0, help="CPU seconds a case may run (default "
                                                                           "%(default)s); past it, 'over N s'")
     parser.add_argument("--tree", default="", help="a tablegen source tree to run the cases from (default: this one)")
+    parser.add_argument("--before", default="", help="also run each case from this tablegen source tree first, and "
+                                                     "compare")
     args = parser.parse_args(argv)
     print(f"load average {load_average()} at the start; all default metrics; one process per case, one numba "
           f"thread; cases stopped past {args.max_seconds:.0f} s CPU"
           + (f"; tablegen from {args.tree}" if args.tree else "") + "\n")
-    results = []
+    results, pairs = [], []
     for case in args.cases:
+        if args.before and case != "csv":
+            old = run_case(case, args.max_seconds, os.path.abspath(args.before))
+            print(f"... {case} before: {seconds_text(old, args.max_seconds)} s CPU", file=sys.stderr, flush=True)
         results.append(run_case(case, args.max_seconds, os.path.abspath(args.tree) if args.tree else ""))
         print(f"... {case}: {seconds_text(results[-1], args.max_seconds)} s CPU", file=sys.stderr, flush=True)
+        if args.before and case != "csv":
+            pairs.append((old, results[-1]))
     print_cases(results, args.max_seconds)
     print_stages(results, args.max_seconds)
     print_csv(results, args.max_seconds)
+    if pairs:
+        print_before_after(pairs, args.max_seconds, args.before)
     print(f"\nload average {load_average()} at the end")
 
 
