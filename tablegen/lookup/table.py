@@ -96,7 +96,7 @@ class Table:
         if self._ds is None:
             import xarray as xr
 
-            for name in VARIABLES:  # every array's metadata checked first: damage is named, not a traceback
+            for name in self._store.variables:  # every array's metadata checked first: damage is named, not a traceback
                 self._store.array(name)
             try:
                 self._ds = xr.open_zarr(self._store.group.store, consolidated=False, zarr_format=3)
