@@ -309,9 +309,10 @@ def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
     """Whether the exact law of ``metric`` for these margins is estimated within the time limit
     (``TABLEGEN_TIME_LIMIT``) and the memory limit (``TABLEGEN_MEMORY_LIMIT``).
 
-    Accuracy and kappa, and balanced accuracy or macro-F1 where every class that can have a hit has the same weight,
-    cost :func:`~tablegen.compute.exact.multiclass.accuracy_seconds`; other weights
-    :func:`~tablegen.compute.exact.multiclass_weighted.weighted_cost` (an upper estimate).
+    Accuracy and kappa cost :func:`~tablegen.compute.exact.multiclass.accuracy_seconds` and
+    :func:`~tablegen.compute.exact.multiclass.accuracy_bytes`; balanced accuracy and macro-F1
+    :func:`~tablegen.compute.exact.multiclass_weighted.weighted_cost` (the same where they are functions of the
+    hits: equal weights, or two classes).
 
     Examples
     --------
@@ -320,32 +321,32 @@ def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
     >>> exact_fits("macro_f1", (997, 1009, 1013), (1006, 1006, 1007))  # W ranges over about 10^9 values
     False
     """
-    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, equal_weight, weighted_cost
+    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, weighted_cost
 
-    limit = time_limit_seconds()
     if metric not in EXACT_METRICS:
-        weights = diagonal_weights(metric, true_counts, predicted_counts)
-        if equal_weight(weights) is None:
-            seconds, memory = weighted_cost(true_counts, predicted_counts, weights)
-            return seconds <= limit and memory <= memory_limit_bytes()
-    return (accuracy_seconds(true_counts, predicted_counts) <= limit
-            and accuracy_bytes(true_counts, predicted_counts) <= memory_limit_bytes())
+        seconds, memory = weighted_cost(true_counts, predicted_counts,
+                                        diagonal_weights(metric, true_counts, predicted_counts))
+    else:
+        seconds, memory = accuracy_seconds(true_counts, predicted_counts), accuracy_bytes(true_counts, predicted_counts)
+    return seconds <= time_limit_seconds() and memory <= memory_limit_bytes()
 
 
 def _exact_weighted(metric, C, alpha, classes, true_codes, predicted_codes, true_counts,
                     predicted_counts) -> MulticlassTest:
-    """Balanced accuracy or macro-F1 from the exact law of W = sum_k w_k T_kk (the hits' law where the weights of
-    the classes that can have a hit are equal: W = w X)."""
-    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, equal_weight, weighted_null
+    """Balanced accuracy or macro-F1 from the exact law of W = sum_k w_k T_kk (the hits' law where W is an affine
+    function of the hits: equal weights, or two classes)."""
+    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, hits_map, weighted_null
 
     weights = diagonal_weights(metric, true_counts, predicted_counts)
     diagonal = np.bincount(true_codes[true_codes == predicted_codes], minlength=len(classes))
     key, hits = weights.key(diagonal.tolist()), int(diagonal.sum())
-    common = equal_weight(weights)
-    if common is not None:  # W = w X: every hit is in a class that can have one
+    affine = hits_map(weights, true_counts, predicted_counts)
+    if affine is not None:  # W = a X + b (a >= 0): the hits' law
         null = accuracy_null(true_counts, predicted_counts)
         critical_hits = null.critical_hits(C, alpha)
-        critical_key = None if critical_hits is None else common * critical_hits
+        if critical_hits is not None and len(classes) == 2 and (critical_hits - true_counts[1] + predicted_counts[0]) % 2:
+            critical_hits += 1  # two classes: X = 2 T_11 + n_2 - m_1 takes every other integer; the next attainable
+        critical_key = None if critical_hits is None else affine[0] * critical_hits + affine[1]
         p_value, bounded = null.p_value(hits, C)
     else:
         null = weighted_null(metric, true_counts, predicted_counts)

@@ -23,10 +23,11 @@ from fractions import Fraction
 import pytest
 
 from tablegen.compute.exact.closed_form import tp_at_k_null
-from tablegen.compute.exact.multiclass import TIE_RTOL, hit_numbers
+from tablegen.compute.exact.multiclass import TIE_RTOL, accuracy_bytes, accuracy_seconds, hit_numbers
 from tablegen.compute.exact.multiclass_weighted import (
     diagonal_weights,
     equal_weight,
+    hits_map,
     weighted_cost,
     weighted_counts,
     weighted_null,
@@ -179,7 +180,10 @@ def test_equal_weights_collapse_to_the_hits_law(metric, true_counts, predicted_c
     assert w is not None and w > 0
     hits = hit_numbers(true_counts, predicted_counts)
     assert weighted_counts(true_counts, predicted_counts, weights) == {w * j: c for j, c in enumerate(hits) if c}
-    assert weighted_cost(true_counts, predicted_counts, weights) == (0.0, 0.0)  # the caller uses the hits' law
+    assert hits_map(weights, true_counts, predicted_counts) == (w, 0)
+    # the lookups use the hits' law here, and the cost is its cost
+    assert weighted_cost(true_counts, predicted_counts, weights) == (accuracy_seconds(true_counts, predicted_counts),
+                                                                     accuracy_bytes(true_counts, predicted_counts))
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -195,6 +199,8 @@ def test_two_classes_are_the_hypergeometric_law_of_tp_at_k(metric, n_1, n_2, m_1
     assert tuple(k for k in attainable if null.tail_ge(k) > 0) == null.keys
     for key, tail in zip(keys, tp.tail_ge):
         assert null.tail_ge(key) == pytest.approx(float(tail), rel=1e-12, abs=1e-300)
+    a, b = hits_map(null.weights, [n_1, n_2], [m_1, n_1 + n_2 - m_1])  # W = a X + b, X = 2 TP + n_2 - m_1
+    assert a > 0 and all(key == a * (2 * int(v) + n_2 - m_1) + b for key, v in zip(keys, tp.values))
 
 
 def test_weights_are_the_metrics_definitions():
@@ -213,6 +219,8 @@ def test_the_cost_estimate_bounds_the_states_and_grows():
     small_seconds, small_bytes = weighted_cost(*small, diagonal_weights("balanced_accuracy", *small))
     large_seconds, large_bytes = weighted_cost(*large, diagonal_weights("balanced_accuracy", *large))
     assert small_seconds < 1 < 1e6 < large_seconds and small_bytes < 1e8 < large_bytes
+    three = ([10, 20, 30, 0], [20, 20, 10, 10])  # not a function of the hits: a class only predicted breaks K = 2
+    assert hits_map(diagonal_weights("balanced_accuracy", *three), *three) is None
 
 
 @pytest.mark.parametrize("metric, true_counts, predicted_counts, message", [

@@ -131,6 +131,29 @@ def equal_weight(weights: DiagonalWeights) -> int | None:
     return distinct.pop() if distinct else 0
 
 
+def hits_map(weights: DiagonalWeights, true_counts, predicted_counts) -> tuple[Fraction, Fraction] | None:
+    """(a, b) with W = a X + b and a >= 0, X the hits, where W is such a function of the hits; None otherwise.
+
+    Two cases: every class that can have a hit has the same weight w (a = w, b = 0; balanced designs), and two
+    classes (T_22 = T_11 + n_2 - m_1 and X = 2 T_11 + n_2 - m_1, so W = (w_1 + w_2) X / 2 + (w_2 - w_1)(n_2 - m_1) / 2).
+    Then the law of W is the hits' law (:mod:`tablegen.compute.exact.multiclass`), far cheaper than the programme.
+
+    Examples
+    --------
+    >>> weights = diagonal_weights("balanced_accuracy", [3, 2], [1, 4])  # W = 2 T_11 + 3 T_22, T_22 = T_11 + 1
+    >>> hits_map(weights, [3, 2], [1, 4]), weights.key([1, 2]), weights.key([0, 1])  # X = 3 and X = 1
+    ((Fraction(5, 2), Fraction(1, 2)), 8, 3)
+    """
+    true, predicted = check_margins(true_counts, predicted_counts)
+    common = equal_weight(weights)
+    if common is not None:
+        return Fraction(common), Fraction(0)
+    if len(true) == 2:
+        (w_1, w_2), shift = weights.weights, true[1] - predicted[0]
+        return Fraction(w_1 + w_2, 2), Fraction((w_2 - w_1) * shift, 2)
+    return None
+
+
 def _groups(true: tuple[int, ...], predicted: tuple[int, ...], weights: tuple[int, ...]) -> list[tuple[int, list[int]]]:
     """(w, R) per distinct positive weight: R the product of the rook polynomials of the classes of weight w."""
     by_weight: dict[int, list[int]] = {}
@@ -159,7 +182,8 @@ def _work(true: tuple[int, ...], predicted: tuple[int, ...], weights: tuple[int,
 def weighted_cost(true_counts, predicted_counts, weights: DiagonalWeights) -> tuple[float, float]:
     """(seconds, bytes): an upper estimate of the single-core time and memory of :func:`weighted_null`.
 
-    A group of degree d makes d Horner passes over the S + 1 entries (S the rooks so far), each entry an integer
+    Where W is a function of the hits (:func:`hits_map`) the hits' law's cost instead.  A group of degree d makes
+    d Horner passes over the S + 1 entries (S the rooks so far), each entry an integer
     of at most (range of W so far + 1) digits of log2(n!) bits: a shift, a subtraction and a product by a rook
     number per entry and pass.  The time is linear in the words touched (no big-integer product of two large
     operands), so the estimate is (passes x entries) x (seconds per entry + seconds per word x words).
@@ -172,8 +196,10 @@ def weighted_cost(true_counts, predicted_counts, weights: DiagonalWeights) -> tu
     (True, True)
     """
     true, predicted = check_margins(true_counts, predicted_counts)
-    if equal_weight(weights) is not None:
-        return 0.0, 0.0  # the hits' law: the caller costs it (accuracy_seconds)
+    if hits_map(weights, true, predicted) is not None:  # the hits' law answers: its cost
+        from tablegen.compute.exact.multiclass import accuracy_bytes, accuracy_seconds
+
+        return accuracy_seconds(true, predicted), accuracy_bytes(true, predicted)
     updates, words, held = _work(true, predicted, weights.weights)
     return updates * _SECONDS_PER_UPDATE + words * _SECONDS_PER_WORD, 8.0 * held
 

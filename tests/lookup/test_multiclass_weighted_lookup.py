@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import tablegen
+from tablegen.compute.exact.closed_form import tp_at_k_null
 from tablegen.compute.exact.multiclass_weighted import diagonal_weights, weighted_null
 from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
 from tests.lookup.test_multiclass_monte_carlo import CASES, _enumerated_tail, _metric
@@ -112,3 +113,26 @@ def test_ties_are_exact_rationals():
     result = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy")
     tail, _ = _enumerated_tail("balanced_accuracy", labels, predicted)
     assert result.method == "exact" and result.p_value == float(tail)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_two_classes_use_the_hits_law_and_a_reachable_critical_value(metric):
+    """K = 2: W is increasing and affine in the hits (X = 2 TP + n_2 - m_1), so the hits' law answers, exactly, at
+    any size the hits' law affords (the programme would cost about 45 s at 300/200 items); the critical value is
+    an attainable value (X takes every other integer), the smallest significant one."""
+    labels = np.repeat([0, 1], [300, 200])
+    predicted = np.repeat([0, 1, 0, 1], [170, 130, 80, 120])  # TP = 170, m_1 = 250
+    result = tablegen.multiclass_test(labels, predicted, metric=metric, C=10)
+    assert result.method == "exact"
+    tp = tp_at_k_null(300, 200, 250)
+    t = float(upper_tail_probability(10, 0.05)) * (1 + 1e-12)
+    assert result.p_value == pytest.approx(float(p_value_from_tail(tp.tail_ge_at(170 - int(tp.values[0])), 10)),
+                                           rel=1e-12)
+    weights = diagonal_weights(metric, [300, 200], [250, 250])
+    values = [float(weights.value(weights.key([int(v), int(v) - 50]))) for v in tp.values]
+    significant = [v for v, tail in zip(values, tp.tail_ge) if tail <= t]
+    assert result.critical_value == pytest.approx(significant[0], rel=1e-15)
+    assert result.significant == (result.value >= result.critical_value)
+    small = tablegen.multiclass_test([0, 0, 0, 1, 1], [0, 1, 1, 1, 0], metric=metric)
+    tail, _ = _enumerated_tail(metric, [0, 0, 0, 1, 1], [0, 1, 1, 1, 0])
+    assert small.method == "exact" and small.p_value == float(tail)
