@@ -75,6 +75,7 @@ class Plan:
     exact_seconds: float = 0.0
     startup_seconds: float = 0.0
     chunk_seconds: dict = field(default_factory=dict, compare=False)
+    power_seconds: float = 0.0
 
     @property
     def cells_remaining(self) -> int:
@@ -110,6 +111,7 @@ def make_plan(config, done: np.ndarray | None = None) -> Plan:
         exact_seconds=costs.exact_seconds,
         startup_seconds=startup_seconds(_cores(config), config.exact),
         chunk_seconds=seconds,
+        power_seconds=costs.power_seconds,
     )
 
 
@@ -124,6 +126,7 @@ class GridCosts:
     exact_seconds: float
     p_starts: np.ndarray
     n_starts: np.ndarray
+    power_seconds: float = 0.0
 
 
 def grid_costs(config) -> GridCosts:
@@ -148,9 +151,25 @@ def grid_costs(config) -> GridCosts:
                     per_chunk[i, j] += shared_exact_seconds(chunk.cells(config), entries, pairs)
         chunk_seconds += per_chunk
         exact = float(per_chunk.sum())
+    power = 0.0
+    if config.power_levels:
+        per_cell = np.array([[power_seconds(config, [(p, n)]) for n in config.N] for p in config.P])
+        per_chunk = np.add.reduceat(np.add.reduceat(per_cell, p_starts, axis=0), n_starts, axis=1)
+        chunk_seconds += per_chunk
+        power = float(per_chunk.sum())
     return GridCosts(chunk_seconds, np.bincount(regime.ravel(), minlength=len(REGIMES)),
                      np.bincount(regime.ravel(), monte_carlo.ravel(), minlength=len(REGIMES)), exact,
-                     p_starts, n_starts)
+                     p_starts, n_starts, power)
+
+
+def power_seconds(config, cells) -> float:
+    """Estimated single-core seconds of the minimum detectable AUC of ``cells`` (every metric, C, alpha and power
+    level of the config's ``power:`` section; :func:`~tablegen.compute.exact.detectable.detectable_seconds`)."""
+    from tablegen.compute.exact.detectable import detectable_seconds
+
+    pairs, levels = len(config.Cs) * len(config.alphas), len(config.power_levels)
+    return sum(detectable_seconds(spec, P, N, pairs, levels, config.power_max_seconds)
+               for P, N in cells for spec in config.metric_entries) if levels else 0.0
 
 
 def _per_cell_exact_seconds(spec, P: np.ndarray, N: np.ndarray, pairs: int) -> np.ndarray:
@@ -176,7 +195,7 @@ def chunk_seconds(config, chunk: Chunk) -> float:
                                len(config.Cs) * len(config.alphas)) for P, N in cells)
     if config.exact:
         seconds += shared_exact_seconds(cells, entries, len(config.Cs) * len(config.alphas))
-    return seconds
+    return seconds + power_seconds(config, cells)
 
 
 def format_plan(config, plan: Plan) -> str:
@@ -201,6 +220,8 @@ def format_plan(config, plan: Plan) -> str:
         lines.append(f"  {REGIME_TEXT[name] + ':':<58}{cells:>11,} cells, {_core_time(seconds)}")
     if config.exact:
         lines.append(f"  {'exact values:':<58}{'':>18}{_core_time(plan.exact_seconds)}")
+    if config.power_levels:
+        lines.append(f"  {'minimum detectable AUC:':<58}{'':>18}{_core_time(plan.power_seconds)}")
     workers = _cores(config)
     where = (f"this process and a LocalCluster of {workers} workers" if workers else
              "this process; each worker of the running cluster adds its own" if config.cluster

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tablegen.batch.config import JobConfig
-from tablegen.batch.plan import Chunk
+from tablegen.batch.plan import Chunk, power_seconds
 from tablegen.compute.cell import exact_critical_values_for_cells, simulate_cell_values
 from tablegen.compute.cost import cell_seconds
 from tablegen.compute.mc import DEFAULT_BLOCK_SIZE
@@ -34,7 +34,8 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
                   report_every: float = 0.0) -> dict[str, np.ndarray]:
     """Every data variable of the chunk's cells, shaped as in the store over the chunk's region.
 
-    The cells are simulated one by one, then the exact values are computed metric by metric; ``report``
+    The cells are simulated one by one, then the exact values are computed metric by metric, then (a ``power:``
+    section) the minimum detectable AUC of every cell, one step (:func:`detectable_values`); ``report``
     is told the estimated seconds done and those of the next step before each (so a task reports as it
     starts, and then after each cell), and within a step the share of it done (a cell's blocks of
     replicates, the rows of AUC's exact sweep) at most every ``report_every`` seconds (:func:`block_reports`).
@@ -44,6 +45,7 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
     cells = chunk.cells(config)
     steps = [cell_seconds(P, N, config.replicates, entries, False, pairs) for P, N in cells]
     steps += [spec.cells_exact_seconds(cells, pairs) for spec in entries] if config.exact else []
+    steps += [power_seconds(config, cells)] if config.power_levels else []
     step, done, report = iter(steps), 0.0, report or (lambda done, left: None)
     per_cell = {name: [] for name in DATA_VARIABLES}
     for P, N in cells:
@@ -62,8 +64,10 @@ def compute_chunk(config: JobConfig, chunk: Chunk, report: WorkReport | None = N
         for cell, exact in zip(cells, per_cell["exact_critical_value"], strict=True):
             exact[i] = values[cell][0]
         done += seconds
-    if config.power_levels:
+    if config.power_levels:  # the minimum detectable AUC of every cell: one step
+        report(done, seconds := next(step))
         per_cell["minimum_detectable_auc"] = [detectable_values(config, P, N) for P, N in cells]
+        done += seconds
     report(done, 0.0)
     shape = (chunk.p_stop - chunk.p_start, chunk.n_stop - chunk.n_start)
     return {name: _stack_cells(values, shape) for name, values in per_cell.items()}

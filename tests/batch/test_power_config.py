@@ -65,3 +65,30 @@ def test_bad_power_sections_are_refused_naming_the_key(power, field, tmp_path):
     with pytest.raises(TablegenInputError, match=rf"config field {field}:"):
         config_from_mapping(mapping(power=power, store={"url": str(tmp_path / "t.zarr")}))
     assert not (tmp_path / "t.zarr").exists()
+
+
+def test_a_task_with_power_reports_the_search_as_one_step_and_ends_at_the_plans_estimate():
+    from jobtools import small_config
+
+    from tablegen.batch.plan import Chunk, chunk_seconds, format_plan, make_plan, power_seconds
+    from tablegen.batch.tasks import compute_chunk
+
+    config = small_config("memory://power-reports.zarr", grid={"P": [5, 10], "N": [8, 16]}, replicates=2000, Cs=[10],
+                          power={"levels": [0.5, 0.8]})
+    chunk = Chunk(0, 2, 0, 2)
+    reports = []
+    arrays = compute_chunk(config, chunk, lambda done, step: reports.append((done, step)), report_every=float("inf"))
+    assert len(reports) == chunk.size + len(config.metrics) + 2  # cells, metrics' exact values, the search, the end
+    assert reports[-2][1] == pytest.approx(power_seconds(config, chunk.cells(config))) and reports[-2][1] > 0
+    assert reports[-1] == (pytest.approx(chunk_seconds(config, chunk)), 0.0)
+    assert arrays["minimum_detectable_auc"].shape == (len(config.metrics), 2, 2, 1, 2, 2)
+    plan = make_plan(config)
+    assert plan.power_seconds == pytest.approx(power_seconds(config, [(p, n) for p in config.P for n in config.N]))
+    assert "minimum detectable AUC:" in format_plan(config, plan)
+    assert "minimum detectable AUC:" not in format_plan(replace_power(config), make_plan(replace_power(config)))
+
+
+def replace_power(config):
+    from dataclasses import replace
+
+    return replace(config, power_levels=(), power_max_seconds=None)

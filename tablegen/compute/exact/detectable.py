@@ -169,3 +169,30 @@ def cell_detectable_aucs(spec, P: int, N: int, Cs, alphas, levels, max_seconds: 
             event = spec.lehmann_event(P, N, float(upper_tail_probability(C, alpha)))
             out[:, a, c] = detectable_aucs(event.probability, levels)
     return out
+
+
+#: Exact probabilities :func:`detectable_aucs` takes per power level (about 5-6 measured, 17-21 for three levels with
+#: the two ends): what the cost model counts.
+PROBABILITIES_PER_LEVEL = 6
+
+
+def detectable_seconds(spec, P: int, N: int, pairs: int, levels: int, max_seconds: float | None = None) -> float:
+    """Estimated single-core seconds of :func:`cell_detectable_aucs` for one metric at (P, N): ``pairs`` (C, alpha)
+    events of 2 + :data:`PROBABILITIES_PER_LEVEL` x ``levels`` exact probabilities each, at the metric's estimated
+    cost of one (:meth:`~tablegen.compute.metrics.Metric.power_cost`); 0 where it leaves the cell NaN.
+
+    Examples
+    --------
+    >>> from tablegen.compute.metrics import get_metric
+    >>> spec = get_metric("best_f1")
+    >>> detectable_seconds(spec, 100, 100, 3, 3) == 3 * 20 * spec.power_cost(100, 100)[0]
+    True
+    >>> detectable_seconds(get_metric("auc"), 300, 300, 3, 3, max_seconds=0.05)
+    0.0
+    """
+    if not spec.power_exact_at(P, N):
+        return 0.0
+    seconds = float(spec.power_cost(P, N)[0])
+    if max_seconds is not None and seconds > max_seconds:
+        return 0.0
+    return pairs * (2 + PROBABILITIES_PER_LEVEL * levels) * seconds
