@@ -118,6 +118,15 @@ def test_pairwise_tests_say_which_p_values_are_bounds():
     tests = {t["b"]: t for t in json.loads(json.dumps(result.to_dict(), allow_nan=False))["tests"]}
     assert tests["noise"]["p_value_is_bound"] and not tests["close"]["p_value_is_bound"]
     assert tests["noise"]["adjusted_p_value_is_bound"] and not tests["close"]["adjusted_p_value_is_bound"]
+    import tablegen
+
+    report = tablegen.evaluate(y, models, C=3, metrics=["best_balanced_accuracy"])
+    table = report.to_markdown()
+    noise = next(line for line in table.splitlines() if line.startswith("| best_balanced_accuracy | noise |"))
+    close = next(line for line in table.splitlines() if line.startswith("| best_balanced_accuracy | close |"))
+    assert "| <= " in noise and "<=" not in close  # the Holm-adjusted bound is printed as one
+    assert r"\textless{}= " in report.to_latex()
+    assert report.to_frame().loc[("best_balanced_accuracy", "noise"), "p vs winner (Holm)"] < 1e-4
     assert "(bound, sequential permutation, Holm)" in _report_sentence(y, models) or \
         "(sequential permutation, bound, Holm)" in _report_sentence(y, models)
 

@@ -308,6 +308,25 @@ def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
 
 
 # -- many models -----------------------------------------------------------------------------------------
+class PValueBound(float):
+    """A p-value that is an upper bound on the exact one: a float in every sum and comparison, printed "<= x"
+    by any format with a spec (the report's tables: ``f"{p:.3g}"``); ``float(p)`` is the bare number.
+
+    Examples
+    --------
+    >>> p = PValueBound(1.74e-06)
+    >>> f"{p:.3g}", p <= 0.05, float(p)
+    ('<= 1.74e-06', True, 1.74e-06)
+    """
+
+    def __format__(self, spec: str) -> str:
+        text = float.__format__(self, spec)
+        return "<= " + text if spec else text
+
+    def __repr__(self) -> str:
+        return f"PValueBound({float(self)!r})"
+
+
 @dataclass(frozen=True)
 class PairwiseResult:
     """Paired tests between models, Holm-adjusted; the confidence set of the best.
@@ -324,7 +343,8 @@ class PairwiseResult:
     adjusted_p_values : dict
         (model A, model B) -> Holm-adjusted p-value over the pairs tested: an upper bound on the Holm-adjusted
         exact p-value where this pair's and every smaller p-value are bounds (``adjusted_is_bound``; method
-        ``"bound"``), since Holm's adjustment is increasing in each p-value.
+        ``"bound"``), since Holm's adjustment is increasing in each p-value: then a :class:`PValueBound`, which a
+        table prints "<= x".
     best_set : tuple of str
         The confidence set of the best: the winner and every model m the winner does not beat at level
         alpha / (K - 1), K models (Bonferroni over the winner's K - 1 comparisons; Hsu's multiple comparisons
@@ -368,12 +388,17 @@ class PairwiseResult:
         """(model A, model B) -> whether the Holm-adjusted p-value is an upper bound ("<="): the pair's p-value and
         every smaller one are bounds (Holm's adjusted value of the i-th smallest is the largest of (m - j + 1)
         p_(j) over j <= i)."""
-        order = sorted(self.tests, key=lambda pair: self.tests[pair].p_value)
-        found, all_bounds = {}, True
-        for pair in order:
-            all_bounds = all_bounds and self.tests[pair].method == "bound"
-            found[pair] = all_bounds
-        return found
+        return _adjusted_is_bound(self.tests)
+
+
+def _adjusted_is_bound(tests: dict) -> dict:
+    """:meth:`PairwiseResult.adjusted_is_bound` of ``tests``."""
+    order = sorted(tests, key=lambda pair: tests[pair].p_value)
+    found, all_bounds = {}, True
+    for pair in order:
+        all_bounds = all_bounds and tests[pair].method == "bound"
+        found[pair] = all_bounds
+    return found
 
 
 def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
@@ -419,6 +444,8 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     tests = {(a, b): _paired_test(y, models[a], models[b], metric, method, alternative, threshold, False, R, seed,
                                   None, alpha, swap_nulls) for a, b in pairs}
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
+    bounds = _adjusted_is_bound(tests)
+    adjusted = {pair: PValueBound(p) if bounds[pair] else p for pair, p in adjusted.items()}
     beaten = {b for (a, b), t in tests.items() if a == winner and (len(models) - 1) * t.p_value <= alpha}
     best_set = tuple(m for m in models if m not in beaten)
     return PairwiseResult(name, winner, tests, adjusted, best_set, alpha)

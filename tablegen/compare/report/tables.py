@@ -66,7 +66,8 @@ def markdown_table(rows: list[dict], p_columns: tuple = ()) -> str:
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--"}
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "–": "--",
+                  "<": r"\textless{}", ">": r"\textgreater{}"}  # a bound's "<= x" (OT1 prints < as an inverted !)
 
 
 def latex_escape(text: str) -> str:
