@@ -15,6 +15,7 @@ independent computations.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections import Counter
@@ -48,8 +49,10 @@ def exact_metric(metric: str, true_counts, predicted_counts, diagonal) -> Fracti
     return sum(Fraction(2 * t, a + b) for t, a, b in zip(diagonal, true_counts, predicted_counts)) / len(true_counts)
 
 
+@functools.cache
 def enumerated_metric_law(metric: str, true_counts, predicted_counts) -> tuple[Counter, int]:
-    """{metric value: arrangements}, over every distinct arrangement of the predicted labels, and their number."""
+    """{metric value: arrangements}, over every distinct arrangement of the predicted labels, and their number
+    (cached: read it, do not change it)."""
     truth = [k for k, count in enumerate(true_counts) for _ in range(count)]
     law: Counter = Counter()
     for arrangement in arrangements(predicted_counts):
