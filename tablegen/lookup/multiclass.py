@@ -344,8 +344,9 @@ def _exact_weighted(metric, C, alpha, classes, true_codes, predicted_codes, true
     if affine is not None:  # W = a X + b (a >= 0): the hits' law
         null = accuracy_null(true_counts, predicted_counts)
         critical_hits = null.critical_hits(C, alpha)
-        if critical_hits is not None and len(classes) == 2 and (critical_hits - true_counts[1] + predicted_counts[0]) % 2:
-            critical_hits += 1  # two classes: X = 2 T_11 + n_2 - m_1 takes every other integer; the next attainable
+        odd = critical_hits is not None and (critical_hits - true_counts[1] + predicted_counts[0]) % 2
+        if len(classes) == 2 and odd:  # two classes: X = 2 T_11 + n_2 - m_1 takes every other integer
+            critical_hits += 1  # the next attainable
         critical_key = None if critical_hits is None else affine[0] * critical_hits + affine[1]
         p_value, bounded = null.p_value(hits, C)
     else:
