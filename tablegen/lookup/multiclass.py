@@ -48,6 +48,11 @@ EXACT_METRICS = ("accuracy", "kappa")
 #: Every metric :func:`multiclass_test` answers: the last two (weighted sums of the diagonal) exactly by the weighted
 #: rook programme within the time limit, else by Monte Carlo.
 METRICS = EXACT_METRICS + ("balanced_accuracy", "macro_f1")
+#: ``method="auto"`` computes the exact law when its estimate is at most this many seconds (as the binary lookups'
+#: :data:`tablegen.lookup.api.LOOKUP_SECONDS`), or less than the Monte Carlo answer's; else it simulates.
+AUTO_EXACT_SECONDS = 10.0
+#: The methods of :func:`multiclass_test`.
+METHODS = ("auto", "exact", "monte carlo")
 #: The least number of Monte Carlo replicates by default; more where C and alpha need them
 #: (:func:`default_replicates`).
 DEFAULT_REPLICATES = 10_000
@@ -194,11 +199,12 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     uniformly over the items (independent across the C).  For accuracy and kappa the p-value 1 - Pr(X < x)**C
     comes from the exact law of the hits X (:mod:`tablegen.compute.exact.multiclass`); at C = 1 it is the
     permutation test's.  Balanced accuracy and macro-F1 come from the exact law of their weighted diagonal
-    (:mod:`tablegen.compute.exact.multiclass_weighted`; ties are equal rationals).  Where the exact law would take
-    longer than the time limit (or more memory than the memory limit) the answer is Monte Carlo (``method`` says
-    which, never an approximation called exact): R permutations from keyed streams (the same question, the same
-    replicates), the single-classifier tail q estimated by (b + 1) / (R + 1), b the replicates reaching the model's
-    value, and the p-value 1 - (1 - q)**C with its 95% interval (``p_interval``).
+    (:mod:`tablegen.compute.exact.multiclass_weighted`; ties are equal rationals).  Where the exact law would be
+    dear (``method="auto"``: estimated above :data:`AUTO_EXACT_SECONDS` and above simulating, or beyond the time or
+    memory limit) the answer is Monte Carlo (``method`` says which, never an approximation called exact): R
+    permutations from keyed streams (the same question, the same replicates), the single-classifier tail q estimated
+    by (b + 1) / (R + 1), b the replicates reaching the model's value, and the p-value 1 - (1 - q)**C with its 95%
+    interval (``p_interval``).
 
     Parameters
     ----------
@@ -224,12 +230,12 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     seed : int, optional
         Root seed of the replicates' streams, in [0, 2**64); default 2005
         (:data:`~tablegen.compute.cell.DEFAULT_SEED`).  The streams are keyed by the seed, n and K.
-    method : {"auto", "monte carlo"}
-        ``"auto"``: exact where the exact law's estimated cost is within the time limit
-        (:func:`~tablegen.compute.exact.multiclass.accuracy_seconds`,
-        :func:`~tablegen.compute.exact.multiclass_weighted.weighted_cost`), else Monte Carlo; ``"monte carlo"``: Monte
-        Carlo always (a caller with a budget of its own, as the multi-class report, asks for it where the exact
-        law would cost more than that budget).
+    method : {"auto", "exact", "monte carlo"}
+        ``"auto"``: exact where the exact law's estimated cost (:func:`exact_cost`) is at most
+        :data:`AUTO_EXACT_SECONDS`, or less than the Monte Carlo answer's, and within the time and memory limits; else
+        Monte Carlo.  ``"exact"``: the exact law, refused (:class:`~tablegen.compute.limits.ResourceLimitError`)
+        beyond the limits.  ``"monte carlo"``: Monte Carlo always (a caller with a budget of its own, as the
+        multi-class report, asks for it where the exact law would cost more than that budget).
 
     Returns
     -------
@@ -270,8 +276,9 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     if R is not None and R > MAX_REPLICATES:
         raise TablegenInputError.naming(Argument("R"), f" must be at most 2**53 = {MAX_REPLICATES:,}, got {R:,}")
     seed = check_seed("seed", seed, allow_none=True)
-    if method not in ("auto", "monte carlo"):
-        raise TablegenInputError.naming(Argument("method"), f" must be 'auto' or 'monte carlo', got {method!r}")
+    if method not in METHODS:
+        raise TablegenInputError.naming(Argument("method"), f" must be 'auto', 'exact' or 'monte carlo', got "
+                                        f"{method!r}")
     classes, true_codes, predicted_codes = _encode(labels, predicted)
     K = len(classes)
     true_counts = tuple(int(c) for c in np.bincount(true_codes, minlength=K))
@@ -281,7 +288,7 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         raise TablegenInputError.naming(
             Argument("labels"), f" has one class only ({present[0]!r}): a random classifier then scores 100% "
             "accuracy; at least two true classes are needed")
-    if method == "monte carlo" or not exact_fits(metric, true_counts, predicted_counts):
+    if not _answers_exactly(metric, method, C, alpha, R, true_counts, predicted_counts):
         return _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
                             predicted_counts)
     if metric not in EXACT_METRICS:
@@ -305,9 +312,8 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         tail_probability=float(upper_tail_probability(C, alpha)))
 
 
-def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
-    """Whether the exact law of ``metric`` for these margins is estimated within the time limit
-    (``TABLEGEN_TIME_LIMIT``) and the memory limit (``TABLEGEN_MEMORY_LIMIT``).
+def exact_cost(metric: str, true_counts, predicted_counts) -> tuple[float, float]:
+    """(seconds, bytes) the exact law of ``metric`` for these margins is estimated to take.
 
     Accuracy and kappa cost :func:`~tablegen.compute.exact.multiclass.accuracy_seconds` and
     :func:`~tablegen.compute.exact.multiclass.accuracy_bytes`; balanced accuracy and macro-F1
@@ -316,18 +322,47 @@ def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
 
     Examples
     --------
+    >>> seconds, memory = exact_cost("accuracy", (30, 40, 50), (40, 40, 40))
+    >>> seconds < 1.0, memory < 1e6
+    (True, True)
+    """
+    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, weighted_cost
+
+    if metric not in EXACT_METRICS:
+        return weighted_cost(true_counts, predicted_counts, diagonal_weights(metric, true_counts, predicted_counts))
+    return accuracy_seconds(true_counts, predicted_counts), accuracy_bytes(true_counts, predicted_counts)
+
+
+def _answers_exactly(metric: str, method: str, C: int, alpha: float, R, true_counts, predicted_counts) -> bool:
+    """Whether :func:`multiclass_test` computes the exact law (its ``method``'s rule); ``"exact"`` beyond the limits
+    is refused, naming ``method``."""
+    if method == "monte carlo":
+        return False
+    seconds, memory = exact_cost(metric, true_counts, predicted_counts)
+    if method == "exact":
+        what = f"the exact null of {metric} at n = {sum(true_counts):,}, K = {len(true_counts)}"
+        way_out = ("use ", Argument("method", "auto"), " (Monte Carlo where the exact law is dear)")
+        check_time(seconds, what, way_out)
+        check_memory(memory, what, way_out)
+        return True
+    if seconds > time_limit_seconds() or memory > memory_limit_bytes():
+        return False
+    simulating = (default_replicates(C, alpha) if R is None else R) * sum(true_counts) * SECONDS_PER_ELEMENT_STEP
+    return seconds <= AUTO_EXACT_SECONDS or seconds <= simulating
+
+
+def exact_fits(metric: str, true_counts, predicted_counts) -> bool:
+    """Whether the exact law of ``metric`` for these margins is estimated within the time limit
+    (``TABLEGEN_TIME_LIMIT``) and the memory limit (``TABLEGEN_MEMORY_LIMIT``) (:func:`exact_cost`).
+
+    Examples
+    --------
     >>> exact_fits("macro_f1", (30, 40, 50), (40, 40, 40))
     True
     >>> exact_fits("macro_f1", (997, 1009, 1013), (1006, 1006, 1007))  # W ranges over about 10^9 values
     False
     """
-    from tablegen.compute.exact.multiclass_weighted import diagonal_weights, weighted_cost
-
-    if metric not in EXACT_METRICS:
-        seconds, memory = weighted_cost(true_counts, predicted_counts,
-                                        diagonal_weights(metric, true_counts, predicted_counts))
-    else:
-        seconds, memory = accuracy_seconds(true_counts, predicted_counts), accuracy_bytes(true_counts, predicted_counts)
+    seconds, memory = exact_cost(metric, true_counts, predicted_counts)
     return seconds <= time_limit_seconds() and memory <= memory_limit_bytes()
 
 

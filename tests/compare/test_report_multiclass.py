@@ -137,7 +137,7 @@ def test_multiclass_test_monte_carlo_on_request():
     result = tablegen.multiclass_test(y, p, method="monte carlo", R=2000)
     assert result.method == "monte carlo" and result.replicates == 2000
     assert tablegen.multiclass_test(y, p).method == "exact"
-    with pytest.raises(TablegenInputError, match="method must be 'auto' or 'monte carlo'"):
+    with pytest.raises(TablegenInputError, match="method must be 'auto', 'exact' or 'monte carlo'"):
         tablegen.multiclass_test(y, p, method="exactly")
 
 

@@ -136,3 +136,25 @@ def test_two_classes_use_the_hits_law_and_a_reachable_critical_value(metric):
     small = tablegen.multiclass_test([0, 0, 0, 1, 1], [0, 1, 1, 1, 0], metric=metric)
     tail, _ = _enumerated_tail(metric, [0, 0, 0, 1, 1], [0, 1, 1, 1, 0])
     assert small.method == "exact" and small.p_value == float(tail)
+
+
+def test_auto_simulates_where_the_exact_law_is_dear_and_exact_forces_it(monkeypatch):
+    """method="auto" computes the exact law only where it is quick (AUTO_EXACT_SECONDS) or cheaper than simulating;
+    method="exact" computes it all the same, and refuses it beyond the time limit naming method."""
+    from tablegen.compute.limits import ResourceLimitError
+    from tablegen.lookup import multiclass
+
+    labels = [0] * 10 + [1] * 12 + [2] * 14
+    predicted = [0] * 6 + [1] * 4 + [1] * 8 + [2] * 4 + [2] * 10 + [0] * 4
+    quick = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=5)
+    assert quick.method == "exact"
+    monkeypatch.setattr(multiclass, "exact_cost", lambda *args: (1000.0, 1e6))  # dearer than 10 s and than simulating
+    dear = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=5, R=2000)
+    assert dear.method == "monte carlo" and dear.replicates == 2000
+    forced = tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=5, method="exact")
+    assert forced.method == "exact" and forced.p_value == quick.p_value
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "100")
+    with pytest.raises(ResourceLimitError, match=r"method='auto'"):
+        tablegen.multiclass_test(labels, predicted, metric="balanced_accuracy", C=5, method="exact")
+    with pytest.raises(tablegen.TablegenInputError, match=r"\bmethod\b"):
+        tablegen.multiclass_test(labels, predicted, method="exactly")
