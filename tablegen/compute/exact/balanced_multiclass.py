@@ -95,8 +95,8 @@ def balanced_null(K: int, n_per_class: int) -> AccuracyNull:
 def balanced_seconds(K: int, n_per_class: int) -> float:
     """Estimated single-core seconds of one cell's exact law and critical values
     (:func:`~tablegen.compute.exact.multiclass.accuracy_seconds`, which leaves out the early stop of the tails).
-    Measured with four Cs and two alphas (AMD EPYC, one core): 0.26-0.33 of it at K = 20 (n_per_class 100, 200),
-    0.85 at K = 10, n_per_class = 200, and 1.3-1.4 times it at K = 2 and 5 (n_per_class 500, 1,000).
+    Measured with four Cs and two alphas (AMD EPYC, one core): 0.26-0.6 of it at K = 20 (n_per_class 100 to 500),
+    0.78-0.85 at K = 10, and 1.3-1.4 times it at K = 2 and 5 (n_per_class 500, 1,000).
 
     Examples
     --------
