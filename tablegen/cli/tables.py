@@ -152,9 +152,11 @@ def _run_verify(args) -> int:
         return 3
     table = _open(args)
     report = verify_report(table.ds, worst=args.worst)
+    detectable = report.get("minimum_detectable")  # a schema-5 store: its minimum detectable AUC recomputed
+    wrong = bool(detectable) and detectable["agree"] != detectable["checked"]
     if args.json:
         print(json_text({**report, "integrity": integrity.to_dict() if integrity else None}))
-        return 0
+        return 3 if wrong else 0
     if integrity is not None:
         print("\n".join(_integrity_lines(table.source, integrity)))
     if not report["checked"]:
@@ -169,8 +171,12 @@ def _run_verify(args) -> int:
         lines += [f"    {w['metric']:<24} alpha {w['alpha']:<5g} C {w['C']:<5} P {w['P']:<5} N {w['N']:<5} "
                   f"MC {w['critical_value']:.6g} [{w['ci_low']:.6g}, {w['ci_high']:.6g}]  exact {w['exact']:.6g}"
                   f"{'' if w['inside'] else '  OUTSIDE'}" for w in report["worst"]]
+    if detectable:
+        cells = ", ".join(f"({p}, {n})" for p, n in detectable["cells"])
+        lines.append(f"  minimum detectable AUC recomputed exactly at {cells}: {detectable['agree']:,} of "
+                     f"{detectable['checked']:,} values agree within {detectable['tolerance']:g}")
     print("\n".join(lines))
-    return 0
+    return 3 if wrong else 0
 
 
 def _store_argument(p, required=False) -> None:

@@ -58,7 +58,7 @@ def verify_report(ds: xr.Dataset, worst: int = 10) -> dict:
         ``worst``: up to ``worst`` entries with the largest |critical_value - exact| relative to the
         interval's half-width, each with metric, alpha, C, P, N, Monte Carlo and exact values, CI.
     """
-    ds = _read(ds, ["done", "exact_critical_value", "critical_value", "ci_low", "ci_high"])
+    full, ds = ds, _read(ds, ["done", "exact_critical_value", "critical_value", "ci_low", "ci_high"])
     done = np.asarray(ds.done.values, dtype=bool)
     exact = ds.exact_critical_value.values
     estimate, low, high = ds.critical_value.values, ds.ci_low.values, ds.ci_high.values
@@ -84,8 +84,8 @@ def verify_report(ds: xr.Dataset, worst: int = 10) -> dict:
     total, hits = int(checked.sum()), int(inside.sum())
     report = {"checked": total, "inside": hits, "coverage": hits / total if total else float("nan"),
               "by_metric": by_metric, "worst": worst_entries}
-    if "minimum_detectable_auc" in ds.data_vars:
-        report["minimum_detectable"] = detectable_report(ds)
+    if "minimum_detectable_auc" in full.data_vars:
+        report["minimum_detectable"] = detectable_report(full)
     return report
 
 

@@ -126,6 +126,12 @@ def test_verify_recomputes_sample_cells_and_finds_a_wrong_value(stores, tmp_path
     report = detectable_report(open_store(str(store)), samples=2)
     assert report["agree"] == report["checked"] - 1 and report["largest_difference"] > 9e-4
     assert not check_integrity(str(store)).ok  # (and its hash no longer matches the manifest)
+    from tablegen.cli.main import main
+    from tablegen.store.report import verify_report
+
+    assert "minimum_detectable" in verify_report(open_store(str(stores["power"])))  # what `tablegen verify` prints
+    assert main(["verify", str(stores["power"])]) == 0
+    assert main(["verify", str(store), "--no-integrity", "--json"]) == 3  # the recomputation alone finds it
 
 
 def test_a_damaged_or_missing_array_is_named_by_the_integrity_check_and_refused_by_a_lookup(stores, tmp_path):
