@@ -288,7 +288,8 @@ def _classes_of(values: np.ndarray, where: str) -> tuple[list[tuple], np.ndarray
     missing = [j for j, text in enumerate(texts.tolist()) if _missing_text(text)]
     if missing:
         row = int(np.argmax(np.isin(inverse, missing)))
-        raise TablegenInputError(f"{where}, row {row + 1}: missing class ({str(values[row])!r}): every item needs a class")
+        raise TablegenInputError(f"{where}, row {row + 1}: missing class ({str(values[row])!r}): every item needs "
+                                 "a class")
     keys, index, spelled = [], {}, {}
     mapping = np.empty(texts.size, dtype=np.int64)
     for j, text in enumerate(texts.tolist()):
