@@ -156,6 +156,10 @@ class Metric:
     power_cost_routine : str or None
         ``function(P, N) -> (seconds, bytes)``: the estimated cost of one exact power probability (one k); None:
         the boundary walk's (:func:`tablegen.compute.exact.power.boundary_cost`).
+    swap_constant_routine : str or None
+        ``function(labels) -> array``: c_i, the most the metric can change when item i's score moves (labels
+        fixed), the bounded differences of McDiarmid's bound on the swap-permutation p-value
+        (:mod:`tablegen.compute.swap_bounds`, where each is proved); None: no constant proved.
     """
 
     name: str
@@ -186,6 +190,11 @@ class Metric:
     power_domain_routine: str | None = None
     power_cost_routine: str | None = None
     power_batch_routine: str | None = None
+    swap_constant_routine: str | None = None
+
+    def swap_constants(self, labels: np.ndarray) -> np.ndarray | None:
+        """Each item's bounded-difference constant (:attr:`swap_constant_routine`), None where none is proved."""
+        return None if self.swap_constant_routine is None else _resolve(self.swap_constant_routine)(labels)
 
     @property
     def has_exact(self) -> bool:
@@ -433,6 +442,7 @@ _BASE = {
         power_domain_routine=f"{_EXACT}.power:auc_exact_at",
         power_batch_routine=f"{_EXACT}.power:auc_events_tails",
         power_cost_routine=f"{_EXACT}.power_cost:auc_power_seconds",
+        swap_constant_routine="tablegen.compute.swap_bounds:auc_constants",
     ),
     "best_accuracy": Metric(
         "best_accuracy",
@@ -443,6 +453,7 @@ _BASE = {
         kernel_column="best_accuracy",
         exact_routine=f"{_EXACT}.closed_form:best_accuracy_null",
         power_routine=f"{_EXACT}.power:best_accuracy_event",
+        swap_constant_routine="tablegen.compute.swap_bounds:best_accuracy_constants",
     ),
     "best_f1": Metric(
         "best_f1",
@@ -454,6 +465,7 @@ _BASE = {
         exact_routine=f"{_EXACT}.lattice:best_f1_null",
         cost_routine=f"{_EXACT}.lattice:best_f1_cost",
         power_routine=f"{_EXACT}.power:best_f1_event",
+        swap_constant_routine="tablegen.compute.swap_bounds:best_f1_constants",
     ),
     "best_balanced_accuracy": Metric(
         "best_balanced_accuracy",
@@ -465,6 +477,7 @@ _BASE = {
         exact_routine=f"{_EXACT}.lattice:best_balanced_accuracy_null",
         cost_routine=f"{_EXACT}.lattice:best_balanced_accuracy_cost",
         power_routine=f"{_EXACT}.power:best_balanced_accuracy_event",
+        swap_constant_routine="tablegen.compute.swap_bounds:best_balanced_accuracy_constants",
     ),
     "average_precision": Metric(
         "average_precision",

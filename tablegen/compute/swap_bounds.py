@@ -48,10 +48,89 @@ import math
 
 import numpy as np
 
-#: The metrics with a bounded-difference constant (others get the bound 1).
-BOUNDED_METRICS = ("best_accuracy", "best_balanced_accuracy", "auc", "best_f1")
 #: Rounding of the metrics' floating-point values, below the p-value's snap tolerance.
 ROUNDING = 1e-12
+
+
+def _classes(labels) -> tuple[np.ndarray, int, int]:
+    y = np.asarray(labels) == 1
+    return y, int(y.sum()), int(y.size - y.sum())
+
+
+def best_accuracy_constants(labels) -> np.ndarray:
+    """Best accuracy: 1/n for every item (the registry's ``swap_constant_routine``; proof in the module docstring).
+
+    Examples
+    --------
+    >>> best_accuracy_constants(np.array([1, 0, 0, 0])).tolist()
+    [0.25, 0.25, 0.25, 0.25]
+    """
+    return np.full(np.asarray(labels).size, 1.0 / np.asarray(labels).size)
+
+
+def best_balanced_accuracy_constants(labels) -> np.ndarray:
+    """Best balanced accuracy: 1/(2P) for a positive, 1/(2N) for a negative.
+
+    Examples
+    --------
+    >>> best_balanced_accuracy_constants(np.array([1, 0, 0, 0])).tolist()
+    [0.5, 0.16666666666666666, 0.16666666666666666, 0.16666666666666666]
+    """
+    y, P, N = _classes(labels)
+    return np.where(y, 1.0 / (2 * P), 1.0 / (2 * N))
+
+
+def auc_constants(labels) -> np.ndarray:
+    """AUC: 1/P for a positive, 1/N for a negative.
+
+    Examples
+    --------
+    >>> auc_constants(np.array([1, 1, 0])).tolist()
+    [0.5, 0.5, 1.0]
+    """
+    y, P, N = _classes(labels)
+    return np.where(y, 1.0 / P, 1.0 / N)
+
+
+def best_f1_constants(labels) -> np.ndarray:
+    """Best F1: min(2/(P + 1), (2 - f0)^2/(2P - 2 + f0)) for a positive (f0 = 2P/(2P + N), the all-positive F1 the
+    maximum never falls below), 1/(2P + 1) for a negative.
+
+    Examples
+    --------
+    >>> [round(c, 4) for c in best_f1_constants(np.array([1, 1, 0, 0])).tolist()]
+    [0.6667, 0.6667, 0.2, 0.2]
+    """
+    y, P, N = _classes(labels)
+    f0 = 2 * P / (2 * P + N)
+    refined = (2 - f0) ** 2 / (2 * P - 2 + f0) if 2 * P - 2 + f0 > 0 else math.inf
+    return np.where(y, min(2 / (P + 1), refined), 1.0 / (2 * P + 1))
+
+
+def bounded_metrics() -> tuple[str, ...]:
+    """The registry's metrics with a bounded-difference constant (:attr:`Metric.swap_constant_routine`).
+
+    Examples
+    --------
+    >>> bounded_metrics()
+    ('auc', 'best_accuracy', 'best_f1', 'best_balanced_accuracy')
+    """
+    from tablegen.compute.metrics import BASE_METRICS, get_metric
+
+    return tuple(name for name in BASE_METRICS if get_metric(name).swap_constant_routine is not None)
+
+
+def has_swap_bound(metric: str) -> bool:
+    """Whether ``metric`` has a bounded-difference constant (McDiarmid's bound can settle its swap test).
+
+    Examples
+    --------
+    >>> has_swap_bound("best_accuracy"), has_swap_bound("average_precision")
+    (True, False)
+    """
+    from tablegen.compute.metrics import get_metric
+
+    return get_metric(metric).swap_constant_routine is not None
 
 
 def item_constants(metric: str, labels: np.ndarray) -> np.ndarray | None:
@@ -65,20 +144,9 @@ def item_constants(metric: str, labels: np.ndarray) -> np.ndarray | None:
     >>> item_constants("average_precision", np.array([1, 0])) is None
     True
     """
-    y = np.asarray(labels) == 1
-    n, P = y.size, int(y.sum())
-    N = n - P
-    if metric == "best_accuracy":
-        return np.full(n, 1.0 / n)
-    if metric == "best_balanced_accuracy":
-        return np.where(y, 1.0 / (2 * P), 1.0 / (2 * N))
-    if metric == "auc":
-        return np.where(y, 1.0 / P, 1.0 / N)
-    if metric == "best_f1":
-        f0 = 2 * P / (2 * P + N)
-        refined = (2 - f0) ** 2 / (2 * P - 2 + f0) if 2 * P - 2 + f0 > 0 else math.inf
-        return np.where(y, min(2 / (P + 1), refined), 1.0 / (2 * P + 1))
-    return None
+    from tablegen.compute.metrics import get_metric
+
+    return get_metric(metric).swap_constants(labels)
 
 
 def swap_p_bound(metric: str, labels: np.ndarray, ranks_a: np.ndarray, ranks_b: np.ndarray, observed: float,

@@ -277,7 +277,7 @@ def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
 
     from tablegen.compare.pairwise.sequential import SEQUENTIAL_HITS, rounded_up, sequential_p
     from tablegen.compare.pairwise.tests import EXACT_SWAP_ITEMS, p_bound, swap_counts
-    from tablegen.compute.swap_bounds import BOUNDED_METRICS
+    from tablegen.compute.swap_bounds import has_swap_bound
 
     a, b = q.values()
     observed = a - b
@@ -300,7 +300,7 @@ def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
         return PairedTestResult(q.spec.name, a, b, observed, observed, p, "permutation", q.alternative,
                                 p_interval=(p, p), confidence_level=level, _interval=ci)
     p, interval = sequential_p(hits, drawn, q.R)
-    if q.spec.name in BOUNDED_METRICS:  # the price of the bound's early answers (:mod:`.sequential`)
+    if has_swap_bound(q.spec.name):  # the price of the bound's early answers (:mod:`.sequential`)
         p = min(1.0, rounded_up(Fraction(p) + Fraction(1, q.R + 1)))
     return PairedTestResult(q.spec.name, a, b, observed, observed, float(p), "sequential permutation",
                             q.alternative, drawn, q.seed, interval, level, ci, max_replicates=q.R,

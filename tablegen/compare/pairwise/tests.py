@@ -228,9 +228,9 @@ def p_bound(metric: str, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.
     from the two models' scores."""
     from scipy.stats import rankdata
 
-    from tablegen.compute.swap_bounds import BOUNDED_METRICS, swap_p_bound
+    from tablegen.compute.swap_bounds import has_swap_bound, swap_p_bound
 
-    if metric not in BOUNDED_METRICS:
+    if not has_swap_bound(metric):
         return 1.0
     ranks_a, ranks_b = (rankdata(s, method="average") for s in (scores_a, scores_b))
     return swap_p_bound(metric, labels, ranks_a, ranks_b, observed, alternative, SNAP_TOLERANCE)
