@@ -79,7 +79,7 @@ def check_balanced_metric(metric) -> str:
     return metric.lower()
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=2)  # a lookup's critical value then p-value; a null of 20,000 items holds ~100 MB
 def balanced_null(K: int, n_per_class: int) -> AccuracyNull:
     """The exact law of the hits for K classes of ``n_per_class`` items, predicted counts balanced too (cached).
 
@@ -95,8 +95,8 @@ def balanced_null(K: int, n_per_class: int) -> AccuracyNull:
 def balanced_seconds(K: int, n_per_class: int) -> float:
     """Estimated single-core seconds of one cell's exact law and critical values
     (:func:`~tablegen.compute.exact.multiclass.accuracy_seconds`, which leaves out the early stop of the tails).
-    Measured with four Cs and two alphas (AMD EPYC, one core): 0.26-0.6 of it at K = 20 (n_per_class 100 to 500),
-    0.78-0.85 at K = 10, and 1.3-1.4 times it at K = 2 and 5 (n_per_class 500, 1,000).
+    Measured with four Cs and two alphas (AMD EPYC, one core, python-flint products): 0.97-2.2 times it at
+    n_per_class 500 and 1,000 (K = 20, n_per_class = 1,000: 52 s, estimated 38 s).
 
     Examples
     --------
