@@ -92,7 +92,7 @@ class MulticlassConfig:
     @property
     def result_hash(self) -> str:
         """SHA-256 of the canonical JSON of :meth:`result_fields`."""
-        text = json.dumps(self.result_fields(), sort_keys=True, separators=(",", ":"))
+        text = json.dumps(self.result_fields(), sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
 

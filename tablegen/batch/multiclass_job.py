@@ -90,8 +90,9 @@ def multiclass_attributes(config: MulticlassConfig) -> dict:
     record["store_url"] = config.store_url if "://" in config.store_url else os.path.basename(
         os.path.normpath(config.store_url))
     record["cluster"] = {k: v for k, v in record["cluster"].items() if k != "scheduler_file"}
-    return {"kind": KIND, "config": json.dumps(record, sort_keys=True), "config_hash": config.result_hash,
-            "method": "exact", "design": "balanced: K classes of n_per_class items, predicted counts balanced too"}
+    return {"kind": KIND, "config": json.dumps(record, sort_keys=True, allow_nan=False),
+            "config_hash": config.result_hash, "method": "exact",
+            "design": "balanced: K classes of n_per_class items, predicted counts balanced too"}
 
 
 # -- the plan -------------------------------------------------------------------------------------------------
@@ -267,7 +268,7 @@ def check_multiclass_resumable(config: MulticlassConfig) -> None:
         except (TypeError, json.JSONDecodeError):
             stored = {}
         differing = sorted(k for k, v in config.result_fields().items()
-                           if k != "kind" and json.loads(json.dumps(v)) != stored.get(k))
+                           if k != "kind" and json.loads(json.dumps(v, allow_nan=False)) != stored.get(k))
         raise StoreError(f"store {config.store_url!r} was written by a different config (hash "
                          f"{str(attrs.get('config_hash'))[:12]}…, this config {config.result_hash[:12]}…; differing "
                          f"fields: {', '.join(differing) or 'unknown'}); use another store or the same config")

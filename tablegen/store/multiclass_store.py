@@ -209,7 +209,8 @@ def create_multiclass_store(template: MulticlassTemplate, url: str, storage_opti
         logger.warning("store %s: its template was never finished (creation interrupted); writing it again", url)
         for entry in fs.ls(root, detail=False):
             fs.rm(entry, recursive=True)
-    fs.pipe(f"{root}{CREATING_SUFFIX}", json.dumps({"config_hash": (attrs or {}).get("config_hash")}).encode())
+    creating = {"config_hash": (attrs or {}).get("config_hash")}
+    fs.pipe(f"{root}{CREATING_SUFFIX}", json.dumps(creating, allow_nan=False).encode())
     created = _now()
     root_attrs = {"schema": SCHEMA_NAME, "schema_version": SCHEMA_VERSION, "tablegen_version": __version__,
                   **(attrs or {}), "created": created, "command": command, "complete": False,
