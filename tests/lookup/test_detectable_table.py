@@ -87,3 +87,19 @@ def test_a_store_without_the_array_and_a_bad_table_are_refused_naming_table(stor
         minimum_detectable("auc", 10, 12, C=10, alpha=0.05, table=str(tmp_path / "absent.zarr"))
     with pytest.raises(TablegenInputError, match=r"table=3 must be True"):
         minimum_detectable("auc", 10, 12, C=10, alpha=0.05, table=3)
+
+
+@pytest.mark.parametrize(("metric", "P", "N"), [("best_f1", 60, 90), ("tp_at_10", 40, 40), ("auc", 25, 30)])
+def test_a_cells_search_over_its_cs_with_hints_brackets_every_root_the_bisection_finds(metric, P, N):
+    from tablegen.compute.exact.detectable import cell_detectable_aucs
+
+    Cs, alphas = [10, 100, 1000], [0.01, 0.05]
+    values = cell_detectable_aucs(get_metric(metric), P, N, Cs, alphas, LEVELS)  # hints from the smaller C
+    for (p, a, c), auc in zip(((p, a, c) for p in range(3) for a in range(2) for c in range(3)), values.ravel(),
+                              strict=True):
+        try:
+            exact = minimum_detectable(metric, P, N, C=Cs[c], alpha=alphas[a], power=LEVELS[p]).auc
+        except TablegenInputError:  # the test detects nothing at that power
+            assert auc == UNDETECTABLE
+            continue
+        assert abs(auc - exact) <= AUC_TOLERANCE, (p, a, c)
