@@ -110,8 +110,18 @@ def test_the_documentation_points_at_nothing_outside_the_repository(document):
         assert path.is_relative_to(ROOT) and path.exists(), f"{document.name}: broken link {target}"
 
 
+def config_blocks() -> dict[str, str]:
+    """The documented job configs by kind: the binary config reference and the multi-class table's."""
+    found = {}
+    for block in blocks("yaml"):
+        kind = yaml.safe_load(block).get("kind", "binary")
+        assert kind not in found, f"two documented {kind} configs"
+        found[kind] = block
+    return found
+
+
 def test_readme_has_the_blocks_this_test_expects():
-    assert len(blocks("python")) >= 1 and len(blocks("yaml")) == 1
+    assert len(blocks("python")) >= 1 and set(config_blocks()) == {"binary", "multiclass"}
     assert SET_UP_COMMANDS <= set(shell_commands())
 
 
@@ -257,6 +267,7 @@ SHELL_ANSWERS = {
     "tablegen sample-size best_accuracy": "first at P = 12, N = 12 (power 0.8261)",
     "tablegen minimum-detectable best_f1": "a model of AUC 0.7639 or more",
     "tablegen max-models best_f1": "among up to 46 models tried",
+    "tablegen minimum-detectable auc": "a model of AUC about 0.7422 or more (binormal alternative",
 }
 
 
@@ -428,6 +439,10 @@ def test_main_job_command_in_a_fresh_copy(tmp_path):
 
 
 def test_config_reference_block_is_a_valid_config():
-    (block,) = blocks("yaml")
-    config = config_from_mapping(yaml.safe_load(block))
+    config = config_from_mapping(yaml.safe_load(config_blocks()["binary"]))
     assert config.replicates == 100_000 and config.chunks == (1, 19)
+
+
+def test_the_multiclass_table_block_is_a_valid_config():
+    config = config_from_mapping(yaml.safe_load(config_blocks()["multiclass"]))
+    assert config.kind == "multiclass" and tuple(config.K) == (2, 3, 5) and config.cells == 9

@@ -3,7 +3,7 @@
 Written in a separate virtual environment (CI does not install scikit-learn)::
 
     python3 -m venv /tmp/oracle && /tmp/oracle/bin/pip install scikit-learn
-    /tmp/oracle/bin/python tests/data/sklearn_multiclass_labels/make_values.py \
+    /tmp/oracle/bin/python tests/data/sklearn_multiclass_labels/make_label_values.py \
         tests/data/sklearn_multiclass_labels/values.json
 
 Each case holds the labels, each model's predicted labels and scikit-learn's ``accuracy_score``,
