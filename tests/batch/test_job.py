@@ -213,7 +213,7 @@ def test_job_against_a_scheduler_and_two_workers_started_as_processes(reference,
         config_file.write_text(
             "grid: {P: [5, 10, 15, 20], N: [8, 16, 24]}\nreplicates: 40000\nseed: 11\n"
             "metrics: [auc, best_accuracy, best_f1, tp_at_3]\nCs: [10, 100]\nalphas: [0.01, 0.05]\n"
-            "chunks: {P: 2, N: 2}\nstore: {url: external.zarr}\n"
+            "chunks: {P: 2, N: 2}\nstore: {url: external.zarr}\npower: {levels: [0.5, 0.8]}\n"
         )
         store = tmp_path / "external.zarr"
         assert main(["run", str(config_file), "--store", str(store), "--scheduler-address", address]) == 0
