@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 
-from tablegen.cli.options import metric_name
+from tablegen.cli.options import metric_name, storage_options_argument, table_for
 from tablegen.common.outputs import json_text
 from tablegen.compute.metrics import known_metrics_text
 from tablegen.errors import TablegenInputError
@@ -175,6 +175,10 @@ def _minimum_detectable_parser(sub) -> None:
     p.add_argument("--C", type=int, required=True, help=_C_HELP)
     _common(p, auc=False)
     _simulation_arguments(p)
+    p.add_argument("--table", default=None, metavar="STORE",
+                   help="read the tabulated answer from this store ('bundled': the bundled table) instead of "
+                        "searching; it must hold the minimum detectable AUC at this cell, C, alpha and power")
+    storage_options_argument(p)
     p.set_defaults(run=_run_minimum_detectable)
 
 
@@ -182,8 +186,9 @@ def _run_minimum_detectable(args) -> int:
     from tablegen import minimum_detectable
 
     _check_simulation_options(args)
+    table = True if args.table == "bundled" and args.storage_options is None else table_for(args)
     result = minimum_detectable(args.metric, args.P, args.N, args.C, args.alpha, power=args.power,
-                                winners=_winners(args), model=args.model, R=args.R, seed=args.seed)
+                                winners=_winners(args), model=args.model, R=args.R, seed=args.seed, table=table)
     _print(result, args)
     return 0
 

@@ -237,6 +237,9 @@ class DetectableResult:
     critical_value: float
     method: str = "exact"
 
+    def _source(self) -> str:
+        return "exact" if self.method == "exact" else "exact, read from the table"
+
     def sentence(self) -> str:
         """One plain sentence with the answer.
 
@@ -248,8 +251,9 @@ class DetectableResult:
         """
         return (f"With P = {self.P:,}, N = {self.N:,} the test of {self.metric} against the best of {self.C:,} "
                 f"random classifiers at alpha = {self.alpha:g} detects, with power {self.target:g}, a model of AUC "
-                f"{self.auc:.4f} or more (Lehmann alternative, k = {self.k:.4g}; exact), whose {self.metric} on its "
-                f"quantile ranking is {self.metric_value:.4g}; the critical value is {self.critical_value:.4g}.")
+                f"{self.auc:.4f} or more (Lehmann alternative, k = {self.k:.4g}; {self._source()}), whose "
+                f"{self.metric} on its quantile ranking is {self.metric_value:.4g}; the critical value is "
+                f"{self.critical_value:.4g}.")
 
     def to_dict(self) -> dict:
         """JSON-ready fields.

@@ -159,3 +159,16 @@ def test_the_planners_simulate_under_the_binormal_model_with_the_r_and_seed_give
     code, out, _ = run_cli(capsys, "max-models", "auc", "--P", "30", "--N", "40", "--auc", "0.75", "--alpha", "0.05",
                            "--model", "binormal", "--R", "1500", "--seed", "6")
     assert code == 0 and out == expected.sentence() + "\n" and "95% interval of C" in out
+
+
+def test_minimum_detectable_reads_the_table_given(capsys):
+    expected = tg.minimum_detectable("best_f1", 100, 100, C=100, alpha=0.05, table=True)
+    code, out, _ = run_cli(capsys, "minimum-detectable", "best_f1", "--P", "100", "--N", "100", "--C", "100",
+                           "--alpha", "0.05", "--table", "bundled", "--json")
+    assert code == 0 and strict(out) == expected.to_dict() and strict(out)["method"] == "table"
+    code, out, _ = run_cli(capsys, "minimum-detectable", "best_f1", "--P", "100", "--N", "100", "--C", "100",
+                           "--alpha", "0.05", "--table", "bundled")
+    assert code == 0 and "exact, read from the table" in out
+    code, _, err = run_cli(capsys, "minimum-detectable", "best_f1", "--P", "101", "--N", "100", "--C", "100",
+                           "--alpha", "0.05", "--table", "bundled")
+    assert code == 2 and "--table" in err and "P = 101 is not in this table" in err

@@ -265,9 +265,11 @@ SHELL_ANSWERS = {
     "tablegen verify": "in 10,699 of 10,830 checks (98.8%",
     "tablegen power best_f1 --P 30": "with probability 0.7119 (exact)",  # the planning how-to
     "tablegen sample-size best_accuracy": "first at P = 12, N = 12 (power 0.8261)",
-    "tablegen minimum-detectable best_f1": "a model of AUC 0.7639 or more",
+    "tablegen minimum-detectable best_f1 --P 30": "a model of AUC 0.7639 or more",
     "tablegen max-models best_f1": "among up to 46 models tried",
     "tablegen minimum-detectable auc": "a model of AUC about 0.7422 or more (binormal alternative",
+    "tablegen minimum-detectable best_f1 --P 100": "AUC 0.6695 or more (Lehmann alternative, k = 2.025; exact, read "
+                                                   "from the table)",
 }
 
 
