@@ -19,11 +19,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tablegen.compare.report.cost import ReportSteps, evaluation_cost
+from tablegen.compare.report.tables import TableRenderings
 from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     import matplotlib.figure
-    import pandas
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +116,7 @@ class MetricReport:
 
 
 @dataclass(frozen=True)
-class Evaluation:
+class Evaluation(TableRenderings):
     """What :func:`evaluate` found: one :class:`MetricReport` per metric (index it by metric name).
 
     Examples
@@ -127,6 +127,8 @@ class Evaluation:
     >>> report["auc"].winner, report.C, report.to_frame().shape
     ('a', 2, (2, 7))
     """
+
+    P_COLUMNS = P_COLUMNS
 
     P: int
     N: int
@@ -172,25 +174,10 @@ class Evaluation:
                              "in best set": _in_best_set(report.versus_others, model)})
         return rows
 
-    def to_frame(self) -> pandas.DataFrame:
-        """The rows as a pandas DataFrame indexed by (metric, model)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.rows()).set_index(["metric", "model"])
-
-    def to_markdown(self) -> str:
-        """A Markdown table of the rows, then one sentence per metric."""
-        from tablegen.compare.report.tables import markdown_table
-
-        return (markdown_table(self.rows(), P_COLUMNS) + "\n\n" + "\n\n".join(report.sentence() for report in self)
-                + "\n")
-
-    def to_latex(self) -> str:
-        """A LaTeX (booktabs) table of the rows."""
-        from tablegen.compare.report.tables import latex_table
-
-        return latex_table(self.rows(), caption=f"{len(self.models)} models, P = {self.P}, N = {self.N}, "
-                                                f"C = {self.C}, alpha = {self.alpha:g}", p_columns=P_COLUMNS)
+    def caption(self) -> str:
+        """The LaTeX table's caption."""
+        return (f"{len(self.models)} models, P = {self.P}, N = {self.N}, C ="
+                f" {self.C}, alpha = {self.alpha:g}")
 
     def plot(self, path: str | os.PathLike | None = None) -> matplotlib.figure.Figure:
         """ROC curves of the models over the pointwise band of the best of C random rankings (saved to ``path``

@@ -21,11 +21,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from tablegen.compare.report.multiclass_tests import METRICS
+from tablegen.compare.report.tables import TableRenderings
 from tablegen.errors import Argument, TablegenInputError
 
 if TYPE_CHECKING:
     import matplotlib.figure
-    import pandas
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ class MulticlassMetricReport:
 
 
 @dataclass(frozen=True)
-class MulticlassEvaluation:
+class MulticlassEvaluation(TableRenderings):
     """What :func:`tablegen.evaluate` found with more than two classes: one :class:`MulticlassMetricReport` per
     metric (index it by metric name).
 
@@ -117,6 +117,8 @@ class MulticlassEvaluation:
     >>> report["accuracy"].winner, report["accuracy"].versus_random.significant, report.to_frame().shape
     ('good', True, (2, 8))
     """
+
+    P_COLUMNS = P_COLUMNS
 
     n: int
     classes: tuple
@@ -175,25 +177,10 @@ class MulticlassEvaluation:
                              "in best set": others is not None and model in others.best_set})
         return rows
 
-    def to_frame(self) -> pandas.DataFrame:
-        """The rows as a pandas DataFrame indexed by (metric, model)."""
-        import pandas as pd
-
-        return pd.DataFrame(self.rows()).set_index(["metric", "model"])
-
-    def to_markdown(self) -> str:
-        """A Markdown table of the rows, then one paragraph per metric."""
-        from tablegen.compare.report.tables import markdown_table
-
-        return (markdown_table(self.rows(), P_COLUMNS) + "\n\n" + "\n\n".join(report.sentence() for report in self)
-                + "\n")
-
-    def to_latex(self) -> str:
-        """A LaTeX (booktabs) table of the rows."""
-        from tablegen.compare.report.tables import latex_table
-
-        return latex_table(self.rows(), caption=f"{len(self.models)} models, n = {self.n}, K = {self.K}, "
-                                                f"C = {self.C}, alpha = {self.alpha:g}", p_columns=P_COLUMNS)
+    def caption(self) -> str:
+        """The LaTeX table's caption."""
+        return (f"{len(self.models)} models, n = {self.n}, K = {self.K}, C ="
+                f" {self.C}, alpha = {self.alpha:g}")
 
     def f1_posterior(self, a: str | None = None, b: str | None = None, average: str = "macro",
                      **options: object) -> object:

@@ -6,6 +6,10 @@ sentence, the text table, Markdown and LaTeX alike)."""
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas
 
 #: Significant digits of a metric's value (or any other number) in a report's tables and sentences.
 VALUE_DIGITS = 4
@@ -109,3 +113,27 @@ def latex_table(rows: list[dict], caption: str = "", p_columns: tuple = ()) -> s
                       rf"\begin{{tabular}}{{{align}}}", r"\toprule",
                       " & ".join(latex_escape(c) for c in columns) + r" \\", r"\midrule", *body,
                       r"\bottomrule", r"\end{tabular}", r"\end{table}"])
+
+
+class TableRenderings:
+    """``to_frame``, ``to_markdown`` and ``to_latex`` of a report: one row per (metric, model) from its ``rows()``,
+    the p-value columns named by its ``P_COLUMNS``, one sentence per metric report it iterates over, and the
+    LaTeX caption its ``caption()`` gives (the binary and the K-class reports share them)."""
+
+    P_COLUMNS: tuple[str, ...] = ()
+
+    def to_frame(self) -> pandas.DataFrame:
+        """The rows as a pandas DataFrame indexed by (metric, model)."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows()).set_index(["metric", "model"])
+
+    def to_markdown(self) -> str:
+        """A Markdown table of the rows, then one paragraph per metric."""
+        return (markdown_table(self.rows(), self.P_COLUMNS) + "\n\n"
+                + "\n\n".join(report.sentence() for report in self) + "\n")
+
+    def to_latex(self) -> str:
+        """A LaTeX (booktabs) table of the rows."""
+        return latex_table(self.rows(), caption=self.caption(), p_columns=self.P_COLUMNS)
+
