@@ -154,23 +154,9 @@ class MulticlassTest:
         random classifiers with the same predicted counts: p = 0.00144 (exact), significant from 0.833333 up (the
         critical value, reached).
         """
-        who = ("a random classifier" if self.C == 1
-               else f"the best of {self.C:,} random classifiers")
+        who, critical, verdict, unsettled = verdict_texts(self)
         p_text = f"p {'< ' if self.p_bounded else '= '}{self.p_value:.3g}"
-        if self.method == "exact":
-            method = "exact"
-            critical = ("no attainable value is significant at this C and alpha" if self.critical_value is None
-                        else f"significant from {self.critical_value:.6g} up (the critical value, reached)")
-        else:
-            low, high = self.p_interval
-            method = f"Monte Carlo, R = {self.replicates:,}, 95% interval {low:.3g} to {high:.3g}"
-            critical = ("no replicate value is significant at this C and alpha" if self.critical_value is None
-                        else f"significant from about {self.critical_value:.6g} up (the critical value, reached; "
-                              "Monte Carlo)")
-        verdict = "is significant" if self.significant else "is not significant"
-        unsettled = ""
-        if self.p_interval is not None and self.p_interval[0] <= self.alpha < self.p_interval[1]:
-            unsettled = " The p-value's interval straddles alpha: more replicates (R) would settle the verdict."
+        method = "exact" if self.method == "exact" else monte_carlo_text(self)
         return (f"{self.metric} = {self.value:.6g} ({self.hits:,} of {self.n:,} hits, {len(self.classes)} classes) "
                 f"{verdict} at alpha = {self.alpha:g} against {who} with the same predicted counts: "
                 f"{p_text} ({method}), {critical}.{unsettled}")
@@ -187,6 +173,30 @@ class MulticlassTest:
             "tail_probability": self.tail_probability, "replicates": self.replicates, "seed": self.seed,
             "reaching": self.reaching, "p_interval": None if self.p_interval is None else list(self.p_interval),
         }
+
+
+def monte_carlo_text(result) -> str:
+    """"Monte Carlo, R = ..., 95% interval ... to ..." of a simulated multi-class verdict."""
+    low, high = result.p_interval
+    return f"Monte Carlo, R = {result.replicates:,}, 95% interval {low:.3g} to {high:.3g}"
+
+
+def verdict_texts(result) -> tuple[str, str, str, str]:
+    """(whom, the critical value's clause, "is [not] significant", the unsettled note) of a multi-class verdict's
+    sentence (:class:`MulticlassTest`, :class:`~tablegen.lookup.multiclass_scores.MulticlassScoresTest`)."""
+    who = "a random classifier" if result.C == 1 else f"the best of {result.C:,} random classifiers"
+    if result.method == "exact":
+        critical = ("no attainable value is significant at this C and alpha" if result.critical_value is None
+                    else f"significant from {result.critical_value:.6g} up (the critical value, reached)")
+    else:
+        critical = ("no replicate value is significant at this C and alpha" if result.critical_value is None
+                    else f"significant from about {result.critical_value:.6g} up (the critical value, reached; "
+                         "Monte Carlo)")
+    verdict = "is significant" if result.significant else "is not significant"
+    unsettled = ""
+    if result.p_interval is not None and result.p_interval[0] <= result.alpha < result.p_interval[1]:
+        unsettled = " The p-value's interval straddles alpha: more replicates (R) would settle the verdict."
+    return who, critical, verdict, unsettled
 
 
 def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], metric: str = "accuracy", C: int = 1,

@@ -136,22 +136,12 @@ class MulticlassScoresTest:
         classifiers (the model's probability rows dealt to the items at random): p = 0.106 (exact, all 90
         arrangements), no attainable value is significant at this C and alpha.
         """
-        who = "a random classifier" if self.C == 1 else f"the best of {self.C:,} random classifiers"
+        from tablegen.lookup.multiclass import monte_carlo_text, verdict_texts
+
+        who, critical, verdict, unsettled = verdict_texts(self)
         name = self.metric if self.k is None else f"top-{self.k} accuracy"
-        if self.method == "exact":
-            method = f"exact, all {self.arrangements:,} arrangements"
-            critical = ("no attainable value is significant at this C and alpha" if self.critical_value is None
-                        else f"significant from {self.critical_value:.6g} up (the critical value, reached)")
-        else:
-            low, high = self.p_interval
-            method = f"Monte Carlo, R = {self.replicates:,}, 95% interval {low:.3g} to {high:.3g}"
-            critical = ("no replicate value is significant at this C and alpha" if self.critical_value is None
-                        else f"significant from about {self.critical_value:.6g} up (the critical value, reached; "
-                             "Monte Carlo)")
-        verdict = "is significant" if self.significant else "is not significant"
-        unsettled = ""
-        if self.p_interval is not None and self.p_interval[0] <= self.alpha < self.p_interval[1]:
-            unsettled = " The p-value's interval straddles alpha: more replicates (R) would settle the verdict."
+        method = (f"exact, all {self.arrangements:,} arrangements" if self.method == "exact"
+                  else monte_carlo_text(self))
         return (f"{name} = {self.value:.6g} (n = {self.n:,}, {len(self.classes)} classes) {verdict} at alpha = "
                 f"{self.alpha:g} against {who} (the model's probability rows dealt to the items at random): "
                 f"p = {self.p_value:.3g} ({method}), {critical}.{unsettled}")
