@@ -35,7 +35,7 @@ _PUBLIC = {
     "topk_bounds": "tablegen.lookup.topk",
     "topk_test": "tablegen.lookup.topk",
     "multiclass_test": "tablegen.lookup.multiclass",
-    "MulticlassTest": "tablegen.lookup.multiclass",
+    "MulticlassTest": "tablegen.lookup.multiclass_results",
     "multiclass_scores_test": "tablegen.lookup.multiclass_scores",
     "MulticlassScoresTest": "tablegen.lookup.multiclass_scores",
     "TablegenInputError": "tablegen.errors",

@@ -136,7 +136,7 @@ class MulticlassScoresTest:
         classifiers (the model's probability rows dealt to the items at random): p = 0.106 (exact, all 90
         arrangements), no attainable value is significant at this C and alpha.
         """
-        from tablegen.lookup.multiclass import monte_carlo_text, verdict_texts
+        from tablegen.lookup.multiclass_results import monte_carlo_text, verdict_texts
 
         who, critical, verdict, unsettled = verdict_texts(self)
         name = self.metric if self.k is None else f"top-{self.k} accuracy"
