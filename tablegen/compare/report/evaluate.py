@@ -254,13 +254,14 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     >>> report["auc"].winner, report["auc"].versus_random.significant, report["auc"].versus_models.significant
     ('good', True, True)
     """
-    from tablegen.compare.report.multiclass import evaluate_multiclass, is_multiclass_call
+    from tablegen.compare.report.multiclass import evaluate_multiclass
+    from tablegen.compare.report.multiclass_input import is_multiclass
     from tablegen.compare.selection.maxt import selection_test
     from tablegen.compute.limits import check_time
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import question_nulls, significance_test_from_scores
 
-    if is_multiclass_call(labels, scores):  # more than two classes: the K-class report
+    if is_multiclass(labels, scores):  # more than two labels (a bare 2-D array with two stays binary): K-class
         return evaluate_multiclass(labels, scores, C=C, metrics=metrics, alpha=alpha, R=R, seed=seed,
                                    progress=progress, max_seconds=max_seconds, positive_label=positive_label,
                                    method=method)

@@ -481,21 +481,3 @@ def _input_notes(data, C: int, M: int) -> tuple:
         notes.append(f"the max-T test is over the {M} models given; the {C - M} more tried but not given enter the "
                      "verdicts against random classifiers only (C)")
     return tuple(notes)
-
-
-def is_multiclass_call(labels, scores) -> bool:
-    """Whether :func:`tablegen.evaluate` hands ``labels`` and ``scores`` to :func:`evaluate_multiclass`: the labels
-    decide (more than two classes), or a mapping of matrices; a bare 2-D array with two-class labels stays the
-    binary input it is documented to be (one column per model).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> is_multiclass_call([0, 1, 1, 0], np.array([[0.1, 0.2], [0.9, 0.8], [0.6, 0.7], [0.3, 0.1]]))
-    False
-    >>> is_multiclass_call([0, 1, 2, 0], np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8], [0.5, 0.3, 0.2]]))
-    True
-    """
-    from tablegen.compare.report.multiclass_input import is_multiclass
-
-    return is_multiclass(labels, scores)

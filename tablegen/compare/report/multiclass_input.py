@@ -96,6 +96,8 @@ def is_multiclass(labels, scores) -> bool:
     --------
     >>> is_multiclass([0, 1, 2, 1], {"m": [0, 1, 1, 1]}), is_multiclass([0, 1, 1, 0], {"m": [0.2, 0.9, 0.5, 0.1]})
     (True, False)
+    >>> is_multiclass([0, 1, 1, 0], np.array([[0.1, 0.2], [0.9, 0.8], [0.6, 0.7], [0.3, 0.1]]))  # columns: models
+    False
     """
     values = list(scores.values()) if isinstance(scores, Mapping) else [scores] if labels is None else []
     if values and all(isinstance(v, np.ndarray) and v.ndim == 2 for v in values):
