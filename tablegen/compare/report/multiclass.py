@@ -343,6 +343,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     """
     from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
     from tablegen.compare.pairwise.tests import DEFAULT_SWAPS
+    from tablegen.compare.report import multiclass_resampling as resampling
     from tablegen.compare.report import multiclass_tests as tests
     from tablegen.compare.report.cost import ReportSteps
     from tablegen.compare.report.multiclass_input import multiclass_data
@@ -383,9 +384,9 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     observed = tests.observed_values(prep)
     null = tests.permutation_null(prep, replicates, seed, step.within("null"))
     step.done("null")
-    boot = tests.bootstrap(prep, observed, BOOTSTRAP_RESAMPLES, seed, step.within("bootstrap"))
+    boot = resampling.bootstrap(prep, observed, BOOTSTRAP_RESAMPLES, seed, step.within("bootstrap"))
     step.done("bootstrap")
-    swap_cache = tests.SwapCache(prep, swaps, seed)
+    swap_cache = resampling.SwapCache(prep, swaps, seed)
     notes = _input_notes(data, C, M)
     reports = {}
     for metric in metrics:
@@ -399,7 +400,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         if data.paired:
             selection = tests.selection(prep.names, observed, null, metric, alpha)
             if M > 1:
-                others = tests.paired_tests(prep, observed, metric, alpha, swap_cache, boot)
+                others = resampling.paired_tests(prep, observed, metric, alpha, swap_cache, boot)
         winner = prep.names[int(np.argsort(-observed[:, column], kind="stable")[0])]
         tied = [name for name, v in values.items() if v == values[winner]]
         if len(tied) > 1:
