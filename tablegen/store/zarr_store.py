@@ -202,7 +202,7 @@ def create_store(template: StoreTemplate, url: str, storage_options: dict | None
         if state == "unfinished":
             _remove_unfinished(url, storage_options)
         _write_marker(fs, f"{root}{CREATING_SUFFIX}",
-                      json.dumps({"config_hash": (attrs or {}).get("config_hash")}).encode())
+                      json.dumps({"config_hash": (attrs or {}).get("config_hash")}, allow_nan=False).encode())
         _write_template(template, url, storage_options, attrs or {}, command)
         fs.rm(f"{root}{CREATING_SUFFIX}")
     except OSError as error:
