@@ -36,6 +36,19 @@ def p_value_from_tail(tail_ge, C):
         return -np.expm1(np.asarray(C, dtype=float) * np.log1p(-s))
 
 
+def of_winners(single: float, winners: int) -> float:
+    """1 - (1 - single)**winners, without cancellation: the power of ``winners`` equally good models.
+
+    Examples
+    --------
+    >>> of_winners(0.5, 2), round(of_winners(0.25, 1), 15)
+    (0.75, 0.25)
+    """
+    if single >= 1.0:
+        return 1.0
+    return float(-math.expm1(winners * math.log1p(-single)))
+
+
 def minimum_replicates(C, alpha):
     """Smallest R with R t >= 1: at least one sample expected above the critical value.
 

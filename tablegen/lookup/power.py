@@ -35,6 +35,7 @@ import numbers
 
 import numpy as np
 
+from tablegen.compute.stats import of_winners  # re-exported: the planners import it from here
 from tablegen.compute.validation import check_alpha, check_class_size, check_competitors, check_metric
 from tablegen.errors import Argument, TablegenInputError
 from tablegen.lookup.power_results import PowerResult
@@ -149,19 +150,6 @@ def exceed_event(metric: str, P: int, N: int, C: int, alpha: float):
     check_memory(max(memory, critical_memory), what, "ask a smaller test set")
     check_time(seconds + critical_seconds, what, "ask a smaller test set")
     return entry.lehmann_event(P, N, float(upper_tail_probability(C, alpha)))
-
-
-def of_winners(single: float, winners: int) -> float:
-    """1 - (1 - single)**winners, without cancellation: the power of ``winners`` equally good models.
-
-    Examples
-    --------
-    >>> of_winners(0.5, 2), round(of_winners(0.25, 1), 15)
-    (0.75, 0.25)
-    """
-    if single >= 1.0:
-        return 1.0
-    return float(-math.expm1(winners * math.log1p(-single)))
 
 
 def lehmann_power_at(metric: str, P: int, N: int, C: int, alpha: float, k: float, winners: int) -> tuple[float, float]:

@@ -24,19 +24,14 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tablegen.compute.stats import of_winners
+
 #: The width of the bracket of each minimum detectable AUC (what :func:`tablegen.minimum_detectable` bisects to).
 AUC_TOLERANCE = 1e-7
 #: The smallest and largest AUC searched: the null, and a model just short of a perfect ranking.
 LOWEST_AUC, HIGHEST_AUC = 0.5, 1.0 - 1e-9
 #: What is stored where no AUC below 1 reaches the target (the test detects nothing with that power).
 UNDETECTABLE = 1.0
-
-
-def _of_winners(single: float, winners: int) -> float:
-    """1 - (1 - single)**winners, without cancellation (as :func:`tablegen.lookup.power.of_winners`)."""
-    if single >= 1.0:
-        return 1.0
-    return float(-math.expm1(winners * math.log1p(-single)))
 
 
 class _Curve:
@@ -48,7 +43,7 @@ class _Curve:
 
     def __call__(self, auc: float) -> float:
         if auc not in self.seen:
-            self.seen[auc] = _of_winners(min(max(float(self.probability(auc / (1.0 - auc))), 0.0), 1.0),
+            self.seen[auc] = of_winners(min(max(float(self.probability(auc / (1.0 - auc))), 0.0), 1.0),
                                          self.winners)
         return self.seen[auc]
 
