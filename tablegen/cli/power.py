@@ -2,8 +2,9 @@
 
 The command-line side of :mod:`tablegen.lookup.power`: the power of the best-of-C test against a model of given
 AUC (exact under the Lehmann alternative, Monte Carlo with its interval under the binormal one), the smallest test
-set that reaches a target power (first and stable sizes: exact power is saw-toothed), the smallest AUC a test set
-detects, and how many models a test set can take.  Each prints the result's sentence (``--json``: its fields);
+set that reaches a target power (first and stable sizes: exact power is saw-toothed; by Monte Carlo the first size
+certified to reach it and the estimate's), the smallest AUC a test set detects, and how many models a test set can
+take.  Each prints the result's sentence (``--json``: its fields);
 ``tablegen power --plot FILE`` draws the power curve (:func:`tablegen.lookup.power_plot.plot_power_curve`).  Each
 parser sets its run function with ``set_defaults(run=...)``; registered by :mod:`tablegen.cli.main`.
 """
@@ -141,8 +142,8 @@ def _plot(args, result) -> None:
 
 # -- sample size ------------------------------------------------------------------------------------------------
 def _sample_size_parser(sub) -> None:
-    p = sub.add_parser("sample-size", help="the smallest test set whose exact power reaches a target (first and "
-                                           "stable sizes)")
+    p = sub.add_parser("sample-size", help="the smallest test set whose power reaches a target (exact: first and "
+                                           "stable sizes; Monte Carlo: certified and estimated first sizes)")
     _metric(p)
     p.add_argument("--C", type=int, required=True, help=_C_HELP)
     line = p.add_mutually_exclusive_group(required=True)
@@ -152,15 +153,17 @@ def _sample_size_parser(sub) -> None:
     _common(p)
     p.add_argument("--max-size", type=int, default=100_000,
                    help="the largest size searched (P + N, or the free class)")
+    _simulation_arguments(p)
     p.set_defaults(run=_run_sample_size)
 
 
 def _run_sample_size(args) -> int:
     from tablegen import sample_size
 
+    _check_simulation_options(args)
     result = sample_size(args.metric, auc=args.auc, C=args.C, alpha=args.alpha, power=args.power,
                          prevalence=args.prevalence, P=args.P, N=args.N, winners=_winners(args),
-                         max_size=args.max_size)
+                         max_size=args.max_size, model=args.model, R=args.R, seed=args.seed)
     _print(result, args)
     return 0
 

@@ -2,15 +2,16 @@
 (:func:`minimum_detectable`) and how many models a test set can take (:func:`max_models`).
 
 Each searches exact Lehmann power (:func:`tablegen.lookup.power.power`'s exact programme, its events cached).
-:func:`minimum_detectable` and :func:`max_models` also answer under the binormal alternative, and under the Lehmann
-one beyond its exact programme, by Monte Carlo with common random numbers and a rigorous 95% interval
-(:mod:`tablegen.lookup.planning_mc`); :func:`sample_size` takes the Lehmann alternative only.  Exact power is
+All three also answer under the binormal alternative, and under the Lehmann one beyond its exact programme, by
+Monte Carlo with common random numbers and 95% intervals (:mod:`tablegen.lookup.planning_mc`).  Exact power is
 saw-toothed in the test-set size: :func:`sample_size` reports both the first size that reaches the target and the
-size from which it stays there (``docs/explanation/power.md``).
+size from which it stays there; by Monte Carlo, the first size certified to reach it, the point estimate's first
+size, and no stable size (``docs/explanation/power.md``).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from tablegen.lookup.planning_mc import DetectableMonteCarlo, MaxModelsMonteCarlo
     from tablegen.lookup.table import Table
 
+logger = logging.getLogger(__name__)
+
 #: :func:`sample_size`'s default bound on the size it searches (total P + N, or the free class's size).
 DEFAULT_MAX_SIZE = 100_000
 #: :func:`max_models`' default bound on C.
@@ -52,6 +55,10 @@ BATCH_MEMORY = 2.5e8
 DECISION_MARGIN = 1e-9
 
 
+class _BeyondExact(Exception):
+    """The exact search reached a size beyond the exact programme (:func:`sample_size` then simulates)."""
+
+
 class _PowerLine:
     """Exact power along :func:`sample_size`'s line of sizes, each size computed once; :meth:`prefetch` decides a
     run of AUC sizes at once (:data:`BATCH_SIZES`)."""
@@ -64,16 +71,19 @@ class _PowerLine:
         self.used: set[int] = set()
 
     def __call__(self, n: int) -> float:
-        """The exact power at size n (the per-size programme)."""
+        """The exact power at size n (the per-size programme); :class:`_BeyondExact` where it does not run."""
         if n not in self.seen:
+            from tablegen.compute.metrics import get_metric
+
+            if not get_metric(self.metric).power_exact_at(*self.cell(n)):
+                raise _BeyondExact(n)
             try:
                 self.seen[n] = lehmann_power_at(self.metric, *self.cell(n), self.C, self.alpha, self.k,
                                                 self.winners)[0]
             except TablegenInputError as error:
                 raise TablegenInputError.naming(f"the search for the sample size reached P, N = {self.cell(n)} before "
                                                 f"the target power, beyond the exact programme ({error}); lower ",
-                                                Argument("max_size"), f" below {n:,}, or ask power() "
-                                                "at given sizes with model='binormal'") from None
+                                                Argument("max_size"), f" below {n:,}") from None
         return self.seen[n]
 
     def reaches(self, n: int) -> bool:
@@ -119,18 +129,11 @@ def _simulation_options(R, seed) -> tuple[int | None, int | None]:
     return (None if R is None else check_integer("R", R, 1)), check_seed("seed", seed, True)
 
 
-def _lehmann_only(model) -> None:
-    if check_model(model) != "lehmann":
-        raise TablegenInputError.naming(Argument("model", model), ": the planners search exact power, which only "
-                                        "the Lehmann alternative has; use model='lehmann', or power() for "
-                                        "the binormal alternative at given sizes")
-
-
-
 def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, power: float = 0.8,
                 prevalence: float | None = None, P: int | None = None, N: int | None = None,
-                model: str = "lehmann", winners: int | str = 1, max_size: int = DEFAULT_MAX_SIZE) -> SampleSizeResult:
-    """The smallest test set whose exact power against a model of AUC ``auc`` reaches ``power``.
+                model: str = "lehmann", winners: int | str = 1, max_size: int = DEFAULT_MAX_SIZE,
+                R: int | None = None, seed: int | None = None) -> SampleSizeResult:
+    """The smallest test set whose power against a model of AUC ``auc`` reaches ``power``.
 
     The size grows along one line: the total n = P + N at a ``prevalence`` (P = the nearest integer to
     prevalence n, at least 1 and at most n - 1), or the free class with ``P`` or ``N`` fixed.  Exact power is
@@ -141,65 +144,87 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
     n_b until W sizes in a row reach it.  Where the doubling reaches ``max_size`` below the target, the W sizes below
     the bound are scanned for one that reaches it.
 
+    Under the binormal alternative, and under the Lehmann one where the search reaches a size beyond the exact
+    programme (AUC beyond about 375 x 375, average precision beyond its enumeration), the power at each size is a
+    Monte Carlo estimate with its 95% interval (common random numbers across sizes,
+    :func:`tablegen.lookup.planning_mc.sample_size_mc`), and ``method`` is ``"monte carlo"``: ``first`` is then the
+    smallest size simulated whose interval lies at or above the target (certified to reach it *at that size*), the
+    point estimate's first size and the interval's other end are reported too, and no stable size is claimed (a
+    simulation cannot show that the power never drops below the target at larger sizes).
+
     Parameters
     ----------
     metric : str
     auc : float
         The alternative's AUC, in [0.5, 1).
     C, alpha, winners, model :
-        As for :func:`power` (``alpha``: default 0.01, the level of Forman & Cohen's tables; ``model="lehmann"``
-        only: the search needs exact power).
+        As for :func:`power` (``alpha``: default 0.01, the level of Forman & Cohen's tables; ``model="lehmann"``:
+        exact where its programme runs).
     power : float
         The target, in (0, 1) (default 0.8).
     prevalence, P, N :
         Exactly one: the prevalence P/(P + N) in (0, 1), or the fixed number of positives or negatives.
     max_size : int
         The largest size searched (default 100,000).
+    R, seed : int, optional
+        Replicates per size and root seed of a Monte Carlo answer (default: R for a 95% interval of +-0.005 of the
+        power at the target; seed 2005); unused by an exact one.
 
     Returns
     -------
     SampleSizeResult
+        ``method`` ``"exact"``, or ``"monte carlo"`` with the Monte Carlo fields.
 
     Raises
     ------
     TablegenInputError
         Bad input, naming the argument; a target not reached at the sizes searched up to ``max_size`` (or within
-        the exact programme's domain), or reached but missed again at ``max_size``, naming ``max_size``.
+        the exact programme's domain), or reached but missed again at ``max_size``, naming ``max_size``; by Monte
+        Carlo, a target that ``R`` replicates cannot certify, naming ``R``.
 
     Examples
     --------
     >>> result = sample_size("best_f1", auc=0.7, C=100, alpha=0.05, N=200)
     >>> result.first_P, round(result.first_power, 4)
     (52, 0.8087)
+    >>> simulated = sample_size("auc", auc=0.75, C=10, alpha=0.05, prevalence=0.5, model="binormal", R=2000)
+    >>> simulated.method, simulated.possible_P <= simulated.estimate_P <= simulated.first_P
+    ('monte carlo', True)
     """
     from tablegen.compute.exact.power import lehmann_k
+    from tablegen.compute.validation import check_integer
+    from tablegen.lookup.planning_mc import sample_size_mc
 
     metric = check_power_metric(metric)
     auc, target = check_auc(auc), check_power(power)
     C, alpha = check_competitors(C), check_alpha("alpha", alpha)
-    _lehmann_only(model)
+    model = check_model(model)
     winners = check_winners(winners, C)
     what, smallest, cell = size_line(prevalence, P, N)
-    from tablegen.compute.validation import check_integer
-
     max_size = check_integer("max_size", max_size, smallest)
-    g = _PowerLine(metric, cell, C, alpha, lehmann_k(auc), winners, target)
-    lo, hi = None, smallest
-    while g(hi) < target:
-        if hi >= max_size:
-            floor = max(max_size - max(16, max_size // 16), smallest if lo is None else lo)
-            reached = _below_bound(g, target, floor, max_size)
-            if reached is None:
-                raise TablegenInputError.naming(
-                    f"the power of {metric} does not reach {target:g} at the {what} searched up to ",
-                    Argument("max_size", max_size), f" (doubling from {smallest}, then every one from {floor} to the "
-                    f"bound; {g(max_size):.4f} at the bound); raise it")
-            lo, hi = reached - 1, reached
-            break
-        lo, hi = hi, min(2 * hi, max_size)
-    while lo is not None and hi - lo > 1:
-        middle = (lo + hi) // 2
-        lo, hi = (lo, middle) if g(middle) >= target else (middle, hi)
+    R, seed = _simulation_options(R, seed)
+    if model == "lehmann":
+        try:
+            return _exact_sample_size(metric, auc, C, alpha, target, winners, what, smallest, cell, max_size,
+                                      _PowerLine(metric, cell, C, alpha, lehmann_k(auc), winners, target))
+        except _BeyondExact as beyond:
+            logger.info("sample_size: %s at P, N = %s is beyond the exact programme; simulating", metric,
+                        cell(beyond.args[0]))
+    return sample_size_mc(metric, auc, C, alpha, target, model, winners, what, smallest, cell, max_size, R, seed)
+
+
+def _exact_sample_size(metric: str, auc: float, C: int, alpha: float, target: float, winners: int, what: str,
+                       smallest: int, cell, max_size: int, g: _PowerLine) -> SampleSizeResult:
+    """:func:`sample_size` on exact Lehmann power (its docstring's search); :class:`_BeyondExact` beyond it."""
+    lo, hi = bisect_line(g.reaches, smallest, max_size)
+    if hi is None:
+        floor = max(max_size - max(16, max_size // 16), smallest if lo is None else lo)
+        hi = below_bound(g.reaches, floor, max_size)
+        if hi is None:
+            raise TablegenInputError.naming(
+                f"the power of {metric} does not reach {target:g} at the {what} searched up to ",
+                Argument("max_size", max_size), f" (doubling from {smallest}, then every one from {floor} to the "
+                f"bound; {g(max_size):.4f} at the bound); raise it")
     first, stable, checked = _scan(g, hi, smallest, max_size)
     if stable > max_size:  # the last size scanned, at the bound, misses the target again
         raise TablegenInputError.naming(f"the power of {metric} reaches {target:g} at P, N = {cell(first)} but falls "
@@ -209,18 +234,63 @@ def sample_size(metric: str, *, auc: float, C: int = 1, alpha: float = 0.01, pow
                             *cell(checked), g.evaluations)
 
 
-def _scan(g: _PowerLine, hi: int, smallest: int, max_size: int) -> tuple[int, int, int]:
-    """(first, stable, checked): the scans of :func:`sample_size` about n_b = ``hi`` (its docstring), the sizes
-    around n_b decided at once where :meth:`_PowerLine.prefetch` can."""
-    window = max(16, hi // 16)
-    g.prefetch(range(max(smallest, hi - window), min(max_size, hi + window) + 1))
+def scan_window(n: int) -> int:
+    """W = max(16, n/16): how many sizes in a row a scan about size n takes to end (:func:`sample_size`).
+
+    Examples
+    --------
+    >>> scan_window(100), scan_window(1000)
+    (16, 62)
+    """
+    return max(16, n // 16)
+
+
+def bisect_line(reaches, smallest: int, max_size: int) -> tuple[int | None, int | None]:
+    """(lo, hi): doubling from ``smallest`` until ``reaches(hi)``, then bisection to hi - lo = 1 with ``reaches(hi)``
+    and not ``reaches(lo)`` (lo None when ``smallest`` reaches); hi None when the doubling reached ``max_size``
+    without reaching, lo then the last size that missed below it.
+
+    Examples
+    --------
+    >>> bisect_line(lambda n: n >= 37, 1, 1000), bisect_line(lambda n: False, 1, 100)
+    ((36, 37), (64, None))
+    """
+    lo, hi = None, smallest
+    while not reaches(hi):
+        if hi >= max_size:
+            return lo, None
+        lo, hi = hi, min(2 * hi, max_size)
+    while lo is not None and hi - lo > 1:
+        middle = (lo + hi) // 2
+        lo, hi = (lo, middle) if reaches(middle) else (middle, hi)
+    return lo, hi
+
+
+def scan_down(reaches, hi: int, smallest: int, window: int) -> int:
+    """The lowest size that reaches, scanning down from ``hi`` (which reaches) until ``window`` sizes in a row miss
+    or ``smallest`` is passed.
+
+    Examples
+    --------
+    >>> scan_down(lambda n: n in (40, 30, 20, 2), 40, 1, 16)  # 2 lies beyond 17 sizes in a row that miss
+    20
+    """
     first, below_run, n = hi, 0, hi - 1
     while n >= smallest and below_run < window:
-        if g.reaches(n):
+        if reaches(n):
             first, below_run = n, 0
         else:
             below_run += 1
         n -= 1
+    return first
+
+
+def _scan(g: _PowerLine, hi: int, smallest: int, max_size: int) -> tuple[int, int, int]:
+    """(first, stable, checked): the scans of :func:`sample_size` about n_b = ``hi`` (its docstring), the sizes
+    around n_b decided at once where :meth:`_PowerLine.prefetch` can."""
+    window = scan_window(hi)
+    g.prefetch(range(max(smallest, hi - window), min(max_size, hi + window) + 1))
+    first = scan_down(g.reaches, hi, smallest, window)
     stable, above_run, n = hi, 0, hi
     while above_run < window and n <= max_size:
         if g.reaches(n):
@@ -231,11 +301,17 @@ def _scan(g: _PowerLine, hi: int, smallest: int, max_size: int) -> tuple[int, in
     return first, stable, n - 1
 
 
-def _below_bound(g, target: float, floor: int, bound: int):
-    """The largest size in [floor, bound) whose power reaches the target, or None: where the doubling reached the
-    bound without reaching the target."""
+def below_bound(reaches, floor: int, bound: int) -> int | None:
+    """The largest size in [floor, bound) that reaches, or None: where the doubling reached the bound without
+    reaching the target.
+
+    Examples
+    --------
+    >>> below_bound(lambda n: n % 7 == 0, 80, 100), below_bound(lambda n: False, 80, 100)
+    (98, None)
+    """
     for n in range(bound - 1, floor - 1, -1):
-        if g(n) >= target:
+        if reaches(n):
             return n
     return None
 

@@ -34,6 +34,9 @@ import numpy as np
 #: The planners' stream stage (:func:`tablegen.compute.power_mc.binormal_key` with the effect's bits fixed at 0:
 #: one stream for every effect, the common random numbers).
 PLANNING_STAGE = 3
+#: The sample-size search's stream stage: one key per (seed, model), shared by every size and effect (its spawn key
+#: has P = N = 0, which no other stream has).
+SIZE_STAGE = 4
 #: The bisection brackets each AUC to this width.
 AUC_STEP = 1e-4
 #: The largest AUC searched.
@@ -263,9 +266,10 @@ def count_thresholds(t: float, R: int) -> tuple[int, int, int | None]:
 
 
 class _Replicates:
-    """R replicates of one model's metric at any AUC of the alternative (common random numbers)."""
+    """R replicates of one model's metric at any AUC of the alternative (common random numbers); ``key``: the
+    stream's key, if not the one of (seed, P, N, model) (:func:`sample_size_mc` shares one across sizes)."""
 
-    def __init__(self, metric: str, P: int, N: int, model: str, R: int, seed: int):
+    def __init__(self, metric: str, P: int, N: int, model: str, R: int, seed: int, key=None):
         from tablegen.compute.mc import KernelLayout
         from tablegen.compute.metrics import get_metric
         from tablegen.compute.power_mc import binormal_key, stream_tag
@@ -276,7 +280,7 @@ class _Replicates:
         self.column = self.layout.columns[counted.name]
         self.divisor = float(entry.count_divisor(P, N))
         self.P, self.N, self.model, self.R = P, N, model, R
-        self.key = binormal_key(seed, P, N, 0.0, PLANNING_STAGE, stream_tag(model))
+        self.key = binormal_key(seed, P, N, 0.0, PLANNING_STAGE, stream_tag(model)) if key is None else key
         self.seen: dict[float, int] = {}
 
     def values(self, auc: float) -> np.ndarray:
@@ -420,3 +424,101 @@ def _check_time(replicate_passes: float, P: int, N: int, model: str) -> None:
     check_time(SECONDS_PER_ITEM * replicate_passes * (P + N), f"a Monte Carlo search under the {model} alternative "
                f"at P = {P:,}, N = {N:,}", ("give a smaller ", Argument("R"), " (a wider interval) or a smaller "
                                              "test set"))
+
+
+# -- the sample size -------------------------------------------------------------------------------------------
+class _SizeDraws:
+    """Significant replicates of one model at each size of a line (:func:`tablegen.lookup.power.size_line`), all
+    sizes drawn from one key: replicate r reads the same stream at every size (common random numbers)."""
+
+    def __init__(self, metric: str, cell, C: int, alpha: float, auc: float, model: str, R: int, seed: int):
+        from tablegen.compute.power_mc import binormal_key, stream_tag
+
+        self.metric, self.cell, self.C, self.alpha, self.auc = metric, cell, C, alpha, auc
+        self.model, self.R, self.seed = model, R, seed
+        self.key = binormal_key(seed, 0, 0, 0.0, SIZE_STAGE, stream_tag(model))
+        self.counts: dict[int, int] = {}
+        self.criticals: dict[int, object] = {}
+
+    def count(self, n: int) -> int:
+        """Replicates significant at size n (m* from :func:`tablegen.lookup.power.power_critical_value`)."""
+        if n not in self.counts:
+            from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+            from tablegen.lookup.power import power_critical_value
+
+            P, N = self.cell(n)
+            _check_time(self.R, P, N, self.model)
+            cv = power_critical_value(self.metric, P, N, self.C, self.alpha)
+            draws = _Replicates(self.metric, P, N, self.model, self.R, self.seed, key=self.key)
+            self.counts[n] = draws.hits(self.auc, float(cv) + SNAP_TOLERANCE)
+            self.criticals[n] = cv
+        return self.counts[n]
+
+    def reaching(self, needed: int):
+        """The predicate "at least ``needed`` replicates significant at size n"."""
+        return lambda n: self.count(n) >= needed
+
+    def smallest(self, needed: int) -> int:
+        """The smallest size simulated with at least ``needed`` significant replicates."""
+        return min(n for n, hits in self.counts.items() if hits >= needed)
+
+
+def sample_size_mc(metric: str, auc: float, C: int, alpha: float, target: float, model: str, winners: int,
+                   what: str, smallest: int, cell, max_size: int, R: int | None, seed: int | None):
+    """:func:`tablegen.sample_size` by Monte Carlo; arguments checked by the caller.
+
+    Three count thresholds of the one-model target t (:func:`count_thresholds`): c_high (the interval's lower end
+    reaches t), the estimate's ceil(t R), c_low (its upper end does).  For each, the exact search's doubling and
+    bisection on the size (:func:`tablegen.lookup.planning.bisect_line`) find a boundary; then the final scan
+    simulates every size down from the highest boundary until W sizes in a row below the lowest have fewer than
+    c_low (W = max(16, n/16)).  Each answer is the smallest size simulated with its count: ``first`` (certified),
+    ``estimate`` and ``possible``.
+    """
+    from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.stats import clopper_pearson
+    from tablegen.errors import Argument, TablegenInputError
+    from tablegen.lookup.planning import below_bound, bisect_line, scan_window
+    from tablegen.lookup.power import of_winners
+    from tablegen.lookup.power_results import SampleSizeResult
+
+    t = one_model_target(target, winners)
+    R = _replicates(R, t)
+    seed = DEFAULT_SEED if seed is None else seed
+    c_low, c_estimate, c_high = count_thresholds(t, R)
+    if c_high is None:
+        raise TablegenInputError.naming(f"{R:,} replicates cannot certify power {target:g} (even {R:,} of {R:,} "
+                                        "significant gives a 95% interval reaching below it); raise ",
+                                        Argument("R", R))
+    line = _SizeDraws(metric, cell, C, alpha, auc, model, R, seed)
+    boundaries = []
+    for needed in (c_high, c_estimate, c_low):
+        reaches = line.reaching(needed)
+        lo, hi = bisect_line(reaches, smallest, max_size)
+        if hi is None:
+            floor = max(max_size - scan_window(max_size), smallest if lo is None else lo)
+            hi = below_bound(reaches, floor, max_size)
+            if hi is None:
+                raise TablegenInputError.naming(
+                    f"the power of {metric} is not certified to reach {target:g} ({model} alternative, Monte Carlo, "
+                    f"R = {R:,}) at the {what} simulated up to ", Argument("max_size", max_size),
+                    f" (doubling from {smallest}, then every one from {floor} to the bound; {line.count(max_size):,} "
+                    f"of {R:,} replicates significant at the bound); raise it, or ", Argument("R"))
+        boundaries.append(hi)
+    top, bottom = max(boundaries), min(boundaries)
+    window, reaches, n, below_run = scan_window(top), line.reaching(c_low), top, 0
+    while n >= smallest and (n >= bottom or below_run < window):
+        below_run = 0 if reaches(n) else below_run + 1
+        n -= 1
+    first, estimate, possible = (line.smallest(needed) for needed in (c_high, c_estimate, c_low))
+
+    def power_at(size: int) -> tuple[float, float, float]:
+        hits = line.counts[size]
+        low, high = clopper_pearson(hits, hits, R)
+        return of_winners(hits / R, winners), of_winners(float(low), winners), of_winners(float(high), winners)
+
+    first_power, first_low, first_high = power_at(first)
+    estimate_power, estimate_low, estimate_high = power_at(estimate)
+    return SampleSizeResult(metric, auc, C, alpha, target, winners, *cell(first), first_power, None, None, None,
+                            *cell(top), len(line.counts), "monte carlo", model, first_low, first_high,
+                            *cell(estimate), estimate_power, estimate_low, estimate_high, *cell(possible),
+                            *cell(n + 1), R, seed, line.criticals[first].method)

@@ -112,7 +112,7 @@ class PowerResult:
 
 @dataclass(frozen=True)
 class SampleSizeResult:
-    """The smallest test set whose exact power reaches a target.
+    """The smallest test set whose power reaches a target: exact (Lehmann), or by Monte Carlo.
 
     Attributes
     ----------
@@ -120,18 +120,41 @@ class SampleSizeResult:
     auc, alpha, target : float
     C, winners : int
     first_P, first_N : int
-        The first size (in the search's order) whose power reaches the target.
+        Exact: the first size (in the search's order) whose power reaches the target.  Monte Carlo: the smallest
+        size simulated whose power's 95% interval lies at or above the target (certified to reach it *at this size*).
     first_power : float
-    stable_P, stable_N : int
+        The power there (Monte Carlo: the estimate; its interval ``first_ci_low``, ``first_ci_high``).
+    stable_P, stable_N : int or None
         The size from which every size reaches the target, through ``checked_P``, ``checked_N``
-        (power is saw-toothed: it can fall back below after ``first``).
-    stable_power : float
+        (power is saw-toothed: it can fall back below after ``first``).  None by Monte Carlo, which cannot show
+        that the power never drops below the target again.
+    stable_power : float or None
     checked_P, checked_N : int
-        The largest size scanned after ``stable``.
+        The largest size scanned (exact: after ``stable``; Monte Carlo: the top of the final scan, the highest
+        size found by the bisections).
     evaluations : int
-        Sizes at which the exact power was computed.
+        Sizes at which the power was computed (exact) or simulated (Monte Carlo).
     method : str
-        ``"exact"``.
+        ``"exact"`` or ``"monte carlo"``.
+    model : str
+        ``"lehmann"`` or ``"binormal"``.
+    first_ci_low, first_ci_high : float or None
+        Monte Carlo: the 95% Clopper-Pearson interval of the power at ``first`` (None when exact).
+    estimate_P, estimate_N : int or None
+        Monte Carlo: the smallest size simulated whose estimated power reaches the target.
+    estimate_power, estimate_ci_low, estimate_ci_high : float or None
+        The estimate there and its 95% interval.
+    possible_P, possible_N : int or None
+        Monte Carlo: the smallest size simulated whose interval's upper end reaches the target; at every size
+        simulated below it the interval lies wholly below the target.  [possible, first] brackets the first size that
+        reaches the target, within the intervals' uncertainty.
+    scanned_P, scanned_N : int or None
+        Monte Carlo: the lowest size of the final scan, which simulated every size from it to ``checked``.
+    replicates, seed : int or None
+        Monte Carlo: replicates per size and the root seed (the same question and seed give the same answer).
+    critical_method : str
+        Where m* at ``first`` comes from (``"exact"``; ``"table"`` or ``"simulate"`` where the metric has no exact
+        null there: the power is then that against the estimate).
 
     Examples
     --------
@@ -150,13 +173,28 @@ class SampleSizeResult:
     first_P: int
     first_N: int
     first_power: float
-    stable_P: int
-    stable_N: int
-    stable_power: float
+    stable_P: int | None
+    stable_N: int | None
+    stable_power: float | None
     checked_P: int
     checked_N: int
     evaluations: int
     method: str = "exact"
+    model: str = "lehmann"
+    first_ci_low: float | None = None
+    first_ci_high: float | None = None
+    estimate_P: int | None = None
+    estimate_N: int | None = None
+    estimate_power: float | None = None
+    estimate_ci_low: float | None = None
+    estimate_ci_high: float | None = None
+    possible_P: int | None = None
+    possible_N: int | None = None
+    scanned_P: int | None = None
+    scanned_N: int | None = None
+    replicates: int | None = None
+    seed: int | None = None
+    critical_method: str = "exact"
 
     def sentence(self) -> str:
         """One plain sentence with the answer.
@@ -167,6 +205,8 @@ class SampleSizeResult:
         >>> sample_size("auc", auc=0.7, C=10, alpha=0.05, prevalence=0.5).sentence()[:61]
         'A model of AUC 0.7 reaches power 0.8 against the best of 10 r'
         """
+        if self.method != "exact":
+            return self._monte_carlo_sentence()
         text = (f"A model of AUC {self.auc:g} reaches power {self.target:g} against the best of {self.C:,} random "
                 f"classifiers at alpha = {self.alpha:g} ({self.metric}, exact Lehmann power) first at P = "
                 f"{self.first_P:,}, N = {self.first_N:,} (power {self.first_power:.4f})")
@@ -176,6 +216,23 @@ class SampleSizeResult:
         return text + (f"; it falls back below at some larger sizes, and stays at or above the target from P = "
                        f"{self.stable_P:,}, N = {self.stable_N:,} (power {self.stable_power:.4f}) through P = "
                        f"{self.checked_P:,}, N = {self.checked_N:,}.")
+
+    def _monte_carlo_sentence(self) -> str:
+        """The sentence of a Monte Carlo answer: certified size, estimate's size, the bracket, the scan, the caveat."""
+        beyond = "; beyond the exact Lehmann programme" if self.model == "lehmann" else ""
+        critical = "" if self.critical_method == "exact" else f"; m* itself an estimate ({self.critical_method})"
+        return (f"A model of AUC {self.auc:g} ({self.model.capitalize()} alternative{beyond}) reaches power "
+                f"{self.target:g} against the best of {self.C:,} random classifiers at alpha = {self.alpha:g} "
+                f"({self.metric}, Monte Carlo, {self.replicates:,} replicates per size, seed {self.seed}{critical}) "
+                f"at P = {self.first_P:,}, N = {self.first_N:,}, certified: the smallest size simulated whose power's "
+                f"95% interval, [{self.first_ci_low:.4f}, {self.first_ci_high:.4f}], lies at or above the target; "
+                f"the estimate first reaches it at P = {self.estimate_P:,}, N = {self.estimate_N:,} (power "
+                f"{self.estimate_power:.4f}, 95% interval [{self.estimate_ci_low:.4f}, {self.estimate_ci_high:.4f}]), "
+                f"and every size simulated below P = {self.possible_P:,}, N = {self.possible_N:,} has its interval "
+                f"wholly below it.  Every size from P = {self.scanned_P:,}, N = {self.scanned_N:,} to P = "
+                f"{self.checked_P:,}, N = {self.checked_N:,} was simulated ({self.evaluations:,} sizes in all, "
+                f"common random numbers).  A simulation certifies that the power reaches the target at that size, "
+                f"not that it never drops below it at a larger one (power is saw-toothed in the size).")
 
     def to_dict(self) -> dict:
         """JSON-ready fields.

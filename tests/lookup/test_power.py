@@ -222,7 +222,7 @@ def test_power_refuses_bad_input_naming_the_argument(kwargs, named):
 @pytest.mark.parametrize("kwargs, named", [
     (dict(power=0.0), "power"), (dict(power=1.0), "power"), (dict(prevalence=1.0), "prevalence"),
     (dict(prevalence=0.0), "prevalence"), (dict(prevalence=None), "prevalence"), (dict(P=10), "prevalence"),
-    (dict(model="binormal"), "model"), (dict(auc=0.52, C=1000, max_size=40), "max_size"),
+    (dict(model="normal"), "model"), (dict(auc=0.52, C=1000, max_size=40), "max_size"),
 ])
 def test_sample_size_refuses_bad_input_naming_the_argument(kwargs, named):
     arguments = dict(metric="auc", auc=0.7, C=10, alpha=0.05, prevalence=0.5)
