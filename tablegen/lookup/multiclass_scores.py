@@ -163,7 +163,7 @@ def multiclass_scores_test(labels: Iterable[Hashable], probabilities: np.ndarray
                            metric: str = "hand_till_auc",
                            k: int | None = None, C: int = 1, alpha: float = 0.05, R: int | None = None,
                            seed: int | None = None, classes: Iterable[Hashable] | None = None,
-                           method: str = "auto") -> MulticlassScoresTest:
+                           method: str = "auto", device: str = "cpu") -> MulticlassScoresTest:
     """Test a K-class model's probability matrix (Hand–Till AUC, one-vs-rest macro AUC or top-k accuracy) against
     the best of C random classifiers.
 
@@ -199,6 +199,10 @@ def multiclass_scores_test(labels: Iterable[Hashable], probabilities: np.ndarray
     method : {"auto", "exact", "monte carlo"}
         ``"auto"``: exact where the arrangements are few enough, else Monte Carlo.  ``"exact"`` refuses a case
         with more arrangements; ``"monte carlo"`` samples even where exact enumeration would do.
+    device : {"cpu", "cuda", "auto"}
+        Where the Monte Carlo replicates are scored: ``"cuda"`` runs the kernel's CUDA twin on a GPU, the same keyed
+        replicates, so the same answer bit for bit (an error naming ``device`` where there is no GPU); ``"auto"`` a
+        GPU if one is visible, else the CPU.  The exact answer runs on the CPU.
 
     Returns
     -------
@@ -233,6 +237,9 @@ def multiclass_scores_test(labels: Iterable[Hashable], probabilities: np.ndarray
     if method not in ("auto", "exact", "monte carlo"):
         raise TablegenInputError.naming(Argument("method"), f" must be 'auto', 'exact' or 'monte carlo', got "
                                         f"{method!r}")
+    from tablegen.compute.kernels.cuda.device import resolve_device
+
+    device = resolve_device(device)
     values = label_values("labels", labels)
     array = check_probabilities(probabilities, len(values))
     K = array.shape[1]
@@ -258,39 +265,26 @@ def multiclass_scores_test(labels: Iterable[Hashable], probabilities: np.ndarray
     column = ("hand_till_auc", "ovr_macro_auc", "top_k_accuracy").index(metric)
     hand_till = metric == "hand_till_auc"
     x = _observed(codes, tables, counts, hand_till, column)
-    threshold = float(upper_tail_probability(C, alpha))
-    common = {"metric": metric, "value": x, "k": k, "C": C, "alpha": alpha, "n": len(codes), "classes": class_order,
-              "true_counts": tuple(int(c) for c in counts), "tail_probability": threshold,
-              "expected_value": _expected(metric, tables[3], counts)}
+    common = _common(metric, x, k, C, alpha, class_order, counts, tables[3])
     if method != "monte carlo" and arrangements <= EXACT_ARRANGEMENTS:
         return _exact(codes, tables, counts, hand_till, column, x, arrangements, common)
-    return _monte_carlo(codes, tables, counts, hand_till, column, x, R, seed, common)
+    return _monte_carlo(codes, tables, counts, hand_till, column, x, R, seed, common, device)
 
 
 def _exact(codes, tables, counts, hand_till, column, x, arrangements, common) -> MulticlassScoresTest:
     """Every arrangement scored: the exact tail b / A."""
-    from fractions import Fraction
-
     from tablegen.compute.kernels.multiclass_scores import COLUMNS, enumeration_values
 
     out = np.empty((arrangements, len(COLUMNS)))
     enumeration_values(codes, *tables, counts, hand_till, out)
-    values = out[:, column]
-    reaching = int(np.count_nonzero(values >= x * (1.0 - TIE_RTOL)))
-    p_value = float(p_value_from_tail(float(Fraction(reaching, arrangements)), common["C"]))
-    ordered = np.sort(values)
-    at_least = arrangements - np.searchsorted(ordered, ordered * (1.0 - TIE_RTOL), side="left")
-    significant = at_least / arrangements <= common["tail_probability"] * (1.0 + TIE_RTOL)
-    critical = float(ordered[np.argmax(significant)]) if significant.any() else None
-    logger.debug("multiclass_scores_test (exact): n=%d A=%d b=%d p=%g", codes.size, arrangements, reaching, p_value)
-    return MulticlassScoresTest(**common, p_value=p_value, critical_value=critical,
-                                significant=p_value <= common["alpha"], method="exact", reaching=reaching,
-                                arrangements=arrangements)
+    return _verdict(out[:, column], common, exact=True)
 
 
-def _monte_carlo(codes, tables, counts, hand_till, column, x, R, seed, common) -> MulticlassScoresTest:
-    """R replicates from the keyed kernel: the tail (b + 1) / (R + 1) and its interval."""
+def _monte_carlo(codes, tables, counts, hand_till, column, x, R, seed, common, device="cpu") -> MulticlassScoresTest:
+    """R replicates from the keyed kernel (its CUDA twin with ``device="cuda"``): the tail (b + 1) / (R + 1) and its
+    interval."""
     from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.kernels.cuda.device import twin
     from tablegen.compute.kernels.multiclass_scores import COLUMNS, multiclass_score_permutations, multiclass_scores_key
 
     n, K = codes.size, counts.size
@@ -306,19 +300,66 @@ def _monte_carlo(codes, tables, counts, hand_till, column, x, R, seed, common) -
     key0, key1 = multiclass_scores_key(seed, n, K)
     values = np.empty(R)
     block = np.empty((min(R, _BLOCK), len(COLUMNS)))
+    kernel = twin(multiclass_score_permutations, device)
     for first in range(0, R, _BLOCK):
         rows = block[:min(_BLOCK, R - first)]
-        multiclass_score_permutations(codes, *tables, counts, hand_till, key0, key1, first, rows)
+        kernel(codes, *tables, counts, hand_till, key0, key1, first, rows)
         values[first:first + rows.shape[0]] = rows[:, column]
+    return _verdict(values, common, exact=False, seed=seed)
+
+
+def _common(metric, x, k, C, alpha, classes, counts, credit) -> dict:
+    """The fields of a :class:`MulticlassScoresTest` that do not depend on the null."""
+    return {"metric": metric, "value": x, "k": k, "C": C, "alpha": alpha, "n": int(np.sum(counts)),
+            "classes": tuple(classes), "true_counts": tuple(int(c) for c in counts),
+            "tail_probability": float(upper_tail_probability(C, alpha)),
+            "expected_value": _expected(metric, credit, np.asarray(counts))}
+
+
+def _verdict(values: np.ndarray, common: dict, exact: bool, seed: int | None = None) -> MulticlassScoresTest:
+    """The verdict from the null's values: every arrangement once (``exact``: the tail b / A) or R keyed
+    replicates under ``seed`` (the tail (b + 1) / (R + 1), its interval)."""
+    from fractions import Fraction
+
+    x, C, alpha = common["value"], common["C"], common["alpha"]
+    size = values.size
     reaching = int(np.count_nonzero(values >= x * (1.0 - TIE_RTOL)))
-    p_value = float(p_value_from_tail((reaching + 1) / (R + 1), C))
-    low, high = clopper_pearson(reaching, reaching, R)
+    if exact:
+        p_value = float(p_value_from_tail(float(Fraction(reaching, size)), C))
+        ordered = np.sort(values)
+        at_least = size - np.searchsorted(ordered, ordered * (1.0 - TIE_RTOL), side="left")
+        significant = at_least / size <= common["tail_probability"] * (1.0 + TIE_RTOL)
+        critical = float(ordered[np.argmax(significant)]) if significant.any() else None
+        logger.debug("multiclass scores verdict (exact): n=%d A=%d b=%d p=%g", common["n"], size, reaching, p_value)
+        return MulticlassScoresTest(**common, p_value=p_value, critical_value=critical, significant=p_value <= alpha,
+                                    method="exact", reaching=reaching, arrangements=size)
+    p_value = float(p_value_from_tail((reaching + 1) / (size + 1), C))
+    low, high = clopper_pearson(reaching, reaching, size)
     p_interval = (float(p_value_from_tail(float(low), C)), float(p_value_from_tail(float(high), C)))
-    logger.debug("multiclass_scores_test (Monte Carlo): n=%d K=%d R=%d b=%d p=%g", n, K, R, reaching, p_value)
+    logger.debug("multiclass scores verdict (Monte Carlo): n=%d R=%d b=%d p=%g", common["n"], size, reaching, p_value)
     critical = critical_from_replicates(values, common["tail_probability"])
-    return MulticlassScoresTest(**common, p_value=p_value, critical_value=critical,
-                                significant=p_value <= alpha, method="monte carlo", reaching=reaching, replicates=R,
-                                seed=seed, p_interval=p_interval)
+    return MulticlassScoresTest(**common, p_value=p_value, critical_value=critical, significant=p_value <= alpha,
+                                method="monte carlo", reaching=reaching, replicates=size, seed=seed,
+                                p_interval=p_interval)
+
+
+def verdict_from_null(metric: str, value: float, k: int | None, null_values: np.ndarray, classes, true_counts,
+                      credit: np.ndarray | None, C: int, alpha: float, exact: bool,
+                      seed: int | None = None) -> MulticlassScoresTest:
+    """:func:`multiclass_scores_test`'s answer from the null's values already scored (the K-class report scores every
+    model on one pass): ``null_values`` every distinct arrangement's value (``exact``) or R keyed replicates' (under
+    ``seed``); ``credit`` the model's (n, K) top-k credit (top-k only: its null mean).
+
+    Examples
+    --------
+    >>> result = verdict_from_null("hand_till_auc", 1.0, None, np.array([1.0, 0.5, 0.5, 0.0]), ("a", "b"), (2, 2),
+    ...                            None, C=1, alpha=0.05, exact=True)
+    >>> round(result.p_value, 12), result.reaching, result.method
+    (0.25, 1, 'exact')
+    """
+    credit = np.zeros((int(np.sum(true_counts)), len(true_counts))) if credit is None else credit
+    common = _common(metric, float(value), k, C, alpha, classes, np.asarray(true_counts, np.int64), credit)
+    return _verdict(np.asarray(null_values, dtype=float), common, exact, seed)
 
 
 def _observed(codes, tables, counts, hand_till, column) -> float:

@@ -42,13 +42,14 @@ import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
 from tablegen.compute.kernels.ranking import draw_below
-from tablegen.compute.kernels.rng import replicate_state
+from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 #: The kernel's output columns.
 COLUMNS = ("hand_till_auc", "ovr_macro_auc", "top_k_accuracy")
 HAND_TILL, OVR_MACRO, TOP_K = range(3)
 #: The spawn key's tag of these permutation streams (``SeedSequence(seed, spawn_key=(n, K, tag))``).
 MULTICLASS_SCORES_TAG = 0x3C1B
+_U1 = np.uint64(1)
 
 
 def multiclass_scores_key(seed: int, n: int, K: int) -> tuple[np.uint64, np.uint64]:
@@ -226,3 +227,387 @@ def enumeration_values(codes, double_ranks, orders, group_last, credit, counts, 
         if not _next_arrangement(work):
             break
     return written
+
+
+# -- the K-class report: several models at once -------------------------------------------------------------
+# The report's kernels score M models' probability matrices together.  Columns of their ``out``: Hand–Till AUC,
+# one-vs-rest macro AUC, then top-k accuracy for each of the J requested k (``credit`` (M, J, n, K)).
+#
+# - :func:`model_score_permutations` / :func:`model_score_enumeration`: the labels shuffled (or enumerated) once
+#   per replicate and every model scored on that arrangement (the max-T test keeps the models' dependence); each
+#   model's column is bit for bit :func:`multiclass_score_permutations` / :func:`enumeration_values` of that model
+#   alone under the same key, so each model's verdict is :func:`tablegen.multiclass_scores_test`'s.
+# - :func:`stratified_score_resamples`: the stratified bootstrap of the report (each true class's items drawn with
+#   replacement, the draws of :func:`~tablegen.compute.kernels.multiclass_resample.stratified_resamples`: under the
+#   same key resample r holds the same items for the label metrics and these), each item weighted by how often it
+#   was drawn; the AUCs from weighted pair counts along each column's fixed order (:func:`_weighted_pairs`).
+# - :func:`score_left_out`: each model's values with one item left out (the BCa jackknife), from the pair counts
+#   and each item's share of them: O(n K^2) a model.
+# - :func:`score_swap_differences`: two models' probability rows swapped item by item, the difference A - B of
+#   every column, from one walk per column along the merged order of both models' 2n scores.
+#
+# Pair counts: ``acc[i, c]`` = 2 U(i|c), twice the (i-labelled, c-labelled) pairs ordered right by column i (ties
+# 1/2), exact integers; Hand–Till and one-vs-rest from them in a fixed order (:func:`_auc_pair`):
+# AUC_c = (sum over b != c of acc[c, b]) / (2 n_c (n - n_c)), the same integer as the rank sum's S_c - n_c (n_c + 1).
+
+
+@nb.njit(inline="always", nogil=True)
+def _auc_pair(acc, counts, n):
+    """(Hand–Till, one-vs-rest macro) from the doubled pair counts ``acc`` and the class counts (NaN where a class
+    has no items)."""
+    K = counts.size
+    for c in range(K):
+        if counts[c] == 0:
+            return np.nan, np.nan
+    total = 0.0
+    for i in range(K):
+        for j in range(i + 1, K):
+            total += (acc[i, j] + acc[j, i]) / (4.0 * counts[i] * counts[j])
+    ovr = 0.0
+    for c in range(K):
+        right = 0
+        for b in range(K):
+            if b != c:
+                right += acc[c, b]
+        ovr += right / (2.0 * counts[c] * (n - counts[c]))
+    return total / (K * (K - 1) // 2), ovr / K
+
+
+@nb.njit(inline="always", nogil=True)
+def _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc, out_row):
+    """Model m's columns on the arrangement ``work`` (the single-model kernel's arithmetic, bit for bit)."""
+    n = work.size
+    J = credit.shape[1]
+    sums[:] = 0
+    for i in range(n - 1, -1, -1):
+        c = work[i]
+        sums[c] += double_ranks[m, i, c]
+    for j in range(J):
+        top_k = 0.0
+        for i in range(n - 1, -1, -1):
+            top_k += credit[m, j, i, work[i]]
+        out_row[2 + j] = top_k / n
+    out_row[0] = _hand_till(work, orders[m], group_last[m], counts, acc) if hand_till else np.nan
+    out_row[1] = _ovr_macro(sums, counts, n)
+
+
+@jit_cached(nogil=True)
+def model_score_permutations(codes, double_ranks, orders, group_last, credit, counts, hand_till, key0, key1, first,
+                             out):
+    """Replicates ``first .. first + out.shape[0] - 1`` of the shared label permutation: ``out[r, m]`` model m's
+    columns (Hand–Till, one-vs-rest macro, top-k per k) on replicate r's shuffle of ``codes``.
+
+    ``double_ranks`` (M, n, K), ``orders`` and ``group_last`` (M, K, n): each model's
+    :func:`~tablegen.compute.multiclass_scores.score_tables`; ``credit`` (M, J, n, K) its top-k credit per k.  The
+    shuffle is :func:`multiclass_score_permutations`'s (the same key gives the same arrangements).
+
+    Examples
+    --------
+    >>> from tablegen.compute.multiclass_scores import score_tables
+    >>> P = np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.3, 0.3, 0.4], [0.5, 0.4, 0.1]])
+    >>> codes, counts = np.array([0, 1, 2, 0], np.int32), np.array([2, 1, 1])
+    >>> ranks, orders, last, credit = score_tables(P, k=1)
+    >>> out, alone = np.empty((6, 1, 3)), np.empty((6, 3))
+    >>> model_score_permutations(codes, ranks[None], orders[None], last[None], credit[None, None], counts, True,
+    ...                          *multiclass_scores_key(1, 4, 3), 0, out)
+    >>> multiclass_score_permutations(codes, ranks, orders, last, credit, counts, True, *multiclass_scores_key(1, 4, 3),
+    ...                               0, alone)
+    >>> out[:, 0].tobytes() == alone.tobytes()
+    True
+    """
+    n = codes.size
+    K = counts.size
+    M = double_ranks.shape[0]
+    work = np.empty(n, np.int32)
+    sums = np.empty(K, np.int64)
+    acc = np.empty((K, K), np.int64)
+    for row in range(out.shape[0]):
+        s0, s1, s2, s3 = replicate_state(key0, key1, first + row)
+        for i in range(n):
+            work[i] = codes[i]
+        for i in range(n - 1, 0, -1):
+            j, s0, s1, s2, s3 = draw_below(np.uint64(i + 1), s0, s1, s2, s3)
+            c = work[j]
+            work[j] = work[i]
+            work[i] = c
+        for m in range(M):
+            _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
+                           out[row, m])
+
+
+@jit_cached(nogil=True)
+def model_score_enumeration(codes, double_ranks, orders, group_last, credit, counts, hand_till, out):
+    """Every distinct arrangement of the label ``codes``, lexicographic from the sorted one (the order of
+    :func:`enumeration_values`): ``out[a, m]`` model m's columns on arrangement a.  Returns the number of rows
+    written.
+
+    Examples
+    --------
+    >>> from tablegen.compute.multiclass_scores import score_tables
+    >>> ranks, orders, last, credit = score_tables(np.array([[0.8, 0.2], [0.4, 0.6], [0.5, 0.5]]), k=1)
+    >>> out = np.empty((3, 1, 3))
+    >>> model_score_enumeration(np.array([0, 1, 1], np.int32), ranks[None], orders[None], last[None],
+    ...                         credit[None, None], np.array([1, 2]), True, out)
+    3
+    >>> out[:, 0, 0].tolist()
+    [1.0, 0.0, 0.5]
+    """
+    K = counts.size
+    M = double_ranks.shape[0]
+    work = np.sort(codes)
+    sums = np.empty(K, np.int64)
+    acc = np.empty((K, K), np.int64)
+    written = 0
+    while written < out.shape[0]:
+        for m in range(M):
+            _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
+                           out[written, m])
+        written += 1
+        if not _next_arrangement(work):
+            break
+    return written
+
+
+@nb.njit(inline="always", nogil=True)
+def _weighted_pairs(weights, labels_along, orders, group_last, acc):
+    """``acc`` (K, K) the doubled pair counts of the items weighted by ``weights`` (a bootstrap resample's draw
+    counts): each column i walked from the top along its fixed order, ``labels_along[i, p]`` the label of the item
+    at position p."""
+    K, n = orders.shape
+    acc[:, :] = 0
+    for i in range(K):
+        above = 0
+        p = 0
+        while p < n:
+            last = group_last[i, p]
+            if last == p:
+                w = weights[orders[i, p]]
+                if w != 0:
+                    c = labels_along[i, p]
+                    acc[i, c] += w * (2 * above)
+                    if c == i:
+                        above += w
+                p += 1
+            else:
+                tied = 0
+                for q in range(p, last + 1):
+                    if labels_along[i, q] == i:
+                        tied += weights[orders[i, q]]
+                for q in range(p, last + 1):
+                    acc[i, labels_along[i, q]] += weights[orders[i, q]] * (2 * above + tied)
+                above += tied
+                p = last + 1
+
+
+@jit_cached(nogil=True)
+def stratified_score_resamples(order, starts, codes, labels_along, orders, group_last, credit_true, counts, key0,
+                               key1, first, out):
+    """Bootstrap resamples ``first .. first + out.shape[0] - 1``, stratified by true class: ``out[r, m]`` model m's
+    columns on resample r.
+
+    ``order`` lists the items grouped by true class (class k's are ``order[starts[k]:starts[k + 1]]``), the draws
+    those of :func:`~tablegen.compute.kernels.multiclass_resample.stratified_resamples`; ``labels_along`` (M, K, n)
+    the true label at each position of each model's column orders; ``credit_true`` (M, J, n) each item's top-k
+    credit at its true class.
+
+    Examples
+    --------
+    >>> from tablegen.compute.multiclass_scores import score_tables
+    >>> P = np.array([[0.9, 0.1], [0.6, 0.4], [0.3, 0.7], [0.2, 0.8]])  # ranked right: every resample scores 1
+    >>> codes = np.array([0, 0, 1, 1], np.int32)
+    >>> _, orders, last, credit = score_tables(P, k=1)
+    >>> out = np.empty((3, 1, 3))
+    >>> stratified_score_resamples(np.arange(4), np.array([0, 2, 4]), codes, codes[orders][None], orders[None],
+    ...                            last[None], credit[np.arange(4), codes][None, None], np.array([2, 2]),
+    ...                            np.uint64(1), np.uint64(2), 0, out)
+    >>> out[:, 0].tolist() == [[1.0, 1.0, 1.0]] * 3
+    True
+    """
+    K = counts.size
+    M = orders.shape[0]
+    J = credit_true.shape[1]
+    n = order.size
+    weights = np.zeros(n, np.int64)
+    acc = np.empty((K, K), np.int64)
+    for row in range(out.shape[0]):
+        s0, s1, s2, s3 = replicate_state(key0, key1, first + row)
+        weights[:] = 0
+        for k in range(K):
+            size = starts[k + 1] - starts[k]
+            for _ in range(size):
+                j, s0, s1, s2, s3 = draw_below(np.uint64(size), s0, s1, s2, s3)
+                weights[order[starts[k] + j]] += 1
+        for m in range(M):
+            _weighted_pairs(weights, labels_along[m], orders[m], group_last[m], acc)
+            out[row, m, 0], out[row, m, 1] = _auc_pair(acc, counts, n)
+            for j in range(J):
+                top_k = 0.0
+                for i in range(n - 1, -1, -1):
+                    top_k += weights[i] * credit_true[m, j, i]
+                out[row, m, 2 + j] = top_k / n
+
+
+@jit_cached(nogil=True)
+def score_left_out(codes, labels_along, orders, group_last, credit_true, counts, out):
+    """``out[m, q]`` model m's columns with item q left out (the jackknife of the bootstrap's BCa; NaN AUCs where q
+    is its class's only item).
+
+    Item q of label y takes part in row y of the pair counts (as the higher-ranked item in column y: twice the
+    b-labelled items below it plus those tied, for each b) and in column y of them (in each column a != y: twice the
+    a-labelled items above it plus those tied); both shares come from one walk of each column.
+
+    Examples
+    --------
+    >>> from tablegen.compute.multiclass_scores import score_tables
+    >>> P = np.array([[0.9, 0.1], [0.3, 0.7], [0.6, 0.4], [0.2, 0.8]])
+    >>> codes = np.array([0, 0, 1, 1], np.int32)
+    >>> _, orders, last, credit = score_tables(P, k=1)
+    >>> out = np.empty((1, 4, 3))
+    >>> score_left_out(codes, codes[orders][None], orders[None], last[None], credit[np.arange(4), codes][None, None],
+    ...                np.array([2, 2]), out)
+    >>> out[0, :, 0].tolist()  # 0.75 with every item; without item 1 or 2 (each ranked wrong once) 1
+    [0.5, 1.0, 1.0, 0.5]
+    """
+    M, K, n = orders.shape
+    J = credit_true.shape[1]
+    acc = np.empty((K, K), np.int64)
+    left = np.empty((K, K), np.int64)
+    row_share = np.empty((n, K), np.int64)  # item q's share of acc[y_q, b]
+    column_share = np.empty((n, K), np.int64)  # item q's share of acc[a, y_q]
+    above = np.empty(K, np.int64)
+    tied = np.empty(K, np.int64)
+    reduced = counts.copy()
+    ones = np.ones(n, np.int64)
+    for m in range(M):
+        _weighted_pairs(ones, labels_along[m], orders[m], group_last[m], acc)
+        for a in range(K):
+            above[:] = 0
+            p = 0
+            while p < n:
+                last = group_last[m, a, p]
+                tied[:] = 0
+                for q in range(p, last + 1):
+                    tied[labels_along[m, a, q]] += 1
+                for q in range(p, last + 1):
+                    item = orders[m, a, q]
+                    y = labels_along[m, a, q]
+                    if y == a:
+                        for b in range(K):
+                            row_share[item, b] = 2 * (counts[b] - above[b] - tied[b]) + tied[b]
+                    else:
+                        column_share[item, a] = 2 * above[a] + tied[a]
+                for b in range(K):
+                    above[b] += tied[b]
+                p = last + 1
+        for j in range(J):
+            total = 0.0
+            for i in range(n - 1, -1, -1):
+                total += credit_true[m, j, i]
+            for q in range(n):
+                out[m, q, 2 + j] = (total - credit_true[m, j, q]) / (n - 1)
+        for q in range(n):
+            y = codes[q]
+            left[:, :] = acc
+            for b in range(K):
+                if b != y:
+                    left[y, b] -= row_share[q, b]
+                    left[b, y] -= column_share[q, b]
+            reduced[y] -= 1
+            out[m, q, 0], out[m, q, 1] = _auc_pair(left, reduced, n - 1)
+            reduced[y] += 1
+
+
+@jit_cached(nogil=True)
+def score_swap_differences(codes, merged_items, merged_sources, merged_last, bit_of, credit_true_a, credit_true_b,
+                           counts, key0, key1, first, exact, out):
+    """Swap patterns ``first .. first + out.shape[0] - 1`` of two models' probability rows: ``out[r]`` the columns
+    (Hand–Till, one-vs-rest macro, top-k per k) of A' less B's, A' holding A's row of item i where the item is not
+    swapped and B's where it is (B' the other).
+
+    Column a of both models' scores in one descending order (``merged_items``, ``merged_sources`` (K, 2n): the item
+    and the model, 0 for A, 1 for B, of each of the 2n scores; ``merged_last`` the last position of each position's
+    tie); an entry belongs to A' where its model is the item's swap flag.  ``bit_of[i]``: item i's index among the
+    items whose rows differ (-1: identical rows, never swapped).  Exact: pattern r swaps the item of index t where
+    bit t of r is set (pattern 0 is the data); else each differing item's flag is the next bit of the pattern's
+    stream, low bit first (the label kernel's swap bits).  ``credit_true_a``, ``credit_true_b`` (J, n): each item's
+    top-k credit at its true class under each model.
+
+    Examples
+    --------
+    >>> codes = np.array([0, 1], np.int32)
+    >>> # A = [[0.9, 0.1], [0.2, 0.8]] ranks both items right, B = [[0.3, 0.7], [0.6, 0.4]] both wrong
+    >>> items = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], np.int32)  # each column's four scores, descending
+    >>> sources = np.array([[0, 1, 1, 0], [0, 1, 1, 0]], np.int32)
+    >>> credit = np.empty((0, 2))
+    >>> out = np.empty((4, 2))
+    >>> score_swap_differences(codes, items, sources, np.array([[0, 1, 2, 3]] * 2, np.int32), np.array([0, 1],
+    ...                        np.int32), credit, credit, np.array([1, 1]), np.uint64(1), np.uint64(2), 0, True, out)
+    >>> out[:, 0].tolist()  # no swap: 1 - 0; one item swapped: each model ranks right (1 - 1); both: 0 - 1
+    [1.0, 0.0, 0.0, -1.0]
+    """
+    K = counts.size
+    n = codes.size
+    J = credit_true_a.shape[0]
+    swapped = np.zeros(n, np.int64)
+    acc_a = np.empty((K, K), np.int64)
+    acc_b = np.empty((K, K), np.int64)
+    for row in range(out.shape[0]):
+        pattern = first + row
+        s0, s1, s2, s3 = replicate_state(key0, key1, pattern)
+        bits = np.uint64(0)
+        left = 0
+        for i in range(n):
+            t = bit_of[i]
+            if t < 0:
+                swapped[i] = 0
+            elif exact:
+                swapped[i] = (pattern >> t) & 1
+            else:
+                if left == 0:
+                    bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+                    left = 64
+                swapped[i] = np.int64(bits & _U1)
+                bits >>= _U1
+                left -= 1
+        acc_a[:, :] = 0
+        acc_b[:, :] = 0
+        for a in range(K):
+            above_a = 0
+            above_b = 0
+            size = merged_items.shape[1]
+            p = 0
+            while p < size:
+                last = merged_last[a, p]
+                tied_a = 0
+                tied_b = 0
+                for q in range(p, last + 1):
+                    item = merged_items[a, q]
+                    if codes[item] == a:
+                        if merged_sources[a, q] == swapped[item]:
+                            tied_a += 1
+                        else:
+                            tied_b += 1
+                for q in range(p, last + 1):
+                    item = merged_items[a, q]
+                    if merged_sources[a, q] == swapped[item]:
+                        acc_a[a, codes[item]] += 2 * above_a + tied_a
+                    else:
+                        acc_b[a, codes[item]] += 2 * above_b + tied_b
+                above_a += tied_a
+                above_b += tied_b
+                p = last + 1
+        ht_a, ovr_a = _auc_pair(acc_a, counts, n)
+        ht_b, ovr_b = _auc_pair(acc_b, counts, n)
+        out[row, 0] = ht_a - ht_b
+        out[row, 1] = ovr_a - ovr_b
+        for j in range(J):
+            top_a = 0.0
+            top_b = 0.0
+            for i in range(n - 1, -1, -1):
+                if swapped[i]:
+                    top_a += credit_true_b[j, i]
+                    top_b += credit_true_a[j, i]
+                else:
+                    top_a += credit_true_a[j, i]
+                    top_b += credit_true_b[j, i]
+            out[row, 2 + j] = top_a / n - top_b / n
