@@ -30,6 +30,7 @@ _PUBLIC = {
     "SignificanceResult": "tablegen.lookup.answers",
     "Table": "tablegen.lookup.table",
     "open_table": "tablegen.lookup.table",
+    "MulticlassTable": "tablegen.lookup.multiclass_table",
     "TopKBounds": "tablegen.lookup.topk",
     "TopKTest": "tablegen.lookup.topk",
     "topk_bounds": "tablegen.lookup.topk",

@@ -18,7 +18,9 @@ from tablegen.compute.exact.balanced_multiclass import check_balanced_metric, ch
 from tablegen.compute.validation import check_alpha, check_competitors
 from tablegen.errors import Argument, StoreError, StoreIntegrityError, TablegenInputError
 from tablegen.store.multiclass_store import (
+    MulticlassReport,
     check_multiclass_store,
+    metadata_problems,
     read_multiclass_attributes,
     region_problem,
 )
@@ -28,7 +30,20 @@ __all__ = ["MulticlassTable", "open_multiclass_table"]
 
 
 class MulticlassTable:
-    """An open multi-class table: exact critical values of balanced K-class designs.
+    """An open multi-class table: exact critical values of balanced K-class designs, written by ``tablegen run`` of a
+    ``kind: multiclass`` config (:func:`tablegen.run`).
+
+    :func:`tablegen.open_table` returns one for such a store; :func:`tablegen.critical_value` with ``K``,
+    ``n_per_class`` and ``table=`` (this object or the store's path) reads from it.  Opening checks the root
+    attributes and coordinates against the store's manifest (damage: :class:`~tablegen.errors.StoreIntegrityError`);
+    each region a lookup reads is checked before its values are used.
+
+    Parameters
+    ----------
+    url : str
+        The store's path or fsspec URL.
+    storage_options : dict, optional
+        fsspec options of a remote store.
 
     Attributes
     ----------
@@ -39,23 +54,43 @@ class MulticlassTable:
     K, n_per_class, Cs, alphas, metrics : tuple
         Its coordinates.
 
+    Raises
+    ------
+    StoreError
+        If ``url`` holds no multi-class table (another schema, an unfinished template, nothing).
+    StoreIntegrityError
+        If its metadata disagrees with its manifest.
+
     Examples
     --------
-    >>> from dataclasses import replace
-    >>> from tablegen.batch.config import load_config
-    >>> from tablegen.batch.multiclass_job import run_multiclass
-    >>> config = replace(load_config("configs/multiclass_smoke.yaml"), K=(5,), n_per_class=(5,),
-    ...                  store_url="memory://multiclass-table-example.zarr")
-    >>> _ = run_multiclass(config, executor="serial")
-    >>> table = open_multiclass_table(config.store_url)
-    >>> table.critical_value("accuracy", 5, 5, C=10, alpha=0.05)
-    0.44
+    >>> import tablegen
+    >>> from tablegen.batch.config import config_from_mapping
+    >>> config = config_from_mapping({"kind": "multiclass", "grid": {"K": [3, 5], "n_per_class": [5, 40]},
+    ...                               "Cs": [1, 100], "alphas": [0.05], "chunks": {"K": 1, "n_per_class": 1},
+    ...                               "store": {"url": "memory://multiclass-table-example.zarr"}})
+    >>> _ = tablegen.run(config, executor="serial")
+    >>> table = tablegen.MulticlassTable(config.store_url)
+    >>> table.K, table.n_per_class, table.metrics
+    ((3, 5), (5, 40), ('accuracy', 'kappa', 'balanced_accuracy', 'macro_f1'))
+    >>> table.critical_value("accuracy", 5, 40, C=100, alpha=0.05)
+    0.3
+    >>> tablegen.critical_value("kappa", K=5, n_per_class=40, C=100, alpha=0.05, table=table, method="table").value
+    0.125
     """
 
     def __init__(self, url: str, storage_options: dict | None = None):
-        self.source, self._options = str(url), storage_options
+        if not isinstance(url, (str, os.PathLike)) or not str(url):
+            raise TablegenInputError.naming(Argument("url"), f" must be the path of a multi-class table, got {url!r}")
+        if storage_options is not None and not isinstance(storage_options, dict):
+            raise TablegenInputError.naming(Argument("storage_options"), " must be a dict of fsspec options or None, "
+                                            f"got {type(storage_options).__name__}")
+        self.source, self._options = os.fspath(url), storage_options
         self.attrs = read_multiclass_attributes(self.source, storage_options)
         self._group = open_group(self.source, storage_options, "r")
+        problems = metadata_problems(self._group, self.attrs)
+        if problems:
+            raise StoreIntegrityError(f"store {self.source!r} is damaged: {'; '.join(problems[:5])}; re-create it "
+                                      "(`tablegen verify` names every problem)")
         self.K, self.n_per_class = (tuple(int(v) for v in self._group[a][...]) for a in ("K", "n_per_class"))
         self.Cs = tuple(int(v) for v in self._group["C"][...])
         self.alphas = tuple(float(v) for v in self._group["alpha"][...])
@@ -66,12 +101,14 @@ class MulticlassTable:
         return (f"MulticlassTable({self.source!r}: K {self.K[0]}..{self.K[-1]} x n_per_class {self.n_per_class[0]}.."
                 f"{self.n_per_class[-1]}, C {list(self.Cs)}, alpha {list(self.alphas)})")
 
-    def holds(self, K: int, n_per_class: int, C: int, alpha: float) -> bool:
-        """Whether the table's grid has the cell, C and alpha (done or not)."""
+    def holds(self, K: int, n_per_class: int, C: int, alpha: float = 0.01) -> bool:
+        """Whether the table's grid has the cell, C and alpha (done or not; ``alpha`` default 0.01 as
+        :func:`tablegen.critical_value`)."""
         return K in self.K and n_per_class in self.n_per_class and C in self.Cs and _alpha_index(self.alphas,
                                                                                                  alpha) is not None
 
-    def critical_hits(self, K: int, n_per_class: int, C: int, alpha: float, required: bool = False) -> int | None:
+    def critical_hits(self, K: int, n_per_class: int, C: int, alpha: float = 0.01, required: bool = False
+                      ) -> int | None:
         """The stored hits to exceed at the cell, C and alpha; None where the table does not hold them (an error
         naming what is missing if ``required``).
 
@@ -99,8 +136,9 @@ class MulticlassTable:
                 f"n_per_class in {list(self.n_per_class)}, C in {list(self.Cs)}, alpha in {list(self.alphas)}")
         return None
 
-    def critical_value(self, metric: str, K: int, n_per_class: int, C: int, alpha: float) -> float:
-        """The stored critical value (the value to exceed) of ``metric``; an error where the table lacks it."""
+    def critical_value(self, metric: str, K: int, n_per_class: int, C: int, alpha: float = 0.01) -> float:
+        """The stored critical value (the value to exceed) of ``metric``; an error where the table lacks it
+        (``alpha`` default 0.01 as :func:`tablegen.critical_value`)."""
         metric = check_balanced_metric(metric)
         hits = self.critical_hits(K, n_per_class, C, alpha, required=True)
         return value_from_hits(metric, hits, K, n_per_class)
@@ -114,7 +152,7 @@ class MulticlassTable:
         region is not done."""
         i, j = k // self._chunks[0], n // self._chunks[1]
         if (i, j) not in self._checked:
-            problem = region_problem(self._group, i, j)
+            problem = region_problem(self._group, i, j, self.attrs.get("complete") is True)
             if problem is not None:
                 raise StoreIntegrityError(f"store {self.source!r}: the region of K = {self.K[k]}, n_per_class = "
                                           f"{self.n_per_class[n]} is damaged ({problem}); `tablegen run CONFIG` "
@@ -126,10 +164,40 @@ class MulticlassTable:
         done, hits = self._checked[(i, j)]
         return hits if done[k % self._chunks[0], n % self._chunks[1]] else None
 
-    def verify(self):
+    def verify(self) -> MulticlassReport:
         """The whole store checked against its manifest
         (:func:`~tablegen.store.multiclass_store.check_multiclass_store`)."""
         return check_multiclass_store(self.source, self._options)
+
+    def coordinate(self, name: str) -> np.ndarray:
+        """The coordinate ``name`` (metric, alpha, C, K or n_per_class) as an array, as
+        :meth:`tablegen.Table.coordinate` gives a binary table's."""
+        values = {"metric": self.metrics, "alpha": self.alphas, "C": self.Cs, "K": self.K,
+                  "n_per_class": self.n_per_class}
+        if name not in values:
+            raise TablegenInputError.naming(Argument("name"), f" must be one of {', '.join(values)}, got {name!r}")
+        return np.array(values[name], dtype=object if name == "metric" else None)
+
+    def done(self) -> np.ndarray:
+        """(len(K), len(n_per_class)) booleans: which cells are written (the done flags, read afresh)."""
+        return np.asarray(self._group["done"][...], dtype=bool)
+
+    def hits_grid(self, C: int, alpha: float = 0.01) -> np.ndarray:
+        """(len(K), len(n_per_class)) stored critical hits at ``C`` and ``alpha``, -1 where the cell is not done;
+        every region read is checked against the manifest first (damage: StoreIntegrityError, naming it)."""
+        C, alpha = check_competitors(C), check_alpha("alpha", alpha)
+        a = _alpha_index(self.alphas, alpha)
+        if C not in self.Cs or a is None:
+            raise TablegenInputError.naming(Argument("table", self.source), f" does not hold C = {C}, alpha = "
+                                            f"{alpha:g}; it holds C in {list(self.Cs)}, alpha in {list(self.alphas)}")
+        c = self.Cs.index(C)
+        grid = np.full((len(self.K), len(self.n_per_class)), -1, dtype=np.int64)
+        for k in range(len(self.K)):
+            for n in range(len(self.n_per_class)):
+                hits = self._region(k, n)
+                if hits is not None:
+                    grid[k, n] = hits[a, c, k % self._chunks[0], n % self._chunks[1]]
+        return grid
 
 
 def _alpha_index(alphas: tuple, alpha: float) -> int | None:

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tablegen._version import __version__
-from tablegen.errors import StoreError
+from tablegen.errors import StoreError, StoreIntegrityError
 from tablegen.store.manifest import attribute_digests, coordinate_digest, digest, json_digest
 from tablegen.store.schema import (
     CREATING_SUFFIX,
@@ -52,7 +52,8 @@ from tablegen.store.shards import Durable, write_whole
 
 __all__ = ["SCHEMA_NAME", "SCHEMA_VERSION", "MulticlassReport", "MulticlassTemplate", "check_multiclass_store",
            "create_multiclass_store", "is_multiclass_store", "mark_multiclass_complete", "multiclass_done_mask",
-           "multiclass_state", "read_multiclass_attributes", "read_multiclass_region", "write_multiclass_region"]
+           "metadata_problems", "multiclass_state", "multiclass_store_report",
+           "read_multiclass_attributes", "read_multiclass_region", "write_multiclass_region"]
 
 logger = logging.getLogger(__name__)
 
@@ -343,16 +344,17 @@ def read_multiclass_region(group, i: int, j: int) -> dict:
             for name in CHUNKED_VARIABLES}
 
 
-def region_problem(group, i: int, j: int) -> str | None:
+def region_problem(group, i: int, j: int, complete: bool = False) -> str | None:
     """What is wrong with region (i, j) (a chunk that cannot be decoded, or whose values are not those its manifest
-    entry records), or None; a region not done is not checked."""
+    entry records), or None; a region not done is not checked, except in a store marked ``complete``, where every
+    region is done (one that is not lost its done flags)."""
     try:
         values = read_multiclass_region(group, i, j)
     except Exception as error:  # noqa: BLE001 - the codecs' own errors (checksum, truncation, missing chunk)
         return f"a chunk cannot be decoded ({type(error).__name__}: {error})"
     done = values["done"]
     if not done.any():
-        return None
+        return "the store is marked complete, but the region lost its done flags" if complete else None
     if not done.all():
         return "its done flags are partly set (a task writes its region whole)"
     entry = np.asarray(group[MANIFEST][DIGESTS][i, j])
@@ -389,9 +391,38 @@ def cells_text(group, i: int, j: int) -> str:
     return f"K {ks[0]}..{ks[-1]} x n_per_class {ns[0]}..{ns[-1]}"
 
 
+def metadata_problems(group, attrs: dict) -> list[str]:
+    """What is wrong with a multi-class store's metadata (each fatal: re-create the store): the manifest or a
+    coordinate that cannot be read, the root attributes or coordinates against the manifest's ``created`` record,
+    and (complete stores) the manifest against the root's chain digest.  Cheap: no chunk of data is read.
+
+    Examples
+    --------
+    >>> from tablegen.store.schema import open_group
+    >>> template = MulticlassTemplate(("accuracy",), (0.05,), (1,), (3,), (5,), chunks=(1, 1))
+    >>> create_multiclass_store(template, "memory://metadata-problems-example.zarr")
+    >>> group = open_group("memory://metadata-problems-example.zarr", None, "r")
+    >>> metadata_problems(group, group.attrs.asdict())
+    []
+    """
+    try:
+        manifest = group[MANIFEST]
+        record = manifest.attrs["created"]
+        found = _created_record(group)
+    except Exception as error:  # noqa: BLE001 - a coordinate or the manifest unreadable: metadata damage
+        return [f"metadata cannot be read ({type(error).__name__}: {error})"]
+    problems = [f"{kind[:-1]} {name} differs from the manifest's record" for kind in ("coordinates", "attributes")
+                for name in sorted(set(record[kind]) | set(found[kind]))
+                if record[kind].get(name) != found[kind].get(name)]
+    if attrs.get("complete") is True and attrs.get(CHAIN) != json_digest(dict(manifest.attrs.asdict())):
+        problems.append("the manifest differs from the digest the root records (swapped or rolled back)")
+    return problems
+
+
 def check_multiclass_store(url: str, storage_options: dict | None = None) -> MulticlassReport:
     """Check a multi-class store against its manifest: the root attributes and coordinates against the ``created``
-    record, the manifest against the root's chain digest (complete stores), and every done region's chunks.
+    record, the manifest against the root's chain digest (complete stores), every done region's chunks, and (complete
+    stores) that no region lost its done flags.
 
     Raises
     ------
@@ -401,33 +432,65 @@ def check_multiclass_store(url: str, storage_options: dict | None = None) -> Mul
     attrs = read_multiclass_attributes(url, storage_options)
     group = open_group(url, storage_options, "r")
     report = MulticlassReport()
-    try:
-        manifest = group[MANIFEST]
-        record = manifest.attrs["created"]
-        found = _created_record(group)
-    except Exception as error:  # noqa: BLE001 - a coordinate or the manifest unreadable: metadata damage
-        report.problems.append(f"metadata cannot be read ({type(error).__name__}: {error})")
-        report.fatal = True
-        return report
-    for kind in ("coordinates", "attributes"):
-        for name in sorted(set(record[kind]) | set(found[kind])):
-            if record[kind].get(name) != found[kind].get(name):
-                report.problems.append(f"{kind[:-1]} {name} differs from the manifest's record")
-                report.fatal = True
-    if attrs.get("complete") is True and attrs.get(CHAIN) != json_digest(dict(manifest.attrs.asdict())):
-        report.problems.append("the manifest differs from the digest the root records (swapped or rolled back)")
-        report.fatal = True
+    report.problems = metadata_problems(group, attrs)
+    report.fatal = bool(report.problems)
     if report.fatal:
         return report
-    grid_k, grid_n = manifest[DIGESTS].shape[:2]
+    grid_k, grid_n = group[MANIFEST][DIGESTS].shape[:2]
+    complete = attrs.get("complete") is True
     for i in range(grid_k):
         for j in range(grid_n):
-            problem = region_problem(group, i, j)
+            problem = region_problem(group, i, j, complete)
             report.chunks_checked += 1
             if problem is not None:
                 report.problems.append(f"region {i},{j} ({cells_text(group, i, j)}): {problem}")
                 report.regions.add((i, j))
     return report
+
+
+def multiclass_store_report(url: str, storage_options: dict | None = None) -> dict:
+    """What ``tablegen info`` prints about a multi-class store, after checking all of it against its manifest
+    (:func:`check_multiclass_store`): a damaged store is refused, naming what is damaged.
+
+    Returns
+    -------
+    dict
+        ``kind`` ("multiclass"), ``schema`` and ``schema_version``, ``method`` ("exact": every value is, so there
+        is no R or seed), ``provenance`` (the root attributes but the full config), ``grid`` (K, n_per_class, metric,
+        C, alpha), ``cells``, ``cells_done``, ``missing`` (the (K, n_per_class) of every cell not done, K-major),
+        ``chunks_checked`` and ``size_bytes`` (the store's files, as its filesystem counts them).
+
+    Raises
+    ------
+    StoreIntegrityError
+        If the check finds damage (the first problems named; ``tablegen verify`` lists them all).
+
+    Examples
+    --------
+    >>> template = MulticlassTemplate(("accuracy",), (0.05,), (1,), (3, 5), (5,), chunks=(1, 1))
+    >>> create_multiclass_store(template, "memory://multiclass-report-example.zarr")
+    >>> report = multiclass_store_report("memory://multiclass-report-example.zarr")
+    >>> report["cells"], report["cells_done"], report["missing"], report["grid"]["K"]
+    (2, 0, [(3, 5), (5, 5)], [3, 5])
+    """
+    attrs = read_multiclass_attributes(url, storage_options)
+    check = check_multiclass_store(url, storage_options)
+    if not check.ok:
+        shown = "; ".join(check.problems[:5]) + (f"; and {len(check.problems) - 5:,} more" if len(check.problems) > 5
+                                                 else "")
+        what = "re-create the store (its metadata is damaged)" if check.fatal else \
+            f"`tablegen run CONFIG --store {url}` recomputes the damaged regions"
+        raise StoreIntegrityError(f"store {url!r} is damaged: {shown}; `tablegen verify` names every problem; {what}")
+    group = open_group(url, storage_options, "r")
+    grid = {name: [str(v) if name == "metric" else float(v) if name == "alpha" else int(v)
+                   for v in group[name][...].tolist()] for name in ("K", "n_per_class", "metric", "C", "alpha")}
+    done = np.asarray(group["done"][...], dtype=bool)
+    fs, root = store_fs(url, storage_options)
+    return {"kind": "multiclass", "schema": attrs.get("schema"), "schema_version": attrs.get("schema_version"),
+            "method": "exact", "provenance": {k: v for k, v in attrs.items() if k != "config"}, "grid": grid,
+            "cells": int(done.size), "cells_done": int(done.sum()),
+            "missing": [(grid["K"][i], grid["n_per_class"][j]) for i, j in zip(*np.nonzero(~done))],
+            "chunks_checked": check.chunks_checked, "size_bytes": int(fs.du(root, total=True))}
 
 
 def clear_multiclass_regions(url: str, storage_options: dict | None, regions) -> None:

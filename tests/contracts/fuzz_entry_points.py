@@ -272,7 +272,7 @@ RESULT_TYPES = {"Answer", "JobConfig", "SignificanceResult", "Table", "TablegenI
                 "BayesianPair", "BayesianPairs", "CrossValidationComparison", "CorrelatedBayesianTTest",
                 "CorrectedResampledTTest", "PairedSampleSize", "PairedAucPower",
                 "PowerResult", "SampleSizeResult", "DetectableResult", "MaxModelsResult", "MulticlassTest",
-                "MulticlassScoresTest", "MulticlassEvaluation"}
+                "MulticlassScoresTest", "MulticlassEvaluation", "MulticlassTable"}
 #: Parameters that take callbacks or a client: bad values are not data, and the callbacks run only when called.
 CALLBACKS = {"progress", "on_client", "on_plan", "on_work", "client"}
 #: Python functions whose bad values are only a few (each accepted value draws a figure or runs a job).

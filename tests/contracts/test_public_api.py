@@ -99,6 +99,8 @@ ALPHA_DEFAULTS = {
     "tablegen.Table.critical_value": 0.01, "tablegen.Table.significance_test": 0.01,
     "tablegen.Table.answer_checked": None, "tablegen.Table.contains": None,
     "tablegen.Table.minimum_detectable_auc": 0.01,
+    "tablegen.MulticlassTable.holds": 0.01, "tablegen.MulticlassTable.critical_hits": 0.01,
+    "tablegen.MulticlassTable.critical_value": 0.01, "tablegen.MulticlassTable.hits_grid": 0.01,
     "tablegen.evaluate": 0.05, "tablegen.compare.evaluate": 0.05, "tablegen.multiclass_test": 0.05,
     "tablegen.multiclass_scores_test": 0.05,
     "tablegen.compare.evaluate_multiclass": 0.05,

@@ -70,3 +70,55 @@ def test_a_damaged_region_is_named_not_read(tmp_path):
     chunk.write_bytes(bytes(data))
     with pytest.raises(StoreIntegrityError, match="K = 3, n_per_class = 4 is damaged"):
         tablegen.critical_value("accuracy", K=3, n_per_class=4, C=1, alpha=0.05, table=str(path), method="table")
+
+
+def _small_store(path) -> str:
+    run_multiclass(config_from_mapping({
+        "kind": "multiclass", "grid": {"K": [3, 5], "n_per_class": [4, 40]}, "Cs": [1, 100], "alphas": [0.05, 0.01],
+        "chunks": {"K": 1, "n_per_class": 1}, "store": {"url": str(path)}}), executor="serial")
+    return str(path)
+
+
+def test_multiclass_table_is_public_and_critical_value_takes_it(store):
+    table = tablegen.MulticlassTable(store)
+    assert tablegen.MulticlassTable is MulticlassTable and "MulticlassTable" in dir(tablegen)
+    answer = tablegen.critical_value("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, table=table, method="table")
+    assert answer.value == 0.3 and answer.source == store
+    assert table.critical_value("accuracy", 5, 40, C=100, alpha=0.05) == 0.3
+    with pytest.raises(TablegenInputError, match="url"):
+        tablegen.MulticlassTable(None)
+    with pytest.raises(TablegenInputError, match="storage_options"):
+        tablegen.MulticlassTable(store, storage_options=[1])
+
+
+def test_an_edited_coordinate_is_refused_on_open_not_answered(tmp_path):
+    """Regression: an alpha rewritten from 0.01 to 0.02 was answered with the 0.01 value (the coordinates were not
+    checked against the manifest when the table opened)."""
+    import zarr
+
+    path = _small_store(tmp_path / "c.zarr")
+    zarr.open_group(path, mode="r+")["alpha"][...] = [0.05, 0.02]
+    with pytest.raises(StoreIntegrityError, match="coordinate alpha differs from the manifest's record"):
+        tablegen.critical_value("accuracy", K=5, n_per_class=40, C=100, alpha=0.02, table=path, method="table")
+    with pytest.raises(StoreIntegrityError, match="coordinate alpha differs"):
+        tablegen.open_table(path)
+
+
+def test_lost_done_flags_of_a_complete_store_are_damage(tmp_path):
+    """A complete store whose done flags were cleared is damaged (verify names the region; a lookup there refuses),
+    and a resume recomputes it."""
+    import zarr
+
+    from tablegen.store.multiclass_store import check_multiclass_store
+
+    path = _small_store(tmp_path / "f.zarr")
+    zarr.open_group(path, mode="r+")["done"][1, 1] = False
+    report = check_multiclass_store(path)
+    assert report.regions == {(1, 1)} and "lost its done flags" in report.problems[0]
+    with pytest.raises(StoreIntegrityError, match="K = 5, n_per_class = 40 is damaged.*lost its done flags"):
+        tablegen.critical_value("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, table=path, method="table")
+    config = config_from_mapping({
+        "kind": "multiclass", "grid": {"K": [3, 5], "n_per_class": [4, 40]}, "Cs": [1, 100], "alphas": [0.05, 0.01],
+        "chunks": {"K": 1, "n_per_class": 1}, "store": {"url": path}})
+    assert run_multiclass(config, executor="serial").cells_computed == 1
+    assert check_multiclass_store(path).ok
