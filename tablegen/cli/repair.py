@@ -67,6 +67,20 @@ def provenance(config, attrs: dict, url: str) -> dict:
     return {**attributes, "config": attrs["config"]}
 
 
+def _with_added_power(config, args):
+    """``config`` with the power: section of a minimum detectable AUC added to its store afterwards
+    (:func:`tablegen.store.migrate.add_minimum_detectable`: the config the store records has none), for its
+    template only: the provenance stays the config's own."""
+    from dataclasses import replace
+
+    from tablegen.store.migrate import added_power_section
+
+    if config.power_levels:
+        return config
+    added = added_power_section(args.store, storage_options_from(args))
+    return config if added is None else replace(config, power_levels=added[0], power_max_seconds=added[1])
+
+
 def _run_repair(args) -> int:
     from tablegen.batch.job import store_template
     from tablegen.store.integrity import check_integrity
@@ -74,7 +88,7 @@ def _run_repair(args) -> int:
 
     def expected(attrs: dict) -> tuple:
         config = stored_config(attrs, args.store)
-        return store_template(config), provenance(config, attrs, args.store)
+        return store_template(_with_added_power(config, args)), provenance(config, attrs, args.store)
 
     report = rebuild_manifest_record(args.store, expected, storage_options_from(args), dry_run=args.dry_run)
     what = "would be rebuilt (--dry-run: nothing written)" if args.dry_run else "rebuilt"

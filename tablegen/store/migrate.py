@@ -320,21 +320,33 @@ def detectable_array(group, levels, max_seconds: float | None = None, cells=None
     return out
 
 
+#: How xarray records a float64 NaN fill value in an array's attributes (base64 of its little-endian bytes).
+_XARRAY_NAN_FILL = "AAAAAAAA+H8="
+
+
 def _power_arrays(group, levels, values: np.ndarray, max_seconds: float | None) -> None:
     """Create the ``power`` coordinate and the minimum detectable AUC (its chunks and shards over (P, N) as the
     done flags'), every chunk written."""
+    from zarr.codecs import ZstdCodec
+
     from tablegen.compute.exact.detectable import AUC_TOLERANCE
     from tablegen.store.schema import ALL_VARIABLES, POWER_COORDINATE_ATTRIBUTES, layout
 
+    # the metadata a job's template writes through xarray (its coordinates without the data's checksum codec,
+    # the fill value also as xarray's attribute), so that a store given the array later has the metadata its
+    # config with this power: section makes (what `tablegen repair --rebuild-manifest` checks it against)
     group.create_array("power", shape=(len(levels),), chunks=(len(levels),), dtype="float64", fill_value=np.nan,
-                       dimension_names=("power",), attributes=POWER_COORDINATE_ATTRIBUTES["power"], overwrite=True,
-                       **chunk_codecs()).with_config(WRITE_CONFIG)[...] = np.asarray(levels)
+                       dimension_names=("power",), attributes={**POWER_COORDINATE_ATTRIBUTES["power"],
+                                                               "_FillValue": _XARRAY_NAN_FILL},
+                       overwrite=True, compressors=(ZstdCodec(level=0),)).with_config(WRITE_CONFIG)[...] = \
+        np.asarray(levels)
     done = group["done"]
     (cp, cn), (a, b) = layout(done)
     dims, dtype, fill, description = ALL_VARIABLES["minimum_detectable_auc"]
     attrs = {"description": description, "tolerance": AUC_TOLERANCE}
     if max_seconds is not None:
         attrs["max_seconds"] = max_seconds
+    attrs["_FillValue"] = _XARRAY_NAN_FILL
     lead = values.shape[:-2]
     array = group.create_array(
         "minimum_detectable_auc", shape=values.shape, chunks=(*lead, cp, cn), dtype=dtype, fill_value=fill,
@@ -357,6 +369,28 @@ def _power_digests(group, values: np.ndarray) -> np.ndarray:
             block = values[..., i * cp:(i + 1) * cp, j * cn:(j + 1) * cn]
             table[i, j, -2] = np.frombuffer(digest(block, "float64"), np.uint8)
     return table
+
+
+def added_power_section(url: str, storage_options: dict | None = None) -> tuple[tuple[float, ...], float | None] | None:
+    """The power levels and ``max_seconds`` of the minimum detectable AUC a store holds though the config it records
+    has no ``power:`` section (the array added by :func:`add_minimum_detectable`), or None where it holds none.
+
+    What the array's own coordinate and attributes say: the template of the store's manifest is that of its config
+    with this section (the region digests then vouch for the values).
+
+    Examples
+    --------
+    >>> from tablegen.store.schema import bundled_table_path
+    >>> levels, max_seconds = added_power_section(bundled_table_path())
+    >>> levels
+    (0.5, 0.8, 0.9)
+    """
+    group = open_group(url, storage_options, "r")
+    if "power" not in group or "minimum_detectable_auc" not in group:
+        return None
+    levels = tuple(float(level) for level in np.asarray(group["power"][...]))
+    max_seconds = group["minimum_detectable_auc"].attrs.get("max_seconds")
+    return levels, None if max_seconds is None else float(max_seconds)
 
 
 def add_minimum_detectable(url: str, levels=DEFAULT_POWER_LEVELS, storage_options: dict | None = None,
