@@ -65,7 +65,7 @@ _BLOCK = 1 << 16
 
 def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], metric: str = "accuracy", C: int = 1,
                     alpha: float = 0.05, R: int | None = None, seed: int | None = None,
-                    method: str = "auto") -> MulticlassTest:
+                    method: str = "auto", device: str = "cpu") -> MulticlassTest:
     """Test a K-class model's accuracy, Cohen's kappa, balanced accuracy or macro-F1 against the best of C random
     classifiers.
 
@@ -110,6 +110,10 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
         Monte Carlo.  ``"exact"``: the exact law, refused (:class:`~tablegen.compute.limits.ResourceLimitError`)
         beyond the limits.  ``"monte carlo"``: Monte Carlo always (a caller with a budget of its own, as the
         multi-class report, asks for it where the exact law would cost more than that budget).
+    device : {"cpu", "cuda", "auto"}
+        Where the Monte Carlo replicates are scored: ``"cuda"`` runs the kernel's CUDA twin on a GPU, the same keyed
+        replicates, so the same answer bit for bit (an error naming ``device`` where there is no GPU); ``"auto"`` a
+        GPU if one is visible, else the CPU.  Exact answers run on the CPU.
 
     Returns
     -------
@@ -153,6 +157,9 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
     if method not in METHODS:
         raise TablegenInputError.naming(Argument("method"), f" must be 'auto', 'exact' or 'monte carlo', got "
                                         f"{method!r}")
+    from tablegen.compute.kernels.cuda.device import resolve_device
+
+    device = resolve_device(device)
     classes, true_codes, predicted_codes = _encode(labels, predicted)
     K = len(classes)
     true_counts = tuple(int(c) for c in np.bincount(true_codes, minlength=K))
@@ -164,7 +171,7 @@ def multiclass_test(labels: Iterable[Hashable], predicted: Iterable[Hashable], m
             "accuracy; at least two true classes are needed")
     if not _answers_exactly(metric, method, C, alpha, R, true_counts, predicted_counts):
         return _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
-                            predicted_counts)
+                            predicted_counts, device)
     if metric not in EXACT_METRICS:
         return _exact_weighted(metric, C, alpha, classes, true_codes, predicted_codes, true_counts, predicted_counts)
     null = accuracy_null(true_counts, predicted_counts)
@@ -298,8 +305,9 @@ def default_replicates(C: int, alpha: float) -> int:
 
 
 def _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes, true_counts,
-                 predicted_counts) -> MulticlassTest:
-    """The Monte Carlo answer: R replicates of the permutation null from the keyed kernel."""
+                 predicted_counts, device="cpu") -> MulticlassTest:
+    """The Monte Carlo answer: R replicates of the permutation null from the keyed kernel (its CUDA twin with
+    ``device="cuda"``)."""
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.kernels.multiclass import COLUMNS, HITS, class_weights, observed_values
 
@@ -315,7 +323,7 @@ def _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes
     column = HITS if metric in EXACT_METRICS else COLUMNS.index(metric)
     observed = np.empty((1, len(COLUMNS)))
     observed_values(true32, predicted32, *weights, observed)
-    values = _replicate_values(true32, predicted32, weights, seed, K, R, column)
+    values = _replicate_values(true32, predicted32, weights, seed, K, R, column, device)
     x = float(observed[0, column])
     floor = x * (1.0 - TIE_RTOL)  # values >= 0: a replicate within 1e-12 relative below x reaches it
     reaching = int(np.count_nonzero(values >= floor))
@@ -342,16 +350,19 @@ def _monte_carlo(metric, C, alpha, R, seed, classes, true_codes, predicted_codes
         replicates=R, seed=seed, reaching=reaching, p_interval=p_interval)
 
 
-def _replicate_values(true32, predicted32, weights, seed, K, R, column) -> np.ndarray:
-    """Column ``column`` of replicates 0 .. R - 1, block by block (the same values whatever the blocks)."""
+def _replicate_values(true32, predicted32, weights, seed, K, R, column, device="cpu") -> np.ndarray:
+    """Column ``column`` of replicates 0 .. R - 1, block by block (the same values whatever the blocks or the
+    device)."""
+    from tablegen.compute.kernels.cuda.device import twin
     from tablegen.compute.kernels.multiclass import COLUMNS, multiclass_key, multiclass_permutations
 
     key0, key1 = multiclass_key(seed, true32.size, K)
     values = np.empty(R)
     block = np.empty((min(R, _BLOCK), len(COLUMNS)))
+    kernel = twin(multiclass_permutations, device)
     for first in range(0, R, _BLOCK):
         rows = block[:min(_BLOCK, R - first)]
-        multiclass_permutations(true32, predicted32, *weights, key0, key1, first, rows)
+        kernel(true32, predicted32, *weights, key0, key1, first, rows)
         values[first:first + rows.shape[0]] = rows[:, column]
     return values
 

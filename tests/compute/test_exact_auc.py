@@ -345,3 +345,47 @@ def test_the_characteristic_function_at_a_million_items_is_summed_to_an_ulp(k):
     log_modulus = math.fsum(sign * 0.5 * np.log1p(4 * q * np.sin(0.5 * y) ** 2 / np.expm1(-a * j) ** 2))  # |1-qe^iy|^2
     assert abs(math.remainder(np.angle(F) - phase, 2 * math.pi)) <= 1e-12
     assert abs(math.log(abs(F)) - log_modulus) <= 2e-13
+
+
+# -- the band check: a bound on |F_k| decides most check points -------------------------------------------------
+def _law_parameters(P: int, N: int, z: float):
+    from tablegen.compute.exact.auc_fft_band import _window
+
+    cell = TiltedAuc(P, N)
+    a = cell._floored(cell.solve_mu(max(cell.PN / 2 - z * math.sqrt(cell.var0), 0.5)))
+    return cell, a, _window(cell, a)[1], math.sqrt(cell.var(a))
+
+
+@pytest.mark.parametrize("P,N,z", [(2, 3, 0.5), (3, 1000, 2.0), (13, 17, 1.0), (30, 70, 3.0), (120, 380, 8.0),
+                                   (300, 700, 20.0), (20, 2000, 3.0)])
+def test_a_band_check_point_the_bound_decides_is_below_half_the_tolerance(P, N, z):
+    """Brute force: |F_k| itself at every k of a law's spectrum (or 4,000 spread ones and every secondary peak),
+    against tolerances from above the largest |F_k| down to the band's own: every point the bound leaves out has
+    |F_k| < tolerance / 2, and the bound decides some points and not others (the test could fail)."""
+    from tablegen.compute.exact.auc_fft_band import _secondary_peaks, _undecided
+
+    cell, a, M, _ = _law_parameters(P, N, z)
+    ks = np.arange(1, M // 2 + 1) if M <= 8000 else np.union1d(np.linspace(1, M // 2, 4000).astype(np.int64),
+                                                                 _secondary_peaks(M))
+    modulus = _pgf(cell, a, M, ks, magnitude_only=True)
+    decided_some = undecided_some = False
+    for tolerance in np.geomspace(4 * modulus.max(), max(modulus.min(), 1e-300), 12):
+        left = _undecided(cell, a, M, ks, tolerance)
+        decided = ~np.isin(ks, left)
+        assert np.all(modulus[decided] < tolerance / 2), (P, N, z, tolerance)
+        decided_some, undecided_some = decided_some or decided.any(), undecided_some or (~decided).any()
+    assert decided_some and undecided_some
+
+
+@pytest.mark.parametrize("P,N,z", [(3, 4, 0.0), (2, 100, 1.0), (7, 60, 3.0), (60, 60, 8.0), (300, 700, 3.0),
+                                   (300, 700, 20.0), (1000, 1000, 10.0), (29, 5000, 2.0)])
+def test_the_band_is_the_one_the_exact_check_gives_bit_for_bit(monkeypatch, P, N, z):
+    """The band checked by the bound first is the band checked by |F_k| at every check point (the route before)."""
+    import tablegen.compute.exact.auc_fft_band as band_module
+
+    cell, a, M, sd = _law_parameters(P, N, z)
+    fast = band_module._band(cell, a, M, sd)
+    monkeypatch.setattr(band_module, "_all_below", lambda cell, a, M, checks, tolerance: bool(
+        np.max(_pgf(cell, a, M, checks, magnitude_only=True)) < tolerance))
+    exact = band_module._band(cell, a, M, sd)
+    assert fast.size == exact.size and np.array_equal(fast, exact)

@@ -28,7 +28,7 @@ BOOTSTRAP_METHODS = ("auto", "BCa", "percentile", "basic")
 
 def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "auc", level: float = 0.95,
                        resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto", seed: int | None = None,
-                       positive_label: object = None) -> tuple[float, float]:
+                       positive_label: object = None, device: str = "cpu") -> tuple[float, float]:
     """The bootstrap interval of one model's metric on this test set (positives and negatives resampled apart,
     so every resample keeps P and N, as R's pROC does; seeded; NaN ends where the resamples' law is degenerate).
 
@@ -55,6 +55,10 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     seed : int, optional
         Root seed of the resamples (default 2005).
     positive_label : optional
+    device : {"cpu", "cuda", "auto"}
+        Where the resamples are scored: ``"cuda"`` runs the kernel's CUDA twin on a GPU (the same values, so the
+        same interval, bit for bit; an error naming ``device`` where there is no GPU); ``"auto"`` a GPU if one is
+        visible, else the CPU.  BCa's jackknife runs on the CPU.
 
     Returns
     -------
@@ -72,6 +76,7 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     True
     """
     from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.metrics import get_metric
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores, check_score_metric
     from tablegen.compute.validation import check_seed
@@ -81,7 +86,7 @@ def bootstrap_interval(labels: ArrayLike, scores: ArrayLike, *, metric: str = "a
     spec = get_metric(check_score_metric(metric))
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
     level, resamples, method = _bootstrap_options(level, resamples, method)
-    return _sorted_bootstrap(y, s, spec, seed, level, resamples, method)
+    return _sorted_bootstrap(y, s, spec, seed, level, resamples, method, resolve_device(device))
 
 
 def _bootstrap_options(level, resamples, method) -> tuple[float, int, str]:
@@ -115,7 +120,7 @@ def scipy_bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.9
     question = getattr(statistic, "__self__", None)
     if isinstance(question, PairQuestion) and statistic.__func__ is PairQuestion.metric_difference:
         return sorted_bootstrap_difference(labels, np.stack([question.scores_a, question.scores_b]), question.spec,
-                                           seed, level, resamples, method)
+                                           seed, level, resamples, method, question.device)
     positives, negatives = np.flatnonzero(labels == 1), np.flatnonzero(labels == 0)
     if method == "auto":
         method = "BCa" if labels.size <= BCA_ITEMS else "percentile"
@@ -133,14 +138,16 @@ def scipy_bootstrap(statistic, labels: np.ndarray, seed: int, level: float = 0.9
 
 
 def _sorted_bootstrap(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
-                      resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> tuple[float, float]:
+                      resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto",
+                      device: str = "cpu") -> tuple[float, float]:
     """The ``level`` bootstrap interval of one model's ``spec`` on (``labels``, ``scores``), from the sorted kernels
     (:func:`sorted_bootstrap_intervals` of that one model)."""
-    return sorted_bootstrap_intervals(labels, np.atleast_2d(scores), spec, seed, level, resamples, method)[0]
+    return sorted_bootstrap_intervals(labels, np.atleast_2d(scores), spec, seed, level, resamples, method, device)[0]
 
 
 def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
-                               resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> list[tuple[float, float]]:
+                               resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto",
+                               device: str = "cpu") -> list[tuple[float, float]]:
     """The ``level`` bootstrap interval of ``spec`` for each row of ``scores`` (models, n), on the same resamples.
 
     Each model is sorted once; resample r's multiplicities come from its own keyed stream
@@ -149,7 +156,8 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     BCa's jackknife leaves each item out by O(n) updates.  The interval is scipy's ``bootstrap``'s, computed from
     those values (:func:`interval_from_resamples`): with the same resamples, the same interval.  NaN ends where
     scipy has none: fewer than 2 positives or negatives, or a degenerate law.  Several metrics of the same models
-    share one pass per (model, resample): :class:`BootstrapValues`.
+    share one pass per (model, resample): :class:`BootstrapValues`.  ``device`` (``"cpu"`` or ``"cuda"``) scores the
+    resamples with the kernel or its CUDA twin: the same values.
 
     Examples
     --------
@@ -160,11 +168,12 @@ def sorted_bootstrap_intervals(labels: np.ndarray, scores: np.ndarray, spec, see
     >>> both[1] == sorted_bootstrap_intervals(y, s[1:], get_metric("auc"), 5)[0]
     True
     """
-    return BootstrapValues(labels, scores, [spec], seed, resamples, method).intervals(spec, level)
+    return BootstrapValues(labels, scores, [spec], seed, resamples, method, device).intervals(spec, level)
 
 
 def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, seed: int, level: float = 0.95,
-                                resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto") -> tuple[float, float]:
+                                resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto",
+                                device: str = "cpu") -> tuple[float, float]:
     """The ``level`` bootstrap interval of metric(model 0) - metric(model 1), ``scores`` (2, n), on the resamples of
     :func:`sorted_bootstrap_intervals`: each resample's and each leave-one-out sample's difference of the two
     models' values on it.
@@ -178,7 +187,7 @@ def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, se
     >>> bool(low < high)
     True
     """
-    values = BootstrapValues(labels, scores, [spec], seed, resamples, method)
+    values = BootstrapValues(labels, scores, [spec], seed, resamples, method, device)
     if values.degenerate:
         return float("nan"), float("nan")
     observed, resampled, jackknife = values.values(spec)
@@ -204,6 +213,9 @@ class BootstrapValues:
         The metrics whose values are kept (any metric computable from scores).
     seed, resamples, method :
         As :func:`sorted_bootstrap_intervals`; ``method="auto"`` is BCa up to 2,000 items, percentile beyond.
+    device : {"cpu", "cuda"}
+        Where the resamples are scored (resolved: :func:`~tablegen.compute.kernels.cuda.device.resolve_device`):
+        the kernel or its CUDA twin, the same values bit for bit.
 
     Examples
     --------
@@ -217,9 +229,10 @@ class BootstrapValues:
     """
 
     def __init__(self, labels: np.ndarray, scores: np.ndarray, specs, seed: int,
-                 resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto"):
+                 resamples: int = BOOTSTRAP_RESAMPLES, method: str = "auto", device: str = "cpu"):
         from tablegen.compare.pairwise.validation import BCA_ITEMS
 
+        self.device = device
         y = np.ascontiguousarray(labels, dtype=np.int64)
         self.labels, self.models = y, len(scores)
         self.positives, self.negatives = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
@@ -270,6 +283,7 @@ class BootstrapValues:
     def _score(self, seed: int, resamples: int) -> tuple[np.ndarray, np.ndarray]:
         """(the observed values (models, columns), the resampled ones (resamples, models, columns))."""
         from tablegen.compute.kernels import resample as kernels
+        from tablegen.compute.kernels.cuda.device import twin
 
         codes, width = self._sorted[0], kernels.METRIC_COLUMNS + len(self._cuts)
         want, cuts = kernels.metric_choice({c for _, c, _, _ in self._columns.values() if c < kernels.METRIC_COLUMNS},
@@ -278,7 +292,8 @@ class BootstrapValues:
         observed = np.empty((self.models, width))
         kernels.observed_metrics(codes, P, N, want, cuts, observed)
         resampled = np.empty((resamples, self.models, width))
-        kernels.resample_metrics(codes, P, N, want, cuts, *kernels.bootstrap_key(seed, P, N), 0, resampled)
+        twin(kernels.resample_metrics, self.device)(codes, P, N, want, cuts, *kernels.bootstrap_key(seed, P, N), 0,
+                                                    resampled)
         return observed, resampled
 
     def values(self, spec) -> tuple[np.ndarray, np.ndarray, list | None]:
@@ -317,6 +332,8 @@ class ReportResamples:
         Every metric the report will ask for.
     seed : int
         Root seed of the resamples.
+    device : {"cpu", "cuda"}
+        Where the resamples are scored (resolved), as :class:`BootstrapValues`.
 
     Examples
     --------
@@ -327,8 +344,8 @@ class ReportResamples:
     True
     """
 
-    def __init__(self, labels: np.ndarray, metrics, seed: int):
-        self.labels, self.metrics, self.seed = labels, list(metrics), seed
+    def __init__(self, labels: np.ndarray, metrics, seed: int, device: str = "cpu"):
+        self.labels, self.metrics, self.seed, self.device = labels, list(metrics), seed, device
         self._models: tuple = ()
         self._values: BootstrapValues | None = None
 
@@ -340,7 +357,7 @@ class ReportResamples:
         if self._values is None or tuple(scores) != self._models:
             names = list(dict.fromkeys([*self.metrics, metric]))
             self._values = BootstrapValues(self.labels, list(scores.values()), [get_metric(m) for m in names],
-                                           self.seed)
+                                           self.seed, device=self.device)
             self._models = tuple(scores)
         return dict(zip(scores, self._values.intervals(get_metric(metric))))
 

@@ -171,7 +171,7 @@ class PairedTestResult:
 def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, metric: str = "auc",
                 method: str = "auto", alternative: str = "two-sided", threshold: float | None = None,
                 mid_p: bool = False, R: int | None = None, seed: int | None = None,
-                positive_label: object = None, alpha: float = 0.05) -> PairedTestResult:
+                positive_label: object = None, alpha: float = 0.05, device: str = "cpu") -> PairedTestResult:
     """Is model A better than model B on this test set?
 
     Parameters
@@ -199,6 +199,11 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     positive_label : optional
     alpha : float
         The difference's confidence interval is at level 1 - alpha (default 95%).
+    device : {"cpu", "cuda", "auto"}
+        Where the permutation test's swap patterns and its interval's bootstrap resamples are scored: ``"cuda"``
+        runs the kernels' CUDA twins on a GPU, with the same patterns and resamples, so the same p-value and
+        interval, bit for bit (an error naming ``device`` where there is no GPU); ``"auto"`` a GPU if one is
+        visible, else the CPU.  DeLong's and McNemar's tests run on the CPU whatever the device.
 
     Returns
     -------
@@ -214,18 +219,19 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
     ('delong', True, True)
     """
     return _paired_test(labels, scores_a, scores_b, metric, method, alternative, threshold, mid_p, R, seed,
-                        positive_label, alpha, None)
+                        positive_label, alpha, None, device)
 
 
 def _paired_test(labels, scores_a, scores_b, metric, method, alternative, threshold, mid_p, R, seed, positive_label,
-                 alpha, swap_nulls) -> PairedTestResult:
+                 alpha, swap_nulls, device="cpu") -> PairedTestResult:
     """:func:`paired_test`, its permutation null from ``swap_nulls`` (a :class:`.tests.SwapNulls`) if given."""
     from tablegen.compare.datasets.validation import check_flag
     from tablegen.compare.pairwise.validation import checked_pair
     from tablegen.compute.validation import check_alpha
 
     level = 1.0 - check_alpha("alpha", alpha)
-    q = checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed, positive_label)
+    q = checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed, positive_label,
+                     device)
     if check_flag("mid_p", mid_p) and q.method != "mcnemar":
         mid = Argument("mid_p", python="mid_p=True", option="--mid-p")
         raise TablegenInputError.naming(mid, f" is McNemar's mid-p; method={q.method!r} has none (leave mid_p "
@@ -290,10 +296,10 @@ def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
                                     p_interval=(0.0, bound), confidence_level=level, _interval=ci)
     if swap_nulls is None:
         counts, = swap_counts(q.labels, q.scores_a, q.scores_b, [q.column], [observed * q.divisor], q.k_cut, R=q.R,
-                              key=q.key)
+                              key=q.key, device=q.device)
     else:
         counts = swap_nulls.counts(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, observed * q.divisor, R=q.R,
-                                   key=q.key)
+                                   key=q.key, device=q.device)
     hits, drawn = counts.of(q.alternative)
     if counts.exact:
         p = hits / drawn
@@ -404,7 +410,8 @@ def _adjusted_is_bound(tests: dict) -> dict:
 def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
                    method: str = "auto", against: str = "winner", alpha: float = 0.05,
                    threshold: float | None = None, R: int | None = None, seed: int | None = None,
-                   positive_label: object = None, swap_nulls: SwapNulls | None = None) -> PairwiseResult:
+                   positive_label: object = None, swap_nulls: SwapNulls | None = None,
+                   device: str = "cpu") -> PairwiseResult:
     """The winner against each other model (``against="winner"``, one-sided: is the winner better?) or every
     pair (``"all"``, two-sided), each by :func:`paired_test`, Holm-adjusted; and the confidence set of the best.
 
@@ -414,7 +421,8 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
 
     ``swap_nulls`` (a :class:`~tablegen.compare.pairwise.tests.SwapNulls`) shares the permutation tests' swap
     patterns with the other metrics of one report: each pair's patterns are scored once for every metric planned
-    with it (the same p-values as without it, bit for bit).
+    with it (the same p-values as without it, bit for bit).  ``device`` (``"cpu"``, ``"cuda"`` or ``"auto"``) is
+    :func:`paired_test`'s: where the swap patterns and bootstrap resamples are scored, the same answers on either.
 
     Examples
     --------
@@ -424,8 +432,10 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     'a'
     """
     from tablegen.compare.datasets.analysis import adjust_p_values
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
 
+    device = resolve_device(device)
     if against not in ("winner", "all"):
         raise TablegenInputError.naming(Argument("against"), f" must be 'winner' or 'all', got {against!r}")
     y = check_binary_labels(labels, positive_label)
@@ -442,7 +452,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
         pairs = [(a, b) if values[a] >= values[b] else (b, a) for i, a in enumerate(names) for b in names[i + 1:]]
         alternative = "two-sided"
     tests = {(a, b): _paired_test(y, models[a], models[b], metric, method, alternative, threshold, False, R, seed,
-                                  None, alpha, swap_nulls) for a, b in pairs}
+                                  None, alpha, swap_nulls, device) for a, b in pairs}
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
     bounds = _adjusted_is_bound(tests)
     adjusted = {pair: PValueBound(p) if bounds[pair] else p for pair, p in adjusted.items()}

@@ -49,17 +49,18 @@ def mcnemar_p(b: int, c: int, alternative: str = "two-sided", mid_p: bool = Fals
 
 
 def swap_null(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, column: int, k_cut: int, *,
-              R: int, key: tuple) -> tuple[np.ndarray, bool]:
+              R: int, key: tuple, device: str = "cpu") -> tuple[np.ndarray, bool]:
     """The differences metric(a) - metric(b) over every swap pattern (exact, n <= EXACT_SWAP_ITEMS) or R keyed
     random ones; (differences, exact)."""
-    differences, exact = swap_nulls(labels, scores_a, scores_b, [column], k_cut, R=R, key=key)
+    differences, exact = swap_nulls(labels, scores_a, scores_b, [column], k_cut, R=R, key=key, device=device)
     return differences[0], exact
 
 
 def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, k_cut: int, *,
-               R: int, key: tuple) -> tuple[np.ndarray, bool]:
+               R: int, key: tuple, device: str = "cpu") -> tuple[np.ndarray, bool]:
     """:func:`swap_null` of several kernel columns from one pass over the patterns: (differences, one row per
-    column, exact).  Each row is the one :func:`swap_null` gives its column alone, bit for bit.
+    column, exact).  Each row is the one :func:`swap_null` gives its column alone, bit for bit, on either
+    ``device`` (``"cpu"``, or ``"cuda"``: the kernel's CUDA twin, the same values).
 
     Examples
     --------
@@ -69,6 +70,7 @@ def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, c
     >>> differences.shape, exact, bool(differences[1].max() > 0)
     ((2, 64), True, True)
     """
+    from tablegen.compute.kernels.cuda.device import twin
     from tablegen.compute.kernels.swaps import swap_differences
 
     n = labels.size
@@ -76,16 +78,17 @@ def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, c
     columns = np.asarray(columns, np.int64).reshape(-1)
     out = np.empty((columns.size, 2 ** n if exact else R))
     items, sources, values, y, P, weights = _kernel_arguments(labels, scores_a, scores_b)
-    swap_differences(items, sources, values, y, P, columns, k_cut, weights, exact, key[0], key[1], 0, out)
+    twin(swap_differences, device)(items, sources, values, y, P, columns, k_cut, weights, exact, key[0], key[1], 0, out)
     return out, exact
 
 
 def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, observed, k_cut: int, *,
-                R: int, key: tuple) -> list:
+                R: int, key: tuple, device: str = "cpu") -> list:
     """The :class:`~.sequential.SwapCounts` of each kernel column ``columns[c]`` against its observed difference
     ``observed[c]`` (kernel units): over every pattern when n <= :data:`EXACT_SWAP_ITEMS`, else over the keyed
     patterns 0, 1, ... in blocks, each column until Besag & Clifford's rule stops all three alternatives or R are
-    drawn (the patterns of :func:`swap_nulls`, which the counts equal over the patterns drawn).
+    drawn (the patterns of :func:`swap_nulls`, which the counts equal over the patterns drawn).  ``device``
+    (``"cpu"`` or ``"cuda"``) scores each block with the swap kernel or its CUDA twin: the same counts.
 
     Examples
     --------
@@ -103,22 +106,24 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
         SwapCounts,
         reaching,
     )
+    from tablegen.compute.kernels.cuda.device import twin
     from tablegen.compute.kernels.swaps import swap_differences
 
     columns = np.asarray(columns, np.int64).reshape(-1)
     observed = np.asarray(observed, np.float64).reshape(-1)
     if labels.size <= EXACT_SWAP_ITEMS:
-        differences, _ = swap_nulls(labels, scores_a, scores_b, columns, k_cut, R=R, key=key)
+        differences, _ = swap_nulls(labels, scores_a, scores_b, columns, k_cut, R=R, key=key, device=device)
         total = differences.shape[1]
         return [SwapCounts(tuple(int(r.sum()) for r in reaching(row, d)), (total,) * 3, total, True)
                 for row, d in zip(differences, observed)]
     arguments = _kernel_arguments(labels, scores_a, scores_b)
     counter = SequentialCounter(observed, SEQUENTIAL_HITS, R)
     size = FIRST_BLOCK
+    kernel = twin(swap_differences, device)
     while counter.drawn < R and counter.active.any():
         size = min(size, R - counter.drawn)
         out = np.empty((int(counter.active.sum()), size))
-        swap_differences(*arguments[:5], columns[counter.active], k_cut, arguments[5], False, key[0], key[1],
+        kernel(*arguments[:5], columns[counter.active], k_cut, arguments[5], False, key[0], key[1],
                          counter.drawn, out)
         counter.add(out)
         size = min(2 * size, LARGEST_BLOCK)
@@ -184,9 +189,9 @@ class SwapNulls:
         self._planned.setdefault(_digest(scores), set()).add(int(column))
 
     def counts(self, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, column: int, k_cut: int,
-               observed: float, *, R: int, key: tuple):
+               observed: float, *, R: int, key: tuple, device: str = "cpu"):
         """:func:`swap_counts` of one column against ``observed`` (its difference, A's value less B's), from a pass
-        made for this pair before or made now for every column planned with either model."""
+        made for this pair before or made now (on ``device``) for every column planned with either model."""
         a, b, common = _digest(scores_a), _digest(scores_b), (_digest(labels), int(R), int(key[0]), int(key[1]),
                                                               int(k_cut))
         found = self._counts.get((a, b, *common, column))
@@ -206,7 +211,7 @@ class SwapNulls:
                 differences.append(d)
         self.passes += 1
         for c, found in zip(columns, swap_counts(labels, scores_a, scores_b, columns, differences, k_cut, R=R,
-                                                 key=key)):
+                                                 key=key, device=device)):
             self._counts[a, b, *common, c] = found
         return self._counts[a, b, *common, column]
 

@@ -33,6 +33,7 @@ class PairQuestion:
     column: int
     k_cut: int
     divisor: int
+    device: str = "cpu"
 
     def values(self) -> tuple[float, float]:
         """Each model's value of the metric (the registry's scorer)."""
@@ -62,10 +63,11 @@ def metric_on_items(spec: Metric, labels: np.ndarray, scores: np.ndarray, items:
 
 
 def checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed,
-                 positive_label) -> PairQuestion:
-    """Check every argument once; errors name the argument."""
+                 positive_label, device="cpu") -> PairQuestion:
+    """Check every argument once; errors name the argument (``device`` resolved: ``"cpu"`` or ``"cuda"``)."""
     from tablegen.compare.pairwise.tests import ALTERNATIVES, DEFAULT_SWAPS
     from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.mc import cell_key
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.compute.validation import check_integer, check_seed
@@ -87,11 +89,12 @@ def checked_pair(labels, scores_a, scores_b, metric, method, alternative, thresh
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
     n, P = y.size, int(y.sum())
     key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
+    device = resolve_device(device)
     if spec is None:  # accuracy at the threshold: McNemar's, which needs no kernel column
-        return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed, key, 0, 0, 1)
+        return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed, key, 0, 0, 1, device)
     column, k_cut = kernel_column(spec)
     return PairQuestion(y, a, b, spec, method, alternative, threshold, R, seed, key, column, k_cut,
-                        spec.count_divisor(P, n - P))
+                        spec.count_divisor(P, n - P), device)
 
 
 def kernel_column(spec: Metric) -> tuple[int, int]:

@@ -207,7 +207,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
              metrics: list[str] | None = None, alpha: float = 0.05, positive_label: object = None,
              method: str = "auto", R: int | None = None, seed: int | None = None,
              progress: Callable[[float, float], None] | None = None,
-             max_seconds: float | None = None) -> Evaluation:
+             max_seconds: float | None = None, device: str = "cpu") -> Evaluation:
     """Is the best of your models better than chance, and than the others? Every answer from one call.
 
     Parameters
@@ -239,6 +239,12 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         Refuse (:class:`~tablegen.errors.ResourceLimitError`, before any work, with the estimate) a report whose
         estimated single-core seconds exceed this (default ``TABLEGEN_TIME_LIMIT``, else one hour), as the
         lookups refuse theirs.
+    device : {"cpu", "cuda", "auto"}
+        Where the Monte Carlo work is scored: the bootstrap resamples, the paired tests' swap patterns, the max-T
+        label permutations (and, with more than two classes, the null's label permutations).  ``"cuda"`` runs the
+        kernels' CUDA twins on a GPU with the same keyed streams, so the report is the same, bit for bit (an error
+        naming ``device`` where there is no GPU or no numba-cuda); ``"auto"`` a GPU if one is visible, else the CPU.
+        Exact answers, the verdicts against random classifiers and BCa's jackknife run on the CPU.
 
     Returns
     -------
@@ -257,14 +263,16 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     from tablegen.compare.report.multiclass import evaluate_multiclass
     from tablegen.compare.report.multiclass_input import is_multiclass
     from tablegen.compare.selection.maxt import selection_test
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.limits import check_time
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import question_nulls, significance_test_from_scores
 
+    device = resolve_device(device)  # first: a GPU asked for and missing is refused before any work
     if is_multiclass(labels, scores):  # more than two labels (a bare 2-D array with two stays binary): K-class
         return evaluate_multiclass(labels, scores, C=C, metrics=metrics, alpha=alpha, R=R, seed=seed,
                                    progress=progress, max_seconds=max_seconds, positive_label=positive_label,
-                                   method=method)
+                                   method=method, device=device)
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
     cost = evaluation_cost(y, models, C=C, metrics=metrics, method=method, R=R)
@@ -278,7 +286,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
                                                   seed=seed, nulls=nulls)
     step.done("verdicts")
     P, N = versus_random.P, versus_random.N
-    resamples = _report_resamples(y, versus_random, seed)  # every metric's intervals from one pass
+    resamples = _report_resamples(y, versus_random, seed, device)  # every metric's intervals from one pass
     swaps = _swap_nulls(models, versus_random)  # each pair's swap patterns scored once for all its metrics
     reports = {}
     for verdict in versus_random:
@@ -287,7 +295,8 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
             try:
                 selection = selection_test(y, models, metric=verdict.metric, C=versus_random.C, alpha=alpha,
                                            R=R if R is not None and not _exact(y, models) else None, seed=seed,
-                                           nulls=nulls, progress=step.within(verdict.metric, "max-T arrangements"))
+                                           nulls=nulls, progress=step.within(verdict.metric, "max-T arrangements"),
+                                           device=device)
             except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
                 why_not = (f"no max-T answer against the models given: {error}",)
         step.done(verdict.metric, "max-T arrangements")
@@ -297,7 +306,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         step.done(verdict.metric, "detectable")
         notes += detectable_notes
         applicable = {m: models[m] for m in verdict.scores}
-        others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps)
+        others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps, device)
         step.done(verdict.metric, "paired")
         notes += pair_notes
         intervals, interval_notes = _intervals(y, models, verdict, resamples)
@@ -310,7 +319,8 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
 
 
-def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed, swaps=None) -> tuple[object, tuple]:
+def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed, swaps=None,
+                  device: str = "cpu") -> tuple[object, tuple]:
     """The winner of ``metric`` against each other model by the metric's own paired test, and the notes.
 
     The report's paired tests test the metric its verdict names, whatever the scores look like: DeLong for
@@ -332,7 +342,7 @@ def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed, 
                       "their top-k predictions with tablegen.compare.paired_test(..., method='mcnemar', "
                       "threshold=...))",)
     return pairwise_tests(y, models, metric=metric, method=spec.paired_test, against="winner", alpha=alpha,
-                          seed=seed, swap_nulls=swaps), ()
+                          seed=seed, swap_nulls=swaps, device=device), ()
 
 
 def _swap_nulls(models: dict, versus_random) -> object:
@@ -351,13 +361,14 @@ def _swap_nulls(models: dict, versus_random) -> object:
     return nulls
 
 
-def _report_resamples(y: np.ndarray, versus_random, seed):
+def _report_resamples(y: np.ndarray, versus_random, seed, device: str = "cpu"):
     """The bootstrap values the report's intervals share (:class:`~.bootstrap.ReportResamples`): every metric of the
     report scored in one pass per (model, resample) when the first metric asks."""
     from tablegen.compare.pairwise.bootstrap import ReportResamples
     from tablegen.compute.cell import DEFAULT_SEED
 
-    return ReportResamples(y, [verdict.metric for verdict in versus_random], DEFAULT_SEED if seed is None else seed)
+    return ReportResamples(y, [verdict.metric for verdict in versus_random], DEFAULT_SEED if seed is None else seed,
+                           device)
 
 
 def _intervals(y: np.ndarray, models: dict, verdict, resamples) -> tuple[dict, tuple]:

@@ -295,7 +295,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
                         R: int | None = None, seed: int | None = None,
                         progress: Callable[[float, float], None] | None = None,
                         max_seconds: float | None = None, positive_label: object = None,
-                        method: str = "auto") -> MulticlassEvaluation:
+                        method: str = "auto", device: str = "cpu") -> MulticlassEvaluation:
     """The K-class report (what :func:`tablegen.evaluate` answers where the labels have more than two classes).
 
     Parameters
@@ -328,6 +328,10 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     positive_label, method :
         Binary options of :func:`tablegen.evaluate`: with more than two classes only their defaults (None, "auto")
         are accepted.
+    device : {"cpu", "cuda", "auto"}
+        Where the label permutations, swap patterns and bootstrap resamples are scored: ``"cuda"`` runs the kernels'
+        CUDA twins on a GPU, the same keyed streams, so the same report bit for bit (an error naming ``device`` where
+        there is no GPU); ``"auto"`` a GPU if one is visible, else the CPU.  Enumerations run on the CPU.
 
     Returns
     -------
@@ -348,6 +352,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     from tablegen.compare.report.cost import ReportSteps
     from tablegen.compare.report.multiclass_input import multiclass_data
     from tablegen.compute.cell import DEFAULT_SEED
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.limits import check_memory, check_time
     from tablegen.compute.validation import MAX_REPLICATES, check_alpha, check_competitors, check_integer, check_seed
     from tablegen.lookup.multiclass import default_replicates
@@ -356,6 +361,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         which = Argument("positive_label") if positive_label is not None else Argument("method", str(method))
         raise TablegenInputError.naming(which, " applies to two classes only; the labels have more than two (the "
                                         "K-class report tests every class alike and chooses its methods itself)")
+    device = resolve_device(device)
     data = multiclass_data(labels, scores)
     metrics, score_metrics = _check_metrics(metrics, data.source)
     alpha = check_alpha("alpha", alpha)
@@ -382,16 +388,16 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     step = ReportSteps(cost, progress)
     prep = tests.prepare(data)
     observed = tests.observed_values(prep)
-    null = tests.permutation_null(prep, replicates, seed, step.within("null"))
+    null = tests.permutation_null(prep, replicates, seed, step.within("null"), device)
     step.done("null")
-    boot = resampling.bootstrap(prep, observed, BOOTSTRAP_RESAMPLES, seed, step.within("bootstrap"))
+    boot = resampling.bootstrap(prep, observed, BOOTSTRAP_RESAMPLES, seed, step.within("bootstrap"), device)
     step.done("bootstrap")
-    swap_cache = resampling.SwapCache(prep, swaps, seed)
+    swap_cache = resampling.SwapCache(prep, swaps, seed, device)
     notes = _input_notes(data, C, M)
     reports = {}
     for metric in metrics:
         column = METRICS.index(metric)
-        verdict = tests.versus_random(prep, observed, null, metric, C, alpha, seed)
+        verdict = tests.versus_random(prep, observed, null, metric, C, alpha, seed, device)
         values = {name: float(observed[m, column]) for m, name in enumerate(prep.names)}
         intervals = {name: boot.interval(m, column) for m, name in enumerate(prep.names)}
         metric_notes = tuple(f"no bootstrap interval for the {metric} of {name!r}: the resamples' law is degenerate "
@@ -413,7 +419,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         step.done(metric, "paired")
         logger.info("evaluate (K = %d): %s done", data.K, metric)
     for metric in score_metrics:
-        reports[metric] = _score_report(data, metric, C, alpha, R, seed)
+        reports[metric] = _score_report(data, metric, C, alpha, R, seed, device)
         step.done(metric, "scores")
     step.finish()
     return MulticlassEvaluation(data.n, data.classes, tuple(prep.true_counts.tolist()), C, alpha, prep.names,
@@ -442,7 +448,7 @@ def _check_metrics(metrics, source: str) -> tuple[tuple, tuple]:
     return tuple(dict.fromkeys(labels)), tuple(dict.fromkeys(scores))
 
 
-def _score_report(data, metric: str, C: int, alpha: float, R, seed) -> MulticlassMetricReport:
+def _score_report(data, metric: str, C: int, alpha: float, R, seed, device: str = "cpu") -> MulticlassMetricReport:
     """A probability-matrix metric: each model's value and verdict (:func:`tablegen.multiclass_scores_test`)."""
     from tablegen.compare.report.multiclass_tests import MulticlassVerdict
     from tablegen.lookup.multiclass_scores import multiclass_scores_test
@@ -450,7 +456,8 @@ def _score_report(data, metric: str, C: int, alpha: float, R, seed) -> Multiclas
     labels = [data.classes[k] for k in data.true_codes.tolist()]
     k = int(metric.split("_")[1]) if metric.startswith("top_") else None
     name = "top_k_accuracy" if k is not None else metric
-    tests = {model: multiclass_scores_test(labels, matrix, name, k=k, C=C, alpha=alpha, R=R, seed=seed)
+    tests = {model: multiclass_scores_test(labels, matrix, name, k=k, C=C, alpha=alpha, R=R, seed=seed,
+                                           device=device)
              for model, matrix in data.probabilities.items()}
     values = {model: float(test.value) for model, test in tests.items()}
     order = list(tests)

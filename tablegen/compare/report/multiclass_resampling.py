@@ -19,8 +19,8 @@ from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 class SwapCache:
     """Each pair's swap differences (every metric's column from one pass), computed when first asked."""
 
-    def __init__(self, prep: Prepared, R: int, seed: int):
-        self.prep, self.R, self.seed = prep, R, seed
+    def __init__(self, prep: Prepared, R: int, seed: int, device: str = "cpu"):
+        self.prep, self.R, self.seed, self.device = prep, R, seed, device
         self._rows: dict = {}
 
     def differences(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -33,6 +33,7 @@ class SwapCache:
 
     def _compute(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray, bool]:
         from tablegen.compute.kernels import multiclass_resample as kernels
+        from tablegen.compute.kernels.cuda.device import twin
 
         prep = self.prep
         pa, pb = prep.predicted[:, a], prep.predicted[:, b]
@@ -50,7 +51,7 @@ class SwapCache:
                  np.ascontiguousarray(pb[differ]), base_tp, base_pc, prep.true_counts, prep.weights,
                  prep.recall_classes, f1, prep.n, *key, 0)
         out = np.empty((patterns, len(METRICS)))
-        kernels.swap_differences(*items, exact, out)
+        twin(kernels.swap_differences, self.device)(*items, exact, out)
         observed = np.empty((1, len(METRICS)))
         kernels.swap_differences(*items, True, observed)  # pattern 0: no item swapped
         return out, observed[0], exact
@@ -153,9 +154,11 @@ class Bootstrap:
 
 
 def bootstrap(prep: Prepared, observed: np.ndarray, resamples: int, seed: int,
-              progress: Callable | None = None) -> Bootstrap:
-    """``resamples`` stratified resamples of every model, and the leave-one-out values."""
+              progress: Callable | None = None, device: str = "cpu") -> Bootstrap:
+    """``resamples`` stratified resamples of every model (scored on ``device``, ``"cpu"`` or ``"cuda"``: the kernel or
+    its CUDA twin, the same values), and the leave-one-out values."""
     from tablegen.compute.kernels import multiclass_resample as kernels
+    from tablegen.compute.kernels.cuda.device import twin
 
     order = np.argsort(prep.true_codes, kind="stable")
     starts = np.r_[0, np.cumsum(prep.true_counts)].astype(np.int64)
@@ -163,8 +166,9 @@ def bootstrap(prep: Prepared, observed: np.ndarray, resamples: int, seed: int,
     M = len(prep.names)
     out = np.empty((resamples, M, len(METRICS)))
     for first in range(0, resamples, BLOCK):
-        kernels.stratified_resamples(order, starts, prep.predicted, prep.true_counts, prep.weights,
-                                     prep.recall_classes, prep.f1_classes, *key, first, out[first:first + BLOCK])
+        twin(kernels.stratified_resamples, device)(order, starts, prep.predicted, prep.true_counts, prep.weights,
+                                                   prep.recall_classes, prep.f1_classes, *key, first,
+                                                   out[first:first + BLOCK])
         if progress is not None:
             progress(min(first + BLOCK, resamples), resamples)
     return Bootstrap(prep, observed, out, _left_out(prep))

@@ -160,9 +160,12 @@ def arrangements(true_counts) -> np.ndarray:
     return np.ascontiguousarray(table[np.lexsort(table.T[::-1])])
 
 
-def permutation_null(prep: Prepared, R: int, seed: int, progress: Callable | None = None) -> PermutationNull:
-    """Every model's metrics on each arrangement (exact at most :data:`EXACT_ARRANGEMENTS`) or on R shuffles."""
+def permutation_null(prep: Prepared, R: int, seed: int, progress: Callable | None = None,
+                     device: str = "cpu") -> PermutationNull:
+    """Every model's metrics on each arrangement (exact at most :data:`EXACT_ARRANGEMENTS`) or on R shuffles (scored
+    on ``device``, ``"cpu"`` or ``"cuda"``: the kernel or its CUDA twin, the same values)."""
     from tablegen.compute.kernels import multiclass_resample as kernels
+    from tablegen.compute.kernels.cuda.device import twin
 
     M = len(prep.names)
     args = (prep.predicted, prep.predicted_counts, prep.true_counts, prep.weights, prep.recall_classes,
@@ -175,7 +178,7 @@ def permutation_null(prep: Prepared, R: int, seed: int, progress: Callable | Non
     key = kernels.resample_key(seed, prep.n, prep.K, kernels.PERMUTATION_TAG)
     out = np.empty((R, M, len(METRICS)))
     for first in range(0, R, BLOCK):
-        kernels.label_permutations(prep.true_codes, *args, *key, first, out[first:first + BLOCK])
+        twin(kernels.label_permutations, device)(prep.true_codes, *args, *key, first, out[first:first + BLOCK])
         if progress is not None:
             progress(min(first + BLOCK, R), R)
     return PermutationNull(out, False, R, seed)
@@ -250,10 +253,10 @@ class MulticlassVerdict:
 
 
 def versus_random(prep: Prepared, observed: np.ndarray, null: PermutationNull, metric: str, C: int, alpha: float,
-                  seed: int) -> MulticlassVerdict:
+                  seed: int, device: str = "cpu") -> MulticlassVerdict:
     """Every model's conditional verdict on ``metric`` and the judged (smallest p) model."""
     column = METRICS.index(metric)
-    tests = {name: _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed)
+    tests = {name: _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed, device)
              for m, name in enumerate(prep.names)}
     judged = min(prep.names, key=lambda name: (tests[name].p_value, -tests[name].value, prep.names.index(name)))
     return MulticlassVerdict(metric, judged, tests, C, alpha)
@@ -290,13 +293,13 @@ def exact_law_fits(prep: Prepared, m: int, metric: str = "accuracy") -> bool:
     return exact_seconds(metric, prep.true_counts, prep.predicted_counts[m]) <= EXACT_SECONDS
 
 
-def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed):
+def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed, device="cpu"):
     from tablegen.lookup.multiclass import MulticlassTest, multiclass_test
 
     if not null.exact and exact_law_fits(prep, m, metric):  # multiclass_test's own answer: its exact law
         labels = [prep.classes[k] for k in prep.true_codes.tolist()]
         predicted = [prep.classes[k] for k in prep.predicted[:, m].tolist()]
-        return multiclass_test(labels, predicted, metric, C=C, alpha=alpha, seed=seed)
+        return multiclass_test(labels, predicted, metric, C=C, alpha=alpha, seed=seed, device=device)
     from tablegen.compute.stats import p_value_from_tail, upper_tail_probability
 
     values = null.values[:, m, column]

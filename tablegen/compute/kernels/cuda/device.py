@@ -72,10 +72,11 @@ def resolve_device(device: str) -> str:
     >>> resolve_device("cpu")
     'cpu'
     """
-    from tablegen.errors import TablegenInputError
+    from tablegen.errors import Argument, TablegenInputError
 
-    if device not in DEVICES:
-        raise TablegenInputError(f"device must be one of {', '.join(map(repr, DEVICES))}, got {device!r}")
+    if not isinstance(device, str) or device not in DEVICES:
+        raise TablegenInputError.naming(Argument("device"), f" must be one of {', '.join(map(repr, DEVICES))}, "
+                                        f"got {device!r}")
     if device == "cpu":
         return "cpu"
     if device == "auto":
@@ -83,10 +84,35 @@ def resolve_device(device: str) -> str:
         logger.info("device='auto' chose %r", chosen)
         return chosen
     if not numba_cuda_installed():
-        raise TablegenInputError("device='cuda' needs numba-cuda, which is not installed "
-                                 "(pip install 'tablegen[cuda]'), or use device='cpu'")
+        raise TablegenInputError.naming(Argument("device", "cuda"), " needs numba-cuda, which is not installed "
+                                        "(pip install 'tablegen[cuda]'), or use ", Argument("device", "cpu"))
     if gpu_count() == 0:
-        raise TablegenInputError("device='cuda' but no CUDA GPU is available on this machine "
-                                 "(no NVIDIA driver, or CUDA_VISIBLE_DEVICES hides every GPU); "
-                                 "use device='cpu' or device='auto'")
+        raise TablegenInputError.naming(Argument("device", "cuda"), " but no CUDA GPU is available on this machine "
+                                        "(no NVIDIA driver, or CUDA_VISIBLE_DEVICES hides every GPU); use ",
+                                        Argument("device", "cpu"), " or ", Argument("device", "auto"))
     return "cuda"
+
+
+def twin(kernel, device: str):
+    """The kernel to call on ``device`` (``"cpu"`` or ``"cuda"``, as :func:`resolve_device` returns it): ``kernel``
+    itself on the CPU; on the GPU its CUDA twin, the function ``<name>_cuda`` of the module of the same name under
+    :mod:`tablegen.compute.kernels.cuda` (imported only then), which takes the same arguments and fills the same
+    outputs with the same values, bit for bit.
+
+    Examples
+    --------
+    >>> from tablegen.compute.kernels.resample import resample_metrics
+    >>> twin(resample_metrics, "cpu") is resample_metrics
+    True
+    """
+    import importlib
+
+    if device == "cpu":
+        return kernel
+    if device != "cuda":
+        raise ValueError(f"twin() takes a resolved device, 'cpu' or 'cuda', got {device!r}")
+    package = "tablegen.compute.kernels."
+    if not kernel.__module__.startswith(package):
+        raise ValueError(f"{kernel.__module__}.{kernel.__name__} is not a tablegen kernel")
+    module = importlib.import_module(package + "cuda." + kernel.__module__[len(package):])
+    return getattr(module, kernel.__name__ + "_cuda")
