@@ -26,7 +26,8 @@ def add_table_parsers(sub) -> None:
 
 
 def _info_parser(sub) -> None:
-    p = sub.add_parser("info", help="provenance and completeness of a store (missing cells listed)")
+    p = sub.add_parser("info", help="provenance and completeness of a store, binary or multi-class (missing cells "
+                                    "listed)")
     _store_argument(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(run=_run_info)
@@ -43,9 +44,59 @@ def _store_state_text(prov: dict, report: dict) -> str:
     return "complete" if prov.get("complete") else "INCOMPLETE"
 
 
+def _multiclass_store(args) -> bool:
+    """Whether the command's store is a multi-class table (the store of a ``kind: multiclass`` job)."""
+    from tablegen.store.multiclass_store import is_multiclass_store
+
+    return args.store is not None and is_multiclass_store(args.store, storage_options_from(args))
+
+
+def _run_multiclass_info(args) -> int:
+    """``tablegen info`` of a multi-class table: what it holds, after every chunk is checked against the manifest
+    (a damaged store is refused, exit 3, naming what is damaged)."""
+    from tablegen.compute.limits import format_bytes
+    from tablegen.lookup.multiclass_table import open_multiclass_table
+    from tablegen.store.multiclass_store import multiclass_state, multiclass_store_report
+
+    options = storage_options_from(args)
+    if multiclass_state(args.store, options) == "unfinished":
+        print(f"{args.store}: unfinished template (its creation was interrupted; no data was written); the next "
+              "`tablegen run` of its config writes it again")
+        return 0
+    open_multiclass_table(args.store, options)  # the metadata against the manifest: damage is refused, named
+    report = multiclass_store_report(args.store, options)
+    if args.json:
+        print(json_text(report))
+        return 0
+    prov, grid = report["provenance"], report["grid"]
+    state = "complete" if prov.get("complete") else "INCOMPLETE"
+    lines = [f"{args.store}: multi-class table (kind: multiclass), {state}, {report['cells_done']:,} of "
+             f"{report['cells']:,} cells done",
+             f"  K: {_format_axis(grid['K'])}", f"  n_per_class: {_format_axis(grid['n_per_class'])}",
+             f"  metrics: {', '.join(grid['metric'])}",
+             f"  C: {_format_axis(grid['C'])}; alpha: {_format_axis(grid['alpha'])}",
+             f"  values: exact critical values ({prov.get('design') or 'balanced designs'}); nothing is simulated, "
+             "so there is no R or seed",
+             f"  written by tablegen {prov.get('tablegen_version')} (schema {report['schema']} version "
+             f"{report['schema_version']}), created {prov.get('created')}"
+             + (f", completed {prov['completed']}" if prov.get("completed") else ""),
+             f"  command: {prov.get('command') or '-'}",
+             f"  config hash: {prov.get('config_hash')}",
+             f"  integrity: {report['chunks_checked']:,} chunks match the manifest",
+             f"  size: {format_bytes(report['size_bytes'])} ({report['size_bytes']:,} bytes)"]
+    if report["missing"]:
+        shown = ", ".join(f"({K}, {n})" for K, n in report["missing"][:20])
+        more = len(report["missing"]) - 20
+        lines.append(f"  missing cells (K, n_per_class): {shown}" + (f" and {more:,} more" if more > 0 else ""))
+    print("\n".join(lines))
+    return 0
+
+
 def _run_info(args) -> int:
     from tablegen.store.zarr_store import store_report, store_state
 
+    if _multiclass_store(args):  # a kind: multiclass job's table
+        return _run_multiclass_info(args)
     if args.store is not None and store_state(args.store, storage_options_from(args)) == "unfinished":
         print(f"{args.store}: unfinished template (its creation was interrupted; no data was written); the next "
               "`tablegen run` of its config writes it again")
@@ -203,7 +254,8 @@ def _finished_table(args):
 
     table = _open(args)
     if not table.attrs.get("complete"):
-        missing = int((~np.asarray(table.read("done"), dtype=bool)).sum())
+        done = table.done() if _multiclass_store(args) else table.read("done")
+        missing = int((~np.asarray(done, dtype=bool)).sum())
         print(f"tablegen: warning: {table.source} is unfinished; {missing:,} cells are left empty", file=sys.stderr)
     return table
 
@@ -211,7 +263,9 @@ def _finished_table(args):
 def _table_parser(sub, name, help_text) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help_text)
     _store_argument(p)
-    p.add_argument("--metric", required=True, type=metric_name, help=f"metric: {known_metrics_text()}")
+    p.add_argument("--metric", required=True, type=metric_name,
+                   help=f"metric: {known_metrics_text()}; of a multi-class table: accuracy, kappa, balanced_accuracy, "
+                        "macro_f1")
     p.add_argument("--C", type=int, required=True, help="number of competing classifiers")
     p.add_argument("--alpha", type=float, default=None,
                    help="significance level (default: 0.01 if the store holds it, else its smallest)")
@@ -221,12 +275,14 @@ def _table_parser(sub, name, help_text) -> argparse.ArgumentParser:
 
 
 def _export_parser(sub) -> None:
-    p = _table_parser(sub, "export", "a metric's critical values in the paper's appendix layout (Pos \\ Neg)")
+    p = _table_parser(sub, "export", "a metric's critical values in the paper's appendix layout (Pos \\ Neg; a "
+                                     "multi-class table: K \\ n_per_class)")
     p.add_argument("--format", choices=FORMATS, default="markdown", help="output format (default %(default)s)")
     p.add_argument("--digits", type=int, default=None, help="decimals (default 3; 0 for counts)")
     p.add_argument("-o", "--output", default=None, help="write to this file instead of standard output")
     p.add_argument("--json", action="store_true",
-                   help="the grid as JSON (P, N, value with null where empty, exact flags) instead of --format")
+                   help="the grid as JSON (P, N, value with null where empty, exact flags; a multi-class table: K, "
+                        "n_per_class, value, exact, critical_hits, method) instead of --format")
     p.set_defaults(run=_run_export)
 
 
@@ -258,6 +314,10 @@ def _plot_parser(sub) -> None:
 
 def _run_plot(args) -> int:
     from tablegen.cli.images import image_errors
+
+    if _multiclass_store(args):
+        raise TablegenInputError(f"{args.store} is a multi-class table: `tablegen plot` draws a binary table's (P, N) "
+                                 "grid; `tablegen export` writes the multi-class table's (K, n_per_class) grid")
     from tablegen.lookup.plot import plot_critical_values  # matplotlib is optional
 
     with image_errors("-o", args.output):

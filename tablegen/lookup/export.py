@@ -1,7 +1,9 @@
 """A table's critical values in the paper's appendix layout (rows: positives, columns: negatives).
 
 ``appendix_grid`` picks the values; ``format_appendix`` writes them as Markdown, CSV or LaTeX with
-the paper's corner label ``Pos \\ Neg``.
+the paper's corner label ``Pos \\ Neg``.  A multi-class table
+(:class:`~tablegen.lookup.multiclass_table.MulticlassTable`) is exported the same way with rows K (classes) and
+columns n_per_class (items of each class), its values all exact (:func:`multiclass_grid`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import numpy as np
 if TYPE_CHECKING:  # the table machinery (xarray, zarr) loads when a table is exported, not on import
     import xarray as xr
 
+    from tablegen.lookup.multiclass_table import MulticlassTable
     from tablegen.lookup.table import Table
 from tablegen.compute.validation import check_alpha, check_competitors, check_metric
-from tablegen.errors import TablegenInputError
+from tablegen.errors import Argument, TablegenInputError
 
 #: Which stored values to export: exact where stored else Monte Carlo, only Monte Carlo, only exact.
 VALUE_CHOICES = ("best", "monte-carlo", "exact")
@@ -60,22 +63,15 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float | None = None,
     -------
     xarray.Dataset
         ``value`` (P, N), NaN where the cell is unfinished or (for ``"exact"``) has no exact value,
-        and ``exact`` (P, N), True where ``value`` is exact.
+        and ``exact`` (P, N), True where ``value`` is exact.  For a multi-class table, :func:`multiclass_grid`'s
+        (K, n_per_class) grid.
     """
-    if values not in VALUE_CHOICES:
-        raise TablegenInputError(f"values must be one of {', '.join(VALUE_CHOICES)}, got {values!r}")
-    C = check_competitors(C)
-    alpha = table_alpha(table) if alpha is None else check_alpha("alpha", alpha)
-    metrics = [str(m) for m in table.coordinate("metric")]
-    metric = check_metric("metric", metric)
-    if metric not in metrics:
-        raise TablegenInputError(f"metric {metric!r} is not in {table.source} (it holds: {', '.join(metrics)})")
-    Cs, alphas = table.coordinate("C"), table.coordinate("alpha")
-    if C not in Cs:
-        raise TablegenInputError(f"C = {C} is not in {table.source} (C: {', '.join(map(str, Cs))})")
-    if not np.isclose(alpha, alphas, rtol=1e-6, atol=0).any():
-        listed = ", ".join(f"{a:g}" for a in alphas)
-        raise TablegenInputError(f"alpha = {alpha:g} is not in {table.source} (alpha: {listed})")
+    from tablegen.lookup.multiclass_table import MulticlassTable
+
+    if isinstance(table, MulticlassTable):
+        return multiclass_grid(table, metric, C, alpha, values)
+    metric, C, alpha = _check_selection(table, metric, C, alpha, values, lambda m: check_metric("metric", m))
+    metrics, Cs, alphas = [str(m) for m in table.coordinate("metric")], table.coordinate("C"), table.coordinate("alpha")
     P, N = table.coordinate("P"), table.coordinate("N")
     grid_P, grid_N = np.meshgrid(P, N, indexing="ij")
     done = np.asarray(table.read("done"), dtype=bool)
@@ -105,12 +101,99 @@ def appendix_grid(table: Table, metric: str, C: int, alpha: float | None = None,
                              "replicates": table.attrs.get("replicates")})
 
 
+def _check_selection(table, metric: str, C: int, alpha: float | None, values: str, canonical
+                     ) -> tuple[str, int, float]:
+    """(metric, C, alpha) of an export, each checked against what ``table`` holds (errors name the argument);
+    ``canonical(metric)`` is the metric's checked name."""
+    if values not in VALUE_CHOICES:
+        raise TablegenInputError(f"values must be one of {', '.join(VALUE_CHOICES)}, got {values!r}")
+    C = check_competitors(C)
+    alpha = table_alpha(table) if alpha is None else check_alpha("alpha", alpha)
+    metrics = [str(m) for m in table.coordinate("metric")]
+    metric = canonical(metric)
+    if metric not in metrics:
+        raise TablegenInputError(f"metric {metric!r} is not in {table.source} (it holds: {', '.join(metrics)})")
+    Cs, alphas = np.asarray(table.coordinate("C")), np.asarray(table.coordinate("alpha"), dtype=float)
+    if C not in Cs:
+        raise TablegenInputError(f"C = {C} is not in {table.source} (C: {', '.join(map(str, Cs))})")
+    if not np.isclose(alpha, alphas, rtol=1e-6, atol=0).any():
+        listed = ", ".join(f"{a:g}" for a in alphas)
+        raise TablegenInputError(f"alpha = {alpha:g} is not in {table.source} (alpha: {listed})")
+    return metric, C, alpha
+
+
+def multiclass_grid(table: MulticlassTable, metric: str, C: int, alpha: float | None = None, values: str = "best"
+                    ) -> xr.Dataset:
+    """The (K, n_per_class) grid of a multi-class table's critical values of one metric, C and alpha.
+
+    Every region read is checked against the store's manifest first: a damaged one is refused, named
+    (:class:`~tablegen.errors.StoreIntegrityError`), never exported as numbers.
+
+    Parameters
+    ----------
+    table : MulticlassTable
+    metric : str
+        One of the table's metrics (accuracy, kappa, balanced_accuracy, macro_f1).
+    C : int
+        Must be one of the table's C.
+    alpha : float, optional
+        Must be one of the table's alpha (default :func:`table_alpha`).
+    values : {"best", "exact"}
+        The table's values are all exact, so both give them; ``"monte-carlo"`` is refused (it holds none).
+
+    Returns
+    -------
+    xarray.Dataset
+        ``value`` (K, n_per_class), the critical value to exceed, NaN where the cell is unfinished; ``exact``
+        (K, n_per_class), True where ``value`` is there (every stored value is exact); ``critical_hits``
+        (K, n_per_class), the hits to exceed (-1 where unfinished).  Attributes ``kind`` ("multiclass"),
+        ``metric``, ``C``, ``alpha``, ``values``, ``source`` and ``method`` ("exact").
+
+    Examples
+    --------
+    >>> from tablegen.batch.config import config_from_mapping
+    >>> from tablegen.batch.multiclass_job import run_multiclass
+    >>> from tablegen.lookup.multiclass_table import open_multiclass_table
+    >>> config = config_from_mapping({"kind": "multiclass", "grid": {"K": [3, 5], "n_per_class": [5, 40]},
+    ...                               "Cs": [100], "alphas": [0.05], "chunks": {"K": 1, "n_per_class": 1},
+    ...                               "store": {"url": "memory://multiclass-grid-example.zarr"}})
+    >>> _ = run_multiclass(config, executor="serial")
+    >>> grid = multiclass_grid(open_multiclass_table(config.store_url), "accuracy", C=100)
+    >>> grid.critical_hits.values.tolist()  # of n = 15, 120, 25 and 200 items
+    [[11, 57], [12, 60]]
+    >>> grid.value.values.round(4).tolist()  # = hits / n: critical_value(..., method="exact") gives the same
+    [[0.7333, 0.475], [0.48, 0.3]]
+    """
+    from tablegen.compute.exact.balanced_multiclass import check_balanced_metric, value_from_hits
+
+    if values == "monte-carlo":
+        raise TablegenInputError.naming(Argument("values", "monte-carlo"), f": {table.source} is a multi-class table, "
+                                        "whose values are all exact (it holds no Monte Carlo values); use ",
+                                        Argument("values", "best"), " or ", Argument("values", "exact"))
+    metric, C, alpha = _check_selection(table, metric, C, alpha, values, check_balanced_metric)
+    if not table.done().any():
+        raise TablegenInputError(f"{table.source} has no finished cell to export")
+    stored = np.asarray(table.coordinate("alpha"), dtype=float)
+    hits = table.hits_grid(C, float(stored[int(np.argmin(np.abs(stored - alpha)))]))  # within rtol 1e-6 of alpha
+    K, n_per_class = (np.asarray(table.coordinate(name), dtype=np.int64) for name in ("K", "n_per_class"))
+    value = np.array([[value_from_hits(metric, int(h), int(k), int(n)) if h >= 0 else np.nan
+                       for h, n in zip(row, n_per_class)] for row, k in zip(hits, K)], dtype=float)
+    import xarray as xr
+
+    dims = ("K", "n_per_class")
+    return xr.Dataset({"value": (dims, value), "exact": (dims, hits >= 0), "critical_hits": (dims, hits)},
+                      coords={"K": K, "n_per_class": n_per_class},
+                      attrs={"kind": "multiclass", "metric": metric, "C": C, "alpha": alpha, "values": values,
+                             "source": table.source, "method": "exact"})
+
+
 def grid_to_dict(grid: xr.Dataset) -> dict:
     """An :func:`appendix_grid` as JSON-ready values (``tablegen export --json`` prints it).
 
     ``value[i][j]`` is the critical value at ``P[i]``, ``N[j]`` (``None`` where the grid is empty) and
     ``exact[i][j]`` whether it is an exact value; the grid's attributes (metric, C, alpha, values,
-    source, replicates) come first.
+    source, replicates) come first.  A multi-class grid (:func:`multiclass_grid`) has ``K`` and ``n_per_class`` in
+    place of P and N, and also ``critical_hits[i][j]`` and ``method[i][j]`` (``"exact"``; ``None`` where empty).
 
     Examples
     --------
@@ -119,11 +202,19 @@ def grid_to_dict(grid: xr.Dataset) -> dict:
     >>> record["P"][0], record["N"][0], record["value"][0][0], record["exact"][0][0]
     (20, 20, 0.775, True)
     """
+    rows, columns = grid.value.dims
     value = np.asarray(grid.value.values, dtype=float)
-    return {**{k: (v.item() if isinstance(v, np.generic) else v) for k, v in grid.attrs.items()},
-            "P": [int(p) for p in grid.P.values], "N": [int(n) for n in grid.N.values],
-            "value": [[float(v) if np.isfinite(v) else None for v in row] for row in value],
-            "exact": np.asarray(grid.exact.values, dtype=bool).tolist()}
+    per_value = "critical_hits" in grid  # a multi-class grid: its method is given value by value, last
+    record = {**{k: (v.item() if isinstance(v, np.generic) else v) for k, v in grid.attrs.items()
+                 if not (per_value and k == "method")},
+              rows: [int(p) for p in grid[rows].values], columns: [int(n) for n in grid[columns].values],
+              "value": [[float(v) if np.isfinite(v) else None for v in row] for row in value],
+              "exact": np.asarray(grid.exact.values, dtype=bool).tolist()}
+    if per_value:
+        hits = np.asarray(grid.critical_hits.values)
+        record["critical_hits"] = [[int(h) if h >= 0 else None for h in row] for row in hits]
+        record["method"] = [[grid.attrs["method"] if h >= 0 else None for h in row] for row in hits]
+    return record
 
 
 def _cell_text(value: float, exact: bool, digits: int, mark_estimates: bool) -> str:
@@ -135,14 +226,24 @@ def _cell_text(value: float, exact: bool, digits: int, mark_estimates: bool) -> 
 
 def _caption(grid: xr.Dataset) -> str:
     a = grid.attrs
+    if a.get("kind") == "multiclass":
+        return (f"Critical values of {a['metric']} for the best of C = {a['C']} random classifiers, "
+                f"alpha = {a['alpha']:g}, balanced designs of K classes (rows) of n items each (columns) "
+                f"(exact; {a['source']})")
     kind = {"best": "exact where known, else Monte Carlo", "monte-carlo": "Monte Carlo",
             "exact": "exact"}[a["values"]]
     return (f"Critical values of {a['metric']} for the best of C = {a['C']} random classifiers, "
             f"alpha = {a['alpha']:g} ({kind}; {a['source']}, R = {a['replicates']:,} per cell)")
 
 
+#: Corner labels by format: the binary appendix's ``Pos \\ Neg`` and the multi-class grid's ``K \\ n``.
+_CORNERS = {"P": {"csv": "Pos\\Neg", "markdown": "Pos \\ Neg", "latex": "Pos $\\backslash$ Neg"},
+            "K": {"csv": "K\\n_per_class", "markdown": "K \\ n", "latex": "$K \\backslash n$"}}
+
+
 def format_appendix(grid: xr.Dataset, fmt: str = "markdown", digits: int | None = None) -> str:
-    """Write an :func:`appendix_grid` as Markdown, CSV or LaTeX (rows P, columns N, corner ``Pos \\ Neg``).
+    """Write an :func:`appendix_grid` as Markdown, CSV or LaTeX (rows P, columns N, corner ``Pos \\ Neg``; a
+    multi-class grid: rows K, columns n_per_class, corner ``K \\ n``).
 
     Parameters
     ----------
@@ -164,22 +265,24 @@ def format_appendix(grid: xr.Dataset, fmt: str = "markdown", digits: int | None 
     finite = value[np.isfinite(value)]
     if digits is None:
         digits = 0 if finite.size and np.all(finite == np.round(finite)) else 3
-    P, N = [int(p) for p in grid.P.values], [int(n) for n in grid.N.values]
+    row_dim, column_dim = grid.value.dims
+    corner = _CORNERS[row_dim]
+    P, N = [int(p) for p in grid[row_dim].values], [int(n) for n in grid[column_dim].values]
     mixed = grid.attrs["values"] == "best" and bool(exact.any()) and bool((~exact & np.isfinite(value)).any())
     cells = [[_cell_text(value[i, j], exact[i, j], digits, mixed and fmt != "csv") for j in range(len(N))]
              for i in range(len(P))]
     note = "* Monte Carlo estimate (no exact value stored)" if mixed else ""
     if fmt == "csv":
-        rows = ["Pos\\Neg," + ",".join(map(str, N))]
+        rows = [f"{corner['csv']}," + ",".join(map(str, N))]
         rows += [f"{p}," + ",".join("" if c == "–" else c for c in row) for p, row in zip(P, cells)]
         return "\n".join(rows) + "\n"
     if fmt == "markdown":
-        rows = [_caption(grid), "", "| Pos \\ Neg | " + " | ".join(map(str, N)) + " |",
+        rows = [_caption(grid), "", f"| {corner['markdown']} | " + " | ".join(map(str, N)) + " |",
                 "|---:|" + "---:|" * len(N)]
         rows += [f"| **{p}** | " + " | ".join(row) + " |" for p, row in zip(P, cells)]
         return "\n".join(rows + ([" ", note] if note else [])) + "\n"
     rows = [f"% {_caption(grid)}", "\\begin{tabular}{r|" + "r" * len(N) + "}",
-            "Pos $\\backslash$ Neg & " + " & ".join(map(str, N)) + " \\\\", "\\hline"]
+            f"{corner['latex']} & " + " & ".join(map(str, N)) + " \\\\", "\\hline"]
     rows += [f"{p} & " + " & ".join(c.replace("–", "--").replace("*", "$^*$") for c in row) + " \\\\"
              for p, row in zip(P, cells)]
     rows.append("\\end{tabular}")

@@ -150,19 +150,24 @@ class MulticlassTable:
     def _region(self, k: int, n: int):
         """The critical hits of the region holding cell (k, n), checked against the manifest once; None where the
         region is not done."""
-        i, j = k // self._chunks[0], n // self._chunks[1]
+        done, hits = self._checked_region(k // self._chunks[0], n // self._chunks[1])
+        return hits if done[k % self._chunks[0], n % self._chunks[1]] else None
+
+    def _checked_region(self, i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """(done flags, critical hits) of region (i, j), read once its check against the manifest has passed."""
         if (i, j) not in self._checked:
             problem = region_problem(self._group, i, j, self.attrs.get("complete") is True)
             if problem is not None:
-                raise StoreIntegrityError(f"store {self.source!r}: the region of K = {self.K[k]}, n_per_class = "
-                                          f"{self.n_per_class[n]} is damaged ({problem}); `tablegen run CONFIG` "
-                                          "recomputes it")
+                ck, cn = self._chunks
+                raise StoreIntegrityError(
+                    f"store {self.source!r}: the region of K = {_span(self.K[i * ck:(i + 1) * ck])}, n_per_class = "
+                    f"{_span(self.n_per_class[j * cn:(j + 1) * cn])} is damaged ({problem}); `tablegen run CONFIG` "
+                    "recomputes it")
             ck, cn = self._chunks
             done = np.asarray(self._group["done"][i * ck:(i + 1) * ck, j * cn:(j + 1) * cn])
             hits = np.asarray(self._group["critical_hits"][..., i * ck:(i + 1) * ck, j * cn:(j + 1) * cn])
             self._checked[(i, j)] = (done, hits)
-        done, hits = self._checked[(i, j)]
-        return hits if done[k % self._chunks[0], n % self._chunks[1]] else None
+        return self._checked[(i, j)]
 
     def verify(self) -> MulticlassReport:
         """The whole store checked against its manifest
@@ -179,8 +184,11 @@ class MulticlassTable:
         return np.array(values[name], dtype=object if name == "metric" else None)
 
     def done(self) -> np.ndarray:
-        """(len(K), len(n_per_class)) booleans: which cells are written (the done flags, read afresh)."""
-        return np.asarray(self._group["done"][...], dtype=bool)
+        """(len(K), len(n_per_class)) booleans: which cells are written; every region is checked against the manifest
+        first (damage: StoreIntegrityError, naming it)."""
+        ck, cn = self._chunks
+        grid_k, grid_n = -(-len(self.K) // ck), -(-len(self.n_per_class) // cn)
+        return np.block([[self._checked_region(i, j)[0] for j in range(grid_n)] for i in range(grid_k)]).astype(bool)
 
     def hits_grid(self, C: int, alpha: float = 0.01) -> np.ndarray:
         """(len(K), len(n_per_class)) stored critical hits at ``C`` and ``alpha``, -1 where the cell is not done;
@@ -198,6 +206,11 @@ class MulticlassTable:
                 if hits is not None:
                     grid[k, n] = hits[a, c, k % self._chunks[0], n % self._chunks[1]]
         return grid
+
+
+def _span(values: tuple) -> str:
+    """One value, or the first and last of a region's: ``5`` or ``2..3``."""
+    return str(values[0]) if len(values) == 1 else f"{values[0]}..{values[-1]}"
 
 
 def _alpha_index(alphas: tuple, alpha: float) -> int | None:
