@@ -1,11 +1,13 @@
 """The K-class report of :func:`tablegen.evaluate`: labels with more than two classes and each model's predicted
 labels (or probability matrix, or confusion matrix), every multi-class metric answered together.
 
-Per metric (accuracy, Cohen's kappa, balanced accuracy, macro-F1): each model's value with its 95% bootstrap
-interval; every model against the best of C random classifiers with its own predicted counts, the winner the model
-with the smallest p-value; the max-T test over the models given (one label permutation applied to every model);
-the winner (largest value) against each other model (exact McNemar on accuracy, the swap permutation on the others;
-one-sided, Holm) and the confidence set of the best.  How each is computed: :mod:`.multiclass_tests`; the input:
+Per metric (accuracy, Cohen's kappa, balanced accuracy, macro-F1; for probability matrices on request Hand–Till
+AUC, one-vs-rest macro AUC, top-k accuracy): each model's value with its 95% bootstrap interval; every model against
+the best of C random classifiers with its own predicted counts (probability rows), the winner the model with the
+smallest p-value; the max-T test over the models given (one label permutation applied to every model); the winner
+(largest value) against each other model (exact McNemar on accuracy, the swap permutation on the others; one-sided,
+Holm) and the confidence set of the best.  How each is computed: :mod:`.multiclass_tests` and
+:mod:`.multiclass_resampling` (label metrics), :mod:`.multiclass_probabilities` (probability metrics); the input:
 :mod:`.multiclass_input`.
 """
 
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: Metrics of the probability matrices themselves (:func:`tablegen.multiclass_scores_test`), on request only (and
-#: ``top_<k>_accuracy``): each model's value and its verdict against the best of C random classifiers.
+#: ``top_<k>_accuracy``): answered as the label metrics are (:mod:`.multiclass_probabilities`).
 SCORE_METRICS = ("hand_till_auc", "ovr_macro_auc")
 #: The columns of :meth:`MulticlassEvaluation.rows` that hold p-values.
 P_COLUMNS = ("p vs random", "max-T p (adjusted)", "p vs winner (Holm)")
@@ -84,7 +86,8 @@ class MulticlassMetricReport:
         if others is not None:
             beaten = [b for (_, b), p in others.adjusted_p_values.items() if p <= others.alpha]
             method = ("exact McNemar" if self.metric == "accuracy" else
-                      "swap permutation of the two models' predictions")
+                      "swap permutation of the two models' predictions" if self.metric in METRICS else
+                      "swap permutation of the two models' probability rows")
             parts.append(f"Against each other model ({method}, one-sided, Holm): {self.winner} beats "
                          f"{', '.join(beaten) if beaten else 'none of them'} at alpha = {others.alpha:g}; the "
                          f"confidence set of the best is {{{', '.join(others.best_set)}}}: it holds the best model "
@@ -272,22 +275,30 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
             steps[metric, "paired"] = SWAP_STEP_SECONDS * swaps * (M - 1) * n / max(1, len(metrics) - 1)
         else:
             steps[metric, "paired"] = 0.0
-    for metric in score_metrics:
-        steps[metric, "scores"] = M * _scores_seconds(metric, true, data.K, R)
+    if score_metrics:
+        steps.update(_scores_seconds(score_metrics, true, data.K, M, R, swaps, resamples))
     return EvaluationCost(tuple(metrics) + tuple(score_metrics), steps)
 
 
-def _scores_seconds(metric: str, true_counts, K: int, R: int) -> float:
-    """One model's estimated seconds of :func:`tablegen.multiclass_scores_test` (its own per-step costs)."""
+def _scores_seconds(metrics: tuple, true_counts, K: int, M: int, R: int, swaps: int, resamples: int) -> dict:
+    """The probability metrics' steps (:mod:`.multiclass_probabilities`): the pass (per (arrangement, model, item)
+    :func:`tablegen.multiclass_scores_test`'s own step costs), the bootstrap (a walk of every column per resample
+    and model), and each metric's share of the paired tests at their cap (every pair drawing ``swaps`` patterns; the
+    bound and the sequential rule stop most pairs far earlier)."""
     from tablegen.compare.report.multiclass_tests import arrangement_count
     from tablegen.lookup import multiclass_scores as scores
 
     n = int(np.sum(true_counts))
     arrangements = arrangement_count(true_counts)
     steps = arrangements if arrangements <= scores.EXACT_ARRANGEMENTS else R
-    hand_till = metric == "hand_till_auc"
-    return steps * n * (scores.SECONDS_PER_ELEMENT_STEP + K * scores.SECONDS_PER_CLASS_STEP
-                        + (K * scores.SECONDS_PER_WALK_STEP if hand_till else 0.0))
+    tops = sum(1 for metric in metrics if metric not in SCORE_METRICS)
+    walk = K * scores.SECONDS_PER_WALK_STEP
+    per_item = (scores.SECONDS_PER_ELEMENT_STEP + (K + tops) * scores.SECONDS_PER_CLASS_STEP
+                + (walk if "hand_till_auc" in metrics else 0.0))
+    paired = min(swaps, 1 << n) * (M - 1) * n * (2 * walk + tops * scores.SECONDS_PER_CLASS_STEP)
+    return {("scores null",): steps * M * n * per_item,
+            ("scores bootstrap",): resamples * M * n * (walk + tops * scores.SECONDS_PER_CLASS_STEP),
+            **{(metric, "scores paired"): paired / len(metrics) for metric in metrics}}
 
 
 def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[str, ArrayLike], *,
@@ -398,29 +409,19 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     for metric in metrics:
         column = METRICS.index(metric)
         verdict = tests.versus_random(prep, observed, null, metric, C, alpha, seed, device)
-        values = {name: float(observed[m, column]) for m, name in enumerate(prep.names)}
-        intervals = {name: boot.interval(m, column) for m, name in enumerate(prep.names)}
-        metric_notes = tuple(f"no bootstrap interval for the {metric} of {name!r}: the resamples' law is degenerate "
-                             "(BCa undefined)" for name, v in intervals.items() if v is None)
         selection = others = None
         if data.paired:
             selection = tests.selection(prep.names, observed, null, metric, alpha)
             if M > 1:
                 others = resampling.paired_tests(prep, observed, metric, alpha, swap_cache, boot)
-        winner = prep.names[int(np.argsort(-observed[:, column], kind="stable")[0])]
-        tied = [name for name, v in values.items() if v == values[winner]]
-        if len(tied) > 1:
-            metric_notes += (f"{', '.join(tied)} tie for the best {metric} ({values[winner]:.4g}); the first given, "
-                             f"{winner}, is named the winner",)
-        reports[metric] = MulticlassMetricReport(metric, values, intervals, winner, verdict, selection, others,
-                                                 metric_notes)
+        reports[metric] = _metric_report(metric, prep.names, observed[:, column], boot, column, verdict, selection,
+                                         others)
         if metric == metrics[0]:
             step.done("verdicts")
         step.done(metric, "paired")
         logger.info("evaluate (K = %d): %s done", data.K, metric)
-    for metric in score_metrics:
-        reports[metric] = _score_report(data, metric, C, alpha, R, seed, device)
-        step.done(metric, "scores")
+    if score_metrics:
+        reports.update(_score_reports(data, score_metrics, C, alpha, replicates, swaps, seed, step))
     step.finish()
     return MulticlassEvaluation(data.n, data.classes, tuple(prep.true_counts.tolist()), C, alpha, prep.names,
                                 data.source, reports, {name: data.confusion(name) for name in prep.names}, notes)
@@ -448,26 +449,47 @@ def _check_metrics(metrics, source: str) -> tuple[tuple, tuple]:
     return tuple(dict.fromkeys(labels)), tuple(dict.fromkeys(scores))
 
 
-def _score_report(data, metric: str, C: int, alpha: float, R, seed, device: str = "cpu") -> MulticlassMetricReport:
-    """A probability-matrix metric: each model's value and verdict (:func:`tablegen.multiclass_scores_test`)."""
-    from tablegen.compare.report.multiclass_tests import MulticlassVerdict
-    from tablegen.lookup.multiclass_scores import multiclass_scores_test
+def _metric_report(metric: str, names: tuple, x: np.ndarray, boot, column: int, verdict, selection,
+                   others) -> MulticlassMetricReport:
+    """One metric's report from its answers: the values ``x`` (M,), the bootstrap's intervals of ``column``, the
+    winner (largest value, the first given of a tie) and the notes."""
+    values = {name: float(x[m]) for m, name in enumerate(names)}
+    intervals = {name: boot.interval(m, column) for m, name in enumerate(names)}
+    notes = tuple(f"no bootstrap interval for the {metric} of {name!r}: the resamples' law is degenerate (BCa "
+                  "undefined)" for name, v in intervals.items() if v is None)
+    winner = names[int(np.argsort(-x, kind="stable")[0])]
+    tied = [name for name, v in values.items() if v == values[winner]]
+    if len(tied) > 1:
+        notes += (f"{', '.join(tied)} tie for the best {metric} ({values[winner]:.4g}); the first given, {winner}, is "
+                  "named the winner",)
+    return MulticlassMetricReport(metric, values, intervals, winner, verdict, selection, others, notes)
 
-    labels = [data.classes[k] for k in data.true_codes.tolist()]
-    k = int(metric.split("_")[1]) if metric.startswith("top_") else None
-    name = "top_k_accuracy" if k is not None else metric
-    tests = {model: multiclass_scores_test(labels, matrix, name, k=k, C=C, alpha=alpha, R=R, seed=seed,
-                                           device=device)
-             for model, matrix in data.probabilities.items()}
-    values = {model: float(test.value) for model, test in tests.items()}
-    order = list(tests)
-    winner = max(order, key=lambda m: (values[m], -order.index(m)))
-    judged = min(order, key=lambda m: (tests[m].p_value, -values[m], order.index(m)))
-    note = (f"{metric} is a metric of the probability matrices: each model's value and verdict against random "
-            "classifiers (its probability rows dealt to the items at random), without bootstrap interval, max-T or "
-            "paired test in this report")
-    return MulticlassMetricReport(metric, values, {m: None for m in order}, winner,
-                                  MulticlassVerdict(metric, judged, tests, C, alpha), notes=(note,))
+
+def _score_reports(data, metrics: tuple, C: int, alpha: float, R: int, swaps: int, seed: int, step) -> dict:
+    """The probability metrics' reports (:mod:`.multiclass_probabilities`): one pass of label permutations shared by
+    the models and metrics (verdicts and max-T), one bootstrap, each pair's swap patterns serving every metric."""
+    from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
+    from tablegen.compare.report import multiclass_probabilities as probabilities
+    from tablegen.compare.report.multiclass_tests import selection
+
+    sp = probabilities.prepare_scores(data, metrics)
+    observed = probabilities.observed_scores(sp)
+    null = probabilities.score_null(sp, R, seed, step.within("scores null"))
+    step.done("scores null")
+    boot = probabilities.score_bootstrap(sp, observed, BOOTSTRAP_RESAMPLES, seed, step.within("scores bootstrap"))
+    step.done("scores bootstrap")
+    pairs = probabilities.ScoreSwaps(sp, tuple(sp.column(metric) for metric in metrics), swaps, seed)
+    reports = {}
+    for metric in metrics:
+        column = sp.column(metric)
+        verdict = probabilities.score_verdicts(sp, observed, null, metric, C, alpha)
+        chosen = selection(sp.names, observed, null, metric, alpha, sp.columns)
+        others = (probabilities.score_paired_tests(sp, observed, metric, alpha, pairs, boot) if len(sp.names) > 1
+                  else None)
+        reports[metric] = _metric_report(metric, sp.names, observed[:, column], boot, column, verdict, chosen, others)
+        step.done(metric, "scores paired")
+        logger.info("evaluate (K = %d): %s done", data.K, metric)
+    return reports
 
 
 def _input_notes(data, C: int, M: int) -> tuple:

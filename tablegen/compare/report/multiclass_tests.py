@@ -443,8 +443,9 @@ class MulticlassSelection:
 
 
 def selection(names: tuple, observed: np.ndarray, null: PermutationNull, metric: str,
-              alpha: float) -> MulticlassSelection:
-    """Westfall–Young max-T over the models given, from the pass (``observed`` (M, 4)).
+              alpha: float, columns: tuple = METRICS) -> MulticlassSelection:
+    """Westfall–Young max-T over the models given, from the pass (``observed`` (M, columns), ``metric`` one of the
+    ``columns``: the label metrics, or the probability metrics' pass of :mod:`.multiclass_probabilities`).
 
     Examples
     --------
@@ -454,7 +455,7 @@ def selection(names: tuple, observed: np.ndarray, null: PermutationNull, metric:
     >>> result.adjusted_p_values, result.raw_p_values
     ({'a': 1.0, 'b': 1.0}, {'a': 0.5, 'b': 1.0})
     """
-    column = METRICS.index(metric)
+    column = columns.index(metric)
     x = observed[:, column]
     values = null.values[:, :, column]
     order = np.argsort(-x, kind="stable")

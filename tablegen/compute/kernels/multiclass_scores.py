@@ -49,6 +49,8 @@ COLUMNS = ("hand_till_auc", "ovr_macro_auc", "top_k_accuracy")
 HAND_TILL, OVR_MACRO, TOP_K = range(3)
 #: The spawn key's tag of these permutation streams (``SeedSequence(seed, spawn_key=(n, K, tag))``).
 MULTICLASS_SCORES_TAG = 0x3C1B
+#: The spawn key's tag of the K-class report's swap patterns of two models' probability rows.
+SCORES_SWAP_TAG = 0x3C1E
 _U1 = np.uint64(1)
 
 
