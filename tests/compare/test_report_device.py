@@ -1,7 +1,8 @@
 """``device=`` of the predictions path: the same answers on a GPU as on the CPU, end to end.
 
 :func:`tablegen.evaluate` (two classes and K classes), :func:`tablegen.compare.paired_test`,
-:func:`~tablegen.compare.pairwise.paired.pairwise_tests`, :func:`~tablegen.compare.pairwise.bootstrap.bootstrap_interval`,
+:func:`~tablegen.compare.pairwise.paired.pairwise_tests`,
+:func:`~tablegen.compare.pairwise.bootstrap.bootstrap_interval`,
 :func:`tablegen.multiclass_test` (Monte Carlo) and :func:`tablegen.multiclass_scores_test` (Monte Carlo) run with
 ``device="cuda"`` in a child process under numba-cuda's simulator (``NUMBA_ENABLE_CUDASIM=1``; this file is the
 child's script: ``python tests/compare/test_report_device.py MODE OUT.json``) and with ``device="cpu"`` here; every
@@ -119,9 +120,9 @@ def _count_twin_calls() -> dict:
 
 
 def _twin_signatures() -> dict:
-    """Each twin's parameters without a default against its CPU kernel's (:func:`~tablegen.compute.kernels.cuda.device.twin`
-    finds the twin by name and passes it the arguments the CPU kernel needs; the defaults are each side's tuning:
-    the CPU's ``narrow_limit``, the GPU's ``threads``)."""
+    """Each twin's parameters without a default against its CPU kernel's
+    (:func:`~tablegen.compute.kernels.cuda.device.twin` finds the twin by name and passes it the arguments the CPU
+    kernel needs; the defaults are each side's tuning: the CPU's ``narrow_limit``, the GPU's ``threads``)."""
     import importlib
     import inspect
 
@@ -148,7 +149,8 @@ def _child(mode: str, path: str) -> None:
 
 def _run_child(mode: str, tmp_path) -> dict:
     if importlib.util.find_spec("numba_cuda") is None:
-        pytest.skip("numba-cuda is not installed: device='cuda' of the reports is NOT tested (pip install -e '.[test]')")
+        pytest.skip("numba-cuda is not installed: device='cuda' of the reports is NOT tested "
+                    "(pip install -e '.[test]')")
     out = tmp_path / f"{mode}.json"
     done = subprocess.run([sys.executable, str(HERE), mode, str(out)], capture_output=True, text=True,
                           env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}, cwd=HERE.parents[2])
