@@ -109,9 +109,10 @@ def _where_text(args) -> str:
 
 def _test_parser(sub) -> None:
     p = sub.add_parser("test", help="is a winner's score significant against the best of C random classifiers?")
-    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}")
+    p.add_argument("metric", type=metric_name, help=f"metric: {known_metrics_text()}; with --K: accuracy, kappa, "
+                                                    "balanced_accuracy, macro_f1")
     p.add_argument("score", type=float, help="the winner's score on the test set")
-    _cell_arguments(p)
+    _cell_arguments(p, multiclass=True)
     add_scores_arguments(p)
     p.set_defaults(run=_run_test)
 
@@ -123,7 +124,7 @@ def _run_test(args) -> int:
 
     table = table_for(args)  # a bad --table is the first error
     result = significance_test(args.metric, args.P, args.N, args.C, args.alpha, score=args.score, method=args.method,
-                               R=args.R, seed=args.seed, table=table, progress=ProgressLine())
+                               R=args.R, seed=args.seed, table=table, progress=ProgressLine(), **_design(args))
     if args.json:
         print(json_text(result.to_dict()))
         return 0

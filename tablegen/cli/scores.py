@@ -60,9 +60,10 @@ def add_column_arguments(p) -> None:
 
 def scores_file_given(args) -> bool:
     """True for the ``--scores-file`` form; for the single-score form, check that it is complete."""
+    options = {"P": "--P", "N": "--N", "K": "--K", "n_per_class": "--n-per-class"}
     if args.scores_file is not None:
-        extra = [f"--{name}" if name in ("P", "N") else name.upper() for name in ("metric", "score", "P", "N")
-                 if getattr(args, name) is not None]
+        extra = [options.get(name, name.upper()) for name in ("metric", "score", "P", "N", "K", "n_per_class")
+                 if getattr(args, name, None) is not None]
         if extra:
             raise TablegenInputError(f"{', '.join(extra)}: not used with --scores-file (the metrics come from "
                                      "--metrics, P and N from the labels)")
@@ -75,11 +76,12 @@ def scores_file_given(args) -> bool:
     if unused:
         raise TablegenInputError(f"{unused[0]} applies only with --scores-file (the single-score form is METRIC "
                                  "SCORE --P --N --C)")
+    design = getattr(args, "K", None) is not None or getattr(args, "n_per_class", None) is not None
     missing = [f"--{name}" if name in ("P", "N", "C") else name.upper() for name in _SINGLE_FORM
-               if getattr(args, name) is None]
+               if getattr(args, name) is None and not (design and name in ("P", "N"))]  # K-class: its own checks
     if missing:
         raise TablegenInputError(f"test needs METRIC SCORE --P --N --C (missing: {', '.join(missing)}), or "
-                                 "--scores-file PREDS.csv")
+                                 "METRIC SCORE --K --n-per-class --C, or --scores-file PREDS.csv")
     return False
 
 

@@ -93,12 +93,17 @@ class SignificanceResult:
     ----------
     metric : str
     score, P, N, C, alpha : scalars or arrays (broadcast)
+        P and N are None for a K-class question (``K`` and ``n_per_class`` set instead).
     significant : bool or ndarray
         score > critical value (significant at level alpha iff m > m*).
     settled : bool or ndarray
         False where the verdict rests on a Monte Carlo estimate whose 95% interval contains the
         score: a larger R or an exact method could turn it.
     critical_value, p_value : Answer
+    notes : tuple of str
+    K, n_per_class : int or None
+        The balanced K-class design of a K-class question (K classes of ``n_per_class`` items); None for a binary
+        one.
 
     Examples
     --------
@@ -110,8 +115,8 @@ class SignificanceResult:
 
     metric: str
     score: float
-    P: int
-    N: int
+    P: int | None
+    N: int | None
     C: int
     alpha: float
     significant: bool
@@ -119,6 +124,8 @@ class SignificanceResult:
     critical_value: Answer
     p_value: Answer
     notes: tuple = field(default=())
+    K: int | None = None
+    n_per_class: int | None = None
 
     @property
     def method(self):
@@ -135,8 +142,9 @@ class SignificanceResult:
         if np.ndim(self.significant):
             raise TypeError("sentence() needs a scalar result")
         cv = self.critical_value
-        where = (f"the best of {self.C:,} random classifier{'s' if self.C != 1 else ''} "
-                 f"at P = {self.P:,}, N = {self.N:,}")
+        design = (f"K = {self.K:,} classes of {self.n_per_class:,} items (balanced)" if self.K is not None
+                  else f"P = {self.P:,}, N = {self.N:,}")
+        where = f"the best of {self.C:,} random classifier{'s' if self.C != 1 else ''} at {design}"
         if self.significant:
             text = (f"{self.metric} = {self.score:g} is significant at alpha = {self.alpha:g}: it exceeds "
                     f"{cv.value:.6g}, the critical value for {where}.")
@@ -152,15 +160,18 @@ class SignificanceResult:
         return text
 
     def to_dict(self) -> dict:
-        """JSON-ready fields (arrays become lists)."""
-        fields = ("score", "P", "N", "C", "alpha", "significant", "settled", "method", "replicates")
+        """JSON-ready fields (arrays become lists); ``K`` and ``n_per_class`` too for a K-class question."""
+        design = ("K", "n_per_class") if self.K is not None else ()
+        fields = ("score", "P", "N", *design, "C", "alpha", "significant", "settled", "method", "replicates")
         return {"metric": self.metric, **{name: _plain(getattr(self, name)) for name in fields},
                 "critical_value": self.critical_value.to_dict(),
                 "p_value": self.p_value.to_dict(), "notes": list(self.notes)}
 
 
-def verdict(metric, score, P, N, C, alpha, cv: Answer, pv: Answer, notes=()) -> SignificanceResult:
-    """Combine a critical value and a p-value into a :class:`SignificanceResult` (broadcasting)."""
+def verdict(metric, score, P, N, C, alpha, cv: Answer, pv: Answer, notes=(), K=None, n_per_class=None
+            ) -> SignificanceResult:
+    """Combine a critical value and a p-value into a :class:`SignificanceResult` (broadcasting); ``K`` and
+    ``n_per_class`` (with P and N None) for a K-class question."""
     score_array = np.asarray(score, dtype=float)
     significant = score_array > np.asarray(cv.value) + SNAP_TOLERANCE
     inside = ((score_array > np.asarray(cv.ci_low) + SNAP_TOLERANCE)
@@ -170,4 +181,4 @@ def verdict(metric, score, P, N, C, alpha, cv: Answer, pv: Answer, notes=()) -> 
     return SignificanceResult(
         metric=metric, score=float(score_array) if scalar else score_array, P=P, N=N, C=C, alpha=alpha,
         significant=bool(significant) if scalar else significant, settled=bool(settled) if scalar else settled,
-        critical_value=cv, p_value=pv, notes=tuple(notes))
+        critical_value=cv, p_value=pv, notes=tuple(notes), K=K, n_per_class=n_per_class)

@@ -375,8 +375,9 @@ def critical_value(metric: str, P: int | None = None, N: int | None = None, C: i
     seed : int, optional
         Root seed of a simulated answer (default :data:`tablegen.compute.cell.DEFAULT_SEED`; the stream is
         keyed on the cell).
-    table : Table or str, optional
-        Table for ``"auto"``/``"table"`` (default: the bundled one).
+    table : Table, MulticlassTable or str, optional
+        Table for ``"auto"``/``"table"`` (default: the bundled one); for a K-class question a
+        :class:`~tablegen.lookup.multiclass_table.MulticlassTable` or the path of its store.
     progress : callable(done, total), optional
         Called as a simulation advances.
     K, n_per_class : int, optional
@@ -450,10 +451,11 @@ def p_value(metric: str, P: int | None = None, N: int | None = None, C: int | No
 
 @score_by_keyword
 @_noting_damage
-def significance_test(metric: str, P: int, N: int, C: int | None = None, alpha: float = 0.01, *, score: float,
-                      method: str = "auto", R: int | None = None, seed: int | None = None,
-                      table: Table | str | os.PathLike | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> SignificanceResult:
+def significance_test(metric: str, P: int | None = None, N: int | None = None, C: int | None = None,
+                      alpha: float = 0.01, *, score: float, method: str = "auto", R: int | None = None,
+                      seed: int | None = None, table: Table | str | os.PathLike | None = None,
+                      progress: Callable[[int, int], None] | None = None, K: int | None = None,
+                      n_per_class: int | None = None) -> SignificanceResult:
     """Is a winner's ``score`` significant against the best of C classifiers that learned nothing?
 
     The verdict is score > critical value; the result also carries the p-value, both
@@ -464,20 +466,33 @@ def significance_test(metric: str, P: int, N: int, C: int | None = None, alpha: 
     Parameters are as for :func:`critical_value` and :func:`p_value`, in their order (metric, P, N, C, alpha;
     ``score`` by keyword; the old order ``significance_test(metric, score, P, N, ...)`` still works, with a
     DeprecationWarning) (``alpha``: default 0.01, the level of
-    Forman & Cohen's tables and of the bundled table).
+    Forman & Cohen's tables and of the bundled table).  With ``K`` and ``n_per_class`` instead of (P, N), a K-class
+    question on a balanced design (as for :func:`critical_value`; giving P or N too, or half a design, is refused):
+    the critical value and the p-value come from one exact law
+    (:func:`tablegen.lookup.multiclass_lookup.multiclass_significance_test`); a multi-class ``table`` is checked,
+    not read, and ``method="table"`` is refused (tables hold no p-values).
 
     Returns
     -------
     SignificanceResult
         ``.significant``, ``.settled``, ``.critical_value``, ``.p_value``, ``.method``,
-        ``.replicates``, ``.sentence()``, ``.to_dict()``.
+        ``.replicates``, ``.sentence()``, ``.to_dict()`` (``.K`` and ``.n_per_class`` set, P and N None, for a
+        K-class question).
 
     Examples
     --------
     >>> result = significance_test("auc", 100, 300, C=1000, score=0.70)
     >>> bool(result.significant), result.method
     (True, 'exact')
+    >>> result = significance_test("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, score=0.32)
+    >>> result.significant, result.critical_value.value, result.p_value.value < 0.05
+    (True, 0.3, True)
     """
+    if K is not None or n_per_class is not None:
+        from tablegen.lookup.multiclass_lookup import multiclass_significance_test
+
+        return multiclass_significance_test(metric, K, n_per_class, C=C, alpha=alpha, score=score, method=method,
+                                            R=R, seed=seed, table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
                              seed=seed, table=table, needs_alpha=True)
     cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)

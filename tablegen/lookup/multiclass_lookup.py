@@ -13,6 +13,8 @@ balanced accuracy and macro-F1 are then all hits / n, and kappa is affine in the
 3. else **exact**, within the time limit (``TABLEGEN_TIME_LIMIT``; beyond it, refused with the estimate).
 
 ``method="exact"`` or ``"table"`` forces one source; nothing is simulated (``R`` and ``seed`` are refused).
+A significance test (:func:`multiclass_significance_test`) takes its critical value and p-value from one exact
+law: a table would save nothing, since the p-value needs the law anyway.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from tablegen.compute.exact.balanced_multiclass import (
 from tablegen.compute.limits import check_time
 from tablegen.compute.validation import check_alpha, check_competitors, check_method
 from tablegen.errors import Argument, ResourceLimitError, TablegenInputError
-from tablegen.lookup.answers import Answer
+from tablegen.lookup.answers import Answer, SignificanceResult, verdict
 
-__all__ = ["multiclass_critical_value", "multiclass_p_value"]
+__all__ = ["multiclass_critical_value", "multiclass_p_value", "multiclass_significance_test"]
 
 #: An exact answer estimated within this many seconds is computed rather than read from a table.
 QUICK_SECONDS = 10.0
@@ -128,10 +130,7 @@ def multiclass_critical_value(metric: str, K: int, n_per_class: int, *, C: int |
     0.3
     """
     metric, K, n_per_class, C, method, table = _question(metric, K, n_per_class, C, method, R, seed, table, P, N)
-    if alpha is None:
-        raise TablegenInputError.naming(Argument("alpha"), " is required: the significance level, a number in (0, 1) "
-                                        "such as 0.05, got None")
-    alpha = check_alpha("alpha", alpha)
+    alpha = _checked_alpha(alpha)
     opened = None if table is None else _open(table)
     quick = method == "auto" and balanced_seconds(K, n_per_class) <= QUICK_SECONDS
     if opened is not None and method != "exact" and not quick:
@@ -172,6 +171,49 @@ def multiclass_p_value(metric: str, K: int, n_per_class: int, *, C: int | None, 
     _exact_allowed(K, n_per_class, method)
     p, bounded = balanced_p_value(K, n_per_class, hits, C)
     return Answer(p, p, p, "exact", bound="<" if bounded else "")
+
+
+def multiclass_significance_test(metric: str, K: int, n_per_class: int, *, C: int | None, alpha: float, score,
+                                 method: str = "auto", R=None, seed=None, table=None, P=None, N=None
+                                 ) -> SignificanceResult:
+    """Is a K-class model's ``score`` significant against the best of C random classifiers, balanced design: the
+    answer of ``tablegen.significance_test(metric, K=..., n_per_class=..., C=..., alpha=..., score=...)``.
+
+    The critical value and the p-value come from one exact law, built once
+    (:func:`~tablegen.compute.exact.balanced_multiclass.balanced_null`); the verdict is score > critical value, which
+    here is p-value <= alpha.  A
+    ``table`` given is checked (as for a p-value) but not read, and ``method="table"`` is refused: tables hold
+    critical values, not p-values.  Parameters are those of :func:`multiclass_critical_value` and
+    :func:`multiclass_p_value`.
+
+    Examples
+    --------
+    >>> result = multiclass_significance_test("accuracy", 3, 5, C=1, alpha=0.05, score=0.6)
+    >>> result.significant, result.critical_value.value, round(result.p_value.value, 6), result.method
+    (True, 0.5333333333333333, 0.036242, 'exact')
+    """
+    metric, K, n_per_class, C, method, table = _question(metric, K, n_per_class, C, method, R, seed, table, P, N)
+    alpha = _checked_alpha(alpha)
+    if table is not None:
+        _open(table)  # a store the caller named is checked, as for a critical value
+    if method == "table":
+        raise TablegenInputError.naming(Argument("method", "table"), ": multi-class tables hold critical values, "
+                                        "not p-values, and a significance test gives both; use ",
+                                        Argument("method", "auto"), " (exact)")
+    hits = hits_from_value(metric, score, K, n_per_class)
+    _exact_allowed(K, n_per_class, method)
+    critical = value_from_hits(metric, balanced_critical_hits(K, n_per_class, C, alpha), K, n_per_class)
+    p, bounded = balanced_p_value(K, n_per_class, hits, C)  # the law the critical value was read from (cached)
+    return verdict(metric, float(score), None, None, C, alpha, Answer(critical, critical, critical, "exact"),
+                   Answer(p, p, p, "exact", bound="<" if bounded else ""), K=K, n_per_class=n_per_class)
+
+
+def _checked_alpha(alpha) -> float:
+    """``alpha`` checked: required (a K-class question has no table default) and in (0, 1)."""
+    if alpha is None:
+        raise TablegenInputError.naming(Argument("alpha"), " is required: the significance level, a number in (0, 1) "
+                                        "such as 0.05, got None")
+    return check_alpha("alpha", alpha)
 
 
 def _open(table):

@@ -72,3 +72,35 @@ def test_verify_checks_and_recomputes_a_multiclass_store(tmp_path):
     chunk.write_bytes(bytes(data))
     code, text = output(["verify", store])
     assert code == 3 and "DAMAGED" in text and "region 0,0 (K 2..3 x n_per_class 5..10)" in text
+
+
+def test_test_answers_a_k_class_question_from_one_law():
+    """tablegen test with --K and --n-per-class (it took --P and --N only): the verdict, the critical value of
+    tablegen lookup and the p-value of tablegen p-value."""
+    code, text = output(["test", "accuracy", 0.32, "--K", 5, "--n-per-class", 40, "--C", 100, "--alpha", 0.05])
+    assert code == 0 and text.splitlines()[0] == (
+        "accuracy = 0.32 is significant at alpha = 0.05: it exceeds 0.3, the critical value for the best of 100 "
+        "random classifiers at K = 5 classes of 40 items (balanced).")
+    code, text = output(["test", "kappa", 0.4, "--K", 3, "--n-per-class", 5, "--C", 1, "--alpha", 0.05, "--json"])
+    record = json.loads(text)
+    _, p_text = output(["p-value", "kappa", 0.4, "--K", 3, "--n-per-class", 5, "--C", 1, "--json"])
+    _, cv_text = output(["lookup", "kappa", "--K", 3, "--n-per-class", 5, "--C", 1, "--alpha", 0.05, "--json"])
+    assert code == 0 and record["significant"] is True and (record["K"], record["n_per_class"]) == (3, 5)
+    assert record["p_value"] == json.loads(p_text)["p_value"]
+    assert record["critical_value"] == json.loads(cv_text)["critical_value"]
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["test", "accuracy", 0.32, "--K", 5, "--C", 10], "--n-per-class is required"),
+    (["test", "accuracy", 0.32, "--n-per-class", 40, "--C", 10], "--K is required"),
+    (["test", "accuracy", 0.32, "--K", 5, "--n-per-class", 40, "--P", 10, "--C", 10], "--P describes"),
+    (["test", "accuracy", 0.32, "--K", 5, "--n-per-class", 40, "--C", 10, "--method", "table"], "--method table"),
+    (["test", "accuracy", 0.32, "--K", 5, "--n-per-class", 40, "--C", 10, "--R", 1000], "--R applies"),
+    (["test", "accuracy", 0.995, "--K", 5, "--n-per-class", 40, "--C", 10], "score"),
+    (["test", "auc", 0.9, "--K", 5, "--n-per-class", 40, "--C", 10], "metric"),
+    (["test", "auc", 0.9, "--C", 10], "missing: --P, --N"),
+    (["test", "--scores-file", "x.csv", "--K", 3], "--K: not used with --scores-file"),
+])
+def test_test_bad_k_class_options_are_named(tmp_path, argv, named):
+    code, err = tablegen(argv, tmp_path)
+    assert code == 2 and named in err and "Traceback" not in err, err

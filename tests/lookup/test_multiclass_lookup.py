@@ -154,3 +154,89 @@ def test_beyond_the_time_limit_is_refused_with_the_way_out(monkeypatch):
     monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1")
     with pytest.raises(ResourceLimitError, match="table"):
         tablegen.critical_value("accuracy", K=10, n_per_class=1000, C=10, alpha=0.05)
+
+
+# -- significance_test with K and n_per_class ------------------------------------------------------------------
+@pytest.mark.parametrize("K, n_per_class", [(2, 3), (3, 2), (3, 3)])
+@pytest.mark.parametrize("C", [1, 10])
+@pytest.mark.parametrize("alpha", [0.05, 0.2])
+def test_significance_test_equals_enumeration_at_every_attainable_score(K, n_per_class, C, alpha):
+    """The verdict, critical value and p-value of significance_test against the law of the hits counted over every
+    distinct arrangement (exact Fractions): significant iff score > the critical value iff p <= alpha."""
+    true, every = arrangements(K, n_per_class)
+    hits = [sum(a == b for a, b in zip(true, predicted)) for predicted in every]
+    n = K * n_per_class
+    t = Fraction(float(upper_tail_probability(C, alpha)))
+    tail = {x: Fraction(sum(h >= x for h in hits), len(hits)) for x in sorted(set(hits))}
+    critical = max((x for x in tail if tail[x] > t), default=n)
+    for metric in ("accuracy", "kappa", "macro_f1"):
+        for x in tail:
+            score = value_from_hits(metric, x, K, n_per_class)
+            result = tablegen.significance_test(metric, K=K, n_per_class=n_per_class, C=C, alpha=alpha, score=score)
+            assert isinstance(result, tablegen.SignificanceResult) and result.method == "exact" and result.settled
+            assert result.critical_value.value == value_from_hits(metric, critical, K, n_per_class)
+            assert result.p_value.value == pytest.approx(float(1 - (1 - tail[x]) ** C), rel=1e-12)
+            assert result.significant is (x > critical) is (tail[x] <= t), (metric, x)
+            assert (result.P, result.N, result.K, result.n_per_class) == (None, None, K, n_per_class)
+
+
+def test_significance_test_agrees_with_critical_value_and_p_value():
+    for score in (0.3, 0.305, 0.32):
+        result = tablegen.significance_test("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, score=score)
+        cv = tablegen.critical_value("accuracy", K=5, n_per_class=40, C=100, alpha=0.05)
+        p = tablegen.p_value("accuracy", K=5, n_per_class=40, C=100, score=score)
+        assert result.critical_value == cv and result.p_value == p
+        assert result.significant is (score > cv.value) is (p.value <= 0.05)
+    assert not tablegen.significance_test("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, score=0.3).significant
+
+
+def test_significance_test_builds_one_law():
+    from tablegen.compute.exact.balanced_multiclass import balanced_null
+
+    balanced_null.cache_clear()
+    tablegen.significance_test("kappa", K=4, n_per_class=7, C=10, alpha=0.05, score=value_from_hits("kappa", 14, 4, 7))
+    info = balanced_null.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+
+
+def test_significance_test_sentence_and_dict_name_the_design():
+    result = tablegen.significance_test("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, score=0.32)
+    assert result.sentence() == ("accuracy = 0.32 is significant at alpha = 0.05: it exceeds 0.3, the critical value "
+                                 "for the best of 100 random classifiers at K = 5 classes of 40 items (balanced).")
+    record = result.to_dict()
+    assert (record["K"], record["n_per_class"], record["P"], record["N"]) == (5, 40, None, None)
+    binary = tablegen.significance_test("auc", 20, 20, C=10, score=0.9).to_dict()
+    assert "K" not in binary and "n_per_class" not in binary  # the binary record is unchanged
+
+
+@pytest.mark.parametrize("kwargs, named", [
+    ({"K": 5}, "n_per_class"),
+    ({"n_per_class": 40}, "K"),
+    ({"K": 1, "n_per_class": 40}, "K"),
+    ({"K": 5, "n_per_class": 40, "P": 100}, "P"),
+    ({"K": 5, "n_per_class": 40, "N": 100}, "N"),
+    ({"K": 5, "n_per_class": 40, "metric": "auc"}, "metric"),
+    ({"K": 5, "n_per_class": 40, "method": "simulate"}, "method"),
+    ({"K": 5, "n_per_class": 40, "method": "table"}, "method"),
+    ({"K": 5, "n_per_class": 40, "R": 1000}, "R"),
+    ({"K": 5, "n_per_class": 40, "seed": 1}, "seed"),
+    ({"K": 5, "n_per_class": 40, "C": None}, "C"),
+    ({"K": 5, "n_per_class": 40, "alpha": None}, "alpha"),
+    ({"K": 5, "n_per_class": 40, "alpha": 1.5}, "alpha"),
+    ({"K": 5, "n_per_class": 40, "table": 3}, "table"),
+    ({"K": 5, "n_per_class": 40, "score": 0.995}, "score"),
+    ({"K": 5, "n_per_class": 40, "score": float("nan")}, "score"),
+])
+def test_significance_test_bad_input_is_refused_naming_the_argument(kwargs, named):
+    arguments = {"metric": "accuracy", "C": 10, "alpha": 0.05, "score": 0.32} | kwargs
+    with pytest.raises(TablegenInputError, match=rf"\b{named}\b"):
+        tablegen.significance_test(**arguments)
+
+
+def test_significance_test_checks_a_table_it_is_given():
+    from tablegen.errors import StoreError
+    from tablegen.store.schema import bundled_table_path
+
+    with pytest.raises(StoreError, match="table=.*is not a multi-class table"):
+        tablegen.significance_test("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, score=0.32,
+                                   table=bundled_table_path())
