@@ -130,6 +130,8 @@ def _twin_signatures() -> dict:
 
     found = {}
     for module_name, name in TWINS:
+        if module_name == "permutation":  # max-T's engine calls its twin itself (compare/selection/engine.py)
+            continue
         kernel = getattr(importlib.import_module(f"tablegen.compute.kernels.{module_name}"), name[:-len("_cuda")])
         gpu = twin(kernel, "cuda")
         found[f"{module_name}.{name}"] = [[p.name for p in inspect.signature(f).parameters.values()
