@@ -31,6 +31,7 @@ from tablegen.lookup.power import (
     size_line,
 )
 from tablegen.lookup.power_results import DetectableResult, MaxModelsResult, SampleSizeResult
+from tablegen.lookup.size_search import below_bound, bisect_line, scan_down, scan_window
 
 if TYPE_CHECKING:
     import os
@@ -234,57 +235,6 @@ def _exact_sample_size(metric: str, auc: float, C: int, alpha: float, target: fl
                             *cell(checked), g.evaluations)
 
 
-def scan_window(n: int) -> int:
-    """W = max(16, n/16): how many sizes in a row a scan about size n takes to end (:func:`sample_size`).
-
-    Examples
-    --------
-    >>> scan_window(100), scan_window(1000)
-    (16, 62)
-    """
-    return max(16, n // 16)
-
-
-def bisect_line(reaches, smallest: int, max_size: int) -> tuple[int | None, int | None]:
-    """(lo, hi): doubling from ``smallest`` until ``reaches(hi)``, then bisection to hi - lo = 1 with ``reaches(hi)``
-    and not ``reaches(lo)`` (lo None when ``smallest`` reaches); hi None when the doubling reached ``max_size``
-    without reaching, lo then the last size that missed below it.
-
-    Examples
-    --------
-    >>> bisect_line(lambda n: n >= 37, 1, 1000), bisect_line(lambda n: False, 1, 100)
-    ((36, 37), (64, None))
-    """
-    lo, hi = None, smallest
-    while not reaches(hi):
-        if hi >= max_size:
-            return lo, None
-        lo, hi = hi, min(2 * hi, max_size)
-    while lo is not None and hi - lo > 1:
-        middle = (lo + hi) // 2
-        lo, hi = (lo, middle) if reaches(middle) else (middle, hi)
-    return lo, hi
-
-
-def scan_down(reaches, hi: int, smallest: int, window: int) -> int:
-    """The lowest size that reaches, scanning down from ``hi`` (which reaches) until ``window`` sizes in a row miss
-    or ``smallest`` is passed.
-
-    Examples
-    --------
-    >>> scan_down(lambda n: n in (40, 30, 20, 2), 40, 1, 16)  # 2 lies beyond 17 sizes in a row that miss
-    20
-    """
-    first, below_run, n = hi, 0, hi - 1
-    while n >= smallest and below_run < window:
-        if reaches(n):
-            first, below_run = n, 0
-        else:
-            below_run += 1
-        n -= 1
-    return first
-
-
 def _scan(g: _PowerLine, hi: int, smallest: int, max_size: int) -> tuple[int, int, int]:
     """(first, stable, checked): the scans of :func:`sample_size` about n_b = ``hi`` (its docstring), the sizes
     around n_b decided at once where :meth:`_PowerLine.prefetch` can."""
@@ -299,21 +249,6 @@ def _scan(g: _PowerLine, hi: int, smallest: int, max_size: int) -> tuple[int, in
             stable, above_run = n + 1, 0
         n += 1
     return first, stable, n - 1
-
-
-def below_bound(reaches, floor: int, bound: int) -> int | None:
-    """The largest size in [floor, bound) that reaches, or None: where the doubling reached the bound without
-    reaching the target.
-
-    Examples
-    --------
-    >>> below_bound(lambda n: n % 7 == 0, 80, 100), below_bound(lambda n: False, 80, 100)
-    (98, None)
-    """
-    for n in range(bound - 1, floor - 1, -1):
-        if reaches(n):
-            return n
-    return None
 
 
 def minimum_detectable(metric: str, P: int, N: int, C: int = 1, alpha: float = 0.01, power: float = 0.8,

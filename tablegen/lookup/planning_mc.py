@@ -469,7 +469,7 @@ def sample_size_mc(metric: str, auc: float, C: int, alpha: float, target: float,
 
     Three count thresholds of the one-model target t (:func:`count_thresholds`): c_high (the interval's lower end
     reaches t), the estimate's ceil(t R), c_low (its upper end does).  For each, the exact search's doubling and
-    bisection on the size (:func:`tablegen.lookup.planning.bisect_line`) find a boundary; then the final scan
+    bisection on the size (:func:`tablegen.lookup.size_search.bisect_line`) find a boundary; then the final scan
     simulates every size down from the highest boundary until W sizes in a row below the lowest have fewer than
     c_low (W = max(16, n/16)).  Each answer is the smallest size simulated with its count: ``first`` (certified),
     ``estimate`` and ``possible``.
@@ -477,9 +477,9 @@ def sample_size_mc(metric: str, auc: float, C: int, alpha: float, target: float,
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.stats import clopper_pearson
     from tablegen.errors import Argument, TablegenInputError
-    from tablegen.lookup.planning import below_bound, bisect_line, scan_window
     from tablegen.lookup.power import of_winners
     from tablegen.lookup.power_results import SampleSizeResult
+    from tablegen.lookup.size_search import below_bound, bisect_line, scan_window
 
     t = one_model_target(target, winners)
     R = _replicates(R, t)

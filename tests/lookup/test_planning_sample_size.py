@@ -24,7 +24,7 @@ BINORMAL = dict(auc=0.75, C=10, alpha=0.05, prevalence=0.5, model="binormal", R=
 
 
 def test_binormal_sample_size_is_answered_by_monte_carlo():
-    # issue 40 section 2: sample_size(..., model="binormal") was refused ("at given sizes with model='binormal'")
+    # the reproducer: sample_size(..., model="binormal") was refused ("at given sizes with model='binormal'")
     result = tablegen.sample_size("auc", **BINORMAL)
     assert result.method == "monte carlo" and result.model == "binormal"
     assert (result.replicates, result.seed) == (2000, 2005)
