@@ -199,7 +199,7 @@ def test_a_law_over_the_limits_for_the_competitors_not_given_is_refused_before_t
 
     y, models = _question(False, n=2000, P=600, K=3, seed=1)
     ran = []
-    monkeypatch.setattr(maxt, "null_counts", lambda *args, **kwargs: ran.append(1))
+    monkeypatch.setattr(maxt, "null_counts_all", lambda *args, **kwargs: ran.append(1))
     monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "1")  # AP's bracket at (600, 1400): minutes
     with pytest.raises(ResourceLimitError, match="not given"):
         selection_test(y, models, metric="average_precision", C=10, R=500)

@@ -175,8 +175,10 @@ def _compile_ptx(path: str) -> None:
                "filter": (filter_kernel, (scores, ints, floats, floats, types.Array(f64, 2, "C"), ints, ints)),
                "permutation": (permutation_kernel,
                                (types.Array(i64, 2, "C"), types.Array(types.uint8, 2, "C"), types.Array(i64, 2, "C"),
-                                i64, i64, i64, floats, floats, ints, u64, u64, i64, types.Array(types.uint8, 2, "C"),
-                                types.Array(f64, 2, "C"), types.Array(f64, 1, "A"), ints, ints)),
+                                i64, ints, ints, floats, types.Array(i64, 2, "C"), ints, types.Array(f64, 2, "C"),
+                                types.Array(i64, 2, "C"), u64, u64, i64, types.Array(types.uint8, 2, "C"),
+                                types.Array(f64, 3, "C"), types.Array(f64, 2, "A"), types.Array(i64, 2, "C"),
+                                types.Array(i64, 2, "C"))),
                "resample": (resample_kernel,
                             (types.Array(types.uint32, 2, "C"), i64, i64, types.Array(types.uint8, 1, "C"), ints, u64,
                              u64, i64, types.Array(types.int32, 2, "C"), types.Array(f64, 3, "A")))}

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from tablegen.compare.report.cost import ReportSteps, evaluation_cost
 from tablegen.compare.report.tables import TableRenderings
-from tablegen.errors import Argument, TablegenInputError
+from tablegen.errors import Argument
 
 if TYPE_CHECKING:
     import matplotlib.figure
@@ -262,7 +262,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     """
     from tablegen.compare.report.multiclass import evaluate_multiclass
     from tablegen.compare.report.multiclass_input import is_multiclass
-    from tablegen.compare.selection.maxt import selection_test
+    from tablegen.compare.selection.maxt import selection_tests_noting
     from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.limits import check_time
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
@@ -288,19 +288,21 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     P, N = versus_random.P, versus_random.N
     resamples = _report_resamples(y, versus_random, seed, device)  # every metric's intervals from one pass
     swaps = _swap_nulls(models, versus_random)  # each pair's swap patterns scored once for all its metrics
+    # the max-T test of every metric with a winner from one set of label arrangements, each scored for all of them;
+    # a metric whose models not given need a law tablegen cannot give here is refused (a note), the others answered
+    tested = [verdict.metric for verdict in versus_random if verdict.winner is not None]
+    arrangement_steps = _MaxTSteps(step, tested)
+    selections, refused = {}, {}
+    if tested:
+        selections, refused = selection_tests_noting(
+            y, models, metrics=tested, C=versus_random.C, alpha=alpha, seed=seed, nulls=nulls, device=device,
+            R=R if R is not None and not _exact(y, models) else None, progress=arrangement_steps.within)
+    arrangement_steps.finish([verdict.metric for verdict in versus_random])
     reports = {}
     for verdict in versus_random:
-        selection, why_not = None, ()
-        if verdict.winner is not None:
-            try:
-                selection = selection_test(y, models, metric=verdict.metric, C=versus_random.C, alpha=alpha,
-                                           R=R if R is not None and not _exact(y, models) else None, seed=seed,
-                                           nulls=nulls, progress=step.within(verdict.metric, "max-T arrangements"),
-                                           device=device)
-            except TablegenInputError as error:  # the models not given need a law tablegen cannot give here
-                why_not = (f"no max-T answer against the models given: {error}",)
-        step.done(verdict.metric, "max-T arrangements")
-        step.done(verdict.metric, "max-T critical value")
+        selection = selections.get(verdict.metric)
+        why_not = ((f"no max-T answer against the models given: {refused[verdict.metric]}",)
+                   if verdict.metric in refused else ())
         notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
         detectable, detectable_notes = _detectable(verdict, P, N, versus_random.C, alpha)
         step.done(verdict.metric, "detectable")
@@ -317,6 +319,31 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
         logger.info("evaluate: %s done", verdict.metric)
     step.finish()
     return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
+
+
+class _MaxTSteps:
+    """The progress of the report's one max-T pass told as the metrics' "max-T arrangements" steps, in turn: each
+    metric's share of the arrangements scored ends its step (the pass scores every metric on each arrangement, and
+    their estimates are equal); :meth:`finish` ends the steps not ended and every metric's "max-T critical value"."""
+
+    def __init__(self, step, metrics: list[str]):
+        self.step, self.metrics, self.ended = step, metrics, 0
+
+    def within(self, done: int, total: int) -> None:
+        reached = len(self.metrics) * done / max(total, 1)
+        while self.ended < len(self.metrics) and self.ended + 1 <= reached:
+            self.step.done(self.metrics[self.ended], "max-T arrangements")
+            self.ended += 1
+        if self.ended < len(self.metrics):
+            told = self.step.within(self.metrics[self.ended], "max-T arrangements")
+            if told is not None:
+                told(reached - self.ended, 1)
+
+    def finish(self, metrics: list[str]) -> None:
+        for metric in metrics:
+            if metric not in self.metrics[:self.ended]:
+                self.step.done(metric, "max-T arrangements")
+            self.step.done(metric, "max-T critical value")
 
 
 def _paired_tests(y: np.ndarray, models: dict, metric: str, alpha: float, seed, swaps=None,

@@ -1,9 +1,10 @@
 """The label-permutation null of the best of K given models, block by block (numpy around the kernels).
 
 :func:`models_sorted` prepares each model once (its items by descending score and the ends of its tied
-groups); :func:`null_counts` runs every label arrangement (exact) or R random ones (replicate r keyed on
+groups); :func:`null_counts_all` runs every label arrangement (exact) or R random ones (replicate r keyed on
 the question and r alone, so any split into blocks gives the same counts) through
-:mod:`tablegen.compute.kernels.permutation`.
+:mod:`tablegen.compute.kernels.permutation`, each arrangement scored for every metric asked at once
+(:class:`MetricPlan`: one per metric); :func:`null_counts` is one metric over every model.
 """
 
 from __future__ import annotations
@@ -34,6 +35,16 @@ class SortedModels:
     orders: np.ndarray
     group_ends: np.ndarray
     double_ranks: np.ndarray
+
+    @property
+    def untied(self) -> np.ndarray:
+        """1 for each model without tied scores (every item ends its group), else 0 (uint8)."""
+        return np.all(self.group_ends != 0, axis=1).astype(np.uint8)
+
+    def rows(self, models) -> SortedModels:
+        """The same of the models ``models`` (row indices) alone: what sorting those rows alone gives."""
+        index = np.asarray(models, np.int64)
+        return SortedModels(self.orders[index], self.group_ends[index], self.double_ranks[index])
 
 
 def models_sorted(scores: np.ndarray) -> SortedModels:
@@ -105,47 +116,98 @@ def exact_fits(n: int, P: int, models: int) -> bool:
     return count <= EXACT_ARRANGEMENTS and count * n * models <= EXACT_STEPS
 
 
+@dataclass(frozen=True)
+class MetricPlan:
+    """One metric of a pass over the arrangements: its kernel ``column`` (``k_cut`` its k for TP at k), the rows
+    of its models among the sorted ones (``members``: the models it is defined for), each one's observed value less
+    the snap tolerance (``thresholds``) and the members by descending observed value (``ranked``, indices into
+    ``members``)."""
+
+    column: int
+    k_cut: int
+    members: np.ndarray
+    thresholds: np.ndarray
+    ranked: np.ndarray
+
+
 def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, weights: np.ndarray,
                 thresholds: np.ndarray, ranked: np.ndarray, *, exact: bool, R: int = 0,
                 key: tuple = (np.uint64(0), np.uint64(0)), device: str = "cpu", progress=None) -> NullCounts:
-    """Run the arrangements block by block: all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of
-    ``key`` (on a GPU with ``device="cuda"``: the same counts and maxima, bit for bit); ``progress(done, total)``,
-    if given, is told of the arrangements scored after each block."""
-    from tablegen.compute.kernels.permutation import enumeration_counts, permutation_counts
+    """:func:`null_counts_all` of one metric over every model (``thresholds``, ``ranked``: as :class:`MetricPlan`)."""
+    plan = MetricPlan(column, k_cut, np.arange(sorted_models.orders.shape[0]), thresholds, ranked)
+    return null_counts_all(sorted_models, P, [plan], weights, exact=exact, R=R, key=key, device=device,
+                           progress=progress)[0]
 
-    if device == "cuda" and not exact:
-        return _null_counts_cuda(sorted_models, P, column, k_cut, weights, thresholds, ranked, R, key)
+
+def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, *,
+                    exact: bool, R: int = 0, key: tuple = (np.uint64(0), np.uint64(0)), device: str = "cpu",
+                    progress=None) -> list[NullCounts]:
+    """Run the arrangements block by block, each scored for every metric of ``plans`` at once (each model walked
+    once per arrangement): all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of ``key`` (on a GPU with
+    ``device="cuda"``: the same counts and maxima, bit for bit).  One :class:`NullCounts` per plan, each what a
+    pass of that metric alone gives; ``progress(done, total)``, if given, is told of the arrangements scored after
+    each block.
+
+    Examples
+    --------
+    >>> s = models_sorted(np.array([[0.9, 0.8, 0.3, 0.1], [0.2, 0.9, 0.4, 0.3]]))
+    >>> plans = [MetricPlan(0, 0, np.arange(2), np.array([0.9, 0.7]), np.array([0, 1])),
+    ...          MetricPlan(1, 0, np.arange(2), np.array([0.99, 0.7]), np.array([0, 1]))]
+    >>> auc, accuracy = null_counts_all(s, 2, plans, np.zeros(5), exact=True)
+    >>> auc.arrangements, auc.maxima.tolist(), accuracy.raw_hits.tolist()
+    (6, [1.0, 0.75, 0.5, 1.0, 0.75, 0.5], [1, 4])
+    """
+    from tablegen.compute.kernels.permutation import enumeration_metrics_counts, permutation_metrics_counts
 
     models, n = sorted_models.orders.shape
     total = arrangements(n, P) if exact else R
-    maxima = np.empty(total)
-    raw_hits = np.zeros(models, np.int64)
-    step_hits = np.zeros(models, np.int64)
+    packed = _packed(plans)
+    width = packed[2].shape[1]
+    maxima = np.empty((len(plans), total))
+    raw_hits = np.zeros((len(plans), width), np.int64)
+    step_hits = np.zeros((len(plans), width), np.int64)
+    if device == "cuda" and not exact:
+        from tablegen.compute.kernels.cuda.permutation import permutation_counts_cuda
+
+        permutation_counts_cuda(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P,
+                                *packed[:2], weights, *packed[2:], key[0], key[1], 0, maxima, raw_hits, step_hits)
+        return _split(plans, maxima, raw_hits, step_hits, total, exact)
     minority = min(P, n - P)  # enumerate the positions of the smaller class
     binomial = _binomial_table(n, minority) if exact else None
+    common = (sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, sorted_models.untied, P,
+              *packed[:2], weights, *packed[2:])
     for first in range(0, total, BLOCK):
-        block = maxima[first:first + BLOCK]
+        block = np.empty((len(plans), min(BLOCK, total - first)))
         if exact:
-            enumeration_counts(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
-                               k_cut, weights, thresholds, ranked, binomial, minority, first, block, raw_hits,
-                               step_hits)
+            enumeration_metrics_counts(*common, binomial, minority, first, block, raw_hits, step_hits)
         else:
-            permutation_counts(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
-                               k_cut, weights, thresholds, ranked, key[0], key[1], first, block, raw_hits, step_hits)
-        logger.debug("label arrangements: %d of %d", first + block.size, total)
+            permutation_metrics_counts(*common, key[0], key[1], first, block, raw_hits, step_hits)
+        maxima[:, first:first + block.shape[1]] = block
+        logger.debug("label arrangements: %d of %d", first + block.shape[1], total)
         if progress is not None:
-            progress(first + block.size, total)
-    return NullCounts(maxima, raw_hits, step_hits, total, exact)
+            progress(first + block.shape[1], total)
+    return _split(plans, maxima, raw_hits, step_hits, total, exact)
 
 
-def _null_counts_cuda(sorted_models, P, column, k_cut, weights, thresholds, ranked, R, key) -> NullCounts:
-    from tablegen.compute.kernels.cuda.permutation import permutation_counts_cuda
+def _packed(plans: list[MetricPlan]) -> tuple:
+    """The kernels' arrays of ``plans``: columns, k cuts, members, sizes, thresholds and ranks (a row per metric,
+    padded to the largest member count)."""
+    width = max(plan.members.size for plan in plans)
+    members = np.zeros((len(plans), width), np.int64)
+    thresholds = np.full((len(plans), width), np.inf)
+    ranked = np.zeros((len(plans), width), np.int64)
+    for t, plan in enumerate(plans):
+        size = plan.members.size
+        members[t, :size], thresholds[t, :size], ranked[t, :size] = plan.members, plan.thresholds, plan.ranked
+    columns = np.array([plan.column for plan in plans], np.int64)
+    k_cuts = np.array([plan.k_cut for plan in plans], np.int64)
+    sizes = np.array([plan.members.size for plan in plans], np.int64)
+    return columns, k_cuts, members, sizes, thresholds, ranked
 
-    models = sorted_models.orders.shape[0]
-    maxima, raw_hits, step_hits = np.empty(R), np.zeros(models, np.int64), np.zeros(models, np.int64)
-    permutation_counts_cuda(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P, column,
-                            k_cut, weights, thresholds, ranked, key[0], key[1], 0, maxima, raw_hits, step_hits)
-    return NullCounts(maxima, raw_hits, step_hits, R, False)
+
+def _split(plans, maxima, raw_hits, step_hits, total: int, exact: bool) -> list[NullCounts]:
+    return [NullCounts(maxima[t], raw_hits[t, :plan.members.size].copy(), step_hits[t, :plan.members.size].copy(),
+                       total, exact) for t, plan in enumerate(plans)]
 
 
 def _binomial_table(n: int, k: int) -> np.ndarray:

@@ -22,6 +22,9 @@ keeps the models' real dependence and their ties; no independence is assumed.
   critical value.  A verdict whose interval contains alpha is marked not settled.
 - Effective C: the number c of independent random competitors worth as much as the models: Pr(X < t)^c =
   Pr(max of the C < t) at the critical value t (a real number; :attr:`SelectionResult.effective_C`).
+- Several metrics (:func:`selection_tests`): one set of arrangements scored for every metric at once (each model
+  walked once per arrangement), each metric's answer what :func:`selection_test` gives it alone, bit for bit
+  (the same arrangements: replicate r of the same key, or every arrangement).
 """
 
 from __future__ import annotations
@@ -36,11 +39,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tablegen.compare.selection.engine import null_counts
+from tablegen.compare.selection.engine import MetricPlan, null_counts_all
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE, TIE_RTOL
 from tablegen.compute.metrics import Metric
 from tablegen.compute.stats import CI_LEVEL, clopper_pearson
+from tablegen.errors import TablegenInputError
 
 if TYPE_CHECKING:
     from tablegen.compute.metric_nulls import ExactNulls
@@ -218,21 +222,129 @@ def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     from tablegen.compare.selection.validation import checked_selection
 
     q = checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method, device, nulls)
-    return _selection(q, progress)
+    return _selections([q], progress)[q.spec.name]
 
 
-def _selection(q, progress=None) -> SelectionResult:
+def selection_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metrics: str | list[str],
+                    C: int | None = None, R: int | None = None, seed: int | None = None, alpha: float = 0.05,
+                    positive_label: object = None, method: str = "auto", device: str = "cpu",
+                    nulls: ExactNulls | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> dict[str, SelectionResult]:
+    """:func:`selection_test` of several metrics from one set of label arrangements, each scored for every metric.
+
+    The models are sorted once, and each arrangement walks each model once for all the metrics; each metric's
+    answer is the one :func:`selection_test` gives it alone with the same arguments, bit for bit (its arrangements
+    are the same: every one, or replicates 0 .. R - 1 of the key of (seed, P, N)).  A metric whose question is
+    refused (no law, or one over the limits, for the competitors not given) refuses the call before any
+    arrangement is scored.
+
+    Parameters
+    ----------
+    labels, scores
+        As :func:`selection_test`.
+    metrics : str or list of str
+        The metrics (each as ``metric`` of :func:`selection_test`), each answered once.
+    C, R, seed, alpha, positive_label, method, device, nulls
+        As :func:`selection_test`.
+    progress : callable, optional
+        ``progress(done, total)``: told of the label arrangements scored (for every metric at once), block by block.
+
+    Returns
+    -------
+    dict
+        Metric name -> :class:`SelectionResult`, in the order given.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> y = np.r_[np.ones(8), np.zeros(8)]
+    >>> models = {f"m{i}": y + rng.normal(size=16) for i in range(4)}
+    >>> both = selection_tests(y, models, metrics=["auc", "best_f1"])
+    >>> list(both), both["best_f1"].p_value == selection_test(y, models, metric="best_f1").p_value
+    (['auc', 'best_f1'], True)
+    """
+    results, _ = selection_tests_noting(labels, scores, metrics=metrics, C=C, R=R, seed=seed, alpha=alpha,
+                                        positive_label=positive_label, method=method, device=device, nulls=nulls,
+                                        progress=progress, refuse=True)
+    return results
+
+
+def selection_tests_noting(labels, scores, *, metrics, C=None, R=None, seed=None, alpha=0.05, positive_label=None,
+                           method="auto", device="cpu", nulls=None, progress=None,
+                           refuse: bool = False) -> tuple[dict[str, SelectionResult], dict[str, TablegenInputError]]:
+    """:func:`selection_tests`, but a metric whose question is refused once the arguments are checked (no law, or
+    one over the limits, for the competitors not given) is left out and its error returned (metric -> error), unless
+    ``refuse`` (then raised, before any arrangement is scored); the other metrics are answered from one pass."""
+    from tablegen.compare.selection.validation import checked_selections
+
+    questions = checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_label, method, device, nulls)
+    ready, laws, refused = [], [], {}
+    for q in questions:
+        try:
+            law = q.extra_null(_extra(q))  # first: a law over the limits is refused before the arrangements are run
+        except TablegenInputError as error:
+            if refuse:
+                raise
+            refused[q.spec.name] = error
+            continue
+        ready.append(q)
+        laws.append(law)
+    return (_selections(ready, progress, laws) if ready else {}), refused
+
+
+def _extra(q) -> int:
+    """The competitors not given (a model the metric is undefined for is given, not random)."""
+    return q.C - len(q.models) - len(q.not_applicable)
+
+
+def _selections(questions: list, progress=None, laws: list | None = None) -> dict[str, SelectionResult]:
+    """Every question's result from shared arrangements: one pass per distinct R (0: exact; the metrics of a call
+    differ in R only where their applicable models differ in number across the exact budget), each arrangement
+    scored for every metric of its pass (``laws``: each question's law of a competitor not given, found here if
+    None)."""
+    from tablegen.compare.selection.engine import arrangements
+
+    if laws is None:
+        laws = [q.extra_null(_extra(q)) for q in questions]
+    passes = {}
+    for i, q in enumerate(questions):
+        passes.setdefault(q.R, []).append(i)
+    sizes = {R: arrangements(questions[0].n, questions[0].P) if R == 0 else R for R in passes}
+    total, done, counts = sum(sizes.values()), 0, [None] * len(questions)
+    for R, members in passes.items():
+        told = None if progress is None else (lambda d, t, before=done: progress(before + d, total))
+        for i, found in zip(members, _counts([questions[i] for i in members], told)):
+            counts[i] = found
+        done += sizes[R]
+    return {q.spec.name: _result(q, found, law) for q, found, law in zip(questions, counts, laws)}
+
+
+def _counts(questions: list, progress):
+    """The arrangements of questions sharing R (so the same arrangements), scored for all of them in one pass."""
+    first = questions[0]
+    exact = first.R == 0
+    plans = [MetricPlan(q.column, q.k_cut, q.members, q.observed - SNAP_TOLERANCE, _ranked(q)) for q in questions]
+    logger.info("max-T of %d models on %s: %s", first.sorted_all.orders.shape[0],
+                ", ".join(q.spec.name for q in questions), "every arrangement" if exact else f"R = {first.R:,}")
+    return null_counts_all(first.sorted_all, first.P, plans, first.weights, exact=exact, R=first.R, key=first.key,
+                           device=first.device, progress=progress)
+
+
+def _ranked(q) -> np.ndarray:
+    """The applicable models by descending observed value (ties in the order given)."""
+    return np.argsort(-q.observed, kind="stable").astype(np.int64)
+
+
+def _result(q, counts, null) -> SelectionResult:
+    """One metric's answer from its arrangements' ``counts`` and ``null``, the law of one random competitor not
+    given (None where every model tried is given)."""
     spec: Metric = q.spec
     names = list(q.models)
     observed = q.observed
-    ranked = np.argsort(-observed, kind="stable").astype(np.int64)
+    ranked = _ranked(q)
     thresholds = observed - SNAP_TOLERANCE
-    exact = q.R == 0
-    extra = q.C - len(names) - len(q.not_applicable)  # a model the metric is undefined for is given, not random
-    null = q.extra_null(extra)  # first: a law over the limits is refused before the arrangements are run
-    logger.info("max-T of %d models on %s: %s", len(names), spec.name, "every arrangement" if exact else f"R = {q.R:,}")
-    counts = null_counts(q.sorted_models, q.P, q.column, q.k_cut, q.weights, thresholds, ranked, exact=exact, R=q.R,
-                         key=q.key, device=q.device, progress=progress)
+    exact = counts.exact
+    extra = _extra(q)
     M = counts.arrangements
     raw = _proportions(counts.raw_hits, M, exact)
     step = _proportions(counts.step_hits, M, exact)  # one vectorised call per kind, not one per model

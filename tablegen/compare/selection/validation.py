@@ -1,8 +1,10 @@
-"""The checked question of :func:`tablegen.compare.selection_test`: labels, models, metric, C, R, seed, method."""
+"""The checked questions of :func:`tablegen.compare.selection_tests`: labels, models, metrics, C, R, seed, method
+(one :class:`SelectionQuestion` per metric, the models sorted once for all of them)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,14 +39,16 @@ EFFECTIVE_C_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class SelectionQuestion:
-    """A checked selection test: the metric's entry (in count space for precision_at_k), the applicable
-    models sorted once, their observed values (computed by the kernel that scores the arrangements)."""
+    """A checked selection test: the metric's entry (in count space for precision_at_k), every model given sorted
+    once (``sorted_all``, shared by the metrics of one call) with the rows of the applicable ones (``members``), and
+    their observed values (computed by the kernel that scores the arrangements)."""
 
     spec: Metric
     entry: Metric
     models: tuple
     observed: np.ndarray
-    sorted_models: SortedModels
+    sorted_all: SortedModels
+    members: np.ndarray
     P: int
     n: int
     C: int
@@ -101,16 +105,26 @@ class SelectionQuestion:
 
 def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label, method,
                       device="cpu", nulls=None) -> SelectionQuestion:
-    """Check every argument once (errors name the argument) and prepare the models (``nulls``: where the exact
-    nulls are built and kept, :class:`~tablegen.compute.metric_nulls.ExactNulls`; a new one if None)."""
+    """:func:`checked_selections` of one metric (errors name ``metric``)."""
+    if not isinstance(metric, str):
+        raise TablegenInputError.naming(Argument("metric"), f" must be a metric name, got {metric!r}")
+    return checked_selections(labels, scores, [metric], C, R, seed, alpha, positive_label, method, device, nulls,
+                              argument="metric")[0]
+
+
+def checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_label, method, device="cpu", nulls=None,
+                       argument: str = "metrics") -> list[SelectionQuestion]:
+    """Check every argument once (errors name the argument; ``argument``: the name of ``metrics``) and prepare the
+    models, sorted once for every metric (``nulls``: where the exact nulls are built and kept,
+    :class:`~tablegen.compute.metric_nulls.ExactNulls`; a new one if None).  One question per metric, in the order
+    given, a metric named twice asked once."""
     from tablegen.compute.kernels.cuda.device import resolve_device
-    from tablegen.compute.kernels.permutation import score_model
     from tablegen.compute.kernels.ranking import mcc_weights
 
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
     device = resolve_device(device)
-    spec = get_metric(check_score_metric(metric))
+    specs = [get_metric(check_score_metric(name)) for name in _metric_names(metrics, argument)]
     alpha = check_alpha("alpha", alpha)
     if method not in METHODS:
         raise TablegenInputError.naming(Argument("method"), f" must be one of {', '.join(METHODS)}, got {method!r}")
@@ -119,22 +133,48 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
     if C < K:
         raise TablegenInputError.naming(Argument("C"), f" = {C} is less than the {K} models given: C counts every "
                                         "model tried, so it is at least the number given")
-    applicable, not_applicable = _applicable(spec, y, models)
-    n, P = y.size, int(y.sum())
-    entry = spec.counted_entry()
-    column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
-    k_cut = int(entry.k) if entry.k is not None else 0
-    sorted_models = models_sorted(np.array([models[m] for m in applicable]))
-    weights = mcc_weights(P, n - P, n + 1)
-    labels_u8 = y.astype(np.uint8)
-    observed = np.array([score_model(labels_u8, sorted_models.orders[i], sorted_models.group_ends[i], P, column,
-                                     k_cut, weights) for i in range(len(applicable))])
-    R = _replicates(R, alpha, method, n, P, len(applicable))
     seed = DEFAULT_SEED if seed is None else check_seed("seed", seed, allow_none=False)
+    n, P = y.size, int(y.sum())
+    sorted_all = models_sorted(np.array(list(models.values())))
+    weights = mcc_weights(P, n - P, n + 1)
     key = cell_key(seed, P, n - P)  # the streams of (P, N) under the root seed, as everywhere
-    return SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_models, P, n, C, R, seed, alpha, method,
-                             column, k_cut, weights, key, not_applicable,
-                             device, checked_nulls(nulls))
+    nulls = checked_nulls(nulls)
+    questions = []
+    for spec in _unique(specs):
+        applicable, not_applicable = _applicable(spec, y, models)
+        entry = spec.counted_entry()
+        column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
+        k_cut = int(entry.k) if entry.k is not None else 0
+        members = np.array([list(models).index(m) for m in applicable], np.int64)
+        observed = _observed(y, sorted_all, members, P, column, k_cut, weights)
+        replicates = _replicates(R, alpha, method, n, P, len(applicable))
+        questions.append(SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_all, members, P, n, C,
+                                           replicates, seed, alpha, method, column, k_cut, weights, key,
+                                           not_applicable, device, nulls))
+    return questions
+
+
+def _metric_names(metrics, argument: str) -> list:
+    """``metrics`` as a list of names (one name alone too); an empty one refused naming ``argument``."""
+    names = [metrics] if isinstance(metrics, str) else list(metrics) if isinstance(metrics, Iterable) else [metrics]
+    if not names:
+        raise TablegenInputError.naming(Argument(argument), " is empty: name at least one metric")
+    return names
+
+
+def _unique(specs: list[Metric]) -> list[Metric]:
+    """Each metric once, where it first appears."""
+    return list({spec.name: spec for spec in specs}.values())
+
+
+def _observed(y: np.ndarray, sorted_all: SortedModels, members: np.ndarray, P: int, column: int, k_cut: int,
+              weights: np.ndarray) -> np.ndarray:
+    """Each member's value on the real labels, by the kernel that scores the arrangements."""
+    from tablegen.compute.kernels.permutation import score_model
+
+    labels_u8 = y.astype(np.uint8)
+    return np.array([score_model(labels_u8, sorted_all.orders[i], sorted_all.group_ends[i], P, column, k_cut, weights)
+                     for i in members])
 
 
 def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], dict[str, str]]:

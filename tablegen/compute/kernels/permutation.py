@@ -259,47 +259,179 @@ def auc_from_ranks(labels, double_ranks, n_pos):
     return ((total - n_pos * (n_pos + 1)) * 0.5) / (n_pos * n_neg)
 
 
+# -- every metric of a report on one arrangement (the max-T kernels) -----------------------------------------
+# Each model's sorted walk runs once per arrangement whatever the metrics: it keeps the cut-offs (TP, k) at the
+# group ends where TP grew since the last group end (written at every item, kept where it grew: no branch on the
+# random labels), and each metric's value is one short loop over those cut-offs.  No other cut-off can hold a
+# maximum or add to average precision: past a kept cut-off, with TP fixed, 2 TP - k, TP N - FP P, 2 TP / (P + k)
+# and MCC fall (MCC by a relative 1 / n at least, far beyond rounding; a non-positive MCC is below the empty
+# cut-off's 0), and average precision's terms there are 0 (adding 0.0 leaves the sum as it is).  So every value is
+# the float :func:`score_model` gives, bit for bit (``tests/compare/test_selection_fused.py``).
+
+
 @nb.njit(inline="always", nogil=True)
-def _count(labels, orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, values,
-           row, maxima, raw_hits, step_hits):
-    """Score every model on ``labels``; record the maximum in ``maxima[row]`` and add the hits."""
-    models = orders.shape[0]
-    largest = -np.inf
+def _grown_cutoffs(labels, order, group_end, untied, cut_tp, cut_k):
+    """The cut-offs (TP in ``cut_tp``, k in ``cut_k``) at the group ends of the walk where TP grew, in order; their
+    number.  ``untied``: every item ends its group (no group-end test; a cut-off grew where its item is positive)."""
+    tp = 0
+    count = 0
+    if untied:
+        for j in range(order.size):
+            positive = np.int64(labels[order[j]])
+            tp += positive
+            cut_tp[count] = tp
+            cut_k[count] = j + 1
+            count += positive
+        return count
+    tp_before = 0
+    for j in range(order.size):
+        tp += np.int64(labels[order[j]])
+        close = group_end[j] != 0
+        cut_tp[count] = tp
+        cut_k[count] = j + 1
+        count += np.int64(close and tp > tp_before)
+        tp_before = tp if close else tp_before
+    return count
+
+
+@nb.njit(inline="always", nogil=True)
+def _best_integer(cut_tp, cut_k, count, up, down):
+    """max(0, the largest up TP - down k over the cut-offs): D = 2 TP - k or G = n TP - k P."""
+    best = 0
+    for c in range(count):
+        best = max(best, up * cut_tp[c] - down * cut_k[c])
+    return best
+
+
+@nb.njit(inline="always", nogil=True)
+def _cutoff_value(column, cut_tp, cut_k, count, n, n_pos, k_cut, group_end, weights):
+    """A threshold column's value (1-5) or TP at ``k_cut`` (6) from the kept cut-offs: :func:`score_model`'s
+    float (its expressions on the same integers)."""
+    n_neg = n - n_pos
+    if column == 1:
+        return (_best_integer(cut_tp, cut_k, count, 2, 1) + n_neg) / (n_pos + n_neg)
+    if column == 3:
+        return (_best_integer(cut_tp, cut_k, count, n, n_pos) + n_pos * n_neg) / (2 * n_pos * n_neg)
+    if column == 2:
+        best = 0.0
+        for c in range(count):
+            best = max(best, (2 * cut_tp[c]) / (n_pos + cut_k[c]))
+        return best
+    if column == 4:
+        ap = 0.0
+        before = 0
+        for c in range(count):
+            tp = cut_tp[c]
+            ap += (tp - before) * (tp / cut_k[c])
+            before = tp
+        return ap / n_pos
+    if column == 5:
+        best = 0.0
+        for c in range(count):
+            k = cut_k[c]
+            best = max(best, (n * cut_tp[c] - k * n_pos) * weights[k])
+        return min(best, 1.0)
+    if 1 <= k_cut <= n and group_end[k_cut - 1] != 0:  # TP at k: the last kept cut-off within the first k items
+        tp = 0
+        for c in range(count):
+            if cut_k[c] > k_cut:
+                break
+            tp = cut_tp[c]
+        return float(tp)
+    return float(n_pos) if k_cut >= n else math.nan
+
+
+@nb.njit(inline="always", nogil=True)
+def _score_models(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, values, cut_tp,
+                  cut_k):
+    """``values[t, m]``: model m's value of metric column ``columns[t]`` on ``labels``, one walk per model."""
+    models, n = orders.shape
+    walk = False
+    auc_wanted = False
+    for t in range(columns.size):
+        walk = walk or columns[t] != 0
+        auc_wanted = auc_wanted or columns[t] == 0
     for m in range(models):
-        if column == 0:
-            v = auc_from_ranks(labels, double_ranks[m], n_pos)
-        else:
-            v = score_model(labels, orders[m], group_ends[m], n_pos, column, k_cut, weights)
-        values[m] = v
+        count = _grown_cutoffs(labels, orders[m], group_ends[m], untied[m] != 0, cut_tp, cut_k) if walk else 0
+        auc = auc_from_ranks(labels, double_ranks[m], n_pos) if auc_wanted else math.nan
+        for t in range(columns.size):
+            if columns[t] == 0:
+                values[t, m] = auc
+            else:
+                values[t, m] = _cutoff_value(columns[t], cut_tp, cut_k, count, n, n_pos, k_cuts[t], group_ends[m],
+                                             weights)
+
+
+@nb.njit(inline="always", nogil=True)
+def _tally(values, members, size, thresholds, ranked, row, maxima, raw_hits, step_hits):
+    """One metric on one arrangement: the maximum over its ``size`` models (``members``) in ``maxima[row]``, and
+    their hits (``raw_hits`` per model, ``step_hits`` per rank of ``ranked``, by descending observed value)."""
+    largest = -np.inf
+    for j in range(size):
+        v = values[members[j]]
         largest = max(largest, v)
-        if v >= thresholds[m]:
-            raw_hits[m] += 1
+        if v >= thresholds[j]:
+            raw_hits[j] += 1
     maxima[row] = largest
     running = -np.inf
-    for j in range(models - 1, -1, -1):  # ranked[0] has the largest observed value
-        m = ranked[j]
-        running = max(running, values[m])
-        if running >= thresholds[m]:
-            step_hits[j] += 1
+    for r in range(size - 1, -1, -1):  # ranked[0] has the largest observed value
+        j = ranked[r]
+        running = max(running, values[members[j]])
+        if running >= thresholds[j]:
+            step_hits[r] += 1
+
+
+@nb.njit(inline="always", nogil=True)
+def _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members, sizes,
+                   thresholds, ranked, values, cut_tp, cut_k, row, maxima, raw_hits, step_hits):
+    """Every metric's tally (:func:`_tally`) of one arrangement, each model walked once."""
+    _score_models(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, values, cut_tp,
+                  cut_k)
+    for t in range(columns.size):
+        _tally(values[t], members[t], sizes[t], thresholds[t], ranked[t], row, maxima[t], raw_hits[t], step_hits[t])
+
+
+@jit_cached(nogil=True)
+def permutation_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+                               sizes, thresholds, ranked, key0, key1, first, maxima, raw_hits, step_hits):
+    """Replicates ``first .. first + maxima.shape[1] - 1``: each scored for every metric of the report at once.
+
+    ``orders``, ``group_ends``, ``double_ranks`` are (models, n) (:class:`~tablegen.compare.selection.engine
+    .SortedModels`), ``untied`` 1 for a model without tied scores; metric t is kernel column ``columns[t]``
+    (``k_cuts[t]`` its k for TP at k) over the ``sizes[t]`` models ``members[t, :sizes[t]]``, with
+    ``thresholds[t, j]`` member j's observed value less the snap tolerance and ``ranked[t]`` the members by
+    descending observed value.  Fills ``maxima[t]`` and adds to ``raw_hits[t]`` (per member) and ``step_hits[t]``
+    (per rank): for each metric what the one-metric kernel (:func:`permutation_counts`) gives, bit for bit.
+    """
+    models, n = orders.shape
+    labels = np.empty(n, np.uint8)
+    values = np.empty((columns.size, models))
+    cut_tp, cut_k = np.empty(n, np.int64), np.empty(n, np.int64)
+    for row in range(maxima.shape[1]):
+        _sample_labels(key0, key1, first + row, n_pos, labels)
+        _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+                       sizes, thresholds, ranked, values, cut_tp, cut_k, row, maxima, raw_hits, step_hits)
 
 
 @jit_cached(nogil=True)
 def permutation_counts(orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, key0,
                        key1, first, maxima, raw_hits, step_hits):
-    """Replicates ``first .. first + maxima.size - 1``: each model scored on the replicate's random arrangement.
-
-    ``orders``, ``group_ends`` and ``double_ranks`` are (models, n) (AUC reads the doubled midranks, the
-    other metrics walk each model's order); ``thresholds`` each model's observed value less the snap
-    tolerance; ``ranked`` the models by descending observed value.  Fills ``maxima`` and adds to
-    ``raw_hits`` (per model) and ``step_hits`` (per rank in ``ranked``).
-    """
-    n = orders.shape[1]
-    labels = np.empty(n, np.uint8)
-    values = np.empty(orders.shape[0])
-    for row in range(maxima.size):
-        _sample_labels(key0, key1, first + row, n_pos, labels)
-        _count(labels, orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, values,
-               row, maxima, raw_hits, step_hits)
+    """:func:`permutation_metrics_counts` of one metric over every model: replicates ``first .. first +
+    maxima.size - 1``, each model scored on the replicate's random arrangement; fills ``maxima`` and adds to
+    ``raw_hits`` (per model) and ``step_hits`` (per rank in ``ranked``, the models by descending observed value)."""
+    models, n = orders.shape
+    untied = np.ones(models, np.uint8)
+    for m in range(models):
+        for j in range(n):
+            if group_ends[m, j] == 0:
+                untied[m] = 0
+    members = np.arange(models).reshape(1, models)
+    out = np.empty((1, maxima.size))
+    raw, step = raw_hits.reshape(1, models), step_hits.reshape(1, models)
+    permutation_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, np.array([column]),
+                               np.array([k_cut]), weights, members, np.array([models]), thresholds.reshape(1, models),
+                               ranked.reshape(1, models), key0, key1, first, out, raw, step)
+    maxima[:] = out[0]
 
 
 @nb.njit(inline="always", nogil=True)
@@ -326,25 +458,26 @@ def _next_subset(positions, n, k):
 
 
 @jit_cached(nogil=True)
-def enumeration_counts(orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked,
-                       binomial, minority, first, maxima, raw_hits, step_hits):
-    """As :func:`permutation_counts`, over the arrangements of lexicographic ranks ``first ..
-    first + maxima.size - 1`` (all C(n, P) of them, block by block, give the exact null).
+def enumeration_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+                               sizes, thresholds, ranked, binomial, minority, first, maxima, raw_hits, step_hits):
+    """As :func:`permutation_metrics_counts`, over the arrangements of lexicographic ranks ``first ..
+    first + maxima.shape[1] - 1`` (all C(n, P) of them, block by block, give the exact null).
 
     The subsets enumerated are the positions of the smaller class (``minority`` = min(P, n - P) items;
     ``binomial[a, b]`` = C(a, b) for a < n, b <= minority).
     """
-    n = orders.shape[1]
+    models, n = orders.shape
     labels = np.zeros(n, np.uint8)
-    values = np.empty(orders.shape[0])
+    values = np.empty((columns.size, models))
+    cut_tp, cut_k = np.empty(n, np.int64), np.empty(n, np.int64)
     positions = np.empty(minority, np.int64)
     inside = 1 if minority == n_pos else 0  # the label of the enumerated items
     _unrank(first, n, minority, positions, binomial)
-    for row in range(maxima.size):
+    for row in range(maxima.shape[1]):
         if row > 0:
             _next_subset(positions, n, minority)
         labels[:] = 1 - inside
         for i in range(minority):
             labels[positions[i]] = inside
-        _count(labels, orders, group_ends, double_ranks, n_pos, column, k_cut, weights, thresholds, ranked, values,
-               row, maxima, raw_hits, step_hits)
+        _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+                       sizes, thresholds, ranked, values, cut_tp, cut_k, row, maxima, raw_hits, step_hits)

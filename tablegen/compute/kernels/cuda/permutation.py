@@ -1,13 +1,16 @@
-"""CUDA twin of the label-permutation kernel (:func:`tablegen.compute.kernels.permutation.permutation_counts`).
+"""CUDA twin of the label-permutation kernel
+(:func:`tablegen.compute.kernels.permutation.permutation_metrics_counts`: every metric of a report at once).
 
 One thread per replicate.  Thread i draws replicate ``first + i``'s arrangement exactly as the CPU kernel
 does (sequential sampling over the items, each draw Lemire's multiply-shift of the upper 32 bits of a
 fresh xoshiro256** output, a rejected draw redrawn from the upper half of the next output) into its row
-of ``labels``, scores every model on it as the CPU kernel does (AUC from the doubled midranks, every other
-metric by the sorted walk; integers as integers, average precision's ``gp * (TP / k)`` products and sums
-rounded separately with :func:`~tablegen.compute.kernels.cuda.rng.mul_rn` / ``add_rn``, never fused),
-writes the maximum to ``maxima[i]`` and adds its hits with integer atomics (sums, so the order in which
-threads add does not change them).  Checked bit for bit against the CPU kernel under the simulator by
+of ``labels``, once for every metric, scores every model on it for each metric as the CPU kernel does (AUC from
+the doubled midranks, every other metric by the sorted walk, a walk per metric; integers as integers, average
+precision's ``gp * (TP / k)`` products and sums rounded separately with
+:func:`~tablegen.compute.kernels.cuda.rng.mul_rn` / ``add_rn``, never fused: the CPU kernel's floats, which sums
+only the terms of the cut-offs where TP grew, the others adding 0.0), writes each metric's maximum to
+``maxima[t, i]`` and adds its hits with integer atomics (sums, so the order in which threads add does not change
+them).  Checked bit for bit against the CPU kernel under the simulator by
 ``tests/compute/test_cuda_sim.py``.
 """
 
@@ -90,12 +93,31 @@ def _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights):
     return walk_value(column, best_int, best, ap, tpk, n_pos, n_neg)
 
 
+@cuda.jit(device=True, inline=True)
+def _tally(values, i, t, members, size, thresholds, ranked, maxima, raw_hits, step_hits):
+    """Metric t on thread i's arrangement: its maximum over its members, its hits (integer atomics: sums)."""
+    largest = -math.inf
+    for j in range(size):
+        v = values[i, t, members[t, j]]
+        largest = max(largest, v)
+        if v >= thresholds[t, j]:
+            cuda.atomic.add(raw_hits, (t, j), 1)
+    maxima[t, i] = largest
+    running = -math.inf
+    for r in range(size - 1, -1, -1):
+        j = ranked[t, r]
+        running = max(running, values[i, t, members[t, j]])
+        if running >= thresholds[t, j]:
+            cuda.atomic.add(step_hits, (t, r), 1)
+
+
 @cuda.jit
-def permutation_kernel(orders, ends, ranks, n_pos, column, k_cut, weights, thresholds, ranked, key0, key1, first,
-                       labels, values, maxima, raw_hits, step_hits):
-    """Replicate ``first + i`` for i < maxima.size: its arrangement, every model's value, the maximum, the hits."""
+def permutation_kernel(orders, ends, ranks, n_pos, columns, k_cuts, weights, members, sizes, thresholds, ranked, key0,
+                       key1, first, labels, values, maxima, raw_hits, step_hits):
+    """Replicate ``first + i`` for i < maxima.shape[1]: its arrangement, drawn once, and for each metric t (kernel
+    column ``columns[t]``) every model's value, the maximum over its members and their hits."""
     i = cuda.grid(1)
-    if i >= maxima.shape[0]:
+    if i >= maxima.shape[1]:
         return
     n = orders.shape[1]
     s0, s1, s2, s3 = replicate_state(key0, key1, first + i)
@@ -105,45 +127,41 @@ def permutation_kernel(orders, ends, ranks, n_pos, column, k_cut, weights, thres
         positive = 1 if j < np.uint64(remaining) else 0
         labels[i, item] = positive
         remaining -= positive
-    largest = -math.inf
-    models = orders.shape[0]
-    for m in range(models):
-        if column == 0:
-            v = _auc_from_ranks(labels, i, ranks, m, n_pos)
-        else:
-            v = _walk(labels, i, orders, ends, m, n_pos, column, k_cut, weights)
-        values[i, m] = v
-        largest = max(largest, v)
-        if v >= thresholds[m]:
-            cuda.atomic.add(raw_hits, m, 1)
-    maxima[i] = largest
-    running = -math.inf
-    for j in range(models - 1, -1, -1):
-        m = ranked[j]
-        running = max(running, values[i, m])
-        if running >= thresholds[m]:
-            cuda.atomic.add(step_hits, j, 1)
+    for m in range(orders.shape[0]):
+        for t in range(columns.shape[0]):
+            if columns[t] == 0:
+                values[i, t, m] = _auc_from_ranks(labels, i, ranks, m, n_pos)
+            else:
+                values[i, t, m] = _walk(labels, i, orders, ends, m, n_pos, columns[t], k_cuts[t], weights)
+    for t in range(columns.shape[0]):
+        _tally(values, i, t, members, sizes[t], thresholds, ranked, maxima, raw_hits, step_hits)
 
 
-def permutation_counts_cuda(orders, ends, ranks, n_pos, column, k_cut, weights, thresholds, ranked, key0, key1,
-                            first, maxima, raw_hits, step_hits, threads: int = 4096):
-    """:func:`~tablegen.compute.kernels.permutation.permutation_counts` on the GPU, ``threads`` replicates per
-    launch (scratch: a label row and a value row per thread).  Fills ``maxima`` and adds to the hit counts."""
+def permutation_counts_cuda(orders, ends, ranks, n_pos, columns, k_cuts, weights, members, sizes, thresholds, ranked,
+                            key0, key1, first, maxima, raw_hits, step_hits, threads: int = 4096):
+    """:func:`~tablegen.compute.kernels.permutation.permutation_metrics_counts` on the GPU, ``threads`` replicates
+    per launch (scratch: a label row and a row of values per metric and model per thread).  Fills ``maxima`` (a row
+    per metric) and adds to the hit counts (a row per metric)."""
     models, n = orders.shape
+    count_metrics = columns.shape[0]
     d_orders, d_ends, d_ranks = cuda.to_device(orders), cuda.to_device(ends), cuda.to_device(ranks)
-    d_weights, d_thresholds, d_ranked = cuda.to_device(weights), cuda.to_device(thresholds), cuda.to_device(ranked)
-    d_raw, d_step = cuda.to_device(np.zeros(models, np.int64)), cuda.to_device(np.zeros(models, np.int64))
-    rows = min(threads, maxima.size)
+    d_columns, d_cuts, d_weights = cuda.to_device(columns), cuda.to_device(k_cuts), cuda.to_device(weights)
+    d_members, d_sizes = cuda.to_device(members), cuda.to_device(sizes)
+    d_thresholds, d_ranked = cuda.to_device(thresholds), cuda.to_device(ranked)
+    d_raw, d_step = cuda.to_device(np.zeros(raw_hits.shape, np.int64)), cuda.to_device(np.zeros(step_hits.shape,
+                                                                                                np.int64))
+    total = maxima.shape[1]
+    rows = max(1, min(threads, total))
     d_labels = cuda.device_array((rows, n), np.uint8)
-    d_values = cuda.device_array((rows, models), np.float64)
-    d_maxima = cuda.device_array(rows, np.float64)
-    for start in range(0, maxima.size, rows):
-        count = min(rows, maxima.size - start)
-        out = d_maxima[:count]
+    d_values = cuda.device_array((rows, count_metrics, models), np.float64)
+    d_maxima = cuda.device_array((count_metrics, rows), np.float64)
+    for start in range(0, total, rows):
+        count = min(rows, total - start)
         grid = max(1, math.ceil(count / THREADS_PER_BLOCK))
-        permutation_kernel[grid, THREADS_PER_BLOCK](d_orders, d_ends, d_ranks, n_pos, column, k_cut, d_weights,
-                                                     d_thresholds, d_ranked, key0, key1, first + start, d_labels,
-                                                     d_values, out, d_raw, d_step)
-        maxima[start:start + count] = out.copy_to_host()
+        permutation_kernel[grid, THREADS_PER_BLOCK](d_orders, d_ends, d_ranks, n_pos, d_columns, d_cuts, d_weights,
+                                                     d_members, d_sizes, d_thresholds, d_ranked, key0, key1,
+                                                     first + start, d_labels, d_values, d_maxima[:, :count], d_raw,
+                                                     d_step)
+        maxima[:, start:start + count] = d_maxima.copy_to_host()[:, :count]
     raw_hits += d_raw.copy_to_host()
     step_hits += d_step.copy_to_host()
