@@ -103,7 +103,9 @@ class MulticlassTable:
 
     def holds(self, K: int, n_per_class: int, C: int, alpha: float = 0.01) -> bool:
         """Whether the table's grid has the cell, C and alpha (done or not; ``alpha`` default 0.01 as
-        :func:`tablegen.critical_value`)."""
+        :func:`tablegen.critical_value`); arguments that cannot describe a cell are refused, named."""
+        K, n_per_class = check_design(K, n_per_class)
+        C, alpha = check_competitors(C), check_alpha("alpha", alpha)
         return K in self.K and n_per_class in self.n_per_class and C in self.Cs and _alpha_index(self.alphas,
                                                                                                  alpha) is not None
 

@@ -85,6 +85,9 @@ def test_multiclass_table_is_public_and_critical_value_takes_it(store):
     answer = tablegen.critical_value("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, table=table, method="table")
     assert answer.value == 0.3 and answer.source == store
     assert table.critical_value("accuracy", 5, 40, C=100, alpha=0.05) == 0.3
+    assert table.holds(5, 40, C=100, alpha=0.05) and not table.holds(5, 40, C=10, alpha=0.05)
+    with pytest.raises(TablegenInputError, match=r"\balpha\b"):
+        table.holds(5, 40, C=100, alpha="x")
     with pytest.raises(TablegenInputError, match="url"):
         tablegen.MulticlassTable(None)
     with pytest.raises(TablegenInputError, match="storage_options"):
