@@ -148,18 +148,18 @@ class TiltedAuc:
         with np.errstate(over="ignore"):
             return float(np.sum(_half_sinch2(b * self._i) - _half_sinch2(b * self._j)) / (b * b))
 
-    def solve_mu(self, x: float) -> float:
-        """The tilt b with mu(b) = x (mu falls from P N at b = -inf to 0 at +inf)."""
+    def solve_mu(self, x: float, rtol: float = 1e-13) -> float:
+        """The tilt b with mu(b) = x (mu falls from P N at b = -inf to 0 at +inf), to ``rtol`` relative."""
         if x == self.PN / 2.0:
             return 0.0
         if x > self.PN / 2.0:
-            return -self.solve_mu(self.PN - x)
+            return -self.solve_mu(self.PN - x, rtol)
         low, high = 1e-9 / math.sqrt(self.var0), 1.0 / math.sqrt(self.var0)
         while self.mu(high) > x:
             high *= 4.0
             if high > 1e4:
                 return high
-        return _geometric_bisection(lambda b: self.mu(b) > x, low, high, 1e-13)
+        return _geometric_bisection(lambda b: self.mu(b) > x, low, high, rtol)
 
     def _log_bahadur_rao(self, b: float) -> float:
         """Saddle-point approximation of log Pr(U <= mu(b)), b > 0."""
