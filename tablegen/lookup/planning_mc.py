@@ -439,15 +439,24 @@ class _SizeDraws:
         self.key = binormal_key(seed, 0, 0, 0.0, SIZE_STAGE, stream_tag(model))
         self.counts: dict[int, int] = {}
         self.criticals: dict[int, object] = {}
+        self.items = 0
 
     def count(self, n: int) -> int:
-        """Replicates significant at size n (m* from :func:`tablegen.lookup.power.power_critical_value`)."""
+        """Replicates significant at size n (m* from :func:`tablegen.lookup.power.power_critical_value`); refused,
+        before it draws, where the search's sizes so far and this one exceed the time limit together."""
         if n not in self.counts:
             from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+            from tablegen.compute.limits import check_time
+            from tablegen.compute.power_mc import SECONDS_PER_ITEM
+            from tablegen.errors import Argument
             from tablegen.lookup.power import power_critical_value
 
             P, N = self.cell(n)
-            _check_time(self.R, P, N, self.model)
+            check_time(SECONDS_PER_ITEM * self.R * (self.items + P + N), f"a Monte Carlo sample-size search under the "
+                       f"{self.model} alternative ({len(self.counts) + 1:,} sizes, through P = {P:,}, N = {N:,})",
+                       ("give a smaller ", Argument("R"), " (wider intervals), a smaller ", Argument("max_size"),
+                        " or a larger AUC"))
+            self.items += P + N
             cv = power_critical_value(self.metric, P, N, self.C, self.alpha)
             draws = _Replicates(self.metric, P, N, self.model, self.R, self.seed, key=self.key)
             self.counts[n] = draws.hits(self.auc, float(cv) + SNAP_TOLERANCE)

@@ -188,6 +188,13 @@ def test_a_size_over_the_time_limit_is_refused_before_it_draws(monkeypatch):
     assert drawn == []
 
 
+def test_a_search_whose_sizes_add_up_past_the_time_limit_is_refused(monkeypatch):
+    """Each size alone is cheap; the search's sizes together are bounded too (never a hang)."""
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "0.5")
+    with pytest.raises(ResourceLimitError, match=r"sizes, through P = .*\bR\b.*\bmax_size\b"):
+        tablegen.sample_size("auc", auc=0.51, C=10, alpha=0.05, prevalence=0.5, model="binormal", R=20_000)
+
+
 def test_the_command_line_prints_the_library_answer(capsys):
     from tablegen.cli.main import main
 
