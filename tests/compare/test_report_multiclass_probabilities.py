@@ -11,13 +11,19 @@ independent computations:
   the jackknife's values the metrics without each item;
 - McDiarmid's constants against the largest change of each metric over single-item moves;
 - the bound and the sequential rule where they answer;
+- the CUDA twins of the report's kernels bit for bit in numba-cuda's simulator (a child process: this file is the
+  child's script, ``python tests/compare/test_report_multiclass_probabilities.py OUT.npz``);
 - the intervals' coverage by simulation (slow).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
+import os
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -31,6 +37,7 @@ from tablegen.compare.report.multiclass_input import multiclass_data
 from tablegen.compute.multiclass_scores import score_metric_values
 
 SCORES = ["hand_till_auc", "ovr_macro_auc", "top_1_accuracy", "top_2_accuracy"]
+HERE = Path(__file__).resolve()
 
 
 def _softmax_models(rng, y, strengths, K):
@@ -307,6 +314,36 @@ def test_mcdiarmid_constants_bound_every_single_item_move(column):
         assert worst >= constants[i] / 4  # the constants are not vacuous here
 
 
+@pytest.mark.parametrize("close", [False, True])
+def test_pair_constants_bound_every_flip_over_every_pattern(close):
+    """A pair's data-dependent constants: flipping item i's flag changes D by at most 2 c_i whatever the other
+    flags, checked over all 2^n patterns (both models' rows unrelated, and close with ties)."""
+    from tablegen.compute.kernels import multiclass_scores as kernels
+
+    rng = np.random.default_rng(31 + close)
+    y = np.array([0, 0, 1, 1, 1, 2, 2, 0, 2, 1])
+    A = rng.dirichlet(np.ones(3), size=y.size)
+    B = np.round(A + rng.normal(scale=0.05, size=A.shape).clip(-A, None), 1) if close else rng.dirichlet(
+        np.ones(3), size=y.size)
+    B = B / B.sum(axis=1, keepdims=True)
+    sp = probabilities.prepare_scores(multiclass_data(y, {"a": A, "b": B}), tuple(SCORES))
+    swaps = probabilities.ScoreSwaps(sp, (0, 1, 2, 3), 10, 1)
+    moving, inputs = swaps._inputs(0, 1)
+    d = int(moving.sum())
+    out = np.empty((1 << d, 4))
+    kernels.score_swap_differences(*inputs, np.uint64(1), np.uint64(2), 0, True, out)
+    movers = np.flatnonzero(moving)
+    for column in range(4):
+        constants = probabilities.pair_constants(sp, 0, 1, column)
+        assert np.all(constants <= probabilities.swap_constants(sp, column))
+        patterns = np.arange(1 << d)
+        for t, item in enumerate(movers):
+            change = np.abs(out[patterns, column] - out[patterns ^ (1 << t), column]).max()
+            assert change <= 2 * constants[item] + 1e-12, (column, item, change, constants[item])
+    if close:
+        assert probabilities.pair_constants(sp, 0, 1, 0).sum() < probabilities.swap_constants(sp, 0).sum() / 2
+
+
 def test_a_clear_winner_is_settled_by_the_bound_and_a_close_pair_stops_early():
     rng = np.random.default_rng(5)
     y = rng.integers(0, 3, size=3000)
@@ -365,3 +402,56 @@ def test_bca_interval_of_hand_till_covers_the_population_value_at_its_level():
         covered += low <= truth <= high
     ci = binomtest(int(covered), SETS).proportion_ci(0.99, "exact")
     assert ci.low <= 0.95 <= ci.high, (covered, ci)
+
+
+# -- CUDA twins ----------------------------------------------------------------------------------------------
+def _kernel_rows(device: str) -> dict:
+    """The report's three sampled kernels on a small case with ties (three models, two k), on ``device``."""
+    from tablegen.compute.kernels.cuda.device import twin
+    from tablegen.compute.kernels.multiclass_resample import BOOTSTRAP_TAG, resample_key
+
+    rng = np.random.default_rng(8)
+    y = np.r_[0, 1, 2, rng.integers(0, 3, 27)]
+    models = _softmax_models(rng, y, {"a": 1.5, "b": 0.5, "c": 1.0}, 3)
+    models["b"] = np.round(models["b"], 1) / np.round(models["b"], 1).sum(axis=1, keepdims=True)
+    sp = probabilities.prepare_scores(multiclass_data(y, models), tuple(SCORES))
+    from tablegen.compute.kernels import multiclass_scores as kernels
+
+    tables = (sp.double_ranks, sp.orders, sp.group_last, sp.credit, sp.true_counts, True)
+    outs = {"permutations": np.empty((37, 3, 4)), "resamples": np.empty((29, 3, 4)), "swaps_random": np.empty((33, 4)),
+            "swaps_exact": np.empty((16, 4))}
+    twin(kernels.model_score_permutations, device)(sp.true_codes, *tables, *kernels.multiclass_scores_key(3, 30, 3),
+                                                   5, outs["permutations"])
+    order = np.argsort(sp.true_codes, kind="stable")
+    starts = np.r_[0, np.cumsum(sp.true_counts)].astype(np.int64)
+    twin(kernels.stratified_score_resamples, device)(order, starts, sp.true_codes, sp.labels_along, sp.orders,
+                                                     sp.group_last, sp.credit_true, sp.true_counts,
+                                                     *resample_key(3, 30, 3, BOOTSTRAP_TAG), 2, outs["resamples"])
+    _, inputs = probabilities.ScoreSwaps(sp, (0, 1, 2, 3), 10, 1)._inputs(0, 1)
+    key = (np.uint64(11), np.uint64(12))
+    twin(kernels.score_swap_differences, device)(*inputs, *key, 7, False, outs["swaps_random"])
+    twin(kernels.score_swap_differences, device)(*inputs, *key, 3, True, outs["swaps_exact"])
+    return outs
+
+
+def test_cuda_twins_are_bit_identical_in_the_simulator(tmp_path):
+    if importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed: the CUDA twins of the report's probability kernels are NOT tested "
+                    "(pip install -e '.[test]')")
+    out = tmp_path / "sim.npz"
+    done = subprocess.run([sys.executable, str(HERE), str(out)], env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"},
+                          capture_output=True, text=True, cwd=HERE.parents[2])
+    assert done.returncode == 0, done.stderr[-4000:]
+    cpu = _kernel_rows("cpu")
+    with np.load(out) as sim:
+        assert sorted(sim.files) == sorted(cpu)
+        for name, values in cpu.items():
+            assert sim[name].tobytes() == values.tobytes(), name
+
+
+if __name__ == "__main__":
+    import warnings
+
+    sys.path.insert(0, str(HERE.parents[2]))
+    warnings.filterwarnings("ignore", "overflow encountered", RuntimeWarning)  # numpy uint64 scalars wrap
+    np.savez(sys.argv[1], **_kernel_rows("cuda"))

@@ -421,7 +421,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         step.done(metric, "paired")
         logger.info("evaluate (K = %d): %s done", data.K, metric)
     if score_metrics:
-        reports.update(_score_reports(data, score_metrics, C, alpha, replicates, swaps, seed, step))
+        reports.update(_score_reports(data, score_metrics, C, alpha, replicates, swaps, seed, step, device))
     step.finish()
     return MulticlassEvaluation(data.n, data.classes, tuple(prep.true_counts.tolist()), C, alpha, prep.names,
                                 data.source, reports, {name: data.confusion(name) for name in prep.names}, notes)
@@ -465,7 +465,8 @@ def _metric_report(metric: str, names: tuple, x: np.ndarray, boot, column: int, 
     return MulticlassMetricReport(metric, values, intervals, winner, verdict, selection, others, notes)
 
 
-def _score_reports(data, metrics: tuple, C: int, alpha: float, R: int, swaps: int, seed: int, step) -> dict:
+def _score_reports(data, metrics: tuple, C: int, alpha: float, R: int, swaps: int, seed: int, step,
+                   device: str = "cpu") -> dict:
     """The probability metrics' reports (:mod:`.multiclass_probabilities`): one pass of label permutations shared by
     the models and metrics (verdicts and max-T), one bootstrap, each pair's swap patterns serving every metric."""
     from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
@@ -474,11 +475,12 @@ def _score_reports(data, metrics: tuple, C: int, alpha: float, R: int, swaps: in
 
     sp = probabilities.prepare_scores(data, metrics)
     observed = probabilities.observed_scores(sp)
-    null = probabilities.score_null(sp, R, seed, step.within("scores null"))
+    null = probabilities.score_null(sp, R, seed, step.within("scores null"), device)
     step.done("scores null")
-    boot = probabilities.score_bootstrap(sp, observed, BOOTSTRAP_RESAMPLES, seed, step.within("scores bootstrap"))
+    boot = probabilities.score_bootstrap(sp, observed, BOOTSTRAP_RESAMPLES, seed, step.within("scores bootstrap"),
+                                         device)
     step.done("scores bootstrap")
-    pairs = probabilities.ScoreSwaps(sp, tuple(sp.column(metric) for metric in metrics), swaps, seed)
+    pairs = probabilities.ScoreSwaps(sp, tuple(sp.column(metric) for metric in metrics), swaps, seed, device)
     reports = {}
     for metric in metrics:
         column = sp.column(metric)

@@ -137,10 +137,13 @@ def observed_scores(sp: ScorePrepared) -> np.ndarray:
     return out
 
 
-def score_null(sp: ScorePrepared, R: int, seed: int, progress: Callable | None = None) -> PermutationNull:
+def score_null(sp: ScorePrepared, R: int, seed: int, progress: Callable | None = None,
+               device: str = "cpu") -> PermutationNull:
     """Every model's probability metrics on each distinct arrangement of the labels (exact, at most
-    :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS`) or on R keyed shuffles shared by the models."""
+    :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS`) or on R keyed shuffles shared by the models
+    (scored on ``device``, ``"cpu"`` or ``"cuda"``: the kernel or its CUDA twin, the same values)."""
     from tablegen.compute.kernels import multiclass_scores as kernels
+    from tablegen.compute.kernels.cuda.device import twin
     from tablegen.lookup.multiclass_scores import EXACT_ARRANGEMENTS, _arrangements
 
     M, width = len(sp.names), len(sp.columns)
@@ -153,7 +156,7 @@ def score_null(sp: ScorePrepared, R: int, seed: int, progress: Callable | None =
     key = kernels.multiclass_scores_key(seed, sp.n, sp.K)
     out = np.empty((R, M, width))
     for first in range(0, R, BLOCK):
-        kernels.model_score_permutations(sp.true_codes, *tables, *key, first, out[first:first + BLOCK])
+        twin(kernels.model_score_permutations, device)(sp.true_codes, *tables, *key, first, out[first:first + BLOCK])
         if progress is not None:
             progress(min(first + BLOCK, R), R)
     return PermutationNull(out, False, R, seed)
@@ -191,9 +194,11 @@ class ScoreBootstrap(Bootstrap):
 
 
 def score_bootstrap(sp: ScorePrepared, observed: np.ndarray, resamples: int, seed: int,
-                    progress: Callable | None = None) -> ScoreBootstrap:
-    """``resamples`` stratified resamples (the label metrics' draws under the same seed) of every model."""
+                    progress: Callable | None = None, device: str = "cpu") -> ScoreBootstrap:
+    """``resamples`` stratified resamples (the label metrics' draws under the same seed) of every model (on
+    ``device``), and the values with each item left out."""
     from tablegen.compute.kernels import multiclass_scores as kernels
+    from tablegen.compute.kernels.cuda.device import twin
     from tablegen.compute.kernels.multiclass_resample import BOOTSTRAP_TAG, resample_key
 
     order = np.argsort(sp.true_codes, kind="stable")
@@ -202,7 +207,7 @@ def score_bootstrap(sp: ScorePrepared, observed: np.ndarray, resamples: int, see
     out = np.empty((resamples, len(sp.names), len(sp.columns)))
     args = (order, starts, sp.true_codes, sp.labels_along, sp.orders, sp.group_last, sp.credit_true, sp.true_counts)
     for first in range(0, resamples, BLOCK):
-        kernels.stratified_score_resamples(*args, *key, first, out[first:first + BLOCK])
+        twin(kernels.stratified_score_resamples, device)(*args, *key, first, out[first:first + BLOCK])
         if progress is not None:
             progress(min(first + BLOCK, resamples), resamples)
     left_out = np.empty((len(sp.names), sp.n, len(sp.columns)))
@@ -232,6 +237,68 @@ def swap_constants(sp: ScorePrepared, column: int) -> np.ndarray:
     else:
         return np.full(sp.n, 1.0 / n)
     return per_class[sp.true_codes]
+
+
+def pair_constants(sp: ScorePrepared, a: int, b: int, column: int) -> np.ndarray:
+    """(n,): McDiarmid's constants of the swap test of models ``a`` and ``b`` on the kernels' ``column``, from the
+    two models' scores: at most :func:`swap_constants` and often far below (close models).
+
+    Flipping item i's flag moves its score in column c between A's and B's (the interval I = [low, high] of the
+    two); a pair (i, j) can change its order only if j's score, A's or B's whatever j's own flag, lies in I.  So in
+    column c at most N_c,b(i) pairs of i with items of class b change, N_c,b(i) the items j of class b with A's or
+    B's score in I (the smaller of (j with A's score in I) + (j with B's score in I) and (j whose own interval
+    meets I)), each by at most 1.  Hand–Till: the sum over b != y of (N_y,b(i) + N_b,b(i)) / (2 n_y n_b), over
+    K (K - 1) / 2; one-vs-rest: (sum over b != y of N_y,b(i) / (n_y (n - n_y)) + sum over b != y of
+    N_b,b(i) / (n_b (n - n_b))) / K; top-k: |credit under A - credit under B| / n, exactly what the flip moves.
+
+    Examples
+    --------
+    >>> P = np.array([[0.6, 0.4], [0.4, 0.6], [0.7, 0.3], [0.2, 0.8]])
+    >>> close = np.array([[0.65, 0.35], [0.45, 0.55], [0.7, 0.3], [0.2, 0.8]])
+    >>> data = type("Data", (), {"probabilities": {"a": P, "reversed": P[:, ::-1], "close": close},
+    ...                          "true_codes": np.array([0, 1, 0, 1]), "K": 2, "classes": (0, 1)})()
+    >>> sp = prepare_scores(data, ("hand_till_auc", "top_1_accuracy"))
+    >>> swap_constants(sp, 0).tolist(), pair_constants(sp, 0, 1, 0).tolist()
+    ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
+    >>> pair_constants(sp, 0, 2, 0).tolist()  # no flip can reorder a pair
+    [0.0, 0.0, 0.0, 0.0]
+    >>> pair_constants(sp, 0, 1, 2).tolist()  # each item's top-1 credit moves between 1 and 0
+    [0.25, 0.25, 0.25, 0.25]
+    """
+    worst = swap_constants(sp, column)
+    n = sp.n
+    if column >= 2:
+        j = column - 2
+        return np.minimum(worst, np.abs(sp.credit_true[a, j] - sp.credit_true[b, j]) / n)
+    A, B = sp.matrices[a], sp.matrices[b]
+    K, y = sp.K, sp.true_codes
+    counts = sp.true_counts.astype(float)
+    low, high = np.minimum(A, B), np.maximum(A, B)
+    reach = np.empty((K, K, n))  # reach[c, b, i]: N_c,b(i)
+    for c in range(K):
+        for b in range(K):
+            members = y == b
+            a_sorted, b_sorted = np.sort(A[members, c]), np.sort(B[members, c])
+            lows, highs = np.sort(low[members, c]), np.sort(high[members, c])
+            lo, hi = low[:, c], high[:, c]
+            either = (np.searchsorted(a_sorted, hi, "right") - np.searchsorted(a_sorted, lo, "left")
+                      + np.searchsorted(b_sorted, hi, "right") - np.searchsorted(b_sorted, lo, "left"))
+            below, above = np.searchsorted(highs, lo, "left"), lows.size - np.searchsorted(lows, hi, "right")
+            meets = lows.size - below - above
+            reach[c, b] = np.minimum(either, meets)
+    items = np.arange(n)
+    constants = np.zeros(n)
+    for b in range(K):
+        other = y != b
+        own = reach[y, b, items]  # N_y,b(i): column y, class b
+        theirs = reach[b, b, items]  # N_b,b(i): column b, class b
+        if column == 0:
+            constants += np.where(other, (own + theirs) / (2.0 * counts[y] * counts[b]), 0.0)
+        else:
+            constants += np.where(other, own / (counts[y] * (n - counts[y])) + theirs / (counts[b] * (n - counts[b])),
+                                  0.0)
+    constants /= K * (K - 1) / 2 if column == 0 else K
+    return np.minimum(worst, constants)
 
 
 def swap_bound(constants: np.ndarray, moving: np.ndarray, observed: float) -> float:
@@ -265,8 +332,8 @@ class _PairAnswer:
 class ScoreSwaps:
     """Each pair's swap tests on every requested column, computed when the pair is first asked."""
 
-    def __init__(self, sp: ScorePrepared, columns: tuple, R: int, seed: int):
-        self.sp, self.columns, self.R, self.seed = sp, tuple(columns), R, seed
+    def __init__(self, sp: ScorePrepared, columns: tuple, R: int, seed: int, device: str = "cpu"):
+        self.sp, self.columns, self.R, self.seed, self.device = sp, tuple(columns), R, seed, device
         self._answers: dict = {}
 
     def answer(self, a: int, b: int, column: int) -> _PairAnswer:
@@ -289,8 +356,9 @@ class ScoreSwaps:
         positions = np.broadcast_to(np.arange(values.shape[1]), values.shape)
         last = np.minimum.accumulate(np.where(change, positions, values.shape[1])[:, ::-1], axis=1)[:, ::-1]
         items = np.ascontiguousarray(descending % sp.n, dtype=np.int32)
-        sources = np.ascontiguousarray(descending // sp.n, dtype=np.int32)
-        return moving, (sp.true_codes, items, sources, np.ascontiguousarray(last, dtype=np.int32), bit_of,
+        sources = np.ascontiguousarray(descending // sp.n, dtype=np.uint8)
+        labels = np.ascontiguousarray(sp.true_codes[items])
+        return moving, (sp.true_codes, items, labels, sources, np.ascontiguousarray(last, dtype=np.int32), bit_of,
                         np.ascontiguousarray(sp.credit_true[a]), np.ascontiguousarray(sp.credit_true[b]),
                         sp.true_counts)
 
@@ -305,8 +373,10 @@ class ScoreSwaps:
             sequential_p,
         )
         from tablegen.compute.kernels import multiclass_scores as kernels
+        from tablegen.compute.kernels.cuda.device import twin
         from tablegen.compute.kernels.multiclass_resample import resample_key
 
+        swap = twin(kernels.score_swap_differences, self.device)
         moving, inputs = self._inputs(a, b)
         d = int(np.count_nonzero(moving))
         width = len(self.sp.columns)
@@ -317,7 +387,7 @@ class ScoreSwaps:
         answers = {}
         if d <= EXACT_SWAP_ITEMS:
             out = np.empty((1 << d, width))
-            kernels.score_swap_differences(*inputs, *key, 0, True, out)
+            swap(*inputs, *key, 0, True, out)
             for column in self.columns:
                 hits = int(np.count_nonzero(out[:, column] >= observed[column] - SNAP_TOLERANCE))
                 p = hits / out.shape[0]
@@ -326,7 +396,7 @@ class ScoreSwaps:
         tau = 1.0 / (self.R + 1)
         active = []
         for column in self.columns:
-            bound = swap_bound(swap_constants(self.sp, column), moving, float(observed[column]))
+            bound = swap_bound(pair_constants(self.sp, a, b, column), moving, float(observed[column]))
             if bound < tau:  # below any Monte Carlo p-value: no pattern drawn
                 answers[column] = _PairAnswer("bound", bound, (0.0, bound))
             else:
@@ -337,7 +407,7 @@ class ScoreSwaps:
         while drawn < self.R and len(stopped) < len(active):
             rows = min(block, self.R - drawn)
             out = np.empty((rows, width))
-            kernels.score_swap_differences(*inputs, *key, drawn, False, out)
+            swap(*inputs, *key, drawn, False, out)
             for column in active:
                 if column in stopped:
                     continue

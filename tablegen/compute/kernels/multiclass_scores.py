@@ -520,16 +520,17 @@ def score_left_out(codes, labels_along, orders, group_last, credit_true, counts,
 
 
 @jit_cached(nogil=True)
-def score_swap_differences(codes, merged_items, merged_sources, merged_last, bit_of, credit_true_a, credit_true_b,
-                           counts, key0, key1, first, exact, out):
+def score_swap_differences(codes, merged_items, merged_labels, merged_sources, merged_last, bit_of, credit_true_a,
+                           credit_true_b, counts, key0, key1, first, exact, out):
     """Swap patterns ``first .. first + out.shape[0] - 1`` of two models' probability rows: ``out[r]`` the columns
     (Hand–Till, one-vs-rest macro, top-k per k) of A' less B's, A' holding A's row of item i where the item is not
     swapped and B's where it is (B' the other).
 
-    Column a of both models' scores in one descending order (``merged_items``, ``merged_sources`` (K, 2n): the item
-    and the model, 0 for A, 1 for B, of each of the 2n scores; ``merged_last`` the last position of each position's
-    tie); an entry belongs to A' where its model is the item's swap flag.  ``bit_of[i]``: item i's index among the
-    items whose rows differ (-1: identical rows, never swapped).  Exact: pattern r swaps the item of index t where
+    Column a of both models' scores in one descending order (``merged_items``, ``merged_labels``, ``merged_sources``
+    (K, 2n): the item, its true class and the model, 0 for A, 1 for B, of each of the 2n scores; ``merged_last`` the
+    last position of each position's tie); an entry belongs to A' where its model is the item's swap flag (0 or 1,
+    so A' where ``source ^ flag`` is 0).  ``bit_of[i]``: item i's index among the items whose rows differ (-1:
+    identical rows, never swapped).  Exact: pattern r swaps the item of index t where
     bit t of r is set (pattern 0 is the data); else each differing item's flag is the next bit of the pattern's
     stream, low bit first (the label kernel's swap bits).  ``credit_true_a``, ``credit_true_b`` (J, n): each item's
     top-k credit at its true class under each model.
@@ -539,20 +540,23 @@ def score_swap_differences(codes, merged_items, merged_sources, merged_last, bit
     >>> codes = np.array([0, 1], np.int32)
     >>> # A = [[0.9, 0.1], [0.2, 0.8]] ranks both items right, B = [[0.3, 0.7], [0.6, 0.4]] both wrong
     >>> items = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], np.int32)  # each column's four scores, descending
-    >>> sources = np.array([[0, 1, 1, 0], [0, 1, 1, 0]], np.int32)
+    >>> sources = np.array([[0, 1, 1, 0], [0, 1, 1, 0]], np.uint8)
     >>> credit = np.empty((0, 2))
     >>> out = np.empty((4, 2))
-    >>> score_swap_differences(codes, items, sources, np.array([[0, 1, 2, 3]] * 2, np.int32), np.array([0, 1],
-    ...                        np.int32), credit, credit, np.array([1, 1]), np.uint64(1), np.uint64(2), 0, True, out)
+    >>> last, bit_of = np.array([[0, 1, 2, 3]] * 2, np.int32), np.array([0, 1], np.int32)
+    >>> score_swap_differences(codes, items, codes[items], sources, last, bit_of, credit, credit, np.array([1, 1]),
+    ...                        np.uint64(1), np.uint64(2), 0, True, out)
     >>> out[:, 0].tolist()  # no swap: 1 - 0; one item swapped: each model ranks right (1 - 1); both: 0 - 1
     [1.0, 0.0, 0.0, -1.0]
     """
     K = counts.size
     n = codes.size
     J = credit_true_a.shape[0]
-    swapped = np.zeros(n, np.int64)
-    acc_a = np.empty((K, K), np.int64)
-    acc_b = np.empty((K, K), np.int64)
+    size = merged_items.shape[1]
+    swapped = np.zeros(n, np.uint8)
+    acc = np.empty((2, K, K), np.int64)  # acc[0]: A', acc[1]: B'
+    above = np.empty(2, np.int64)
+    tied = np.empty(2, np.int64)
     for row in range(out.shape[0]):
         pattern = first + row
         s0, s1, s2, s3 = replicate_state(key0, key1, pattern)
@@ -568,38 +572,37 @@ def score_swap_differences(codes, merged_items, merged_sources, merged_last, bit
                 if left == 0:
                     bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
                     left = 64
-                swapped[i] = np.int64(bits & _U1)
+                swapped[i] = np.uint8(bits & _U1)
                 bits >>= _U1
                 left -= 1
-        acc_a[:, :] = 0
-        acc_b[:, :] = 0
+        acc[:, :, :] = 0
         for a in range(K):
-            above_a = 0
-            above_b = 0
-            size = merged_items.shape[1]
+            above[0] = 0
+            above[1] = 0
             p = 0
             while p < size:
                 last = merged_last[a, p]
-                tied_a = 0
-                tied_b = 0
+                if last == p:  # no tie: the entry's model (0: A', 1: B') counts its label's pairs
+                    owner = merged_sources[a, p] ^ swapped[merged_items[a, p]]
+                    c = merged_labels[a, p]
+                    acc[owner, a, c] += above[owner]
+                    if c == a:
+                        above[owner] += 2
+                    p += 1
+                    continue
+                tied[0] = 0
+                tied[1] = 0
                 for q in range(p, last + 1):
-                    item = merged_items[a, q]
-                    if codes[item] == a:
-                        if merged_sources[a, q] == swapped[item]:
-                            tied_a += 1
-                        else:
-                            tied_b += 1
+                    if merged_labels[a, q] == a:
+                        tied[merged_sources[a, q] ^ swapped[merged_items[a, q]]] += 1
                 for q in range(p, last + 1):
-                    item = merged_items[a, q]
-                    if merged_sources[a, q] == swapped[item]:
-                        acc_a[a, codes[item]] += 2 * above_a + tied_a
-                    else:
-                        acc_b[a, codes[item]] += 2 * above_b + tied_b
-                above_a += tied_a
-                above_b += tied_b
+                    owner = merged_sources[a, q] ^ swapped[merged_items[a, q]]
+                    acc[owner, a, merged_labels[a, q]] += above[owner] + tied[owner]
+                above[0] += 2 * tied[0]
+                above[1] += 2 * tied[1]
                 p = last + 1
-        ht_a, ovr_a = _auc_pair(acc_a, counts, n)
-        ht_b, ovr_b = _auc_pair(acc_b, counts, n)
+        ht_a, ovr_a = _auc_pair(acc[0], counts, n)
+        ht_b, ovr_b = _auc_pair(acc[1], counts, n)
         out[row, 0] = ht_a - ht_b
         out[row, 1] = ovr_a - ovr_b
         for j in range(J):

@@ -16,7 +16,7 @@ import numpy as np
 from numba import cuda
 
 from tablegen.compute.kernels.cuda.ranking import draw_below
-from tablegen.compute.kernels.cuda.rng import add_rn, mul_rn, replicate_state
+from tablegen.compute.kernels.cuda.rng import ONE, ZERO, add_rn, mul_rn, replicate_state, xoshiro_next
 
 #: Threads per CUDA block.
 THREADS_PER_BLOCK = 128
@@ -102,3 +102,255 @@ def multiclass_score_permutations_cuda(codes, double_ranks, orders, group_last, 
         multiclass_scores_kernel[grid, THREADS_PER_BLOCK](*tables, bool(hand_till), key0, key1, first + start,
                                                           d_work, d_sums, d_acc, target)
         out[start:start + count] = target.copy_to_host()
+
+
+# -- the K-class report's kernels (``tablegen.compute.kernels.multiclass_scores``: several models at once) ---------
+# One thread per replicate (shuffle, resample or swap pattern), per-thread scratch rows; every float sum in the CPU
+# kernel's order with each product and addition rounded separately, each division once: the same doubles.
+
+
+@cuda.jit(device=True, inline=True)
+def _auc_pair(acc, counts, n):
+    """(Hand–Till, one-vs-rest macro) from the doubled pair counts (the CPU kernel's ``_auc_pair``)."""
+    K = counts.shape[0]
+    for c in range(K):
+        if counts[c] == 0:
+            return math.nan, math.nan
+    total = 0.0
+    for i in range(K):
+        for j in range(i + 1, K):
+            total = add_rn(total, (acc[i, j] + acc[j, i]) / mul_rn(mul_rn(4.0, float(counts[i])), float(counts[j])))
+    ovr = 0.0
+    for c in range(K):
+        right = 0
+        for b in range(K):
+            if b != c:
+                right += acc[c, b]
+        ovr = add_rn(ovr, right / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
+    return total / (K * (K - 1) // 2), ovr / K
+
+
+@cuda.jit
+def model_permutations_kernel(codes, double_ranks, orders, group_last, credit, counts, hand_till, key0, key1, first,
+                              work, sums, acc, out):
+    """Replicate ``first + t``: the labels shuffled once, every model's columns in ``out[t, m]``."""
+    t = cuda.grid(1)
+    if t >= out.shape[0]:
+        return
+    n = codes.shape[0]
+    K = counts.shape[0]
+    M = double_ranks.shape[0]
+    J = credit.shape[1]
+    s0, s1, s2, s3 = replicate_state(key0, key1, first + t)
+    for item in range(n):
+        work[t, item] = codes[item]
+    for item in range(n - 1, 0, -1):
+        j, s0, s1, s2, s3 = draw_below(np.uint64(item + 1), s0, s1, s2, s3)
+        c = work[t, j]
+        work[t, j] = work[t, item]
+        work[t, item] = c
+    for m in range(M):
+        for c in range(K):
+            sums[t, c] = 0
+        for item in range(n - 1, -1, -1):
+            c = work[t, item]
+            sums[t, c] += double_ranks[m, item, c]
+        for jk in range(J):
+            top_k = 0.0
+            for item in range(n - 1, -1, -1):
+                top_k = add_rn(top_k, credit[m, jk, item, work[t, item]])
+            out[t, m, 2 + jk] = top_k / n
+        if hand_till:
+            for i in range(K):
+                for c in range(K):
+                    acc[t, i, c] = 0
+                above = 0
+                p = 0
+                while p < n:
+                    last = group_last[m, i, p]
+                    tied = 0
+                    for q in range(p, last + 1):
+                        if work[t, orders[m, i, q]] == i:
+                            tied += 1
+                    for q in range(p, last + 1):
+                        acc[t, i, work[t, orders[m, i, q]]] += 2 * above + tied
+                    above += tied
+                    p = last + 1
+            total = 0.0
+            for i in range(K):
+                for j in range(i + 1, K):
+                    total = add_rn(total, (acc[t, i, j] + acc[t, j, i])
+                                   / mul_rn(mul_rn(4.0, float(counts[i])), float(counts[j])))
+            out[t, m, 0] = total / (K * (K - 1) // 2)
+        else:
+            out[t, m, 0] = math.nan
+        total = 0.0
+        empty = False
+        for c in range(K):
+            if counts[c] == 0:
+                empty = True
+            else:
+                total = add_rn(total, (sums[t, c] - counts[c] * (counts[c] + 1))
+                               / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
+        out[t, m, 1] = math.nan if empty else total / K
+
+
+@cuda.jit
+def stratified_scores_kernel(order, starts, codes, labels_along, orders, group_last, credit_true, counts, key0, key1,
+                             first, weights, acc, out):
+    """Resample ``first + t``: each item's draw count, then every model's columns in ``out[t, m]``."""
+    t = cuda.grid(1)
+    if t >= out.shape[0]:
+        return
+    K = counts.shape[0]
+    M = orders.shape[0]
+    J = credit_true.shape[1]
+    n = order.shape[0]
+    s0, s1, s2, s3 = replicate_state(key0, key1, first + t)
+    for item in range(n):
+        weights[t, item] = 0
+    for k in range(K):
+        size = starts[k + 1] - starts[k]
+        for _ in range(size):
+            j, s0, s1, s2, s3 = draw_below(np.uint64(size), s0, s1, s2, s3)
+            weights[t, order[starts[k] + int(j)]] += 1
+    for m in range(M):
+        for i in range(K):
+            for c in range(K):
+                acc[t, i, c] = 0
+            above = 0
+            p = 0
+            while p < n:
+                last = group_last[m, i, p]
+                tied = 0
+                for q in range(p, last + 1):
+                    if labels_along[m, i, q] == i:
+                        tied += weights[t, orders[m, i, q]]
+                for q in range(p, last + 1):
+                    acc[t, i, labels_along[m, i, q]] += weights[t, orders[m, i, q]] * (2 * above + tied)
+                above += tied
+                p = last + 1
+        ht, ovr = _auc_pair(acc[t], counts, n)
+        out[t, m, 0] = ht
+        out[t, m, 1] = ovr
+        for jk in range(J):
+            top_k = 0.0
+            for item in range(n - 1, -1, -1):
+                top_k = add_rn(top_k, mul_rn(float(weights[t, item]), credit_true[m, jk, item]))
+            out[t, m, 2 + jk] = top_k / n
+
+
+@cuda.jit
+def score_swaps_kernel(codes, merged_items, merged_labels, merged_sources, merged_last, bit_of, credit_true_a,
+                       credit_true_b, counts, key0, key1, first, exact, swapped, acc, out):
+    """Swap pattern ``first + t``: the columns of A' less B's in ``out[t]`` (``acc[t, 0]`` A', ``acc[t, 1]`` B')."""
+    t = cuda.grid(1)
+    if t >= out.shape[0]:
+        return
+    K = counts.shape[0]
+    n = codes.shape[0]
+    J = credit_true_a.shape[0]
+    size = merged_items.shape[1]
+    pattern = first + t
+    s0, s1, s2, s3 = replicate_state(key0, key1, pattern)
+    bits = ZERO
+    left = 0
+    for i in range(n):
+        b = bit_of[i]
+        if b < 0:
+            swapped[t, i] = 0
+        elif exact:
+            swapped[t, i] = (pattern >> b) & 1
+        else:
+            if left == 0:
+                bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+                left = 64
+            swapped[t, i] = int(bits & ONE)
+            bits >>= ONE
+            left -= 1
+    for owner in range(2):
+        for a in range(K):
+            for c in range(K):
+                acc[t, owner, a, c] = 0
+    for a in range(K):
+        above_a = 0
+        above_b = 0
+        p = 0
+        while p < size:
+            last = merged_last[a, p]
+            tied_a = 0
+            tied_b = 0
+            for q in range(p, last + 1):
+                if merged_labels[a, q] == a:
+                    if merged_sources[a, q] ^ swapped[t, merged_items[a, q]]:
+                        tied_b += 1
+                    else:
+                        tied_a += 1
+            for q in range(p, last + 1):
+                if merged_sources[a, q] ^ swapped[t, merged_items[a, q]]:
+                    acc[t, 1, a, merged_labels[a, q]] += above_b + tied_b
+                else:
+                    acc[t, 0, a, merged_labels[a, q]] += above_a + tied_a
+            above_a += 2 * tied_a
+            above_b += 2 * tied_b
+            p = last + 1
+    ht_a, ovr_a = _auc_pair(acc[t, 0], counts, n)
+    ht_b, ovr_b = _auc_pair(acc[t, 1], counts, n)
+    out[t, 0] = ht_a - ht_b
+    out[t, 1] = ovr_a - ovr_b
+    for jk in range(J):
+        top_a = 0.0
+        top_b = 0.0
+        for i in range(n - 1, -1, -1):
+            if swapped[t, i]:
+                top_a = add_rn(top_a, credit_true_b[jk, i])
+                top_b = add_rn(top_b, credit_true_a[jk, i])
+            else:
+                top_a = add_rn(top_a, credit_true_a[jk, i])
+                top_b = add_rn(top_b, credit_true_b[jk, i])
+        out[t, 2 + jk] = top_a / n - top_b / n
+
+
+def _launch_rows(kernel, inputs, extra, scratch, out, first, threads):
+    """Run ``kernel`` over ``out``'s rows, ``threads`` at a time: ``inputs`` the arrays and scalars before
+    (key0, key1), ``extra`` the scalars after ``first``, ``scratch`` (shape, dtype) of each per-thread array."""
+    rows = max(1, min(threads, out.shape[0]))
+    devices = [cuda.to_device(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in inputs[:-2]]
+    key0, key1 = inputs[-2], inputs[-1]
+    d_scratch = [cuda.device_array((rows, *shape), dtype) for shape, dtype in scratch]
+    d_out = cuda.device_array((rows, *out.shape[1:]), np.float64)
+    for start in range(0, out.shape[0], rows):
+        count = min(rows, out.shape[0] - start)
+        target = d_out[:count]
+        grid = max(1, math.ceil(count / THREADS_PER_BLOCK))
+        kernel[grid, THREADS_PER_BLOCK](*devices, key0, key1, first + start, *extra, *d_scratch, target)
+        out[start:start + count] = target.copy_to_host()
+
+
+def model_score_permutations_cuda(codes, double_ranks, orders, group_last, credit, counts, hand_till, key0, key1,
+                                  first, out, threads: int = 4096):
+    """:func:`~tablegen.compute.kernels.multiclass_scores.model_score_permutations` on the GPU (out (rows, M,
+    2 + J))."""
+    n, K = codes.size, counts.size
+    _launch_rows(model_permutations_kernel, (codes, double_ranks, orders, group_last, credit, counts, bool(hand_till),
+                                             key0, key1), (), [((n,), np.int32), ((K,), np.int64),
+                                                               ((K, K), np.int64)], out, first, threads)
+
+
+def stratified_score_resamples_cuda(order, starts, codes, labels_along, orders, group_last, credit_true, counts, key0,
+                                    key1, first, out, threads: int = 4096):
+    """:func:`~tablegen.compute.kernels.multiclass_scores.stratified_score_resamples` on the GPU."""
+    n, K = order.size, counts.size
+    _launch_rows(stratified_scores_kernel, (order, starts, codes, labels_along, orders, group_last, credit_true,
+                                            counts, key0, key1), (), [((n,), np.int64), ((K, K), np.int64)], out,
+                 first, threads)
+
+
+def score_swap_differences_cuda(codes, merged_items, merged_labels, merged_sources, merged_last, bit_of,
+                                credit_true_a, credit_true_b, counts, key0, key1, first, exact, out,
+                                threads: int = 4096):
+    """:func:`~tablegen.compute.kernels.multiclass_scores.score_swap_differences` on the GPU (out (rows, 2 + J))."""
+    n, K = codes.size, counts.size
+    _launch_rows(score_swaps_kernel, (codes, merged_items, merged_labels, merged_sources, merged_last, bit_of,
+                                      credit_true_a, credit_true_b, counts, key0, key1), (bool(exact),),
+                 [((n,), np.uint8), ((2, K, K), np.int64)], out, first, threads)
