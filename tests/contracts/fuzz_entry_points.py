@@ -251,6 +251,8 @@ def py_baselines(root: Path) -> dict:
         "pairwise_tests": lambda: dict(labels=labels, scores={"a": a, "b": b}),
         "plot_f1_comparison": lambda: dict(result=_f1_result(), path=None),
         "selection_test": lambda: dict(labels=labels, scores={"a": a, "b": b}, C=2, method="exact"),
+        "selection_tests": lambda: dict(labels=labels, scores={"a": a, "b": b}, metrics=["auc", "best_f1"], C=2,
+                                        method="exact"),
         "bayesian_pair": lambda: dict(x=results()[:, 0], y=results()[:, 1], samples=500),
         "bayesian_pairs": lambda: dict(scores=results(), samples=500),
         "comparison_table": lambda: dict(result=compare.across_datasets(results())),
