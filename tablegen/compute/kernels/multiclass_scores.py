@@ -73,22 +73,22 @@ def _hand_till(work, orders, group_last, counts, acc):
     K, n = orders.shape
     acc[:, :] = 0
     for i in range(K):
-        above = 0
+        above = 0  # twice the i-labelled items above
         p = 0
         while p < n:
             last = group_last[i, p]
-            if last == p:
+            if last == p:  # branch-free
                 c = work[orders[i, p]]
-                acc[i, c] += 2 * above  # acc[i, i] collects junk, never read
-                above += 1 if c == i else 0
+                acc[i, c] += above  # acc[i, i] collects junk, never read
+                above += 2 * (c == i)
                 p += 1
             else:
                 tied = 0
                 for q in range(p, last + 1):
                     tied += 1 if work[orders[i, q]] == i else 0
                 for q in range(p, last + 1):
-                    acc[i, work[orders[i, q]]] += 2 * above + tied
-                above += tied
+                    acc[i, work[orders[i, q]]] += above + tied
+                above += 2 * tied
                 p = last + 1
     total = 0.0
     for i in range(K):
@@ -321,6 +321,7 @@ def model_score_permutations(codes, double_ranks, orders, group_last, credit, co
     K = counts.size
     M = double_ranks.shape[0]
     work = np.empty(n, np.int32)
+    small = np.empty(n, np.uint8)  # the arrangement in a byte an item (K <= 255): the walks' gathers stay in L1
     sums = np.empty(K, np.int64)
     acc = np.empty((K, K), np.int64)
     for row in range(out.shape[0]):
@@ -332,9 +333,16 @@ def model_score_permutations(codes, double_ranks, orders, group_last, credit, co
             c = work[j]
             work[j] = work[i]
             work[i] = c
-        for m in range(M):
-            _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
-                           out[row, m])
+        if K <= 255:
+            for i in range(n):
+                small[i] = work[i]
+            for m in range(M):
+                _model_columns(small, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
+                               out[row, m])
+        else:
+            for m in range(M):
+                _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
+                               out[row, m])
 
 
 @jit_cached(nogil=True)
@@ -374,7 +382,7 @@ def model_score_enumeration(codes, double_ranks, orders, group_last, credit, cou
 def _weighted_pairs(weights, labels_along, orders, group_last, acc):
     """``acc`` (K, K) the doubled pair counts of the items weighted by ``weights`` (a bootstrap resample's draw
     counts): each column i walked from the top along its fixed order, ``labels_along[i, p]`` the label of the item
-    at position p."""
+    at position p (``above``: twice the weight of the i-labelled items above)."""
     K, n = orders.shape
     acc[:, :] = 0
     for i in range(K):
@@ -382,13 +390,11 @@ def _weighted_pairs(weights, labels_along, orders, group_last, acc):
         p = 0
         while p < n:
             last = group_last[i, p]
-            if last == p:
+            if last == p:  # branch-free: a third of the items are not drawn (w = 0)
                 w = weights[orders[i, p]]
-                if w != 0:
-                    c = labels_along[i, p]
-                    acc[i, c] += w * (2 * above)
-                    if c == i:
-                        above += w
+                c = labels_along[i, p]
+                acc[i, c] += w * above
+                above += 2 * w * (c == i)
                 p += 1
             else:
                 tied = 0
@@ -396,8 +402,8 @@ def _weighted_pairs(weights, labels_along, orders, group_last, acc):
                     if labels_along[i, q] == i:
                         tied += weights[orders[i, q]]
                 for q in range(p, last + 1):
-                    acc[i, labels_along[i, q]] += weights[orders[i, q]] * (2 * above + tied)
-                above += tied
+                    acc[i, labels_along[i, q]] += weights[orders[i, q]] * (above + tied)
+                above += 2 * tied
                 p = last + 1
 
 
@@ -429,7 +435,7 @@ def stratified_score_resamples(order, starts, codes, labels_along, orders, group
     M = orders.shape[0]
     J = credit_true.shape[1]
     n = order.size
-    weights = np.zeros(n, np.int64)
+    weights = np.zeros(n, np.int32)  # draw counts (< 2**31 items): a narrow gather in the walks
     acc = np.empty((K, K), np.int64)
     for row in range(out.shape[0]):
         s0, s1, s2, s3 = replicate_state(key0, key1, first + row)
@@ -586,8 +592,7 @@ def score_swap_differences(codes, merged_items, merged_labels, merged_sources, m
                     owner = merged_sources[a, p] ^ swapped[merged_items[a, p]]
                     c = merged_labels[a, p]
                     acc[owner, a, c] += above[owner]
-                    if c == a:
-                        above[owner] += 2
+                    above[owner] += 2 * (c == a)
                     p += 1
                     continue
                 tied[0] = 0
