@@ -9,7 +9,8 @@ independent computations:
 - the swap permutation against brute force over every swap pattern, in Fractions;
 - the bootstrap: each resample's values are the metrics of the resampled rows (the label metrics' draws replayed),
   the jackknife's values the metrics without each item;
-- McDiarmid's constants against the largest change of each metric over single-item moves;
+- the swap difference as a Rademacher sum of the items' influences against the metrics of the swapped matrices
+  (every pattern at tiny n, in Fractions; random patterns with ties), Hoeffding's bound against the exact tails;
 - the bound and the sequential rule where they answer;
 - the CUDA twins of the report's kernels bit for bit in numba-cuda's simulator (a child process: this file is the
   child's script, ``python tests/compare/test_report_multiclass_probabilities.py OUT.npz``);
@@ -290,58 +291,70 @@ def test_the_jackknife_leaves_each_item_out():
             assert np.isnan(boot.left_out[0, q, :2]).all()
 
 
-# -- McDiarmid's constants, the bound, the sequential rule -----------------------------------------------------
-@pytest.mark.parametrize("column", range(4))
-def test_mcdiarmid_constants_bound_every_single_item_move(column):
-    """The largest change of each metric when one item's row moves to another (random rows, one-hot rows, the
-    uniform row, a tie at the top), the labels fixed, is at most the item's constant."""
-    rng = np.random.default_rng(21)
-    K = 3
-    y = np.array([0, 0, 0, 0, 1, 1, 2, 2, 2])
-    P = rng.dirichlet(np.ones(K), size=y.size)
-    candidates = [*np.eye(K), np.full(K, 1 / K), np.array([0.5, 0.5, 0.0]), *rng.dirichlet(np.ones(K), size=20)]
-    sp = probabilities.prepare_scores(multiclass_data(y, {"m": P}), tuple(SCORES))
-    constants = probabilities.swap_constants(sp, column)
-    name, k = (SCORES[column], None) if column < 2 else ("top_k_accuracy", column - 1)
-    before = score_metric_values(y, P, [name], k=k)[name]
-    for i in range(y.size):
-        worst = 0.0
-        for row in candidates:
-            moved = P.copy()
-            moved[i] = row
-            worst = max(worst, abs(score_metric_values(y, moved, [name], k=k)[name] - before))
-        assert worst <= constants[i] + 1e-15
-        assert worst >= constants[i] / 4  # the constants are not vacuous here
+# -- the swap difference as a Rademacher sum, the bound, the sequential rule ------------------------------------
+def _swapped(A, B, flags):
+    return np.where(flags[:, None], B, A), np.where(flags[:, None], A, B)
 
 
-@pytest.mark.parametrize("close", [False, True])
-def test_pair_constants_bound_every_flip_over_every_pattern(close):
-    """A pair's data-dependent constants: flipping item i's flag changes D by at most 2 c_i whatever the other
-    flags, checked over all 2^n patterns (both models' rows unrelated, and close with ties)."""
-    from tablegen.compute.kernels import multiclass_scores as kernels
+def test_every_patterns_difference_is_the_metrics_of_the_swapped_matrices():
+    """D = sum_i sigma_i L_i equals metric(A') - metric(B') recomputed from the definitions (Fractions) for every one
+    of the 2^7 patterns of the tiny case, and from score_metric_values for random patterns of a larger case with
+    ties."""
+    from tablegen.compute.kernels.multiclass_scores import linear_swap_differences
 
-    rng = np.random.default_rng(31 + close)
-    y = np.array([0, 0, 1, 1, 1, 2, 2, 0, 2, 1])
-    A = rng.dirichlet(np.ones(3), size=y.size)
-    B = np.round(A + rng.normal(scale=0.05, size=A.shape).clip(-A, None), 1) if close else rng.dirichlet(
-        np.ones(3), size=y.size)
-    B = B / B.sum(axis=1, keepdims=True)
-    sp = probabilities.prepare_scores(multiclass_data(y, {"a": A, "b": B}), tuple(SCORES))
-    swaps = probabilities.ScoreSwaps(sp, (0, 1, 2, 3), 10, 1)
-    moving, inputs = swaps._inputs(0, 1)
-    d = int(moving.sum())
-    out = np.empty((1 << d, 4))
-    kernels.score_swap_differences(*inputs, np.uint64(1), np.uint64(2), 0, True, out)
-    movers = np.flatnonzero(moving)
-    for column in range(4):
-        constants = probabilities.pair_constants(sp, 0, 1, column)
-        assert np.all(constants <= probabilities.swap_constants(sp, column))
-        patterns = np.arange(1 << d)
-        for t, item in enumerate(movers):
-            change = np.abs(out[patterns, column] - out[patterns ^ (1 << t), column]).max()
-            assert change <= 2 * constants[item] + 1e-12, (column, item, change, constants[item])
-    if close:
-        assert probabilities.pair_constants(sp, 0, 1, 0).sum() < probabilities.swap_constants(sp, 0).sum() / 2
+    key = (np.uint64(3), np.uint64(4))
+    A, B = np.array(TINY["a"]), np.array(TINY["b"])
+    sp = probabilities.prepare_scores(multiclass_data(TINY_LABELS, {"a": A, "b": B}), tuple(SCORES))
+    influences = probabilities.swap_influences(sp, 0, 1)
+    out = np.empty((1 << 7, 4))
+    linear_swap_differences(influences, *key, 0, True, out)
+    for pattern in range(1 << 7):
+        flags = np.array([(pattern >> i) & 1 for i in range(7)], bool)
+        a, b = _swapped(A, B, flags)
+        expected = [x - z for x, z in zip(_definitions(TINY_LABELS, a.tolist()), _definitions(TINY_LABELS, b.tolist()))]
+        assert out[pattern] == pytest.approx([float(e) for e in expected], abs=1e-13), pattern
+    rng = np.random.default_rng(17)
+    y = np.r_[0, 1, 2, 3, rng.integers(0, 4, 56)]
+    models = _softmax_models(rng, y, {"a": 1.0, "b": 0.7}, 4)
+    models = {m: np.round(P, 1) / np.round(P, 1).sum(axis=1, keepdims=True) for m, P in models.items()}  # ties
+    sp = probabilities.prepare_scores(multiclass_data(y, models), tuple(SCORES))
+    moving = np.any(models["a"] != models["b"], axis=1)
+    influences = probabilities.swap_influences(sp, 0, 1)
+    assert np.all(influences[~moving] == 0)
+    out = np.empty((30, 4))
+    linear_swap_differences(np.ascontiguousarray(influences[moving]), *key, 0, False, out)
+    for r in range(30):  # replay pattern r's flags: the bits of its stream, low bit first
+        from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
+
+        state = [np.uint64(v) for v in replicate_state(*key, np.uint64(r))]
+        bits = []
+        while len(bits) < moving.sum():
+            word, *state = xoshiro_next(*state)
+            state = [np.uint64(v) for v in state]
+            bits += [(int(word) >> t) & 1 for t in range(64)]
+        flags = np.zeros(y.size, bool)
+        flags[moving] = np.array(bits[:int(moving.sum())], bool)
+        a, b = _swapped(models["a"], models["b"], flags)
+        for column, k in ((0, None), (1, None), (2, 1), (3, 2)):
+            name = SCORES[column] if k is None else "top_k_accuracy"
+            d = score_metric_values(y, a, [name], k=k)[name] - score_metric_values(y, b, [name], k=k)[name]
+            assert out[r, column] == pytest.approx(d, abs=1e-12)
+
+
+def test_the_bound_holds_over_every_pattern():
+    """Hoeffding's bound is at least the exact tail over all 2^n patterns at every threshold (the tiny case)."""
+    from tablegen.compute.kernels.multiclass_scores import linear_swap_differences
+
+    sp = probabilities.prepare_scores(multiclass_data(TINY_LABELS, {m: np.array(p) for m, p in TINY.items()}),
+                                      tuple(SCORES))
+    for a, b in ((0, 1), (0, 2), (2, 1)):
+        influences = probabilities.swap_influences(sp, a, b)
+        out = np.empty((1 << 7, 4))
+        linear_swap_differences(influences, np.uint64(1), np.uint64(1), 0, True, out)
+        for column in range(4):
+            for t in np.unique(out[:, column]):
+                exact = np.mean(out[:, column] >= t - 1e-9)
+                assert probabilities.swap_bound(influences[:, column], float(t)) >= exact
 
 
 def test_a_clear_winner_is_settled_by_the_bound_and_a_close_pair_stops_early():
@@ -427,10 +440,10 @@ def _kernel_rows(device: str) -> dict:
     twin(kernels.stratified_score_resamples, device)(order, starts, sp.true_codes, sp.labels_along, sp.orders,
                                                      sp.group_last, sp.credit_true, sp.true_counts,
                                                      *resample_key(3, 30, 3, BOOTSTRAP_TAG), 2, outs["resamples"])
-    _, inputs = probabilities.ScoreSwaps(sp, (0, 1, 2, 3), 10, 1)._inputs(0, 1)
+    influences = probabilities.swap_influences(sp, 0, 1)
     key = (np.uint64(11), np.uint64(12))
-    twin(kernels.score_swap_differences, device)(*inputs, *key, 7, False, outs["swaps_random"])
-    twin(kernels.score_swap_differences, device)(*inputs, *key, 3, True, outs["swaps_exact"])
+    twin(kernels.linear_swap_differences, device)(influences, *key, 7, False, outs["swaps_random"])
+    twin(kernels.linear_swap_differences, device)(influences[:9], *key, 3, True, outs["swaps_exact"])
     return outs
 
 

@@ -42,6 +42,8 @@ P_COLUMNS = ("p vs random", "max-T p (adjusted)", "p vs winner (Holm)")
 PERMUTATION_STEP_SECONDS = 2e-9
 BOOTSTRAP_STEP_SECONDS = 3e-9
 SWAP_STEP_SECONDS = 3e-9
+#: Single-core seconds per (class, class, item) of a probability pair's influences (two binary searches each).
+INFLUENCE_STEP_SECONDS = 2e-7
 
 
 @dataclass(frozen=True)
@@ -283,8 +285,8 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
 def _scores_seconds(metrics: tuple, true_counts, K: int, M: int, R: int, swaps: int, resamples: int) -> dict:
     """The probability metrics' steps (:mod:`.multiclass_probabilities`): the pass (per (arrangement, model, item)
     :func:`tablegen.multiclass_scores_test`'s own step costs), the bootstrap (a walk of every column per resample
-    and model), and each metric's share of the paired tests at their cap (every pair drawing ``swaps`` patterns; the
-    bound and the sequential rule stop most pairs far earlier)."""
+    and model), and each metric's share of the paired tests at their cap (every pair drawing ``swaps`` patterns of
+    the items' influences; the bound and the sequential rule stop most pairs far earlier)."""
     from tablegen.compare.report.multiclass_tests import arrangement_count
     from tablegen.lookup import multiclass_scores as scores
 
@@ -295,7 +297,9 @@ def _scores_seconds(metrics: tuple, true_counts, K: int, M: int, R: int, swaps: 
     walk = K * scores.SECONDS_PER_WALK_STEP
     per_item = (scores.SECONDS_PER_ELEMENT_STEP + (K + tops) * scores.SECONDS_PER_CLASS_STEP
                 + (walk if "hand_till_auc" in metrics else 0.0))
-    paired = min(swaps, 1 << n) * (M - 1) * n * (2 * walk + tops * scores.SECONDS_PER_CLASS_STEP)
+    width = 2 + tops  # a pattern sums each item's influence once per column; the influences cost K^2 searches
+    paired = (M - 1) * (min(swaps, 1 << n) * n * width * scores.SECONDS_PER_CLASS_STEP
+                        + K * K * n * INFLUENCE_STEP_SECONDS)
     return {("scores null",): steps * M * n * per_item,
             ("scores bootstrap",): resamples * M * n * (walk + tops * scores.SECONDS_PER_CLASS_STEP),
             **{(metric, "scores paired"): paired / len(metrics) for metric in metrics}}

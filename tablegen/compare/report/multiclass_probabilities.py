@@ -13,17 +13,20 @@ answered as the label metrics are (:mod:`.multiclass_tests`, :mod:`.multiclass_r
   column's fixed order), BCa with the jackknife of every item left out.
 - **Paired tests** (:func:`score_paired_tests`): the winner against each other model, one-sided, Holm-adjusted,
   by the swap permutation of the two models' probability rows item by item: exact over every pattern where at most
-  :data:`~.multiclass_tests.EXACT_SWAP_ITEMS` items' rows differ; else McDiarmid's bound where it is below
+  :data:`~.multiclass_tests.EXACT_SWAP_ITEMS` items' rows differ; else Hoeffding's bound where it is below
   1/(R + 1), or Besag & Clifford's sequential Monte Carlo over keyed patterns with the bound's price added
   (:mod:`tablegen.compare.pairwise.sequential`, which proves the level); the confidence set of the best.
 
-McDiarmid's constants (one item of class y moved to any probability row, the labels fixed; n_c the items of class
-c, K classes): Hand–Till, 2 / (K n_y) (the K - 1 class pairs with y each move by at most 1 / n_y: A(y|j) in column
-y and A(j|y) in column j each by at most 1 / n_y, their mean by as much, and M is the mean of K (K - 1) / 2 pair
-terms); one-vs-rest macro, (1 / n_y + sum over c != y of 1 / (n - n_c)) / K (AUC_y by at most 1 / n_y, each other
-AUC_c by at most 1 / (n - n_c)); top-k accuracy, 1 / n (an item's credit is in [0, 1]).  A swap moves one item in
-each of the two models, so it changes the difference by at most twice the constant; an item whose two rows are
-equal changes nothing.
+Why the swap difference is a Rademacher sum.  Swapping item i's rows exchanges its score in A' and B'.  Every term
+of Hand–Till's M and of the one-vs-rest AUCs compares two items p, q in one column, and in D = metric(A') -
+metric(B') the term is f(s_p, s_q) = cmp(A'_p, A'_q) - cmp(B'_p, B'_q) (weighted by its class pair's constant),
+s the swap flags.  Swapping both items exchanges A' and B' in that term, so f(1 - s_p, 1 - s_q) = -f(s_p, s_q):
+an odd function on {0, 1}^2, hence linear in sigma = 1 - 2 s (a function c0 + c1 sigma_p + c2 sigma_q + c3 sigma_p
+sigma_q that is odd has c0 = c3 = 0).  Top-k accuracy is a sum of per-item credits.  So D = sum_i sigma_i L_i with
+each item's influence L_i computed once (:func:`swap_influences`), and a pattern costs O(items) for every metric;
+Hoeffding's inequality bounds the exact p-value by exp(-t^2 / (2 sum L_i^2)) (:func:`swap_bound`; McDiarmid's
+with the exact differences 2 |L_i|).  ``tests/compare/test_report_multiclass_probabilities.py`` checks every
+pattern's D against the metrics recomputed from the swapped matrices.
 """
 
 from __future__ import annotations
@@ -217,105 +220,76 @@ def score_bootstrap(sp: ScorePrepared, observed: np.ndarray, resamples: int, see
 
 
 # -- paired tests -------------------------------------------------------------------------------------------
-def swap_constants(sp: ScorePrepared, column: int) -> np.ndarray:
-    """(n,): McDiarmid's constant of each item for the kernels' ``column`` (the module docstring proves them).
+def swap_influences(sp: ScorePrepared, a: int, b: int) -> np.ndarray:
+    """(n, columns): each item's influence L_i on the swap difference of models ``a`` and ``b``, per kernel column:
+    D(sigma) = metric(A') - metric(B') = sum_i sigma_i L_i exactly, sigma_i = +1 where item i keeps its rows and -1
+    where they are swapped (the module docstring proves it); L_i = 0 where the two rows are equal.
+
+    A pair term of an AUC compares item p's score with item q's in one column: with A' and B' exchanging every
+    row, f(s_p, s_q) = cmp(A'_p, A'_q) - cmp(B'_p, B'_q) is odd (f(1 - s) = -f(s)), so it is a_pq sigma_p +
+    b_pq sigma_q with a_pq = (G_q(A_p) - G_q(B_p)) / 2, G_q(v) = cmp(v, A_q) + cmp(v, B_q), and b_pq = (H_p(A_q) -
+    H_p(B_q)) / 2, H_p(v) = cmp(A_p, v) + cmp(B_p, v) (cmp 1, 1/2 on a tie, 0).  Summed over a class, G and H are
+    counts of the class's 2 n_c scores below and above v (ties 1/2): two binary searches.  Top-k: L_i = (credit
+    under A - credit under B) / n.
 
     Examples
     --------
-    >>> sp = ScorePrepared(("a",), (0, 1, 2), np.array([0, 1, 1, 2], np.int32), np.array([1, 2, 1]), (1,), True,
-    ...                    (), *[None] * 6)
-    >>> swap_constants(sp, 0).tolist(), swap_constants(sp, 2).tolist()
-    ([0.6666666666666666, 0.3333333333333333, 0.3333333333333333, 0.6666666666666666], [0.25, 0.25, 0.25, 0.25])
-    """
-    counts = sp.true_counts.astype(float)
-    n, K = float(sp.n), sp.K
-    if column == 0:
-        per_class = 2.0 / (K * counts)
-    elif column == 1:
-        others = np.array([np.sum(1.0 / (n - np.delete(counts, c))) for c in range(K)])
-        per_class = (1.0 / counts + others) / K
-    else:
-        return np.full(sp.n, 1.0 / n)
-    return per_class[sp.true_codes]
-
-
-def pair_constants(sp: ScorePrepared, a: int, b: int, column: int) -> np.ndarray:
-    """(n,): McDiarmid's constants of the swap test of models ``a`` and ``b`` on the kernels' ``column``, from the
-    two models' scores: at most :func:`swap_constants` and often far below (close models).
-
-    Flipping item i's flag moves its score in column c between A's and B's (the interval I = [low, high] of the
-    two); a pair (i, j) can change its order only if j's score, A's or B's whatever j's own flag, lies in I.  So in
-    column c at most N_c,b(i) pairs of i with items of class b change, N_c,b(i) the items j of class b with A's or
-    B's score in I (the smaller of (j with A's score in I) + (j with B's score in I) and (j whose own interval
-    meets I)), each by at most 1.  Hand–Till: the sum over b != y of (N_y,b(i) + N_b,b(i)) / (2 n_y n_b), over
-    K (K - 1) / 2; one-vs-rest: (sum over b != y of N_y,b(i) / (n_y (n - n_y)) + sum over b != y of
-    N_b,b(i) / (n_b (n - n_b))) / K; top-k: |credit under A - credit under B| / n, exactly what the flip moves.
-
-    Examples
-    --------
-    >>> P = np.array([[0.6, 0.4], [0.4, 0.6], [0.7, 0.3], [0.2, 0.8]])
-    >>> close = np.array([[0.65, 0.35], [0.45, 0.55], [0.7, 0.3], [0.2, 0.8]])
-    >>> data = type("Data", (), {"probabilities": {"a": P, "reversed": P[:, ::-1], "close": close},
-    ...                          "true_codes": np.array([0, 1, 0, 1]), "K": 2, "classes": (0, 1)})()
+    >>> P = np.array([[0.9, 0.1], [0.2, 0.8]])  # ranks both items right
+    >>> data = type("Data", (), {"probabilities": {"a": P, "b": P[:, ::-1]}, "true_codes": np.array([0, 1]),
+    ...                          "K": 2, "classes": (0, 1)})()
     >>> sp = prepare_scores(data, ("hand_till_auc", "top_1_accuracy"))
-    >>> swap_constants(sp, 0).tolist(), pair_constants(sp, 0, 1, 0).tolist()
-    ([0.5, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5])
-    >>> pair_constants(sp, 0, 2, 0).tolist()  # no flip can reorder a pair
-    [0.0, 0.0, 0.0, 0.0]
-    >>> pair_constants(sp, 0, 1, 2).tolist()  # each item's top-1 credit moves between 1 and 0
-    [0.25, 0.25, 0.25, 0.25]
+    >>> swap_influences(sp, 0, 1).tolist()  # AUC 1 - 0 = L_0 + L_1; item 0 swapped alone: 0 - 1 = -L_0 + L_1
+    [[1.0, 1.0, 0.5], [0.0, 0.0, 0.5]]
     """
-    worst = swap_constants(sp, column)
-    n = sp.n
-    if column >= 2:
-        j = column - 2
-        return np.minimum(worst, np.abs(sp.credit_true[a, j] - sp.credit_true[b, j]) / n)
+    n, K = sp.n, sp.K
     A, B = sp.matrices[a], sp.matrices[b]
-    K, y = sp.K, sp.true_codes
+    y = sp.true_codes
     counts = sp.true_counts.astype(float)
-    low, high = np.minimum(A, B), np.maximum(A, B)
-    reach = np.empty((K, K, n))  # reach[c, b, i]: N_c,b(i)
-    for c in range(K):
-        for b in range(K):
-            members = y == b
-            a_sorted, b_sorted = np.sort(A[members, c]), np.sort(B[members, c])
-            lows, highs = np.sort(low[members, c]), np.sort(high[members, c])
-            lo, hi = low[:, c], high[:, c]
-            either = (np.searchsorted(a_sorted, hi, "right") - np.searchsorted(a_sorted, lo, "left")
-                      + np.searchsorted(b_sorted, hi, "right") - np.searchsorted(b_sorted, lo, "left"))
-            below, above = np.searchsorted(highs, lo, "left"), lows.size - np.searchsorted(lows, hi, "right")
-            meets = lows.size - below - above
-            reach[c, b] = np.minimum(either, meets)
-    items = np.arange(n)
-    constants = np.zeros(n)
-    for b in range(K):
-        other = y != b
-        own = reach[y, b, items]  # N_y,b(i): column y, class b
-        theirs = reach[b, b, items]  # N_b,b(i): column b, class b
-        if column == 0:
-            constants += np.where(other, (own + theirs) / (2.0 * counts[y] * counts[b]), 0.0)
-        else:
-            constants += np.where(other, own / (counts[y] * (n - counts[y])) + theirs / (counts[b] * (n - counts[b])),
-                                  0.0)
-    constants /= K * (K - 1) / 2 if column == 0 else K
-    return np.minimum(worst, constants)
+    members = [np.flatnonzero(y == c) for c in range(K)]
+    out = np.zeros((n, len(sp.columns)))
+
+    def block(column: int, positives: np.ndarray, negatives: np.ndarray, weight: float, into: int) -> None:
+        """Add the pair terms (positive above negative in ``column``) times ``weight`` to ``out[:, into]``."""
+        below = np.sort(np.concatenate([A[negatives, column], B[negatives, column]]))
+        above = np.sort(np.concatenate([A[positives, column], B[positives, column]]))
+
+        def twice_below(sorted_values, v):  # 2 (values below v) + (values equal to v)
+            return np.searchsorted(sorted_values, v, "left") + np.searchsorted(sorted_values, v, "right")
+
+        g = twice_below(below, A[positives, column]) - twice_below(below, B[positives, column])
+        h = twice_below(above, B[negatives, column]) - twice_below(above, A[negatives, column])
+        out[positives, into] += weight * g / 4.0
+        out[negatives, into] += weight * h / 4.0
+
+    pairs = K * (K - 1) / 2
+    for i in range(K):
+        others = np.flatnonzero(y != i)
+        block(i, members[i], others, 1.0 / (K * counts[i] * (n - counts[i])), 1)
+        for j in range(K):
+            if j != i:
+                block(i, members[i], members[j], 1.0 / (2.0 * counts[i] * counts[j] * pairs), 0)
+    for jk in range(len(sp.ks)):
+        out[:, 2 + jk] = (sp.credit_true[a, jk] - sp.credit_true[b, jk]) / n
+    return out
 
 
-def swap_bound(constants: np.ndarray, moving: np.ndarray, observed: float) -> float:
-    """McDiarmid's bound on Pr(D >= observed) over the swap patterns (1 where it says nothing).
+def swap_bound(influences: np.ndarray, observed: float) -> float:
+    """Hoeffding's bound on Pr(D >= observed) over the swap patterns, D = sum_i sigma_i L_i a Rademacher sum:
+    exp(-t^2 / (2 sum L_i^2)), t the observed difference less the snap tolerance and rounding (1 where it says
+    nothing).
 
     Examples
     --------
-    >>> round(swap_bound(np.full(100, 0.01), np.ones(100, bool), 0.2), 6)  # exp(-2 t^2 / (100 * 0.02^2)) = e^-2
+    >>> round(swap_bound(np.full(100, 0.01), 0.2), 6)  # exp(-0.04 / (2 * 100 * 1e-4)) = e^-2
     0.135335
     """
     from tablegen.compute.swap_bounds import ROUNDING
 
-    spread = float(np.sum((2.0 * constants[moving]) ** 2))
+    spread = float(np.sum(np.square(influences))) * (1.0 + 1e-9)  # the doubles' rounding, generously
     t = observed - SNAP_TOLERANCE - ROUNDING
     if t <= 0 or spread == 0.0:
         return 1.0
-    return float(min(1.0, math.exp(-2.0 * t * t / spread)))
+    return float(min(1.0, math.exp(-t * t / (2.0 * spread))))
 
 
 @dataclass(frozen=True)
@@ -341,27 +315,6 @@ class ScoreSwaps:
             self._answers[a, b] = self._compute(a, b)
         return self._answers[a, b][column]
 
-    def _inputs(self, a: int, b: int) -> tuple:
-        sp = self.sp
-        A, B = sp.matrices[a], sp.matrices[b]
-        moving = np.any(A != B, axis=1)
-        bit_of = np.full(sp.n, -1, np.int32)
-        bit_of[moving] = np.arange(int(np.count_nonzero(moving)), dtype=np.int32)
-        both = np.concatenate([A, B], axis=0)  # (2n, K): A's rows, then B's
-        ascending = np.argsort(both, axis=0, kind="stable")
-        descending = ascending[::-1].T  # (K, 2n)
-        values = np.take_along_axis(both.T, descending, axis=1)
-        change = np.ones_like(values, dtype=bool)
-        change[:, :-1] = values[:, 1:] != values[:, :-1]  # position p ends its tie
-        positions = np.broadcast_to(np.arange(values.shape[1]), values.shape)
-        last = np.minimum.accumulate(np.where(change, positions, values.shape[1])[:, ::-1], axis=1)[:, ::-1]
-        items = np.ascontiguousarray(descending % sp.n, dtype=np.int32)
-        sources = np.ascontiguousarray(descending // sp.n, dtype=np.uint8)
-        labels = np.ascontiguousarray(sp.true_codes[items])
-        return moving, (sp.true_codes, items, labels, sources, np.ascontiguousarray(last, dtype=np.int32), bit_of,
-                        np.ascontiguousarray(sp.credit_true[a]), np.ascontiguousarray(sp.credit_true[b]),
-                        sp.true_counts)
-
     def _compute(self, a: int, b: int) -> dict:
         from fractions import Fraction
 
@@ -376,18 +329,18 @@ class ScoreSwaps:
         from tablegen.compute.kernels.cuda.device import twin
         from tablegen.compute.kernels.multiclass_resample import resample_key
 
-        swap = twin(kernels.score_swap_differences, self.device)
-        moving, inputs = self._inputs(a, b)
-        d = int(np.count_nonzero(moving))
-        width = len(self.sp.columns)
+        swap = twin(kernels.linear_swap_differences, self.device)
+        moving = np.any(self.sp.matrices[a] != self.sp.matrices[b], axis=1)
+        influences = np.ascontiguousarray(swap_influences(self.sp, a, b)[moving])
+        d, width = influences.shape
         key = resample_key(self.seed, self.sp.n, d, kernels.SCORES_SWAP_TAG)
         observed = np.empty((1, width))
-        kernels.score_swap_differences(*inputs, *key, 0, True, observed)  # pattern 0: no item swapped
+        kernels.linear_swap_differences(influences, *key, 0, True, observed)  # pattern 0: no item swapped
         observed = observed[0]
         answers = {}
         if d <= EXACT_SWAP_ITEMS:
             out = np.empty((1 << d, width))
-            swap(*inputs, *key, 0, True, out)
+            swap(influences, *key, 0, True, out)
             for column in self.columns:
                 hits = int(np.count_nonzero(out[:, column] >= observed[column] - SNAP_TOLERANCE))
                 p = hits / out.shape[0]
@@ -396,7 +349,7 @@ class ScoreSwaps:
         tau = 1.0 / (self.R + 1)
         active = []
         for column in self.columns:
-            bound = swap_bound(pair_constants(self.sp, a, b, column), moving, float(observed[column]))
+            bound = swap_bound(influences[:, column], float(observed[column]))
             if bound < tau:  # below any Monte Carlo p-value: no pattern drawn
                 answers[column] = _PairAnswer("bound", bound, (0.0, bound))
             else:
@@ -407,7 +360,7 @@ class ScoreSwaps:
         while drawn < self.R and len(stopped) < len(active):
             rows = min(block, self.R - drawn)
             out = np.empty((rows, width))
-            swap(*inputs, *key, drawn, False, out)
+            swap(influences, *key, drawn, False, out)
             for column in active:
                 if column in stopped:
                     continue

@@ -245,8 +245,8 @@ def enumeration_values(codes, double_ranks, orders, group_last, credit, counts, 
 #   was drawn; the AUCs from weighted pair counts along each column's fixed order (:func:`_weighted_pairs`).
 # - :func:`score_left_out`: each model's values with one item left out (the BCa jackknife), from the pair counts
 #   and each item's share of them: O(n K^2) a model.
-# - :func:`score_swap_differences`: two models' probability rows swapped item by item, the difference A - B of
-#   every column, from one walk per column along the merged order of both models' 2n scores.
+# - :func:`linear_swap_differences`: two models' probability rows swapped item by item, the difference A' - B' of
+#   every column as the Rademacher sum of the items' influences (linear in the swap flags).
 #
 # Pair counts: ``acc[i, c]`` = 2 U(i|c), twice the (i-labelled, c-labelled) pairs ordered right by column i (ties
 # 1/2), exact integers; Hand–Till and one-vs-rest from them in a fixed order (:func:`_auc_pair`):
@@ -526,98 +526,41 @@ def score_left_out(codes, labels_along, orders, group_last, credit_true, counts,
 
 
 @jit_cached(nogil=True)
-def score_swap_differences(codes, merged_items, merged_labels, merged_sources, merged_last, bit_of, credit_true_a,
-                           credit_true_b, counts, key0, key1, first, exact, out):
-    """Swap patterns ``first .. first + out.shape[0] - 1`` of two models' probability rows: ``out[r]`` the columns
-    (Hand–Till, one-vs-rest macro, top-k per k) of A' less B's, A' holding A's row of item i where the item is not
-    swapped and B's where it is (B' the other).
-
-    Column a of both models' scores in one descending order (``merged_items``, ``merged_labels``, ``merged_sources``
-    (K, 2n): the item, its true class and the model, 0 for A, 1 for B, of each of the 2n scores; ``merged_last`` the
-    last position of each position's tie); an entry belongs to A' where its model is the item's swap flag (0 or 1,
-    so A' where ``source ^ flag`` is 0).  ``bit_of[i]``: item i's index among the items whose rows differ (-1:
-    identical rows, never swapped).  Exact: pattern r swaps the item of index t where
-    bit t of r is set (pattern 0 is the data); else each differing item's flag is the next bit of the pattern's
-    stream, low bit first (the label kernel's swap bits).  ``credit_true_a``, ``credit_true_b`` (J, n): each item's
-    top-k credit at its true class under each model.
+def linear_swap_differences(influences, key0, key1, first, exact, out):
+    """Swap patterns ``first .. first + out.shape[0] - 1`` of two models' probability rows: ``out[r, c]`` =
+    sum_i sigma_i ``influences[i, c]``, the difference A' - B' of column c (sigma_i = -1 where item i's rows are
+    swapped; :func:`tablegen.compare.report.multiclass_probabilities.swap_influences` gives the influences of the
+    items whose rows differ, and proves the difference linear in the flags).  Exact: pattern r swaps item t where
+    bit t of r is set (pattern 0 is the data); else item t's flag is the t-th bit of the pattern's stream, low bit
+    first (the label kernel's swap bits).  Each sum in item order.
 
     Examples
     --------
-    >>> codes = np.array([0, 1], np.int32)
-    >>> # A = [[0.9, 0.1], [0.2, 0.8]] ranks both items right, B = [[0.3, 0.7], [0.6, 0.4]] both wrong
-    >>> items = np.array([[0, 1, 0, 1], [1, 0, 1, 0]], np.int32)  # each column's four scores, descending
-    >>> sources = np.array([[0, 1, 1, 0], [0, 1, 1, 0]], np.uint8)
-    >>> credit = np.empty((0, 2))
-    >>> out = np.empty((4, 2))
-    >>> last, bit_of = np.array([[0, 1, 2, 3]] * 2, np.int32), np.array([0, 1], np.int32)
-    >>> score_swap_differences(codes, items, codes[items], sources, last, bit_of, credit, credit, np.array([1, 1]),
-    ...                        np.uint64(1), np.uint64(2), 0, True, out)
-    >>> out[:, 0].tolist()  # no swap: 1 - 0; one item swapped: each model ranks right (1 - 1); both: 0 - 1
-    [1.0, 0.0, 0.0, -1.0]
+    >>> out = np.empty((4, 1))
+    >>> linear_swap_differences(np.array([[0.5], [0.25]]), np.uint64(1), np.uint64(2), 0, True, out)
+    >>> out[:, 0].tolist()  # no swap, the first swapped, the second, both
+    [0.75, -0.25, 0.25, -0.75]
     """
-    K = counts.size
-    n = codes.size
-    J = credit_true_a.shape[0]
-    size = merged_items.shape[1]
-    swapped = np.zeros(n, np.uint8)
-    acc = np.empty((2, K, K), np.int64)  # acc[0]: A', acc[1]: B'
-    above = np.empty(2, np.int64)
-    tied = np.empty(2, np.int64)
+    d, width = influences.shape
+    sign = np.empty(d)
     for row in range(out.shape[0]):
         pattern = first + row
         s0, s1, s2, s3 = replicate_state(key0, key1, pattern)
         bits = np.uint64(0)
         left = 0
-        for i in range(n):
-            t = bit_of[i]
-            if t < 0:
-                swapped[i] = 0
-            elif exact:
-                swapped[i] = (pattern >> t) & 1
+        for t in range(d):
+            if exact:
+                swapped = (pattern >> t) & 1
             else:
                 if left == 0:
                     bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
                     left = 64
-                swapped[i] = np.uint8(bits & _U1)
+                swapped = np.int64(bits & _U1)
                 bits >>= _U1
                 left -= 1
-        acc[:, :, :] = 0
-        for a in range(K):
-            above[0] = 0
-            above[1] = 0
-            p = 0
-            while p < size:
-                last = merged_last[a, p]
-                if last == p:  # no tie: the entry's model (0: A', 1: B') counts its label's pairs
-                    owner = merged_sources[a, p] ^ swapped[merged_items[a, p]]
-                    c = merged_labels[a, p]
-                    acc[owner, a, c] += above[owner]
-                    above[owner] += 2 * (c == a)
-                    p += 1
-                    continue
-                tied[0] = 0
-                tied[1] = 0
-                for q in range(p, last + 1):
-                    if merged_labels[a, q] == a:
-                        tied[merged_sources[a, q] ^ swapped[merged_items[a, q]]] += 1
-                for q in range(p, last + 1):
-                    owner = merged_sources[a, q] ^ swapped[merged_items[a, q]]
-                    acc[owner, a, merged_labels[a, q]] += above[owner] + tied[owner]
-                above[0] += 2 * tied[0]
-                above[1] += 2 * tied[1]
-                p = last + 1
-        ht_a, ovr_a = _auc_pair(acc[0], counts, n)
-        ht_b, ovr_b = _auc_pair(acc[1], counts, n)
-        out[row, 0] = ht_a - ht_b
-        out[row, 1] = ovr_a - ovr_b
-        for j in range(J):
-            top_a = 0.0
-            top_b = 0.0
-            for i in range(n - 1, -1, -1):
-                if swapped[i]:
-                    top_a += credit_true_b[j, i]
-                    top_b += credit_true_a[j, i]
-                else:
-                    top_a += credit_true_a[j, i]
-                    top_b += credit_true_b[j, i]
-            out[row, 2 + j] = top_a / n - top_b / n
+            sign[t] = -1.0 if swapped else 1.0
+        for c in range(width):
+            total = 0.0
+            for t in range(d):
+                total += sign[t] * influences[t, c]
+            out[row, c] = total

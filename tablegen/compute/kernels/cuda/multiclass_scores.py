@@ -241,74 +241,33 @@ def stratified_scores_kernel(order, starts, codes, labels_along, orders, group_l
 
 
 @cuda.jit
-def score_swaps_kernel(codes, merged_items, merged_labels, merged_sources, merged_last, bit_of, credit_true_a,
-                       credit_true_b, counts, key0, key1, first, exact, swapped, acc, out):
-    """Swap pattern ``first + t``: the columns of A' less B's in ``out[t]`` (``acc[t, 0]`` A', ``acc[t, 1]`` B')."""
+def linear_swaps_kernel(influences, key0, key1, first, exact, sign, out):
+    """Swap pattern ``first + t``: out[t, c] the sum of the signed influences, in item order."""
     t = cuda.grid(1)
     if t >= out.shape[0]:
         return
-    K = counts.shape[0]
-    n = codes.shape[0]
-    J = credit_true_a.shape[0]
-    size = merged_items.shape[1]
+    d = influences.shape[0]
+    width = influences.shape[1]
     pattern = first + t
     s0, s1, s2, s3 = replicate_state(key0, key1, pattern)
     bits = ZERO
     left = 0
-    for i in range(n):
-        b = bit_of[i]
-        if b < 0:
-            swapped[t, i] = 0
-        elif exact:
-            swapped[t, i] = (pattern >> b) & 1
+    for item in range(d):
+        if exact:
+            swapped = (pattern >> item) & 1
         else:
             if left == 0:
                 bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
                 left = 64
-            swapped[t, i] = int(bits & ONE)
+            swapped = int(bits & ONE)
             bits >>= ONE
             left -= 1
-    for owner in range(2):
-        for a in range(K):
-            for c in range(K):
-                acc[t, owner, a, c] = 0
-    for a in range(K):
-        above_a = 0
-        above_b = 0
-        p = 0
-        while p < size:
-            last = merged_last[a, p]
-            tied_a = 0
-            tied_b = 0
-            for q in range(p, last + 1):
-                if merged_labels[a, q] == a:
-                    if merged_sources[a, q] ^ swapped[t, merged_items[a, q]]:
-                        tied_b += 1
-                    else:
-                        tied_a += 1
-            for q in range(p, last + 1):
-                if merged_sources[a, q] ^ swapped[t, merged_items[a, q]]:
-                    acc[t, 1, a, merged_labels[a, q]] += above_b + tied_b
-                else:
-                    acc[t, 0, a, merged_labels[a, q]] += above_a + tied_a
-            above_a += 2 * tied_a
-            above_b += 2 * tied_b
-            p = last + 1
-    ht_a, ovr_a = _auc_pair(acc[t, 0], counts, n)
-    ht_b, ovr_b = _auc_pair(acc[t, 1], counts, n)
-    out[t, 0] = ht_a - ht_b
-    out[t, 1] = ovr_a - ovr_b
-    for jk in range(J):
-        top_a = 0.0
-        top_b = 0.0
-        for i in range(n - 1, -1, -1):
-            if swapped[t, i]:
-                top_a = add_rn(top_a, credit_true_b[jk, i])
-                top_b = add_rn(top_b, credit_true_a[jk, i])
-            else:
-                top_a = add_rn(top_a, credit_true_a[jk, i])
-                top_b = add_rn(top_b, credit_true_b[jk, i])
-        out[t, 2 + jk] = top_a / n - top_b / n
+        sign[t, item] = -1.0 if swapped else 1.0
+    for c in range(width):
+        total = 0.0
+        for item in range(d):
+            total = add_rn(total, mul_rn(sign[t, item], influences[item, c]))
+        out[t, c] = total
 
 
 def _launch_rows(kernel, inputs, extra, scratch, out, first, threads):
@@ -346,11 +305,7 @@ def stratified_score_resamples_cuda(order, starts, codes, labels_along, orders, 
                  first, threads)
 
 
-def score_swap_differences_cuda(codes, merged_items, merged_labels, merged_sources, merged_last, bit_of,
-                                credit_true_a, credit_true_b, counts, key0, key1, first, exact, out,
-                                threads: int = 4096):
-    """:func:`~tablegen.compute.kernels.multiclass_scores.score_swap_differences` on the GPU (out (rows, 2 + J))."""
-    n, K = codes.size, counts.size
-    _launch_rows(score_swaps_kernel, (codes, merged_items, merged_labels, merged_sources, merged_last, bit_of,
-                                      credit_true_a, credit_true_b, counts, key0, key1), (bool(exact),),
-                 [((n,), np.uint8), ((2, K, K), np.int64)], out, first, threads)
+def linear_swap_differences_cuda(influences, key0, key1, first, exact, out, threads: int = 4096):
+    """:func:`~tablegen.compute.kernels.multiclass_scores.linear_swap_differences` on the GPU (out (rows, columns))."""
+    _launch_rows(linear_swaps_kernel, (influences, key0, key1), (bool(exact),), [((influences.shape[0],), np.float64)],
+                 out, first, threads)
