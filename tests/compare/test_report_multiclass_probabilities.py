@@ -398,7 +398,8 @@ def _rows(rng, c, size):
 @pytest.mark.slow
 def test_bca_interval_of_hand_till_covers_the_population_value_at_its_level():
     """300 simulated test sets of 30 items a class, rows softmax(N(e_y, I)); the 95% BCa interval (2,000 stratified
-    resamples) of the Hand–Till AUC covers the population value (estimated from 180,000 items) at its level."""
+    resamples, mean width 0.139) of the Hand–Till AUC covers the population value 0.8137 (estimated from 180,000
+    items) in 280 of 300 (0.933, Clopper–Pearson 95% interval 0.899 to 0.959): the nominal level inside."""
     from scipy.stats import binomtest
 
     from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
@@ -414,6 +415,7 @@ def test_bca_interval_of_hand_till_covers_the_population_value_at_its_level():
         low, high = boot.interval(0, 0)
         covered += low <= truth <= high
     ci = binomtest(int(covered), SETS).proportion_ci(0.99, "exact")
+    assert covered == 280  # the figure the docstring and the how-to quote (a change of stream or arithmetic shows)
     assert ci.low <= 0.95 <= ci.high, (covered, ci)
 
 
