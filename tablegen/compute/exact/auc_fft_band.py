@@ -274,7 +274,7 @@ def _undecided(cell: TiltedAuc, a: float, M: int, ks: np.ndarray, tolerance: flo
         np.remainder(turns, M, out=turns)
         sine = np.sin(turns * (np.pi / M))
         denominator += 0.5 * np.log1p(beta[None, start:start + step] * (sine * sine)).sum(axis=1)
-        left = denominator <= needed
+        left = ~(denominator > needed)  # a NaN stays undecided: |F_k| itself then answers, as before
         ks, denominator = ks[left], denominator[left]
         if ks.size == 0:
             break
