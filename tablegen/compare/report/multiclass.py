@@ -396,7 +396,10 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     check_time(cost.seconds, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
                ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
                 "), or a larger ", Argument("max_seconds")), limit=max_seconds)
-    check_memory(8.0 * len(METRICS) * M * (replicates + BOOTSTRAP_RESAMPLES) + 16.0 * M * data.n,
+    # the probability metrics' pass and bootstrap, and every model's tables (ranks, orders, ties, top-k credit)
+    scores_bytes = (8.0 * (2 + len(score_metrics)) * M * (replicates + BOOTSTRAP_RESAMPLES)
+                    + (24.0 + 16.0 * len(score_metrics)) * M * data.n * data.K) if score_metrics else 0.0
+    check_memory(8.0 * len(METRICS) * M * (replicates + BOOTSTRAP_RESAMPLES) + 16.0 * M * data.n + scores_bytes,
                  f"the K-class report's permutation pass and bootstrap ({M:,} models, R = {replicates:,})",
                  ("pass fewer models or fewer replicates (", Argument("R"), ")"))
     logger.info("evaluate (K = %d): about %.3g s of work on one core (%s)", data.K, cost.seconds, cost.describe())

@@ -36,7 +36,7 @@ import logging
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -145,13 +145,14 @@ def score_null(sp: ScorePrepared, R: int, seed: int, progress: Callable | None =
     """Every model's probability metrics on each distinct arrangement of the labels (exact, at most
     :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS`) or on R keyed shuffles shared by the models
     (scored on ``device``, ``"cpu"`` or ``"cuda"``: the kernel or its CUDA twin, the same values)."""
+    from tablegen.compare.report.multiclass_tests import arrangement_count
     from tablegen.compute.kernels import multiclass_scores as kernels
     from tablegen.compute.kernels.cuda.device import twin
-    from tablegen.lookup.multiclass_scores import EXACT_ARRANGEMENTS, _arrangements
+    from tablegen.lookup.multiclass_scores import EXACT_ARRANGEMENTS
 
     M, width = len(sp.names), len(sp.columns)
     tables = (sp.double_ranks, sp.orders, sp.group_last, sp.credit, sp.true_counts, sp.hand_till)
-    arrangements = _arrangements(sp.true_counts)
+    arrangements = arrangement_count(sp.true_counts)
     if arrangements <= EXACT_ARRANGEMENTS:
         out = np.empty((arrangements, M, width))
         kernels.model_score_enumeration(sp.true_codes, *tables, out)
@@ -386,7 +387,7 @@ def score_paired_tests(sp: ScorePrepared, observed: np.ndarray, metric: str, alp
     """The winner (largest value) against each other model on ``metric``, one-sided, Holm-adjusted (a bound where
     this pair's and every smaller p-value are bounds), with the confidence set of the best."""
     from tablegen.compare.datasets.analysis import adjust_p_values
-    from tablegen.compare.pairwise.paired import PairedTestResult, PairwiseResult, PValueBound, _adjusted_is_bound
+    from tablegen.compare.pairwise.paired import PairedTestResult, PairwiseResult, PValueBound
 
     column = sp.column(metric)
     names = sp.names
@@ -405,7 +406,8 @@ def score_paired_tests(sp: ScorePrepared, observed: np.ndarray, metric: str, alp
             _interval=functools.partial(boot.difference_interval, w, m, column),
             max_replicates=swaps.R if sequential else None, hits=found.hits)
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
-    bounds = _adjusted_is_bound(tests)
-    adjusted = {pair: PValueBound(p) if bounds[pair] else p for pair, p in adjusted.items()}
     beaten = {b for (_, b), t in tests.items() if (len(names) - 1) * t.p_value <= alpha}
-    return PairwiseResult(metric, names[w], tests, adjusted, tuple(m for m in names if m not in beaten), alpha)
+    result = PairwiseResult(metric, names[w], tests, adjusted, tuple(m for m in names if m not in beaten), alpha)
+    bounds = result.adjusted_is_bound()
+    return replace(result, adjusted_p_values={pair: PValueBound(p) if bounds[pair] else p
+                                                          for pair, p in adjusted.items()})
