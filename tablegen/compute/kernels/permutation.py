@@ -275,13 +275,12 @@ def _grown_cutoffs(labels, order, group_end, untied, cut_tp, cut_k):
     number.  ``untied``: every item ends its group (no group-end test; a cut-off grew where its item is positive)."""
     tp = 0
     count = 0
-    if untied:
+    if untied:  # each kept cut-off holds one more positive than the last: TP = its index + 1
         for j in range(order.size):
-            positive = np.int64(labels[order[j]])
-            tp += positive
-            cut_tp[count] = tp
             cut_k[count] = j + 1
-            count += positive
+            count += np.int64(labels[order[j]])
+        for c in range(count):
+            cut_tp[c] = c + 1
         return count
     tp_before = 0
     for j in range(order.size):
