@@ -9,6 +9,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 
+def model_name(model: str) -> str:
+    """The alternative's name in a sentence: Lehmann's capitalised, the binormal model's not.
+
+    Examples
+    --------
+    >>> model_name("lehmann"), model_name("binormal")
+    ('Lehmann', 'binormal')
+    """
+    return "Lehmann" if model == "lehmann" else model
+
+
 @dataclass(frozen=True)
 class PowerResult:
     """The power of the best-of-C test against one alternative.
@@ -94,7 +105,7 @@ class PowerResult:
         critical = ("" if self.critical_method == "exact" else
                     f" The critical value is itself an estimate ({self.critical_method}, 95% interval "
                     f"[{self.critical_ci_low:.4g}, {self.critical_ci_high:.4g}]), not exact.")
-        return (f"{who} of AUC {self.auc:g} ({self.model.capitalize()} alternative) scores {self.metric} > "
+        return (f"{who} of AUC {self.auc:g} ({model_name(self.model)} alternative) scores {self.metric} > "
                 f"{self.critical_value:.4g} at P = {self.P:,}, N = {self.N:,} with probability {self.power:.4f} "
                 f"({interval}): the power of the test at alpha = {self.alpha:g} against {others}.{critical}")
 
@@ -221,7 +232,7 @@ class SampleSizeResult:
         """The sentence of a Monte Carlo answer: certified size, estimate's size, the bracket, the scan, the caveat."""
         beyond = "; beyond the exact Lehmann programme" if self.model == "lehmann" else ""
         critical = "" if self.critical_method == "exact" else f"; m* itself an estimate ({self.critical_method})"
-        return (f"A model of AUC {self.auc:g} ({self.model.capitalize()} alternative{beyond}) reaches power "
+        return (f"A model of AUC {self.auc:g} ({model_name(self.model)} alternative{beyond}) reaches power "
                 f"{self.target:g} against the best of {self.C:,} random classifiers at alpha = {self.alpha:g} "
                 f"({self.metric}, Monte Carlo, {self.replicates:,} replicates per size, seed {self.seed}{critical}) "
                 f"at P = {self.first_P:,}, N = {self.first_N:,}, certified: the smallest size simulated whose power's "

@@ -36,7 +36,7 @@ def test_binormal_sample_size_is_answered_by_monte_carlo():
     assert result.scanned_P <= result.possible_P
     assert result.evaluations >= result.checked_P + result.checked_N - result.scanned_P - result.scanned_N + 1
     text = result.sentence()
-    assert "Binormal alternative" in text and "2,000 replicates per size, seed 2005" in text
+    assert "(binormal alternative)" in text and "2,000 replicates per size, seed 2005" in text
     assert "certifies that the power reaches the target at that size, not that it never drops below it" in text
     assert json.loads(json.dumps(result.to_dict()))["method"] == "monte carlo"
 
