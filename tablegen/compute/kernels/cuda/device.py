@@ -17,6 +17,9 @@ import os
 from pathlib import Path
 
 DEVICES = ("cpu", "cuda", "auto")
+#: GPU scratch memory one launch of a kernel with a scratch row per replicate may hold (1 GiB): fewer replicates
+#: run per launch where the rows are long, never more memory.
+SCRATCH_BYTES = 1 << 30
 #: Files that exist where an NVIDIA driver is loaded (Linux; WSL exposes its libcuda here).
 _DRIVER_MARKERS = ("/proc/driver/nvidia/version", "/dev/nvidiactl", "/usr/lib/wsl/lib/libcuda.so")
 logger = logging.getLogger(__name__)
@@ -116,3 +119,17 @@ def twin(kernel, device: str):
         raise ValueError(f"{kernel.__module__}.{kernel.__name__} is not a tablegen kernel")
     module = importlib.import_module(package + "cuda." + kernel.__module__[len(package):])
     return getattr(module, kernel.__name__ + "_cuda")
+
+
+def replicates_per_launch(threads: int, total: int, row_bytes: int) -> int:
+    """How many replicates one launch runs: at most ``threads`` and ``total``, and at most :data:`SCRATCH_BYTES` of
+    scratch at ``row_bytes`` a replicate (at least one).
+
+    Examples
+    --------
+    >>> replicates_per_launch(4096, 10_000, 4 * 10**6)   # 10^6 items of 4-byte scratch: 268 rows, not 4,096
+    268
+    >>> replicates_per_launch(4096, 100, 64)
+    100
+    """
+    return max(1, min(threads, total, SCRATCH_BYTES // max(1, row_bytes)))

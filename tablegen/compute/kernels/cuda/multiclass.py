@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import cuda
 
+from tablegen.compute.kernels.cuda import device
 from tablegen.compute.kernels.cuda.ranking import draw_below
 from tablegen.compute.kernels.cuda.rng import add_rn, mul_rn, replicate_state
 
@@ -64,7 +65,7 @@ def multiclass_permutations_cuda(true_codes, predicted_codes, recall_weights, f1
     n, K = true_codes.size, recall_weights.size
     d_true, d_predicted = cuda.to_device(true_codes), cuda.to_device(predicted_codes)
     d_recall, d_f1 = cuda.to_device(recall_weights), cuda.to_device(f1_weights)
-    rows = max(1, min(threads, out.shape[0]))
+    rows = device.replicates_per_launch(threads, out.shape[0], 4 * n + 8 * K)
     d_work = cuda.device_array((rows, n), np.int32)
     d_tp = cuda.device_array((rows, K), np.int64)
     d_out = cuda.device_array((rows, out.shape[1]), np.float64)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import cuda
 
+from tablegen.compute.kernels.cuda import device
 from tablegen.compute.kernels.cuda.ranking import draw_below
 from tablegen.compute.kernels.cuda.rng import ONE, ZERO, add_rn, mul_rn, replicate_state, xoshiro_next
 
@@ -158,7 +159,8 @@ def swap_kernel(true_codes, predicted_a, predicted_b, base_tp, base_pc, true_cou
 def _launch(kernel, inputs, scratch, out, first, threads):
     """Run ``kernel`` over ``out``'s rows, ``threads`` at a time: ``inputs`` before (key0, key1, first) as the CPU
     kernel takes them, then its scratch arrays, shaped (rows, ...) for each entry of ``scratch`` ((shape, dtype))."""
-    rows = max(1, min(threads, out.shape[0]))
+    row_bytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in scratch)
+    rows = device.replicates_per_launch(threads, out.shape[0], row_bytes)
     devices = [cuda.to_device(value) if isinstance(value, np.ndarray) else value for value in inputs[:-3]]
     key0, key1, extra = inputs[-3], inputs[-2], inputs[-1]
     d_scratch = [cuda.device_array((rows, *shape), dtype) for shape, dtype in scratch]

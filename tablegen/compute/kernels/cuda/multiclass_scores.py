@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numba import cuda
 
+from tablegen.compute.kernels.cuda import device
 from tablegen.compute.kernels.cuda.ranking import draw_below
 from tablegen.compute.kernels.cuda.rng import ONE, ZERO, add_rn, mul_rn, replicate_state, xoshiro_next
 
@@ -90,7 +91,7 @@ def multiclass_score_permutations_cuda(codes, double_ranks, orders, group_last, 
     n, K = codes.size, counts.size
     tables = [cuda.to_device(np.ascontiguousarray(a)) for a in (codes, double_ranks, orders, group_last, credit,
                                                                  counts)]
-    rows = max(1, min(threads, out.shape[0]))
+    rows = device.replicates_per_launch(threads, out.shape[0], 4 * n + 8 * K + 8 * K * K)
     d_work = cuda.device_array((rows, n), np.int32)
     d_sums = cuda.device_array((rows, K), np.int64)
     d_acc = cuda.device_array((rows, K, K), np.int64)
@@ -273,7 +274,8 @@ def linear_swaps_kernel(influences, key0, key1, first, exact, sign, out):
 def _launch_rows(kernel, inputs, extra, scratch, out, first, threads):
     """Run ``kernel`` over ``out``'s rows, ``threads`` at a time: ``inputs`` the arrays and scalars before
     (key0, key1), ``extra`` the scalars after ``first``, ``scratch`` (shape, dtype) of each per-thread array."""
-    rows = max(1, min(threads, out.shape[0]))
+    row_bytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in scratch)
+    rows = device.replicates_per_launch(threads, out.shape[0], row_bytes)
     devices = [cuda.to_device(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in inputs[:-2]]
     key0, key1 = inputs[-2], inputs[-1]
     d_scratch = [cuda.device_array((rows, *shape), dtype) for shape, dtype in scratch]
