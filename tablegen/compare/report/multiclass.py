@@ -42,8 +42,14 @@ P_COLUMNS = ("p vs random", "max-T p (adjusted)", "p vs winner (Holm)")
 PERMUTATION_STEP_SECONDS = 2e-9
 BOOTSTRAP_STEP_SECONDS = 3e-9
 SWAP_STEP_SECONDS = 3e-9
-#: Single-core seconds per (class, class, item) of a probability pair's influences (two binary searches each).
-INFLUENCE_STEP_SECONDS = 2e-7
+#: The probability metrics' steps (:mod:`.multiclass_probabilities`; measured on an AMD EPYC core at load 4 to 12,
+#: ``benchmarks/bench_evaluate_multiclass.py``), rounded up: per (replicate or resample, model, item, class) of a
+#: column walk (0.8 to 1.1 ns, 1.5 to 2 ns under heavy load); per (replicate, model, item) of the rank sums or of one
+#: top-k credit sum, and per (pattern, item, column) of the swap sums; per (class, class, item) of a pair's
+#: influences (two binary searches each).
+SCORES_WALK_STEP_SECONDS = 2e-9
+SCORES_ITEM_STEP_SECONDS = 2e-9
+INFLUENCE_STEP_SECONDS = 1e-7
 
 
 @dataclass(frozen=True)
@@ -284,9 +290,10 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
 
 def _scores_seconds(metrics: tuple, true_counts, K: int, M: int, R: int, swaps: int, resamples: int) -> dict:
     """The probability metrics' steps (:mod:`.multiclass_probabilities`): the pass (per (arrangement, model, item)
-    :func:`tablegen.multiclass_scores_test`'s own step costs), the bootstrap (a walk of every column per resample
-    and model), and each metric's share of the paired tests at their cap (every pair drawing ``swaps`` patterns of
-    the items' influences; the bound and the sequential rule stop most pairs far earlier)."""
+    the rank sums and top-k credits, and the Hand–Till walk of every column where asked), the bootstrap (a walk of
+    every column per resample and model), and each metric's share of the paired tests at their cap (every pair
+    drawing ``swaps`` patterns of the items' influences; the bound and the sequential rule stop most pairs far
+    earlier)."""
     from tablegen.compare.report.multiclass_tests import arrangement_count
     from tablegen.lookup import multiclass_scores as scores
 
@@ -294,14 +301,13 @@ def _scores_seconds(metrics: tuple, true_counts, K: int, M: int, R: int, swaps: 
     arrangements = arrangement_count(true_counts)
     steps = arrangements if arrangements <= scores.EXACT_ARRANGEMENTS else R
     tops = sum(1 for metric in metrics if metric not in SCORE_METRICS)
-    walk = K * scores.SECONDS_PER_WALK_STEP
-    per_item = (scores.SECONDS_PER_ELEMENT_STEP + (K + tops) * scores.SECONDS_PER_CLASS_STEP
-                + (walk if "hand_till_auc" in metrics else 0.0))
+    walk = K * SCORES_WALK_STEP_SECONDS
+    per_item = (1 + tops) * SCORES_ITEM_STEP_SECONDS + (walk if "hand_till_auc" in metrics else 0.0)
     width = 2 + tops  # a pattern sums each item's influence once per column; the influences cost K^2 searches
-    paired = (M - 1) * (min(swaps, 1 << n) * n * width * scores.SECONDS_PER_CLASS_STEP
+    paired = (M - 1) * (min(swaps, 1 << n) * n * width * SCORES_ITEM_STEP_SECONDS
                         + K * K * n * INFLUENCE_STEP_SECONDS)
     return {("scores null",): steps * M * n * per_item,
-            ("scores bootstrap",): resamples * M * n * (walk + tops * scores.SECONDS_PER_CLASS_STEP),
+            ("scores bootstrap",): resamples * M * n * (walk + tops * SCORES_ITEM_STEP_SECONDS),
             **{(metric, "scores paired"): paired / len(metrics) for metric in metrics}}
 
 

@@ -70,31 +70,64 @@ def multiclass_scores_key(seed: int, n: int, K: int) -> tuple[np.uint64, np.uint
 @nb.njit(inline="always", nogil=True)
 def _hand_till(work, orders, group_last, counts, acc):
     """The Hand–Till M of the labels ``work`` (``acc`` (K, K) int64 scratch: 2U(i|c) in row i)."""
-    K, n = orders.shape
+    K = orders.shape[0]
     acc[:, :] = 0
     for i in range(K):
-        above = 0  # twice the i-labelled items above
-        p = 0
-        while p < n:
-            last = group_last[i, p]
-            if last == p:  # branch-free
-                c = work[orders[i, p]]
-                acc[i, c] += above  # acc[i, i] collects junk, never read
-                above += 2 * (c == i)
-                p += 1
-            else:
-                tied = 0
-                for q in range(p, last + 1):
-                    tied += 1 if work[orders[i, q]] == i else 0
-                for q in range(p, last + 1):
-                    acc[i, work[orders[i, q]]] += above + tied
-                above += 2 * tied
-                p = last + 1
+        _walk_column(work, orders, group_last, i, acc)
+    return _hand_till_total(acc, counts)
+
+
+@nb.njit(inline="always", nogil=True)
+def _walk_column(work, orders, group_last, i, acc):
+    """Row i of the doubled pair counts: column i walked from the top."""
+    n = orders.shape[1]
+    above = 0  # twice the i-labelled items above
+    p = 0
+    while p < n:
+        last = group_last[i, p]
+        if last == p:  # branch-free
+            c = work[orders[i, p]]
+            acc[i, c] += above  # acc[i, i] collects junk, never read
+            above += 2 * (c == i)
+            p += 1
+        else:
+            tied = 0
+            for q in range(p, last + 1):
+                tied += 1 if work[orders[i, q]] == i else 0
+            for q in range(p, last + 1):
+                acc[i, work[orders[i, q]]] += above + tied
+            above += 2 * tied
+            p = last + 1
+
+
+@nb.njit(inline="always", nogil=True)
+def _hand_till_total(acc, counts):
+    """M from the doubled pair counts (pairs lexicographic, each term one division)."""
+    K = counts.size
     total = 0.0
     for i in range(K):
         for j in range(i + 1, K):
             total += (acc[i, j] + acc[j, i]) / (4.0 * counts[i] * counts[j])
     return total / (K * (K - 1) // 2)
+
+
+@nb.njit(inline="always", nogil=True)
+def _hand_till_untied(work, orders, group_last, untied, counts, acc):
+    """:func:`_hand_till`, each column without ties (``untied[i]``) walked without reading its tie groups."""
+    K, n = orders.shape
+    acc[:, :] = 0
+    for i in range(K):
+        if not untied[i]:
+            _walk_column(work, orders, group_last, i, acc)
+            continue
+        above = 0
+        row = acc[i]
+        column = orders[i]
+        for p in range(n):
+            c = work[column[p]]
+            row[c] += above
+            above += 2 * (c == i)
+    return _hand_till_total(acc, counts)
 
 
 @nb.njit(inline="always", nogil=True)
@@ -276,7 +309,7 @@ def _auc_pair(acc, counts, n):
 
 
 @nb.njit(inline="always", nogil=True)
-def _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc, out_row):
+def _model_columns(work, m, double_ranks, orders, group_last, untied, credit, counts, hand_till, sums, acc, out_row):
     """Model m's columns on the arrangement ``work`` (the single-model kernel's arithmetic, bit for bit)."""
     n = work.size
     J = credit.shape[1]
@@ -289,8 +322,22 @@ def _model_columns(work, m, double_ranks, orders, group_last, credit, counts, ha
         for i in range(n - 1, -1, -1):
             top_k += credit[m, j, i, work[i]]
         out_row[2 + j] = top_k / n
-    out_row[0] = _hand_till(work, orders[m], group_last[m], counts, acc) if hand_till else np.nan
+    out_row[0] = _hand_till_untied(work, orders[m], group_last[m], untied[m], counts, acc) if hand_till else np.nan
     out_row[1] = _ovr_macro(sums, counts, n)
+
+
+@nb.njit(nogil=True)
+def _untied(group_last):
+    """(M, K): whether each model's column has no tie."""
+    M, K, n = group_last.shape
+    out = np.ones((M, K), np.bool_)
+    for m in range(M):
+        for i in range(K):
+            for p in range(n):
+                if group_last[m, i, p] != p:
+                    out[m, i] = False
+                    break
+    return out
 
 
 @jit_cached(nogil=True)
@@ -322,6 +369,7 @@ def model_score_permutations(codes, double_ranks, orders, group_last, credit, co
     M = double_ranks.shape[0]
     work = np.empty(n, np.int32)
     small = np.empty(n, np.uint8)  # the arrangement in a byte an item (K <= 255): the walks' gathers stay in L1
+    untied = _untied(group_last)
     sums = np.empty(K, np.int64)
     acc = np.empty((K, K), np.int64)
     for row in range(out.shape[0]):
@@ -337,12 +385,12 @@ def model_score_permutations(codes, double_ranks, orders, group_last, credit, co
             for i in range(n):
                 small[i] = work[i]
             for m in range(M):
-                _model_columns(small, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
-                               out[row, m])
+                _model_columns(small, m, double_ranks, orders, group_last, untied, credit, counts, hand_till, sums,
+                               acc, out[row, m])
         else:
             for m in range(M):
-                _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
-                               out[row, m])
+                _model_columns(work, m, double_ranks, orders, group_last, untied, credit, counts, hand_till, sums,
+                               acc, out[row, m])
 
 
 @jit_cached(nogil=True)
@@ -367,10 +415,11 @@ def model_score_enumeration(codes, double_ranks, orders, group_last, credit, cou
     work = np.sort(codes)
     sums = np.empty(K, np.int64)
     acc = np.empty((K, K), np.int64)
+    untied = _untied(group_last)
     written = 0
     while written < out.shape[0]:
         for m in range(M):
-            _model_columns(work, m, double_ranks, orders, group_last, credit, counts, hand_till, sums, acc,
+            _model_columns(work, m, double_ranks, orders, group_last, untied, credit, counts, hand_till, sums, acc,
                            out[written, m])
         written += 1
         if not _next_arrangement(work):
@@ -379,14 +428,25 @@ def model_score_enumeration(codes, double_ranks, orders, group_last, credit, cou
 
 
 @nb.njit(inline="always", nogil=True)
-def _weighted_pairs(weights, labels_along, orders, group_last, acc):
+def _weighted_pairs(weights, labels_along, orders, group_last, untied, acc):
     """``acc`` (K, K) the doubled pair counts of the items weighted by ``weights`` (a bootstrap resample's draw
     counts): each column i walked from the top along its fixed order, ``labels_along[i, p]`` the label of the item
-    at position p (``above``: twice the weight of the i-labelled items above)."""
+    at position p (``above``: twice the weight of the i-labelled items above); a column without ties
+    (``untied[i]``) without reading its tie groups."""
     K, n = orders.shape
     acc[:, :] = 0
     for i in range(K):
         above = 0
+        if untied[i]:
+            row = acc[i]
+            column = orders[i]
+            labels = labels_along[i]
+            for p in range(n):
+                w = weights[column[p]]
+                c = labels[p]
+                row[c] += w * above
+                above += 2 * w * (c == i)
+            continue
         p = 0
         while p < n:
             last = group_last[i, p]
@@ -437,6 +497,7 @@ def stratified_score_resamples(order, starts, codes, labels_along, orders, group
     n = order.size
     weights = np.zeros(n, np.int32)  # draw counts (< 2**31 items): a narrow gather in the walks
     acc = np.empty((K, K), np.int64)
+    untied = _untied(group_last)
     for row in range(out.shape[0]):
         s0, s1, s2, s3 = replicate_state(key0, key1, first + row)
         weights[:] = 0
@@ -446,7 +507,7 @@ def stratified_score_resamples(order, starts, codes, labels_along, orders, group
                 j, s0, s1, s2, s3 = draw_below(np.uint64(size), s0, s1, s2, s3)
                 weights[order[starts[k] + j]] += 1
         for m in range(M):
-            _weighted_pairs(weights, labels_along[m], orders[m], group_last[m], acc)
+            _weighted_pairs(weights, labels_along[m], orders[m], group_last[m], untied[m], acc)
             out[row, m, 0], out[row, m, 1] = _auc_pair(acc, counts, n)
             for j in range(J):
                 top_k = 0.0
@@ -486,8 +547,9 @@ def score_left_out(codes, labels_along, orders, group_last, credit_true, counts,
     tied = np.empty(K, np.int64)
     reduced = counts.copy()
     ones = np.ones(n, np.int64)
+    untied = _untied(group_last)
     for m in range(M):
-        _weighted_pairs(ones, labels_along[m], orders[m], group_last[m], acc)
+        _weighted_pairs(ones, labels_along[m], orders[m], group_last[m], untied[m], acc)
         for a in range(K):
             above[:] = 0
             p = 0
