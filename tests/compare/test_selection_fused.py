@@ -149,6 +149,15 @@ def test_a_refused_metric_is_noted_and_the_others_answered_from_the_pass(monkeyp
     assert passes == []
 
 
+def test_a_metric_defined_for_no_model_is_noted_and_the_others_answered():
+    y, models = _models()
+    flat = {name: np.round(s, 0) * 0 + np.arange(y.size) // 10 for name, s in models.items()}  # 3 groups of 10
+    answered, refused = selection_tests_noting(y, flat, metrics=["tp_at_3", "auc"], R=200)
+    assert list(answered) == ["auc"] and "tp_at_3" in str(refused["tp_at_3"])
+    with pytest.raises(TablegenInputError, match="tp_at_3"):
+        selection_tests(y, flat, metrics=["auc", "tp_at_3"], R=200)
+
+
 def test_the_report_scores_its_metrics_in_one_max_t_pass(monkeypatch):
     """The issue's note: "the max-T test runs one permutation pass per metric though the metrics share
     arrangements".  Every default metric's max-T answer now comes from one pass, the same as each alone."""

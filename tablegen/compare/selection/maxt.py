@@ -272,13 +272,17 @@ def selection_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
 def selection_tests_noting(labels, scores, *, metrics, C=None, R=None, seed=None, alpha=0.05, positive_label=None,
                            method="auto", device="cpu", nulls=None, progress=None,
                            refuse: bool = False) -> tuple[dict[str, SelectionResult], dict[str, TablegenInputError]]:
-    """:func:`selection_tests`, but a metric whose question is refused once the arguments are checked (no law, or
-    one over the limits, for the competitors not given) is left out and its error returned (metric -> error), unless
-    ``refuse`` (then raised, before any arrangement is scored); the other metrics are answered from one pass."""
+    """:func:`selection_tests`, but a metric whose own question is refused once the shared arguments are checked
+    (defined for no model given; no law, or one over the limits, for the competitors not given) is left out and its
+    error returned (metric -> error), unless ``refuse`` (then raised, before any arrangement is scored); the other
+    metrics are answered from one pass."""
     from tablegen.compare.selection.validation import checked_selections
 
-    questions = checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_label, method, device, nulls)
-    ready, laws, refused = [], [], {}
+    refused = None if refuse else {}
+    questions = checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_label, method, device, nulls,
+                                   refused=refused)
+    refused = {} if refused is None else refused
+    ready, laws = [], []
     for q in questions:
         try:
             law = q.extra_null(_extra(q))  # first: a law over the limits is refused before the arrangements are run

@@ -113,11 +113,12 @@ def checked_selection(labels, scores, metric, C, R, seed, alpha, positive_label,
 
 
 def checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_label, method, device="cpu", nulls=None,
-                       argument: str = "metrics") -> list[SelectionQuestion]:
+                       argument: str = "metrics", refused: dict | None = None) -> list[SelectionQuestion]:
     """Check every argument once (errors name the argument; ``argument``: the name of ``metrics``) and prepare the
     models, sorted once for every metric (``nulls``: where the exact nulls are built and kept,
     :class:`~tablegen.compute.metric_nulls.ExactNulls`; a new one if None).  One question per metric, in the order
-    given, a metric named twice asked once."""
+    given, a metric named twice asked once; a metric's own error (defined for no model given; an exact null over
+    budget for its models) is raised, or kept in ``refused`` (metric -> error) and the metric left out."""
     from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.kernels.ranking import mcc_weights
 
@@ -141,13 +142,19 @@ def checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_labe
     nulls = checked_nulls(nulls)
     questions = []
     for spec in _unique(specs):
-        applicable, not_applicable = _applicable(spec, y, models)
+        try:
+            applicable, not_applicable = _applicable(spec, y, models)
+            replicates = _replicates(R, alpha, method, n, P, len(applicable))
+        except TablegenInputError as error:
+            if refused is None:
+                raise
+            refused[spec.name] = error
+            continue
         entry = spec.counted_entry()
         column = TP_COLUMN if entry.k is not None else BASE_COLUMNS.index(entry.kernel_column)
         k_cut = int(entry.k) if entry.k is not None else 0
         members = np.array([list(models).index(m) for m in applicable], np.int64)
         observed = _observed(y, sorted_all, members, P, column, k_cut, weights)
-        replicates = _replicates(R, alpha, method, n, P, len(applicable))
         questions.append(SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_all, members, P, n, C,
                                            replicates, seed, alpha, method, column, k_cut, weights, key,
                                            not_applicable, device, nulls))
