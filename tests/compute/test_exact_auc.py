@@ -404,3 +404,23 @@ def test_the_window_from_coarser_chernoff_tilts_is_the_one_from_exact_tilts(monk
         monkeypatch.setattr(band_module, "_WINDOW_RTOL", 1e-13)
         assert band_module._window(cell, a) == coarse, (P, N, z)
         monkeypatch.undo()
+
+
+def test_a_law_at_ten_thousand_items_gets_few_check_points_by_the_full_product(monkeypatch):
+    """The band check of a law at (2994, 7006) (bench_evaluate's 10^4 items): the bound decides the ~740 check points,
+    so |F_k| itself (a product over 2 min(P, N) factors) is evaluated at few of them (before the bound: all)."""
+    import tablegen.compute.exact.auc_fft_band as band_module
+
+    exact_points = []
+    real = band_module._pgf
+
+    def counted(cell, a, M, ks, magnitude_only=False):
+        if magnitude_only:
+            exact_points.append(len(ks))
+        return real(cell, a, M, ks, magnitude_only)
+
+    monkeypatch.setattr(band_module, "_pgf", counted)
+    cell = TiltedAuc(2994, 7006)
+    for z in (3.0, 10.0, 30.0):
+        band_module.TiltedLaw.build(cell, cell.solve_mu(cell.PN / 2 - z * math.sqrt(cell.var0)))
+    assert sum(exact_points) <= 0.05 * 3 * 700
