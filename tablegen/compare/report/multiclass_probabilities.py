@@ -61,7 +61,7 @@ class ScorePrepared:
     ks: tuple
     hand_till: bool
     matrices: tuple
-    double_ranks: np.ndarray  # (M, n, K) int64
+    double_ranks: np.ndarray  # (M, n, K) int32 (twice a midrank: < 2 n <= 2**26)
     orders: np.ndarray  # (M, K, n) int32
     group_last: np.ndarray  # (M, K, n) int32
     credit: np.ndarray  # (M, J, n, K)
@@ -115,7 +115,7 @@ def prepare_scores(data, metrics: tuple) -> ScorePrepared:
     orders = np.ascontiguousarray(np.stack([t[1] for t in tables]))
     return ScorePrepared(
         names, tuple(data.classes), codes, counts, ks, "hand_till_auc" in metrics, matrices,
-        np.ascontiguousarray(np.stack([t[0] for t in tables])), orders,
+        np.ascontiguousarray(np.stack([t[0] for t in tables]), dtype=np.int32), orders,
         np.ascontiguousarray(np.stack([t[2] for t in tables])), credit,
         np.ascontiguousarray(credit[:, :, np.arange(codes.size), codes]),
         np.ascontiguousarray(codes[orders]))

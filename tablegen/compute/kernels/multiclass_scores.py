@@ -116,17 +116,33 @@ def _hand_till_untied(work, orders, group_last, untied, counts, acc):
     """:func:`_hand_till`, each column without ties (``untied[i]``) walked without reading its tie groups."""
     K, n = orders.shape
     acc[:, :] = 0
+    pending = -1  # an untied column waiting for a second to be walked beside it (two independent chains)
     for i in range(K):
         if not untied[i]:
             _walk_column(work, orders, group_last, i, acc)
-            continue
+        elif pending < 0:
+            pending = i
+        else:
+            above_a = 0
+            above_b = 0
+            row_a, row_b = acc[pending], acc[i]
+            column_a, column_b = orders[pending], orders[i]
+            for p in range(n):
+                c = work[column_a[p]]
+                e = work[column_b[p]]
+                row_a[c] += above_a
+                row_b[e] += above_b
+                above_a += 2 * (c == pending)
+                above_b += 2 * (e == i)
+            pending = -1
+    if pending >= 0:
         above = 0
-        row = acc[i]
-        column = orders[i]
+        row = acc[pending]
+        column = orders[pending]
         for p in range(n):
             c = work[column[p]]
             row[c] += above
-            above += 2 * (c == i)
+            above += 2 * (c == pending)
     return _hand_till_total(acc, counts)
 
 
