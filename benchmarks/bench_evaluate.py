@@ -9,7 +9,8 @@ RSS, and the CPU seconds of each stage, timed by wrapping the stage's function i
 
 - values: each model's threshold groups and metric values (``from_scores.threshold_groups``, ``_values``);
 - best-of-C verdict: the winner against C random classifiers (``from_scores._verdict``);
-- max-T selection test: the winner against the models given (``selection_test``);
+- max-T selection test: the winner against the models given (``selection_tests_noting``: every metric from one
+  pass; ``selection_test`` per metric in a tree from before it);
 - paired tests: the winner against each other model (``report.evaluate._paired_tests``);
 - bootstrap intervals: each model's BCa interval (``report.evaluate._intervals``);
 - the rest: imports, input checks, building the report.
@@ -55,6 +56,7 @@ STAGES = [  # (name, module, function)
     ("values", "tablegen.lookup.from_scores", "_values"),
     ("best-of-C verdict", "tablegen.lookup.from_scores", "_verdict"),
     ("max-T selection test", "tablegen.compare.selection.maxt", "selection_test"),
+    ("max-T selection test", "tablegen.compare.selection.maxt", "selection_tests_noting"),  # every metric, one pass
     ("paired tests", "tablegen.compare.report.evaluate", "_paired_tests"),
     ("bootstrap intervals", "tablegen.compare.report.evaluate", "_intervals"),
 ]
