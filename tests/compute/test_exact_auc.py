@@ -424,3 +424,15 @@ def test_a_law_at_ten_thousand_items_gets_few_check_points_by_the_full_product(m
     for z in (3.0, 10.0, 30.0):
         band_module.TiltedLaw.build(cell, cell.solve_mu(cell.PN / 2 - z * math.sqrt(cell.var0)))
     assert sum(exact_points) <= 0.05 * 3 * 700
+
+
+def test_a_tail_asked_again_of_one_auc_null_is_not_searched_again(monkeypatch):
+    """The critical U of a tail is searched once per null object (the selection test asks the verdict's level and
+    its own again): the second answer is the first, without a search, and both are a fresh null's."""
+    tails = [float(upper_tail_probability(C, 0.05)) for C in (100, 90, 1)]
+    null = TiltedAucNull(300, 700)
+    first = [null.critical_value(t) for t in tails]
+    monkeypatch.setattr(null.cell, "critical_u", lambda t: pytest.fail("searched again"))
+    assert [null.critical_value(t) for t in tails] == first
+    monkeypatch.undo()
+    assert first == [TiltedAucNull(300, 700).critical_value(t) for t in tails]

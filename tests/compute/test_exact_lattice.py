@@ -307,3 +307,21 @@ def test_the_union_bound_is_above_every_exact_tail_and_spares_the_programme_beyo
     assert lattice_search.union_log_bound(family, key) < lattice_search.LOG_BELOW_DOUBLES
     monkeypatch.setattr(family, "sweep", lambda *args: pytest.fail("a programme ran"))
     assert lattice_search.tail_at_key(family, key) == 0.0
+
+
+@pytest.mark.parametrize("builder", ["best_f1_null", "best_balanced_accuracy_null"])
+def test_a_tail_asked_again_of_one_null_runs_no_programme_and_gives_the_same_value(monkeypatch, builder):
+    """One null per question: the verdict's level is asked again by the selection test (evaluate at 10^4 items asked
+    best_f1's and best_balanced_accuracy's at C - K = 90 eight times each); the second answer is the first, with no
+    programme, and both are a fresh null's."""
+    from tablegen.compute.exact import lattice
+
+    tails = [float(upper_tail_probability(C, alpha)) for C, alpha in ((100, 0.05), (90, 0.05), (1, 0.01))]
+    null = getattr(lattice, builder)(300, 700)
+    first = [null.critical_value(t) for t in tails]
+    programmes = null.programmes
+    assert programmes > 0
+    monkeypatch.setattr(null.family, "sweep", lambda *args: pytest.fail("a programme ran"))
+    assert [null.critical_value(t) for t in tails] == first and null.programmes == programmes
+    monkeypatch.undo()
+    assert first == [getattr(lattice, builder)(300, 700).critical_value(t) for t in tails]

@@ -376,10 +376,14 @@ class TiltedAucNull:
     def __init__(self, P: int, N: int):
         self.P, self.N = int(P), int(N)
         self.cell = TiltedAuc(self.P, self.N)
+        self._critical: dict[float, int] = {}  # tail -> critical U: a tail asked again is not searched again
 
     def critical_value(self, tail: float) -> float:
-        """m* = the smallest AUC x with F(x) >= 1 - tail (U / (P N) of :meth:`TiltedAuc.critical_u`)."""
-        return self.cell.critical_u(tail) / self.cell.PN
+        """m* = the smallest AUC x with F(x) >= 1 - tail (U / (P N) of :meth:`TiltedAuc.critical_u`), each tail
+        searched once per null object."""
+        if tail not in self._critical:
+            self._critical[tail] = self.cell.critical_u(tail)
+        return self._critical[tail] / self.cell.PN
 
     def tail_ge_score(self, score: float) -> float:
         """Pr(AUC >= score), the score snapped to the nearest u / (P N) within the snap tolerance."""

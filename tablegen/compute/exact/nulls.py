@@ -78,6 +78,7 @@ class LatticeNull:
     def __init__(self, family):
         self.family = family
         self.programmes = 0  # lattice programmes run by the searches so far (for benchmarks)
+        self._critical: dict[float, object] = {}  # tail -> m*'s key: a tail asked again costs no programme
 
     @functools.cached_property
     def _listed(self):
@@ -108,9 +109,16 @@ class LatticeNull:
         return low
 
     def critical_value(self, tail: float) -> float:
-        """m* = the smallest value x with F(x) >= q, given t = 1 - q (same rule as :func:`critical_index`)."""
-        key, programmes = self.family.critical(tail * (1.0 + TIE_RTOL))
-        self.programmes += programmes
+        """m* = the smallest value x with F(x) >= q, given t = 1 - q (same rule as :func:`critical_index`).
+
+        Each tail is searched once per null object: asked again (the verdict's level by the selection test, the
+        competitors not given at each of its p-values), the key found is returned without a programme.
+        """
+        key = self._critical.get(tail)
+        if key is None:
+            key, programmes = self.family.critical(tail * (1.0 + TIE_RTOL))
+            self.programmes += programmes
+            self._critical[tail] = key
         return self.family.value(key)
 
     def tail_ge_score(self, score: float) -> float:
