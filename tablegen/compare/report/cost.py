@@ -14,9 +14,13 @@ from numpy.typing import ArrayLike
 logger = logging.getLogger(__name__)
 
 
-#: Single-core seconds per (arrangement, model, item) step of the max-T test's kernels (measured 0.9 ns on an
-#: AVX-512 EPYC core under load, 10^4 arrangements x 5 models x 10^4 items), rounded up.
-ARRANGEMENT_STEP_SECONDS = 2e-9
+#: Single-core seconds per (arrangement, model, item) step of the max-T test, charged to each metric: the fused pass
+#: (:func:`tablegen.compare.selection.maxt.selection_tests`) scores every metric of an arrangement together, measured
+#: 1.2 ns for the five default metrics at 10^4 items (0.25 ns a metric) and 0.9 ns a metric at 60 items, on an
+#: AVX-512 EPYC core under load; rounded up.
+ARRANGEMENT_STEP_SECONDS = 1e-9
+#: Single-core seconds per (pair, item) of DeLong's paired test (the placements of both models).
+DELONG_ITEM_SECONDS = 2e-7
 #: Single-core seconds per (resample, model, item) step of the report's bootstrap intervals, every metric scored in
 #: the same pass (measured 1.8 ns at 10^4 items and 3.05 ns at 10^6 for the 5 default metrics together, 10 models,
 #: 2,000 resamples, load 5-6 on 2 cores), rounded up; charged once, to the first metric's intervals.
@@ -114,7 +118,7 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         steps[spec.name, "max-T critical value"] = extra
         steps[spec.name, "detectable"] = _detectable_seconds(spec.name, P, n - P)
         paired = 0.0 if K < 2 or spec.k is not None else (
-            (K - 1) * n * (ARRANGEMENT_STEP_SECONDS * 100 if spec.paired_test == "delong" else
+            (K - 1) * n * (DELONG_ITEM_SECONDS if spec.paired_test == "delong" else
                            SWAP_STEP_SECONDS * (DEFAULT_SWAPS if R is None else R)))
         steps[spec.name, "paired"] = paired
         # one pass per (model, resample) scores every metric: the first metric's step does it, the rest read it
