@@ -325,3 +325,31 @@ def test_a_tail_asked_again_of_one_null_runs_no_programme_and_gives_the_same_val
     assert [null.critical_value(t) for t in tails] == first and null.programmes == programmes
     monkeypatch.undo()
     assert first == [getattr(lattice, builder)(300, 700).critical_value(t) for t in tails]
+
+
+@pytest.mark.parametrize("builder,P,N", [("best_f1_null", 300, 700), ("best_balanced_accuracy_null", 300, 700),
+                                         ("best_f1_null", 40, 2000), ("best_balanced_accuracy_null", 25, 25),
+                                         ("best_f1_null", 12, 9), ("best_mcc_null", 30, 70)])
+def test_a_search_over_tails_on_one_null_finds_each_fresh_nulls_critical_value_with_fewer_programmes(builder, P, N):
+    """What earlier searches' programmes showed starts later brackets (a bisection over tails, as the selection test
+    runs for the competitors not given, and random tails): every critical value is a fresh null's, with fewer
+    programmes in all."""
+    from tablegen.compute.exact import best_mcc, lattice
+
+    lattice = best_mcc if builder == "best_mcc_null" else lattice
+    rng = np.random.default_rng(P * N)
+    low, high = 2e-4, 6e-4
+    tails = []
+    for _ in range(12):  # a bisection toward an arbitrary level
+        middle = 0.5 * (low + high)
+        tails.append(middle)
+        low, high = (middle, high) if rng.random() < 0.5 else (low, middle)
+    tails += list(10.0 ** rng.uniform(-8, -0.5, 10)) + [float(upper_tail_probability(1, 0.01))]
+    shared = getattr(lattice, builder)(P, N)
+    fresh_programmes, fresh_values = 0, []
+    for tail in tails:
+        null = getattr(lattice, builder)(P, N)
+        fresh_values.append(null.critical_value(tail))
+        fresh_programmes += null.programmes
+    assert [shared.critical_value(tail) for tail in tails] == fresh_values
+    assert shared.programmes < fresh_programmes

@@ -188,9 +188,10 @@ class BestMccKeys:
         """Pr(X >= key) (:func:`tail_at_key`)."""
         return tail_at_key(self, key)
 
-    def critical(self, target: float):
-        """(m*, programmes run) for the tail ``target`` (:func:`critical_key`)."""
-        return critical_key(self, target)
+    def critical(self, target: float, known: list | None = None):
+        """(m*, programmes run) for the tail ``target`` (:func:`critical_key`; ``known``: what earlier searches
+        showed)."""
+        return critical_key(self, target, known)
 
     def model_phi(self, x: float) -> float:
         """sqrt(-log Pr(X >= x)) of the standardised-bridge model (see module); only places probes."""

@@ -131,9 +131,10 @@ class _Family:
         """Pr(X >= key) (:func:`tail_at_key`)."""
         return tail_at_key(self, key)
 
-    def critical(self, target: float):
-        """(m*, programmes run) for the tail ``target`` (:func:`critical_key`)."""
-        return critical_key(self, target)
+    def critical(self, target: float, known: list | None = None):
+        """(m*, programmes run) for the tail ``target`` (:func:`critical_key`; ``known``: what earlier searches
+        showed)."""
+        return critical_key(self, target, known)
 
     # -- candidates ------------------------------------------------------------------------------
     def _points(self, lines, free):

@@ -46,6 +46,9 @@ MIN_FLOOR = 1e-300
 UNDERFLOW_MASS = 2.3e-308
 #: List the candidates inside the bracket once there are at most this many (with repetition).
 ENUMERATE_LIMIT = 1 << 12
+#: A tail known from an earlier search places a key on one side of a new target only when it is this far from it,
+#: relatively (well above the programmes' rounding: :func:`critical_key`).
+KNOWN_RTOL = 1e-9
 
 
 #: Below e^this a probability's correctly rounded double is 0.0 (half the smallest subnormal is e^-745.13).
@@ -103,10 +106,11 @@ def _log_chernoff(q: np.ndarray, p: float, m: np.ndarray, above: bool) -> np.nda
 
 
 class _Probe:
-    """What one programme at ``key`` tells the search (see :func:`_run_probe`)."""
+    """What one programme at ``key`` tells the search (see :func:`_run_probe`); the exact tail lies in
+    [tail, tail + dropped]."""
 
-    def __init__(self, key, qualifies: bool, tail: float, flat=None, atom=None, below=None):
-        self.key, self.qualifies, self.tail = key, qualifies, tail
+    def __init__(self, key, qualifies: bool, tail: float, flat=None, atom=None, below=None, dropped: float = 0.0):
+        self.key, self.qualifies, self.tail, self.dropped = key, qualifies, tail, dropped
         self.flat, self.atom, self.below = flat, atom, below
 
 
@@ -125,8 +129,9 @@ def _run_probe(family, key, target: float, lo, hi) -> _Probe:
         hit, dropped, flat, record = family.sweep(key, 0.0)
     if hit + dropped <= target:
         budget = target - hit - 2.0 * dropped - UNDERFLOW_MASS * (family.P + family.N)
-        return _Probe(key, True, hit, below=family.edge_bound(record, budget, lo, key))
-    return _Probe(key, False, hit, flat, family.atom_bound(record, target * (1.0 + 1e-9), hi))  # margin: rounding
+        return _Probe(key, True, hit, below=family.edge_bound(record, budget, lo, key), dropped=dropped)
+    return _Probe(key, False, hit, flat, family.atom_bound(record, target * (1.0 + 1e-9), hi),  # margin: rounding
+                  dropped=dropped)
 
 
 def tail_at_key(family, key, expected: float | None = None) -> float:
@@ -165,16 +170,34 @@ class _Bracket:
     ``seen`` holds (value, sqrt(-log tail)) of every exactly known tail, for interpolation.
     """
 
-    def __init__(self, family, target: float):
+    def __init__(self, family, target: float, known: list | None = None):
         self.family, self.target, self.phi_target = family, target, _phi(target)
         self.lo, self.hi, self.seen = family.min_key, None, []
         self.last, self.run, self.programmes = None, 0, 0
         self.jump = None  # "flat" or "atom" if the last probe moved lo past itself
         self.successor_tried = False
+        self.known = known
+        if known:
+            self._start_from(known)
+
+    def _start_from(self, known: list) -> None:
+        """Narrow the bracket by what earlier searches' programmes showed (:func:`critical_key`'s ``known``)."""
+        rtol = max(KNOWN_RTOL, 4.0 * (self.family.P + self.family.N) * 2.0**-53)  # the sums' rounding, at most
+        above, below = self.target * (1.0 + rtol), self.target * (1.0 - rtol)
+        for key, low, high in known:
+            if low > above and key > self.lo:
+                self.lo = key
+            elif high <= below and (self.hi is None or key < self.hi):
+                self.hi = key
+            self.seen.append((self.family.value(key), _phi(low)))
 
     def update(self, key) -> None:
         probe = _run_probe(self.family, key, self.target, self.lo, self.hi)
         self.programmes += 1
+        if self.known is not None:
+            self.known.append((key, probe.tail, probe.tail + probe.dropped))
+            if not probe.qualifies and probe.flat is not None and probe.flat != key:
+                self.known.append((probe.flat, probe.tail, probe.tail + probe.dropped))
         side = "hi" if probe.qualifies else "lo"
         self.run, self.last = (self.run + 1 if side == self.last else 1), side
         self.seen.append((self.family.value(key), _phi(probe.tail)))
@@ -277,11 +300,21 @@ def _next_probe(bracket: _Bracket, listed, count: int, previous: int):
     return _median_key(family, lo, hi, count)
 
 
-def critical_key(family, tail: float) -> tuple[object, int]:
+def critical_key(family, tail: float, known: list | None = None) -> tuple[object, int]:
     """(m*, programmes run): the largest candidate with Pr(X >= m*) > ``tail`` (exact; see module).
 
     Progress is counted in lattice points whose candidate lies inside the bracket, and once they
     are few, in distinct candidates (a fraction recurs at many points).
+
+    ``known``, a list the caller keeps across the searches of one null
+    (:class:`~tablegen.compute.exact.nulls.LatticeNull`), holds (key, low, high) with low <= Pr(X >= key) <= high
+    from every programme run so far (the probe's key and its flat stretch's lowest candidate: [hit, hit + dropped]);
+    this search appends its own.  A later search starts its bracket from them: lo at the highest key known to have a
+    tail above ``tail`` (1 + :data:`KNOWN_RTOL`), hi at the lowest known to have one below ``tail``
+    (1 - KNOWN_RTOL).  The margin exceeds the programmes' rounding (~(P + N) 2^-53 relative; 4 times that where
+    larger), so a key is placed as a programme at it would place it, and the key found is the one a search without
+    them finds (a search over tails, e.g. the selection test's for the competitors not given, then runs few
+    programmes per tail).
 
     Examples
     --------
@@ -292,7 +325,7 @@ def critical_key(family, tail: float) -> tuple[object, int]:
     """
     if tail >= 1.0:  # every candidate qualifies, the smallest included
         return family.min_key, 0
-    bracket = _Bracket(family, tail)
+    bracket = _Bracket(family, tail, known)
     previous = math.inf
     while True:
         count = family.count_between(bracket.lo, bracket.hi)

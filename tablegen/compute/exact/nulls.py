@@ -79,6 +79,7 @@ class LatticeNull:
         self.family = family
         self.programmes = 0  # lattice programmes run by the searches so far (for benchmarks)
         self._critical: dict[float, object] = {}  # tail -> m*'s key: a tail asked again costs no programme
+        self._known: list = []  # (key, low, high) bounds on Pr(X >= key) from every programme of the searches so far
 
     @functools.cached_property
     def _listed(self):
@@ -116,7 +117,7 @@ class LatticeNull:
         """
         key = self._critical.get(tail)
         if key is None:
-            key, programmes = self.family.critical(tail * (1.0 + TIE_RTOL))
+            key, programmes = self.family.critical(tail * (1.0 + TIE_RTOL), self._known)
             self.programmes += programmes
             self._critical[tail] = key
         return self.family.value(key)
