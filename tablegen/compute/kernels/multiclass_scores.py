@@ -210,6 +210,8 @@ def multiclass_score_permutations(codes, double_ranks, orders, group_last, credi
     n = codes.size
     K = counts.size
     work = np.empty(n, np.int32)
+    small = np.empty(n, np.uint8)  # the arrangement in a byte an item (K <= 255): the walks' gathers stay in L1
+    untied = _untied(group_last.reshape(1, K, n))[0]
     sums = np.empty(K, np.int64)
     acc = np.empty((K, K), np.int64)
     for row in range(out.shape[0]):
@@ -228,7 +230,16 @@ def multiclass_score_permutations(codes, double_ranks, orders, group_last, credi
         c = work[0]
         sums[c] += double_ranks[0, c]
         top_k += credit[0, c]
-        _write(work, double_ranks, orders, group_last, counts, hand_till, sums, top_k, acc, out, row)
+        if hand_till and K <= 255:
+            for i in range(n):
+                small[i] = work[i]
+            out[row, HAND_TILL] = _hand_till_untied(small, orders, group_last, untied, counts, acc)
+        elif hand_till:
+            out[row, HAND_TILL] = _hand_till_untied(work, orders, group_last, untied, counts, acc)
+        else:
+            out[row, HAND_TILL] = np.nan
+        out[row, OVR_MACRO] = _ovr_macro(sums, counts, n)
+        out[row, TOP_K] = top_k / n
 
 
 @nb.njit(inline="always", nogil=True)
