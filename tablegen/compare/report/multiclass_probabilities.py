@@ -133,7 +133,7 @@ def observed_scores(sp: ScorePrepared) -> np.ndarray:
         tables = (sp.double_ranks[m], sp.orders[m], sp.group_last[m])
         for j in range(max(1, len(sp.ks))):
             credit = sp.credit[m, j] if sp.ks else np.zeros((sp.n, sp.K))
-            arrangement_values(sp.true_codes, *tables, credit, sp.true_counts, True, row, 0)
+            arrangement_values(sp.true_codes, *tables, credit, sp.true_counts, sp.hand_till, row, 0)
             out[m, :2] = row[0, :2]
             if sp.ks:
                 out[m, 2 + j] = row[0, TOP_K]
@@ -263,7 +263,7 @@ def swap_influences(sp: ScorePrepared, a: int, b: int) -> np.ndarray:
         out[negatives, into] += weight * h / 4.0
 
     pairs = K * (K - 1) / 2
-    for i in range(K):
+    for i in range(K if np.all(counts > 0) else 0):  # the AUCs need every class (top-k alone does not)
         others = np.flatnonzero(y != i)
         block(i, members[i], others, 1.0 / (K * counts[i] * (n - counts[i])), 1)
         for j in range(K):
