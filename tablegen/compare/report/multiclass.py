@@ -516,7 +516,9 @@ def _input_notes(data, C: int, M: int) -> tuple:
     if data.source == "probabilities":
         notes.append("the models are given as probability matrices: each item's predicted class is its largest "
                      "probability (the first class of a tie); metrics of the probabilities themselves (Hand-Till and "
-                     "one-vs-rest AUC, top-k accuracy) are reported where metrics= names them")
+                     "one-vs-rest AUC, top-k accuracy) are reported where metrics= names them, their verdicts and "
+                     "max-T test from their own pass of label permutations (keyed as multiclass_scores_test keys its "
+                     "replicates), their intervals from the label metrics' resamples")
     only_predicted = [c for c, count in zip(data.classes, data.true_counts()) if count == 0]
     if only_predicted:
         notes.append(f"classes predicted but absent from the labels ({', '.join(map(repr, only_predicted))}) count "
