@@ -105,10 +105,9 @@ def test_best_of_c_verdict_keeps_its_level_summed_exactly_over_the_null(case):
 
 def test_monte_carlo_is_within_its_interval_of_the_exact_answer():
     """Each Monte Carlo p-value's interval, widened to 99.99% (twelve checks: at 95% one in twenty misses by chance),
-    holds the exact p-value; the 95% intervals hold it in at least 10 of the 12."""
+    holds the exact p-value (the 95% intervals' coverage: the slow test below)."""
     from tablegen.compute.stats import clopper_pearson, p_value_from_tail
 
-    covered = 0
     for labels, probabilities, k in CASES:
         for metric in METRICS:
             kwargs = dict(metric=metric, C=3, k=k if metric == "top_k_accuracy" else None)
@@ -118,8 +117,23 @@ def test_monte_carlo_is_within_its_interval_of_the_exact_answer():
             low, high = (float(p_value_from_tail(float(q), 3))
                          for q in clopper_pearson(sampled.reaching, sampled.reaching, 20_000, level=0.9999))
             assert low <= exact.p_value <= high, (metric, low, exact.p_value, high)
-            covered += sampled.p_interval[0] <= exact.p_value <= sampled.p_interval[1]
-    assert covered >= 10
+
+
+@pytest.mark.slow
+def test_the_monte_carlo_intervals_cover_the_exact_p_value_at_their_level():
+    """Over 60 seeds x the twelve (case, metric) checks, the 95% intervals hold the exact p-value in at least 660 of
+    720 (Clopper-Pearson is conservative: at least 684 expected; the three metrics of a seed share its permutations,
+    so the checks are not independent and the margin is wide)."""
+    covered = 0
+    for labels, probabilities, k in CASES:
+        for metric in METRICS:
+            kwargs = dict(metric=metric, C=3, k=k if metric == "top_k_accuracy" else None)
+            exact = tablegen.multiclass_scores_test(labels, probabilities, **kwargs).p_value
+            for seed in range(60):
+                low, high = tablegen.multiclass_scores_test(labels, probabilities, method="monte carlo", R=20_000,
+                                                            seed=seed, **kwargs).p_interval
+                covered += low <= exact <= high
+    assert covered >= 660, covered
 
 
 def test_a_skilled_model_is_significant_by_monte_carlo_and_a_shuffled_one_is_not():

@@ -47,8 +47,9 @@ from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 #: The kernel's output columns.
 COLUMNS = ("hand_till_auc", "ovr_macro_auc", "top_k_accuracy")
 HAND_TILL, OVR_MACRO, TOP_K = range(3)
-#: The spawn key's tag of these permutation streams (``SeedSequence(seed, spawn_key=(n, K, tag))``).
-MULTICLASS_SCORES_TAG = 0x3C1B
+#: The spawn key's tag of these permutation streams (``SeedSequence(seed, spawn_key=(n, K, tag))``); every stream
+#: of tablegen has its own tag (tests/contracts/test_stream_tags.py).
+MULTICLASS_SCORES_TAG = 0x3C1F
 #: The spawn key's tag of the K-class report's swap patterns of two models' probability rows.
 SCORES_SWAP_TAG = 0x3C1E
 _U1 = np.uint64(1)
