@@ -242,9 +242,14 @@ def kernel_tables_memory(metrics: Sequence[Metric], P: int, N: int) -> float:
 
 def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequence[Metric], capacity: int,
                               thresholds: Mapping[str, float], block_size: int = DEFAULT_BLOCK_SIZE,
-                              progress: Callable[[int, int], None] | None = None, device: str = "cpu"
-                              ) -> tuple[dict[str, Tail], dict[str, int]]:
+                              progress: Callable[[int, int], None] | None = None, device: str = "cpu",
+                              first: int = 0) -> tuple[dict[str, Tail], dict[str, int]]:
     """:func:`simulate_tails`, and in the same pass the number of samples >= ``thresholds[m]``.
+
+    ``first``: run replicates ``first .. first + R - 1`` of the cell's stream instead of ``0 .. R - 1`` (a later
+    stretch of the same rankings: the tails of consecutive stretches, kept at one capacity, merge with
+    :func:`~tablegen.compute.accumulator.tail_merge` into the tail of the whole run, bit for bit, and their
+    counts add).  ``progress(done, R)`` counts the stretch's own replicates.
 
     One pass serves a significance test: the critical value from the tail, the p-value from the
     count, both from the same R rankings.  ``device`` ("cpu", "cuda" or "auto") says where the
@@ -266,12 +271,12 @@ def simulate_tails_and_counts(P: int, N: int, R: int, seed: int, metrics: Sequen
         counted, streams = None, {m: TailStream(capacity) for m in metrics}
     device_counts = {m: 0 for m in thresholds}
     block_size, score_block = _block_source(P, N, R, key, layout, metrics, thresholds, block_size, device, counted)
-    for first in range(0, R, block_size):
-        count = min(block_size, R - first)
-        for m, hits in score_block(first, count, streams).items():
+    for start in range(first, first + R, block_size):
+        count = min(block_size, first + R - start)
+        for m, hits in score_block(start, count, streams).items():
             device_counts[m] += hits
         if progress is not None:
-            progress(first + count, R)
+            progress(start + count - first, R)
     tails = {m: counted.tail(m) if m not in streams else streams[m].tail() for m in metrics}
     counts = {m: (streams[m].at_least if m in streams else counted.at_least(m)) + device_counts[m] for m in thresholds}
     return tails, counts

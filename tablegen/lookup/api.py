@@ -48,7 +48,13 @@ from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.metric_nulls import null_distribution
-from tablegen.compute.stats import clopper_pearson, minimum_replicates, p_value_from_tail, upper_tail_probability
+from tablegen.compute.stats import (
+    CI_LEVEL,
+    clopper_pearson,
+    minimum_replicates,
+    p_value_from_tail,
+    upper_tail_probability,
+)
 from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
 from tablegen.errors import Argument, ResourceLimitError, StoreError, StoreIntegrityError
 from tablegen.lookup._call_order import score_by_keyword
@@ -330,8 +336,20 @@ def _simulate(a: LookupArgs, critical: bool, p: bool, progress) -> tuple[Answer 
     return cv, pv
 
 
-def _simulated_p(C: int, R: int, seed: int, hits: int) -> Answer:
-    tail_low, tail_high = clopper_pearson(hits, hits, R)
+def _simulate_sequentially(a: LookupArgs, progress) -> tuple[Answer, Answer, str]:
+    """A verdict simulated at the default R, stopped at the first decided look
+    (:mod:`tablegen.lookup.sequential`): (critical value, p-value, the note saying where it stopped and why)."""
+    from tablegen.lookup.sequential import sequential_verdict
+
+    R = _replicates(a)
+    check_time(_simulation_seconds(a), f"simulating {a.metric} at P = {a.P}, N = {a.N} with R = {R:,} at most",
+               "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
+               "or compute a table on a cluster (tablegen run)")
+    return sequential_verdict(a, progress)
+
+
+def _simulated_p(C: int, R: int, seed: int, hits: int, level: float = CI_LEVEL) -> Answer:
+    tail_low, tail_high = clopper_pearson(hits, hits, R, level)
     low, high = (float(p_value_from_tail(s, C)) for s in (tail_low, tail_high))
     if hits == 0:
         return Answer(high, low, high, "simulate", R, seed, bound="<")
@@ -497,7 +515,11 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
                              seed=seed, table=table, needs_alpha=True)
     cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)
     pv = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
-    if cv is None or pv is None:
+    notes = ()
+    if cv is None and pv is None and a.R is None:  # both simulated at the default R: sequentially
+        cv, pv, note = _simulate_sequentially(a, progress)
+        notes = (note,) if note else ()
+    elif cv is None or pv is None:
         simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress)
         cv, pv = cv or simulated_cv, pv or simulated_pv
-    return verdict(a.metric, a.score, a.P, a.N, a.C, a.alpha, cv, pv)
+    return verdict(a.metric, a.score, a.P, a.N, a.C, a.alpha, cv, pv, notes)

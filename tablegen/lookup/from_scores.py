@@ -48,6 +48,7 @@ from tablegen.compute.metrics_from_scores import (
 )
 from tablegen.compute.validation import check_alpha, check_competitors
 from tablegen.errors import Argument, TablegenInputError
+from tablegen.lookup.sequential import SEQUENTIAL_NOTE_START
 from tablegen.lookup.verdicts import FromScoresResult, MetricVerdict
 
 __all__ = ["FromScoresResult", "MetricVerdict", "question_nulls", "significance_test_from_scores", "ties_note"]
@@ -218,6 +219,7 @@ def _verdict(spec: Metric, groups, values, not_applicable, P, N, C, alpha, metho
         below_tail = (lambda x: null_tail_ge(mirrored, x)) if mirrored is not None else None
     else:
         result = answer(metric, score)
+        notes += [note for note in result.notes if note.startswith(SEQUENTIAL_NOTE_START)]
         if has_ties:
             notes.insert(0, ties_note(spec) + ("" if why_not == "untied" or spec.tied_null_routine is None
                                                  else f" ({why_not})"))
