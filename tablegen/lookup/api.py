@@ -20,7 +20,10 @@ source that applies:
    :data:`P_PRECISION` for a p-value), and a verdict whose score falls inside it is not settled;
 6. **simulate** now: R rankings (:func:`simulation_replicates`, or ``R=``) from the root seed
    :data:`tablegen.compute.cell.DEFAULT_SEED` (or ``seed=``), keyed on the cell, so the same question gets the same
-   answer; progress through ``progress=``; R and the seed are reported in the answer.
+   answer; progress through ``progress=``; R and the seed are reported in the answer.  A significance test that
+   simulates both answers without ``R=`` stops at the first of the looks R_0, 2 R_0, ... (up to that R) where its
+   verdict is decided (:mod:`tablegen.lookup.sequential`: the R it used in ``replicates``, why in a note, its
+   intervals simultaneous 95% over the looks).
 
 ``critical_value``, ``p_value`` and ``significance_test`` decide each answer by the same rule, so
 a significance test's critical value comes from where :func:`critical_value` would take it, and
@@ -479,7 +482,9 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
     The verdict is score > critical value; the result also carries the p-value, both
     answers' intervals, their sources and R.  The critical value comes from where
     :func:`critical_value` would take it and the p-value from where :func:`p_value` would; one
-    exact null, or one pass of R simulated rankings, serves both where they share the source.
+    exact null, or one pass of R simulated rankings, serves both where they share the source.  Where both are
+    simulated and ``R`` is not given, the pass stops as soon as the verdict is decided
+    (:mod:`tablegen.lookup.sequential`: ``replicates`` then says how many rankings it took, a note why).
 
     Parameters are as for :func:`critical_value` and :func:`p_value`, in their order (metric, P, N, C, alpha;
     ``score`` by keyword; the old order ``significance_test(metric, score, P, N, ...)`` still works, with a
