@@ -132,9 +132,11 @@ class SimulatedAnswer:
 
 
 def simulate_answer(metric: Metric, P: int, N: int, R: int, seed: int, *, C: int, alpha: float | None,
-                    threshold: float | None, progress: Callable[[int, int], None] | None = None) -> SimulatedAnswer:
+                    threshold: float | None, progress: Callable[[int, int], None] | None = None,
+                    device: str = "cpu") -> SimulatedAnswer:
     """One pass of R rankings for one metric (its registry entry): the critical value at (C, alpha) if
-    ``alpha`` is given, and the count of rankings scoring at least ``threshold`` if that is given.
+    ``alpha`` is given, and the count of rankings scoring at least ``threshold`` if that is given.  ``device``: where
+    the rankings are scored (:func:`tablegen.compute.mc.simulate_tails_and_counts`; the same answer bit for bit).
 
     Examples
     --------
@@ -147,7 +149,8 @@ def simulate_answer(metric: Metric, P: int, N: int, R: int, seed: int, *, C: int
 
     capacity = tail_capacity(R, (C,), (alpha,), ()) if alpha is not None else 1
     thresholds = {metric.name: threshold} if threshold is not None else {}
-    tails, counts = simulate_tails_and_counts(P, N, R, seed, [metric], capacity, thresholds, progress=progress)
+    tails, counts = simulate_tails_and_counts(P, N, R, seed, [metric], capacity, thresholds, progress=progress,
+                                              device=device)
     estimate = low = high = float("nan")
     if alpha is not None:
         estimate, low, high = critical_order_statistics(tails[metric.name], upper_ranks(R, C, alpha),

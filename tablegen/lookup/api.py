@@ -321,7 +321,8 @@ def _exact_p(a: LookupArgs) -> Answer:
     return Answer(high, low, high, method)
 
 
-def _simulate(a: LookupArgs, critical: bool, p: bool, progress) -> tuple[Answer | None, Answer | None]:
+def _simulate(a: LookupArgs, critical: bool, p: bool, progress, device: str = "cpu"
+              ) -> tuple[Answer | None, Answer | None]:
     """One pass of R rankings (the cell engine) answering the critical value and/or the p-value."""
     from tablegen.compute.cell import simulate_answer
 
@@ -332,14 +333,21 @@ def _simulate(a: LookupArgs, critical: bool, p: bool, progress) -> tuple[Answer 
                "or compute a table on a cluster (tablegen run)")
     logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric.name, P, N, R, seed)
     simulated = simulate_answer(metric, P, N, R, seed, C=C, alpha=alpha if critical else None,
-                                threshold=score - SNAP_TOLERANCE if p else None, progress=progress)
+                                threshold=score - SNAP_TOLERANCE if p else None, progress=progress, device=device)
     cv = _divided(Answer(simulated.estimate, simulated.low, simulated.high, "simulate", R, seed), divisor) \
         if critical else None
     pv = _simulated_p(C, R, seed, simulated.hits) if p else None
     return cv, pv
 
 
-def _simulate_sequentially(a: LookupArgs, progress) -> tuple[Answer, Answer, str]:
+def _resolved_device(device: str) -> str:
+    """``"cpu"`` or ``"cuda"`` for ``device`` (refused, naming it, where it cannot be had)."""
+    from tablegen.compute.kernels.cuda.device import resolve_device
+
+    return resolve_device(device)
+
+
+def _simulate_sequentially(a: LookupArgs, progress, device: str = "cpu") -> tuple[Answer, Answer, str]:
     """A verdict simulated at the default R, stopped at the first decided look
     (:mod:`tablegen.lookup.sequential`): (critical value, p-value, the note saying where it stopped and why)."""
     from tablegen.lookup.sequential import sequential_verdict
@@ -348,7 +356,7 @@ def _simulate_sequentially(a: LookupArgs, progress) -> tuple[Answer, Answer, str
     check_time(_simulation_seconds(a), f"simulating {a.metric} at P = {a.P}, N = {a.N} with R = {R:,} at most",
                "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
                "or compute a table on a cluster (tablegen run)")
-    return sequential_verdict(a, progress)
+    return sequential_verdict(a, progress, device)
 
 
 def _simulated_p(C: int, R: int, seed: int, hits: int, level: float = CI_LEVEL) -> Answer:
@@ -476,7 +484,7 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
                       alpha: float = 0.01, *, score: float, method: str = "auto", R: int | None = None,
                       seed: int | None = None, table: Table | str | os.PathLike | None = None,
                       progress: Callable[[int, int], None] | None = None, K: int | None = None,
-                      n_per_class: int | None = None) -> SignificanceResult:
+                      n_per_class: int | None = None, device: str = "cpu") -> SignificanceResult:
     """Is a winner's ``score`` significant against the best of C classifiers that learned nothing?
 
     The verdict is score > critical value; the result also carries the p-value, both
@@ -493,7 +501,9 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
     question on a balanced design (as for :func:`critical_value`; giving P or N too, or half a design, is refused):
     the critical value and the p-value come from one exact law
     (:func:`tablegen.lookup.multiclass_lookup.multiclass_significance_test`); a multi-class ``table`` is checked,
-    not read, and ``method="table"`` is refused (tables hold no p-values).
+    not read, and ``method="table"`` is refused (tables hold no p-values).  ``device`` ("cpu", "cuda" or "auto"):
+    where a simulation scores its rankings (:func:`tablegen.compute.mc.simulate_tails_and_counts`; the same answer
+    bit for bit); binary questions only.
 
     Returns
     -------
@@ -518,13 +528,14 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
                                             R=R, seed=seed, table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
                              seed=seed, table=table, needs_alpha=True)
+    device = _resolved_device(device)
     cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)
     pv = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
     notes = ()
     if cv is None and pv is None and a.R is None:  # both simulated at the default R: sequentially
-        cv, pv, note = _simulate_sequentially(a, progress)
+        cv, pv, note = _simulate_sequentially(a, progress, device)
         notes = (note,) if note else ()
     elif cv is None or pv is None:
-        simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress)
+        simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress, device)
         cv, pv = cv or simulated_cv, pv or simulated_pv
     return verdict(a.metric, a.score, a.P, a.N, a.C, a.alpha, cv, pv, notes)

@@ -285,7 +285,7 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
                                   metrics: Sequence[str] | None = None, C: int | None = None, alpha: float = 0.01,
                                   positive_label: object = None, method: str = "auto", R: int | None = None,
                                   seed: int | None = None, table: Table | str | None = None,
-                                  nulls: ExactNulls | None = None) -> FromScoresResult:
+                                  nulls: ExactNulls | None = None, device: str = "cpu") -> FromScoresResult:
     """Is the best of your models better than the best of C models that learned nothing?
 
     Parameters
@@ -316,6 +316,9 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     nulls : tablegen.compute.metric_nulls.ExactNulls, optional
         The exact nulls to use and keep (default: new ones, :func:`question_nulls`); pass the same object to
         other questions on the same labels (:func:`tablegen.compare.selection_test`) to build each null once.
+    device : {"cpu", "cuda", "auto"}
+        Where a simulated verdict scores its rankings (passed to :func:`tablegen.lookup.api.significance_test`; the
+        same answer bit for bit).
 
     Returns
     -------
@@ -332,16 +335,19 @@ def significance_test_from_scores(labels: ArrayLike, scores: ArrayLike | Mapping
     >>> result["auc"].winner, result.C, result["auc"].significant
     ('good', 2, True)
     """
+    from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.metric_nulls import checked_nulls
     from tablegen.lookup.api import significance_test
 
     y, models, metrics, C, alpha = _checked(labels, scores, metrics, C, alpha, positive_label)
+    device = resolve_device(device)  # a GPU asked for and missing is refused before any work
     nulls = checked_nulls(nulls, question_nulls)
     P, N = int(y.sum()), int(y.size - y.sum())
     groups = {name: threshold_groups(y, s) for name, s in models.items()}
 
     def answer(metric, score):
-        return significance_test(metric, P, N, C, alpha, score=score, method=method, R=R, seed=seed, table=table)
+        return significance_test(metric, P, N, C, alpha, score=score, method=method, R=R, seed=seed, table=table,
+                                 device=device)
 
     verdicts = {spec.name: _verdict(spec, groups, *_values(spec, groups), P, N, C, alpha, method, answer, nulls)
                 for spec in metrics}

@@ -131,9 +131,10 @@ def undecided_note(steps: list[int]) -> str:
             f"simultaneous 95% over {J} looks (each at {100 * interval_level(J):.4g}%)")
 
 
-def sequential_verdict(a, progress: Callable[[int, int], None] | None = None):
+def sequential_verdict(a, progress: Callable[[int, int], None] | None = None, device: str = "cpu"):
     """(critical value, p-value, note) of the sequential simulation of the question ``a``
-    (:class:`~tablegen.lookup._iv.LookupArgs` with a score, alpha, and R None): the module docstring's rule."""
+    (:class:`~tablegen.lookup._iv.LookupArgs` with a score, alpha, and R None): the module docstring's rule; ``device``
+    where the rankings are scored."""
     from tablegen.compute.accumulator import critical_order_statistics, tail_merge
     from tablegen.compute.exact.nulls import SNAP_TOLERANCE
     from tablegen.compute.mc import simulate_tails_and_counts, tail_capacity
@@ -150,7 +151,7 @@ def sequential_verdict(a, progress: Callable[[int, int], None] | None = None):
     for j, R in enumerate(steps):
         stretch = None if progress is None else (lambda k, _, done=done: progress(done + k, final))
         tails, counts = simulate_tails_and_counts(P, N, R - done, seed, [metric], capacity, thresholds,
-                                                  progress=stretch, first=done)
+                                                  progress=stretch, device=device, first=done)
         tail = tails[metric.name] if tail is None else tail_merge(tail, tails[metric.name])
         hits, done = hits + counts[metric.name], R
         estimate, low, high = critical_order_statistics(tail, upper_ranks(R, C, alpha, level), metric.range(P, N)[1])

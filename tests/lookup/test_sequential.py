@@ -121,3 +121,50 @@ def test_intervals_are_simultaneous_over_the_looks():
     steps = looks(10_000_000, 10, 0.05)
     assert steps[0] == 1_000 and steps[-1] == 10_000_000 and all(b == 2 * a for a, b in zip(steps[:-2], steps[1:-1]))
     assert interval_level(len(steps)) == 1 - 0.05 / len(steps)
+
+
+#: The child of the device test: under numba-cuda's simulator, each answer with device="cuda" as JSON, and how many
+#: blocks the CUDA cell scored (an accepted, ignored device would leave it at 0).
+DEVICE_CHILD = r"""
+import json, sys
+import numpy as np
+from tablegen.compute.kernels.cuda import driver
+from tablegen.lookup.from_scores import significance_test_from_scores
+from tablegen.lookup.api import significance_test
+blocks = [0]
+candidates = driver.CudaCell.candidates
+def counted(self, *args, **kwargs):
+    blocks[0] += 1
+    return candidates(self, *args, **kwargs)
+driver.CudaCell.candidates = counted
+device = sys.argv[1]
+y = np.r_[np.ones(8), np.zeros(12)]
+scores = {"a": np.r_[np.linspace(1.0, 2.0, 8), np.linspace(0.0, 1.2, 12)], "b": np.linspace(0.0, 1.0, 20)}
+out = {"fixed": significance_test_from_scores(y, scores, metrics=["average_precision"], C=10, alpha=0.05,
+                                              method="simulate", R=300, seed=3, device=device).to_dict(),
+       "sequential": significance_test("auc", 8, 12, C=10, alpha=0.05, score=0.3, method="simulate",
+                                       device=device).to_dict()}
+print(json.dumps({"answers": out, "blocks": blocks[0]}))
+"""
+
+
+def test_device_reaches_the_simulation():
+    """(b2) ``device="cuda"`` of significance_test_from_scores and significance_test reaches the simulation engine
+    (numba-cuda's simulator in a child process: the CUDA cell scores the rankings), with the CPU's answers bit for
+    bit, the fixed-R and the sequential run alike."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("numba_cuda") is None:
+        pytest.skip("numba-cuda is not installed: device='cuda' of the simulated verdict is NOT tested")
+    runs = {}
+    for device, simulator in (("cuda", "1"), ("cpu", "0")):
+        done = subprocess.run([sys.executable, "-c", DEVICE_CHILD, device], capture_output=True, text=True,
+                              env={**os.environ, "NUMBA_ENABLE_CUDASIM": simulator})
+        assert done.returncode == 0, done.stderr[-4000:]
+        runs[device] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert runs["cuda"]["blocks"] > 1 and runs["cpu"]["blocks"] == 0
+    assert runs["cuda"]["answers"] == runs["cpu"]["answers"]
+    assert runs["cpu"]["answers"]["sequential"]["replicates"] == 1_000  # decided at the first look

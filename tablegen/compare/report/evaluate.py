@@ -283,7 +283,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     step = ReportSteps(cost, progress)
     nulls = question_nulls()  # each exact null built once, shared by the verdicts and the selection tests
     versus_random = significance_test_from_scores(y, models, metrics=metrics, C=C, alpha=alpha, method=method, R=R,
-                                                  seed=seed, nulls=nulls)
+                                                  seed=seed, nulls=nulls, device=device)
     step.done("verdicts")
     P, N = versus_random.P, versus_random.N
     resamples = _report_resamples(y, versus_random, seed, device)  # every metric's intervals from one pass
