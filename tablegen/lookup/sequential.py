@@ -35,6 +35,7 @@ critical value or a p-value asked alone.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 
 from tablegen.compute.stats import CI_LEVEL, clopper_pearson, minimum_replicates, upper_ranks, upper_tail_probability
@@ -51,14 +52,16 @@ FIRST_LOOK = 1_000
 
 
 def looks(R: int, C: int, alpha: float) -> list[int]:
-    """The looks' R_j: R_0 * 2^j below R, then R (R_0 = max(:data:`FIRST_LOOK`, minimum_replicates(C, alpha))).
+    """The looks' R_j: R_0 * 2^j below R (R_0 = max(:data:`FIRST_LOOK`, minimum_replicates(C, alpha))), one more at
+    the fewest rankings that decide "significant" when none of them reaches the score (:func:`clear_look`) if that
+    is below R and not a look already, then R.
 
     Examples
     --------
     >>> looks(100_000, C=10, alpha=0.05)
-    [1000, 2000, 4000, 8000, 16000, 32000, 64000, 100000]
+    [1000, 1911, 2000, 4000, 8000, 16000, 32000, 64000, 100000]
     >>> looks(100_000, C=100, alpha=0.05)
-    [1951, 3902, 7804, 15608, 31216, 62432, 100000]
+    [1951, 3902, 7804, 15608, 18873, 31216, 62432, 100000]
     >>> looks(1_000, C=1, alpha=0.05)
     [1000]
     """
@@ -67,7 +70,22 @@ def looks(R: int, C: int, alpha: float) -> list[int]:
     while first < R:
         out.append(first)
         first *= 2
-    return [*out, R]
+    clear = clear_look(len(out) + 2, C, alpha)  # with it, there are len(out) + 2 looks at most
+    return sorted({*out, clear} if out and out[0] < clear < R else out) + [R]
+
+
+def clear_look(J: int, C: int, alpha: float) -> int:
+    """The fewest rankings R at which none reaching the score decides "significant" with J looks: the Clopper–Pearson
+    upper end 1 - (delta / 2J)^(1/R) of a tail with no hit below t*, i.e. R > log(delta / 2J) / log(1 - t*).
+
+    Examples
+    --------
+    >>> R = clear_look(8, C=100, alpha=0.05)
+    >>> R, decision(0, R, C=100, alpha=0.05, J=8), decision(0, R - 1, C=100, alpha=0.05, J=8)
+    (18873, True, None)
+    """
+    t = float(upper_tail_probability(C, alpha))
+    return int(math.floor(math.log(SEQUENTIAL_RISK / (2 * J)) / math.log1p(-t))) + 1
 
 
 def interval_level(J: int) -> float:

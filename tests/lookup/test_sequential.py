@@ -14,7 +14,14 @@ from tablegen.compute.mc import simulate_tails_and_counts
 from tablegen.compute.metrics import get_metric
 from tablegen.lookup.api import critical_value, p_value, significance_test, simulation_replicates
 from tablegen.lookup.from_scores import significance_test_from_scores
-from tablegen.lookup.sequential import SEQUENTIAL_NOTE_START, SEQUENTIAL_RISK, interval_level, looks
+from tablegen.lookup.sequential import (
+    SEQUENTIAL_NOTE_START,
+    SEQUENTIAL_RISK,
+    clear_look,
+    decision,
+    interval_level,
+    looks,
+)
 
 HEAD = json.loads((Path(__file__).parents[1] / "data" / "sequential_head" / "expected.json").read_text())
 
@@ -48,7 +55,8 @@ def test_a_clear_verdict_stops_early_on_a_prefix_of_the_fixed_run():
     fixed = critical_value("auc", 20, 20, C=10, alpha=0.05, method="simulate", R=result.replicates)
     assert result.critical_value.value == fixed.value and result.critical_value.seed == fixed.seed == DEFAULT_SEED
     fixed_p = p_value("auc", 20, 20, C=10, score=0.8, method="simulate", R=result.replicates)
-    assert result.p_value.value == fixed_p.value and result.p_value.ci_high >= fixed_p.ci_high
+    assert result.p_value.bound == fixed_p.bound and result.p_value.ci_high >= fixed_p.ci_high
+    assert result.p_value.value == fixed_p.value if fixed_p.bound == "" else result.p_value.value >= fixed_p.value
     assert "stopped early, at R = " in result.notes[0] and "lies below t*" in result.notes[0]
     y = np.r_[np.ones(20), np.zeros(20)]
     scores = np.r_[np.linspace(1.0, 2.0, 20), np.linspace(0.0, 1.5, 20)]  # AUC 0.8 or so, untied
@@ -119,7 +127,11 @@ def test_verdicts_agree_with_exact_and_intervals_cover_over_many_seeds():
 
 def test_intervals_are_simultaneous_over_the_looks():
     steps = looks(10_000_000, 10, 0.05)
-    assert steps[0] == 1_000 and steps[-1] == 10_000_000 and all(b == 2 * a for a, b in zip(steps[:-2], steps[1:-1]))
+    clear = clear_look(len(steps), 10, 0.05)
+    assert clear in steps and decision(0, clear, 10, 0.05, len(steps)) and not decision(0, clear - 1, 10, 0.05,
+                                                                                        len(steps))
+    doubling = [R for R in steps[:-1] if R != clear]
+    assert doubling[0] == 1_000 and steps[-1] == 10_000_000 and all(b == 2 * a for a, b in zip(doubling, doubling[1:]))
     assert interval_level(len(steps)) == 1 - 0.05 / len(steps)
 
 
