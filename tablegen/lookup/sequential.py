@@ -1,9 +1,10 @@
-"""A simulated verdict that stops as soon as it is decided: looks at R_0, 2 R_0, 4 R_0, ... rankings up to the
-default R.
+"""A simulated verdict that stops as soon as it is decided: looks at R_0, 2 R_0, 4 R_0, ... rankings (and where a
+clear winner is decided) up to the default R.
 
 Where :func:`tablegen.lookup.api.significance_test` simulates both the critical value and the p-value and the
 caller gave no R, the rankings are the same keyed stream as a fixed-R run (ranking r is the same whatever R: every
-look is a prefix of the fixed run), read in stretches.  At look j, after R_j rankings of which h_j reached the score,
+look is a prefix of the fixed run), read in stretches, looked at after the numbers of rankings :func:`looks` lists
+(fixed by R, C and alpha before any ranking is drawn).  At look j, after R_j rankings of which h_j reached the score,
 the verdict is **decided** when the two-sided Clopper–Pearson interval of the tail theta = Pr(X >= score) at level
 1 - delta / J (J the number of looks, delta = :data:`SEQUENTIAL_RISK`) lies wholly below t* = 1 - (1 - alpha)^(1/C)
 (significant) or wholly above it (not significant), and the answer reported at that look agrees with it (its
