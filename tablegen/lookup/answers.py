@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.compute.stats import CI_LEVEL, clopper_pearson, p_value_from_tail
 
 
 def _plain(value):
@@ -182,3 +183,34 @@ def verdict(metric, score, P, N, C, alpha, cv: Answer, pv: Answer, notes=(), K=N
         metric=metric, score=float(score_array) if scalar else score_array, P=P, N=N, C=C, alpha=alpha,
         significant=bool(significant) if scalar else significant, settled=bool(settled) if scalar else settled,
         critical_value=cv, p_value=pv, notes=tuple(notes), K=K, n_per_class=n_per_class)
+
+
+def divided_answer(answer: Answer, divisor: int) -> Answer:
+    """``answer`` with its value and interval divided by ``divisor`` (a count at a cut-off k as a precision).
+
+    Examples
+    --------
+    >>> divided_answer(Answer(6.0, 5.0, 7.0, "simulate", 1000, 1), 10).value
+    0.6
+    """
+    if divisor == 1:
+        return answer
+    return Answer(answer.value / divisor, answer.ci_low / divisor, answer.ci_high / divisor, answer.method,
+                  answer.replicates, answer.seed, answer.bound, answer.source)
+
+
+def simulated_p_value(C: int, R: int, seed: int, hits: int, level: float = CI_LEVEL) -> Answer:
+    """The simulated p-value 1 - (1 - hits/R)**C of a winner whose score ``hits`` of R rankings reached, with the
+    Clopper-Pearson interval at ``level`` carried through; none reaching: its interval's high end as a bound ("<").
+
+    Examples
+    --------
+    >>> answer = simulated_p_value(10, 1000, 7, 0)
+    >>> answer.bound, round(answer.value, 4)
+    ('<', 0.0362)
+    """
+    tail_low, tail_high = clopper_pearson(hits, hits, R, level)
+    low, high = (float(p_value_from_tail(s, C)) for s in (tail_low, tail_high))
+    if hits == 0:
+        return Answer(high, low, high, "simulate", R, seed, bound="<")
+    return Answer(float(p_value_from_tail(hits / R, C)), low, high, "simulate", R, seed)

@@ -52,8 +52,6 @@ from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
 from tablegen.compute.metric_nulls import null_distribution
 from tablegen.compute.stats import (
-    CI_LEVEL,
-    clopper_pearson,
     minimum_replicates,
     p_value_from_tail,
     upper_tail_probability,
@@ -62,7 +60,7 @@ from tablegen.compute.validation import check_alpha, check_class_size, check_com
 from tablegen.errors import Argument, ResourceLimitError, StoreError, StoreIntegrityError
 from tablegen.lookup._call_order import score_by_keyword
 from tablegen.lookup._iv import LookupArgs, validate_lookup_args
-from tablegen.lookup.answers import Answer, SignificanceResult, verdict
+from tablegen.lookup.answers import Answer, SignificanceResult, divided_answer, simulated_p_value, verdict
 
 if TYPE_CHECKING:
     from tablegen.lookup.table import Table
@@ -237,7 +235,7 @@ def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     try:
         if what == "critical value":
             answer = _table(table).answer_checked(metric.name, P, N, C, alpha=alpha, required=required)
-            return None if answer is None else _divided(answer, divisor)
+            return None if answer is None else divided_answer(answer, divisor)
         return _table(table).answer_checked(metric.name, P, N, C, score=score, required=required)
     except StoreIntegrityError as error:
         if required:
@@ -286,13 +284,6 @@ def _count_question(a: LookupArgs):
     return metric, a.P, a.N, a.C, a.alpha, None if score is None else score * divisor, divisor
 
 
-def _divided(answer: Answer, divisor: int) -> Answer:
-    if divisor == 1:
-        return answer
-    return Answer(answer.value / divisor, answer.ci_low / divisor, answer.ci_high / divisor, answer.method,
-                  answer.replicates, answer.seed, answer.bound, answer.source)
-
-
 def _replicates(a: LookupArgs) -> int:
     return a.R if a.R is not None else simulation_replicates(a.P, a.N, a.C, a.alpha)
 
@@ -334,9 +325,9 @@ def _simulate(a: LookupArgs, critical: bool, p: bool, progress, device: str = "c
     logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric.name, P, N, R, seed)
     simulated = simulate_answer(metric, P, N, R, seed, C=C, alpha=alpha if critical else None,
                                 threshold=score - SNAP_TOLERANCE if p else None, progress=progress, device=device)
-    cv = _divided(Answer(simulated.estimate, simulated.low, simulated.high, "simulate", R, seed), divisor) \
+    cv = divided_answer(Answer(simulated.estimate, simulated.low, simulated.high, "simulate", R, seed), divisor) \
         if critical else None
-    pv = _simulated_p(C, R, seed, simulated.hits) if p else None
+    pv = simulated_p_value(C, R, seed, simulated.hits) if p else None
     return cv, pv
 
 
@@ -356,15 +347,7 @@ def _simulate_sequentially(a: LookupArgs, progress, device: str = "cpu") -> tupl
     check_time(_simulation_seconds(a), f"simulating {a.metric} at P = {a.P}, N = {a.N} with R = {R:,} at most",
                "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
                "or compute a table on a cluster (tablegen run)")
-    return sequential_verdict(a, progress, device)
-
-
-def _simulated_p(C: int, R: int, seed: int, hits: int, level: float = CI_LEVEL) -> Answer:
-    tail_low, tail_high = clopper_pearson(hits, hits, R, level)
-    low, high = (float(p_value_from_tail(s, C)) for s in (tail_low, tail_high))
-    if hits == 0:
-        return Answer(high, low, high, "simulate", R, seed, bound="<")
-    return Answer(float(p_value_from_tail(hits / R, C)), low, high, "simulate", R, seed)
+    return sequential_verdict(a, _count_question(a), R, _seed(a), progress, device)
 
 
 def _resolve(source, exact, a: LookupArgs) -> Answer | None:

@@ -150,18 +150,18 @@ def undecided_note(steps: list[int]) -> str:
             f"simultaneous 95% over {J} looks (each at {100 * interval_level(J):.4g}%)")
 
 
-def sequential_verdict(a, progress: Callable[[int, int], None] | None = None, device: str = "cpu"):
+def sequential_verdict(a, question: tuple, final: int, seed: int, progress: Callable[[int, int], None] | None = None,
+                       device: str = "cpu"):
     """(critical value, p-value, note) of the sequential simulation of the question ``a``
-    (:class:`~tablegen.lookup._iv.LookupArgs` with a score, alpha, and R None): the module docstring's rule; ``device``
-    where the rankings are scored."""
+    (:class:`~tablegen.lookup._iv.LookupArgs` with a score, alpha, and R None): the module docstring's rule.
+    ``question`` is (metric entry, P, N, C, alpha, score, divisor) in the engine's terms (a precision at k as a
+    count), ``final`` the policy's R (the last look), ``seed`` the root seed, ``device`` where rankings are scored."""
     from tablegen.compute.accumulator import critical_order_statistics, tail_merge
     from tablegen.compute.exact.nulls import SNAP_TOLERANCE
     from tablegen.compute.mc import simulate_tails_and_counts, tail_capacity
-    from tablegen.lookup.answers import verdict
-    from tablegen.lookup.api import _count_question, _divided, _replicates, _seed, _simulated_p
+    from tablegen.lookup.answers import divided_answer, simulated_p_value, verdict
 
-    metric, P, N, C, alpha, score, divisor = _count_question(a)
-    final, seed = _replicates(a), _seed(a)
+    metric, P, N, C, alpha, score, divisor = question
     steps = looks(final, C, alpha)
     J, level = len(steps), interval_level(len(steps))
     capacity = max(tail_capacity(final, (C,), (alpha,), ()), *(upper_ranks(R, C, alpha, level)[1] for R in steps))
@@ -174,8 +174,8 @@ def sequential_verdict(a, progress: Callable[[int, int], None] | None = None, de
         tail = tails[metric.name] if tail is None else tail_merge(tail, tails[metric.name])
         hits, done = hits + counts[metric.name], R
         estimate, low, high = critical_order_statistics(tail, upper_ranks(R, C, alpha, level), metric.range(P, N)[1])
-        cv = _divided(Answer(estimate, low, high, "simulate", R, seed), divisor)
-        pv = _simulated_p(C, R, seed, hits, level)
+        cv = divided_answer(Answer(estimate, low, high, "simulate", R, seed), divisor)
+        pv = simulated_p_value(C, R, seed, hits, level)
         decided = decision(hits, R, C, alpha, J)
         logger.info("sequential %s at P = %d, N = %d: look %d/%d, R = %d, %d hits, decided %s", metric.name, P, N,
                     j + 1, J, R, hits, decided)
