@@ -504,6 +504,7 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
     >>> result.significant, result.critical_value.value, result.p_value.value < 0.05
     (True, 0.3, True)
     """
+    device = _resolved_device(device)  # checked on both paths (the K-class answer is exact: no device work)
     if K is not None or n_per_class is not None:
         from tablegen.lookup.multiclass_lookup import multiclass_significance_test
 
@@ -511,7 +512,6 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
                                             R=R, seed=seed, table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
                              seed=seed, table=table, needs_alpha=True)
-    device = _resolved_device(device)
     cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)
     pv = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
     notes = ()

@@ -123,15 +123,15 @@ def stopping_note(R: int, final: int, J: int, hits: int, C: int, alpha: float, s
     --------
     >>> print(stopping_note(32_000, 100_000, 7, 0, 100, 0.05, True))  # doctest: +NORMALIZE_WHITESPACE
     the simulation stopped early, at R = 32,000 of 100,000 rankings: none of them reached the score, and the
-    tail's 99.986% interval lies below t* = 0.000513 (a verdict so stopped differs from the exact one with
-    probability at most 0.001); its intervals are simultaneous 95% over 7 looks (each at 99.29%)
+    tail's 99.986% interval lies below t* = 0.000513 (the rule stops early with a verdict other than the exact
+    one with probability at most 0.001); its intervals are simultaneous 95% over 7 looks (each at 99.29%)
     """
     level = 1.0 - SEQUENTIAL_RISK / J
     t = float(upper_tail_probability(C, alpha))
     reached = "none of them" if hits == 0 else f"{hits:,} of them"
     return (f"the simulation stopped early, at R = {R:,} of {final:,} rankings: {reached} reached the score, and the "
-            f"tail's {100 * level:.5g}% interval lies {'below' if significant else 'above'} t* = {t:.3g} (a verdict "
-            f"so stopped differs from the exact one with probability at most {SEQUENTIAL_RISK:g}); its intervals are "
+            f"tail's {100 * level:.5g}% interval lies {'below' if significant else 'above'} t* = {t:.3g} (the rule "
+            f"stops early with a verdict other than the exact one with probability at most {SEQUENTIAL_RISK:g}); its intervals are "
             f"simultaneous 95% over {J} looks (each at {100 * interval_level(J):.4g}%)")
 
 

@@ -240,3 +240,11 @@ def test_significance_test_checks_a_table_it_is_given():
     with pytest.raises(StoreError, match="table=.*is not a multi-class table"):
         tablegen.significance_test("accuracy", K=5, n_per_class=40, C=100, alpha=0.05, score=0.32,
                                    table=bundled_table_path())
+
+
+def test_significance_test_checks_device_on_the_k_class_path_too():
+    """An unknown device is refused naming it, as on the binary path (it was accepted and ignored)."""
+    with pytest.raises(TablegenInputError, match=r"\bdevice\b"):
+        tablegen.significance_test("accuracy", K=3, n_per_class=5, C=1, alpha=0.05, score=0.6, device="gpu")
+    result = tablegen.significance_test("accuracy", K=3, n_per_class=5, C=1, alpha=0.05, score=0.6, device="cpu")
+    assert result.K == 3 and result.p_value.method == "exact"

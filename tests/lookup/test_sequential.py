@@ -125,7 +125,9 @@ def test_verdicts_agree_with_exact_and_intervals_cover_over_many_seeds():
     _check(*_agreement_and_coverage(range(100, 500)))
 
 
-def test_intervals_are_simultaneous_over_the_looks():
+def test_the_look_schedule_and_the_level_of_each_looks_intervals():
+    """The looks: a doubling schedule from 1,000 with the clear-winner look, ending at the policy's R; each look's
+    intervals at 1 - 0.05/J (their simultaneous coverage is counted against exact values in the tests above)."""
     steps = looks(10_000_000, 10, 0.05)
     clear = clear_look(len(steps), 10, 0.05)
     assert clear in steps and decision(0, clear, 10, 0.05, len(steps)) and not decision(0, clear - 1, 10, 0.05,
