@@ -156,13 +156,16 @@ def swap_kernel(true_codes, predicted_a, predicted_b, base_tp, base_pc, true_cou
     out[i, 3] = a3 - b3
 
 
-def _launch(kernel, inputs, scratch, out, first, threads):
-    """Run ``kernel`` over ``out``'s rows, ``threads`` at a time: ``inputs`` before (key0, key1, first) as the CPU
-    kernel takes them, then its scratch arrays, shaped (rows, ...) for each entry of ``scratch`` ((shape, dtype))."""
+def launch_rows(kernel, inputs, extra, scratch, out, first, threads):
+    """Run ``kernel`` over ``out``'s rows, ``threads`` at a time (fewer where the scratch would pass
+    :data:`~tablegen.compute.kernels.cuda.device.SCRATCH_BYTES`): ``inputs`` the arrays and scalars before and
+    including (key0, key1), ``extra`` the scalars after ``first``, ``scratch`` (shape, dtype) of each per-thread
+    array.  The launch helper of the K-class report's twins (:mod:`tablegen.compute.kernels.cuda.multiclass_scores`
+    uses it too)."""
     row_bytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in scratch)
     rows = device.replicates_per_launch(threads, out.shape[0], row_bytes)
-    devices = [cuda.to_device(value) if isinstance(value, np.ndarray) else value for value in inputs[:-3]]
-    key0, key1, extra = inputs[-3], inputs[-2], inputs[-1]
+    devices = [cuda.to_device(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in inputs[:-2]]
+    key0, key1 = inputs[-2], inputs[-1]
     d_scratch = [cuda.device_array((rows, *shape), dtype) for shape, dtype in scratch]
     d_out = cuda.device_array((rows, *out.shape[1:]), np.float64)
     for start in range(0, out.shape[0], rows):
@@ -177,23 +180,23 @@ def stratified_resamples_cuda(order, starts, predicted, true_counts, weights, re
                               first, out, threads: int = 4096):
     """:func:`~tablegen.compute.kernels.multiclass_resample.stratified_resamples` on the GPU (out (rows, M, 4))."""
     M, K = predicted.shape[1], true_counts.size
-    _launch(stratified_kernel, (order, starts, predicted, true_counts, weights, recall_classes, f1_classes, key0,
-                                key1, ()), [((M, K), np.int64), ((M, K), np.int64)], out, first, threads)
+    launch_rows(stratified_kernel, (order, starts, predicted, true_counts, weights, recall_classes, f1_classes, key0,
+                                    key1), (), [((M, K), np.int64), ((M, K), np.int64)], out, first, threads)
 
 
 def label_permutations_cuda(true_codes, predicted, predicted_counts, true_counts, weights, recall_classes,
                             f1_classes, key0, key1, first, out, threads: int = 4096):
     """:func:`~tablegen.compute.kernels.multiclass_resample.label_permutations` on the GPU (out (rows, M, 4))."""
     n, M, K = true_codes.size, predicted.shape[1], true_counts.size
-    _launch(permutation_kernel, (true_codes, predicted, predicted_counts, true_counts, weights, recall_classes,
-                                 f1_classes, key0, key1, ()), [((n,), np.int32), ((M, K), np.int64)], out, first,
-            threads)
+    launch_rows(permutation_kernel, (true_codes, predicted, predicted_counts, true_counts, weights, recall_classes,
+                                     f1_classes, key0, key1), (), [((n,), np.int32), ((M, K), np.int64)], out, first,
+                threads)
 
 
 def swap_differences_cuda(true_codes, predicted_a, predicted_b, base_tp, base_pc, true_counts, weights,
                           recall_classes, f1_classes, n, key0, key1, first, exact, out, threads: int = 4096):
     """:func:`~tablegen.compute.kernels.multiclass_resample.swap_differences` on the GPU (out (rows, 4))."""
     K = true_counts.size
-    _launch(swap_kernel, (true_codes, predicted_a, predicted_b, base_tp, base_pc, true_counts, weights,
-                          recall_classes, f1_classes, n, key0, key1, (exact,)), [((K,), np.int64)] * 4, out, first,
-            threads)
+    launch_rows(swap_kernel, (true_codes, predicted_a, predicted_b, base_tp, base_pc, true_counts, weights,
+                              recall_classes, f1_classes, n, key0, key1), (exact,), [((K,), np.int64)] * 4, out, first,
+                threads)

@@ -16,6 +16,7 @@ import numpy as np
 from numba import cuda
 
 from tablegen.compute.kernels.cuda import device
+from tablegen.compute.kernels.cuda.multiclass_resample import launch_rows
 from tablegen.compute.kernels.cuda.ranking import draw_below
 from tablegen.compute.kernels.cuda.rng import ONE, ZERO, add_rn, mul_rn, replicate_state, xoshiro_next
 
@@ -271,29 +272,12 @@ def linear_swaps_kernel(influences, key0, key1, first, exact, sign, out):
         out[t, c] = total
 
 
-def _launch_rows(kernel, inputs, extra, scratch, out, first, threads):
-    """Run ``kernel`` over ``out``'s rows, ``threads`` at a time: ``inputs`` the arrays and scalars before
-    (key0, key1), ``extra`` the scalars after ``first``, ``scratch`` (shape, dtype) of each per-thread array."""
-    row_bytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in scratch)
-    rows = device.replicates_per_launch(threads, out.shape[0], row_bytes)
-    devices = [cuda.to_device(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in inputs[:-2]]
-    key0, key1 = inputs[-2], inputs[-1]
-    d_scratch = [cuda.device_array((rows, *shape), dtype) for shape, dtype in scratch]
-    d_out = cuda.device_array((rows, *out.shape[1:]), np.float64)
-    for start in range(0, out.shape[0], rows):
-        count = min(rows, out.shape[0] - start)
-        target = d_out[:count]
-        grid = max(1, math.ceil(count / THREADS_PER_BLOCK))
-        kernel[grid, THREADS_PER_BLOCK](*devices, key0, key1, first + start, *extra, *d_scratch, target)
-        out[start:start + count] = target.copy_to_host()
-
-
 def model_score_permutations_cuda(codes, double_ranks, orders, group_last, credit, counts, hand_till, key0, key1,
                                   first, out, threads: int = 4096):
     """:func:`~tablegen.compute.kernels.multiclass_scores.model_score_permutations` on the GPU (out (rows, M,
     2 + J))."""
     n, K = codes.size, counts.size
-    _launch_rows(model_permutations_kernel, (codes, double_ranks, orders, group_last, credit, counts, bool(hand_till),
+    launch_rows(model_permutations_kernel, (codes, double_ranks, orders, group_last, credit, counts, bool(hand_till),
                                              key0, key1), (), [((n,), np.int32), ((K,), np.int64),
                                                                ((K, K), np.int64)], out, first, threads)
 
@@ -302,12 +286,12 @@ def stratified_score_resamples_cuda(order, starts, codes, labels_along, orders, 
                                     key1, first, out, threads: int = 4096):
     """:func:`~tablegen.compute.kernels.multiclass_scores.stratified_score_resamples` on the GPU."""
     n, K = order.size, counts.size
-    _launch_rows(stratified_scores_kernel, (order, starts, codes, labels_along, orders, group_last, credit_true,
+    launch_rows(stratified_scores_kernel, (order, starts, codes, labels_along, orders, group_last, credit_true,
                                             counts, key0, key1), (), [((n,), np.int64), ((K, K), np.int64)], out,
                  first, threads)
 
 
 def linear_swap_differences_cuda(influences, key0, key1, first, exact, out, threads: int = 4096):
     """:func:`~tablegen.compute.kernels.multiclass_scores.linear_swap_differences` on the GPU (out (rows, columns))."""
-    _launch_rows(linear_swaps_kernel, (influences, key0, key1), (bool(exact),), [((influences.shape[0],), np.float64)],
+    launch_rows(linear_swaps_kernel, (influences, key0, key1), (bool(exact),), [((influences.shape[0],), np.float64)],
                  out, first, threads)
