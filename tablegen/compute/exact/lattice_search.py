@@ -194,10 +194,11 @@ class _Bracket:
     def update(self, key) -> None:
         probe = _run_probe(self.family, key, self.target, self.lo, self.hi)
         self.programmes += 1
-        if self.known is not None:
-            self.known.append((key, probe.tail, probe.tail + probe.dropped))
+        if self.known is not None:  # the high end with the underflow slack the qualifying budget subtracts
+            high = probe.tail + probe.dropped + UNDERFLOW_MASS * (self.family.P + self.family.N)
+            self.known.append((key, probe.tail, high))
             if not probe.qualifies and probe.flat is not None and probe.flat != key:
-                self.known.append((probe.flat, probe.tail, probe.tail + probe.dropped))
+                self.known.append((probe.flat, probe.tail, high))
         side = "hi" if probe.qualifies else "lo"
         self.run, self.last = (self.run + 1 if side == self.last else 1), side
         self.seen.append((self.family.value(key), _phi(probe.tail)))
