@@ -131,8 +131,8 @@ def stopping_note(R: int, final: int, J: int, hits: int, C: int, alpha: float, s
     reached = "none of them" if hits == 0 else f"{hits:,} of them"
     return (f"the simulation stopped early, at R = {R:,} of {final:,} rankings: {reached} reached the score, and the "
             f"tail's {100 * level:.5g}% interval lies {'below' if significant else 'above'} t* = {t:.3g} (the rule "
-            f"stops early with a verdict other than the exact one with probability at most {SEQUENTIAL_RISK:g}); its intervals are "
-            f"simultaneous 95% over {J} looks (each at {100 * interval_level(J):.4g}%)")
+            f"stops early with a verdict other than the exact one with probability at most {SEQUENTIAL_RISK:g}); its "
+            f"intervals are simultaneous 95% over {J} looks (each at {100 * interval_level(J):.4g}%)")
 
 
 def undecided_note(steps: list[int]) -> str:
