@@ -36,7 +36,7 @@ from tablegen.lookup.size_search import below_bound, bisect_line, scan_down, sca
 if TYPE_CHECKING:
     import os
 
-    from tablegen.lookup.planning_mc import DetectableMonteCarlo, MaxModelsMonteCarlo
+    from tablegen.lookup.planning_mc_results import DetectableMonteCarlo, MaxModelsMonteCarlo
     from tablegen.lookup.table import Table
 
 logger = logging.getLogger(__name__)
