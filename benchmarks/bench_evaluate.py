@@ -17,8 +17,10 @@ RSS, and the CPU seconds of each stage, timed by wrapping the stage's function i
 
 A case that runs past ``--max-seconds`` CPU seconds (counted once its data is built) is stopped (the child's
 ``RLIMIT_CPU``; on a loaded machine a wall-clock cap of four times that, plus a minute, may stop it first) and
-reported as "over N s" (N: the CPU seconds it had run), with the stages it finished.  Evaluate's own time guard is
-lifted (``TABLEGEN_TIME_LIMIT``), so that a case is measured up to the cap rather than refused by its estimate.
+reported as "over N s" (N: the CPU seconds it had run), with the seconds its stages had run until then: partial
+figures (a stage may be called again later, per metric or per model), marked so and given no ratio.  Evaluate's
+own time guard is lifted (``TABLEGEN_TIME_LIMIT``), so that a case is measured up to the cap rather than refused by
+its estimate.
 The targets are the issue's; they are reported beside the figures, not asserted.  The ``csv`` case times reading a
 10^6-row, 10-model predictions CSV as ``tablegen evaluate`` does (``tablegen.cli.scores.read_predictions``);
 ``--tree SRC`` runs every case from another tablegen source tree (``git archive HEAD~1 tablegen | tar -x -C
@@ -229,20 +231,66 @@ def print_cases(results: list[dict], max_seconds: float) -> None:
         print(f"| {models} models x {items:,} items | {r['C']} | {cpu} | {wall} | {target:.0f} | {rss} | {within} |")
 
 
+def stage_seconds(result: dict, name: str) -> tuple[float | None, bool]:
+    """(CPU seconds of stage ``name``, whether the figure is partial): None where the case never entered it; partial
+    wherever the case was stopped (the stage it was in, and any other: a stage is called again later, per metric in
+    some trees, so seconds until the stop are a lower bound, not the stage's cost)."""
+    seconds = result["stages"].get(name)
+    return seconds, seconds is not None and result["stopped"]
+
+
+def ratio_text(before: float | None, after: float | None, before_partial: bool, after_partial: bool) -> str:
+    """before / after where both figures are complete; '-' where either is partial or missing (no ratio of a
+    stopped stage's seconds: they are not its cost).
+
+    Examples
+    --------
+    >>> ratio_text(3.0, 1.5, False, False), ratio_text(41.5, 122.5, True, False), ratio_text(None, 1.0, False, False)
+    ('2.00x', '-', '-')
+    """
+    if before is None or after is None or before_partial or after_partial or after <= 0:
+        return "-"
+    return f"{before / after:.2f}x"
+
+
+def total_ratio_text(old: dict, new: dict) -> str:
+    """The totals' ratio: exact where both finished; a bound where one was stopped at the cap (its total at least the
+    seconds it ran); '-' where both were (nothing is known of it).
+
+    Examples
+    --------
+    >>> done = lambda s: {"stopped": False, "done": {"seconds": s}}
+    >>> stopped = lambda s: {"stopped": True, "cpu_at_stop": s}
+    >>> total_ratio_text(done(4.0), done(2.0)), total_ratio_text(stopped(150.0), done(30.0))
+    ('2.00x', 'at least 5.00x')
+    >>> total_ratio_text(done(30.0), stopped(150.0)), total_ratio_text(stopped(150.0), stopped(150.0))
+    ('at most 0.20x', '-')
+    """
+    if old["stopped"] and new["stopped"]:
+        return "-"
+    b = old["cpu_at_stop"] if old["stopped"] else old["done"]["seconds"]
+    a = new["cpu_at_stop"] if new["stopped"] else new["done"]["seconds"]
+    if a <= 0:
+        return "-"
+    return ("at least " if old["stopped"] else "at most " if new["stopped"] else "") + f"{b / a:.2f}x"
+
+
 def print_stages(results: list[dict], max_seconds: float) -> None:
     shown = [r for r in results if r["case"] != "csv"]
     if not shown:
         return
     print("\nwhere the CPU time goes (seconds per stage; a stopped case shows its stages' seconds until it stopped, "
-          "'(stopped)' the stage it was in, '…' one it had not reached):\n")
+          "'(stopped)' the stage it was in, '(partial)' the others it had entered (a stage may be called again "
+          "later), '…' one it had not reached):\n")
     print("| stage | " + " | ".join(f"{CASES[r['case']][0]} x {CASES[r['case']][1]:,}" for r in shown) + " |")
     print("|---|" + "---:|" * len(shown))
     for name in STAGE_NAMES:
         cells = []
         for r in shown:
-            seconds = r["stages"].get(name)
+            seconds, partial = stage_seconds(r, name)
             cell = f"{seconds:.2f}" if seconds is not None else ("…" if r["stopped"] else "0")
-            cells.append(cell + (" (stopped)" if r.get("stopped_in") == name else ""))
+            mark = " (stopped)" if r.get("stopped_in") == name else " (partial)" if partial else ""
+            cells.append(cell + mark)
         print(f"| {name} | " + " | ".join(cells) + " |")
     rest = [(r["cpu_at_stop"] if r["stopped"] else r["done"]["seconds"]) - sum(r["stages"].values()) for r in shown]
     print("| the rest (checks, report) | "
@@ -267,26 +315,26 @@ def print_csv(results: list[dict], max_seconds: float) -> None:
 
 
 def print_before_after(pairs: list[tuple[dict, dict]], max_seconds: float, before: str) -> None:
-    """Each case's stages from ``before`` and from this tree side by side, with the ratio before/after."""
+    """Each case's stages from ``before`` and from this tree side by side, with the ratio before/after where both
+    figures are complete (a stopped case's stages are partial: marked, no ratio)."""
     print(f"\nbefore ({before}) and after (this tree), run one after the other per case; CPU seconds per stage; "
-          "ratio = before / after ('over N': stopped at the cap, so the ratio is at least the one shown):\n")
+          "ratio = before / after where both are complete; '(partial)': the seconds a stopped case's stage had run "
+          "when the cap stopped it, not the stage's cost, so no ratio; 'over N': a total stopped at the cap (the "
+          "ratio of totals then a bound):\n")
     print("| case | stage | before | after | ratio |")
     print("|---|---|---:|---:|---:|")
     for old, new in pairs:
         models, items, _, _ = CASES[new["case"]]
-        rows = [(name, old["stages"].get(name), new["stages"].get(name)) for name in STAGE_NAMES]
-        rows.append(("total", old["cpu_at_stop"] if old["stopped"] else old["done"]["seconds"],
-                     new["cpu_at_stop"] if new["stopped"] else new["done"]["seconds"]))
-        for name, b, a in rows:
-            if b is None or a is None:
-                cells = ["…" if b is None else f"{b:.2f}", "…" if a is None else f"{a:.2f}", "-"]
-            else:
-                ratio = f"{b / a:.2f}x" if a > 0 else "-"
-                over = name == "total" or old.get("stopped_in") == name
-                cells = [("over " if over and old["stopped"] else "") + f"{b:.2f}",
-                         ("over " if (name == "total" or new.get("stopped_in") == name) and new["stopped"] else "")
-                         + f"{a:.2f}", ("at least " if over and old["stopped"] else "") + ratio]
+        for name in STAGE_NAMES:
+            (b, b_partial), (a, a_partial) = stage_seconds(old, name), stage_seconds(new, name)
+            cells = [_stage_cell(b, b_partial), _stage_cell(a, a_partial), ratio_text(b, a, b_partial, a_partial)]
             print(f"| {models} x {items:,} | {name} | " + " | ".join(cells) + " |")
+        totals = [seconds_text(r, max_seconds) for r in (old, new)]
+        print(f"| {models} x {items:,} | total | " + " | ".join([*totals, total_ratio_text(old, new)]) + " |")
+
+
+def _stage_cell(seconds: float | None, partial: bool) -> str:
+    return "…" if seconds is None else f"{seconds:.2f}" + (" (partial)" if partial else "")
 
 
 def main(argv=None) -> None:
