@@ -464,6 +464,52 @@ def test_cuda_twins_are_bit_identical_in_the_simulator(tmp_path):
             assert sim[name].tobytes() == values.tobytes(), name
 
 
+# -- the memory guard ---------------------------------------------------------------------------------------------
+def _enumerated_case(models: int):
+    """6, 5 and 3 items of three classes: 168,168 arrangements, every one scored by the probability metrics' pass
+    (at most 200,000), whatever R; the label metrics' pass (at most 20,000) draws R keyed shuffles."""
+    rng = np.random.default_rng(7)
+    y = rng.permutation(np.repeat(np.arange(3), (6, 5, 3)))
+    return y, _softmax_models(rng, y, {f"m{m}": 0.3 + m / models for m in range(models)}, 3)
+
+
+def test_the_memory_estimate_bounds_the_enumerated_pass_s_peak(monkeypatch):
+    """Once the estimate counted R rows of the probability metrics' pass where it enumerates 168,168 arrangements
+    (and neither the max-T test's copies): 1.1 MB estimated against a tracemalloc peak of 55 MB at 8 models."""
+    import tracemalloc
+
+    import tablegen.compute.limits as limits
+
+    y, models = _enumerated_case(8)
+    metrics = ["hand_till_auc", "top_1_accuracy"]
+    estimates = []
+    checked = limits.check_memory
+    monkeypatch.setattr(limits, "check_memory", lambda estimate, *rest: (estimates.append(estimate),
+                                                                         checked(estimate, *rest))[1])
+    evaluate_multiclass(y, models, metrics=metrics, R=100)  # kernels loaded; numba's own memory is not traced
+    tracemalloc.start()
+    try:
+        evaluate_multiclass(y, models, metrics=metrics, R=100)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak > 168_168 * 8 * 2 * 8  # the pass's values alone: the case is one where the enumeration matters
+    assert len(estimates) == 2 and peak <= estimates[1] <= 1.5 * peak
+
+
+def test_a_report_whose_enumerated_pass_is_over_the_memory_limit_is_refused_before_any_work(monkeypatch):
+    """20 models, four probability columns: the pass's values alone are 108 MB (168,168 x 20 x 4 doubles); the
+    estimate of R = 100 rows was 17 MB, under a limit of 100 MB, and the report ran."""
+    y, models = _enumerated_case(20)
+    monkeypatch.setenv("TABLEGEN_MEMORY_LIMIT", "100MB")
+    started = []
+    monkeypatch.setattr(probabilities, "prepare_scores", lambda *args: started.append(args))
+    with pytest.raises(tablegen.errors.ResourceLimitError, match="K-class report's permutation pass"):
+        evaluate_multiclass(y, models, metrics=["hand_till_auc", "ovr_macro_auc", "top_1_accuracy",
+                                                "top_2_accuracy"], R=100)
+    assert started == []
+
+
 if __name__ == "__main__":
     import warnings
 

@@ -368,6 +368,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     """
     from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
     from tablegen.compare.pairwise.tests import DEFAULT_SWAPS
+    from tablegen.compare.report import multiclass_probabilities as probabilities
     from tablegen.compare.report import multiclass_resampling as resampling
     from tablegen.compare.report import multiclass_tests as tests
     from tablegen.compare.report.cost import ReportSteps
@@ -402,10 +403,12 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     check_time(cost.seconds, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
                ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
                 "), or a larger ", Argument("max_seconds")), limit=max_seconds)
-    # the probability metrics' pass and bootstrap, and every model's tables (ranks, orders, ties, top-k credit)
-    scores_bytes = (8.0 * (2 + len(score_metrics)) * M * (replicates + BOOTSTRAP_RESAMPLES)
-                    + (24.0 + 16.0 * len(score_metrics)) * M * data.n * data.K) if score_metrics else 0.0
-    check_memory(8.0 * len(METRICS) * M * (replicates + BOOTSTRAP_RESAMPLES) + 16.0 * M * data.n + scores_bytes,
+    # the label metrics' and the probability metrics' passes (enumerated ones: every arrangement, whatever R) and
+    # bootstraps, with their readers' copies, and every model's tables
+    true = data.true_counts()
+    scores_bytes = (probabilities.scores_memory(true, data.K, M, score_metrics, replicates, BOOTSTRAP_RESAMPLES)
+                    if score_metrics else 0.0)
+    check_memory(tests.labels_memory(true, M, replicates, BOOTSTRAP_RESAMPLES) + scores_bytes,
                  f"the K-class report's permutation pass and bootstrap ({M:,} models, R = {replicates:,})",
                  ("pass fewer models or fewer replicates (", Argument("R"), ")"))
     logger.info("evaluate (K = %d): about %.3g s of work on one core (%s)", data.K, cost.seconds, cost.describe())

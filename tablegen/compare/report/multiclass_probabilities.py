@@ -121,6 +121,32 @@ def prepare_scores(data, metrics: tuple) -> ScorePrepared:
         np.ascontiguousarray(codes[orders]))
 
 
+def scores_memory(true_counts, K: int, models: int, metrics: tuple, R: int, resamples: int) -> float:
+    """Peak bytes of the probability metrics' answers (:func:`score_null`, :func:`score_bootstrap` and the readers of
+    both), an upper bound: the null's pass where it is enumerated holds every arrangement of the labels, up to
+    :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS` rows whatever R
+    (:func:`~.multiclass_tests.pass_memory`: 160 MB of values at 20 models and five columns); the bootstrap's
+    resamples and every model's values with each item left out; every model's tables (ranks, orders, tie groups and
+    labels along each column: four int32s, and its matrix and top-k credits: 8 (1 + 2 ks) bytes, per item and class),
+    twice while they are stacked.
+
+    Examples
+    --------
+    >>> enumerated = scores_memory([6, 5, 3], 3, 20, ("hand_till_auc", "ovr_macro_auc", "top_1_accuracy"), 100, 2000)
+    >>> round(enumerated / 1e6)  # 168,168 arrangements enumerated, though R = 100
+    143
+    """
+    from tablegen.compare.report.multiclass_tests import pass_memory, pass_rows
+    from tablegen.lookup.multiclass_scores import EXACT_ARRANGEMENTS
+
+    n = int(np.sum(true_counts))
+    ks = len({k for k in map(top_k_of, metrics) if k is not None})
+    columns = 2 + ks
+    tables = 2.0 * models * n * K * (16.0 + 8.0 * (1 + 2 * ks))
+    return (pass_memory(pass_rows(true_counts, R, EXACT_ARRANGEMENTS), models, columns)
+            + pass_memory(resamples, models, columns) + 8.0 * models * n * columns + tables)
+
+
 def observed_scores(sp: ScorePrepared) -> np.ndarray:
     """(M, columns): every model's values as the labels stand (those of :func:`tablegen.multiclass_scores_test`, bit
     for bit)."""

@@ -137,6 +137,63 @@ def arrangement_count(true_counts) -> int:
     return count
 
 
+def pass_rows(true_counts, R: int, exact_limit: int = EXACT_ARRANGEMENTS) -> int:
+    """The rows of a permutation pass over labels with ``true_counts``: every distinct arrangement where there are at
+    most ``exact_limit`` (the pass enumerates them, whatever R: up to ``exact_limit`` rows where R is smaller), else R.
+
+    Examples
+    --------
+    >>> pass_rows([2, 2, 1], 10_000), pass_rows([200, 200, 200], 10_000)
+    (30, 10000)
+    """
+    count = _enumerated(true_counts, exact_limit)
+    return R if count is None else count
+
+
+def _enumerated(true_counts, exact_limit: int) -> int | None:
+    """The number of distinct arrangements where it is at most ``exact_limit``, else None."""
+    counts = [int(v) for v in true_counts]
+    log_count = math.lgamma(sum(counts) + 1) - sum(math.lgamma(c + 1) for c in counts)
+    if log_count > math.log(exact_limit) + 1.0:  # far past the limit: its exact count (a huge integer) not needed
+        return None
+    count = arrangement_count(counts)
+    return count if count <= exact_limit else None
+
+
+def pass_memory(rows: int, models: int, columns: int) -> float:
+    """Peak bytes of a permutation pass of ``rows`` and its readers, an upper bound: the values (rows, models,
+    columns) as doubles; the max-T test's two (rows, models) copies of a column (the models' values in rank order,
+    their running maxima); a verdict's five rows-long arrays of one model's column (its sorted copy, the copy scaled
+    by the tie tolerance, the ranks, the counts reaching, the flags).
+
+    Examples
+    --------
+    >>> pass_memory(200_000, 20, 5) / 1e6  # the values 160 MB, the max-T copies 64 MB, a verdict's 8 MB
+    232.0
+    """
+    return 8.0 * rows * (models * columns + 2 * models + 5)
+
+
+def labels_memory(true_counts, models: int, R: int, resamples: int) -> float:
+    """Peak bytes of the label metrics' pass and bootstrap (:func:`permutation_null`, the resamples of
+    :mod:`.multiclass_resampling`, and their readers), an upper bound: :func:`pass_memory` of each (the pass
+    enumerated where the arrangements are few: up to :data:`EXACT_ARRANGEMENTS` rows whatever R, and then the
+    arrangements' table as it is built, about three int32 copies of each plus 120 bytes a row), 16 bytes a model and
+    item besides.
+
+    Examples
+    --------
+    >>> round(labels_memory([6, 5, 3], 20, 10_000, 2000) / 1e6, 1)  # 168,168 arrangements: R keyed shuffles
+    12.0
+    """
+    n = int(np.sum(true_counts))
+    enumerated = _enumerated(true_counts, EXACT_ARRANGEMENTS)
+    rows = R if enumerated is None else enumerated
+    table = 0.0 if enumerated is None else (12.0 * n + 120.0) * rows
+    return (pass_memory(rows, models, len(METRICS)) + pass_memory(resamples, models, len(METRICS)) + table
+            + 16.0 * models * n)
+
+
 def arrangements(true_counts) -> np.ndarray:
     """Every distinct arrangement of the class codes (``true_counts[k]`` copies of k), lexicographic: (A, n) int32.
 
