@@ -1,5 +1,6 @@
-"""The paired swap-permutation tests of one report, before and after the bound and the sequential rule: each pair's
-p-value, method and patterns drawn, and the CPU seconds, on ``bench_evaluate``'s synthetic predictions.
+"""The paired swap-permutation tests of one report, from an earlier tree and this one (the bound, the sequential rule
+and, since it came, its early look): each pair's p-value, method and patterns drawn, and the CPU seconds, on
+``bench_evaluate``'s synthetic predictions.
 
 Runs ``pairwise_tests(labels, models, metric=m, against="winner", swap_nulls=...)`` for the four metrics the report
 tests by the swap permutation (best accuracy, best F1, best balanced accuracy, average precision), sharing one
@@ -55,7 +56,8 @@ y, scores = data(models, items)
 start = time.process_time()
 results = run(y, scores)
 seconds = time.process_time() - start
-rows = [{"metric": m, "b": b, "p": t.p_value, "method": t.method, "drawn": t.replicates}
+rows = [{"metric": m, "b": b, "p": t.p_value, "method": t.method, "drawn": t.replicates,
+         "early": getattr(t, "stopped_early", False)}
         for m, r in results.items() for (a, b), t in r.tests.items()]
 print(json.dumps({"seconds": seconds, "rows": rows}))
 """
@@ -86,7 +88,8 @@ def main(argv=None) -> None:
         assert (b["metric"], b["b"]) == (a["metric"], a["b"])
         p = ("<= " if a["method"] == "bound" else "") + f"{a['p']:.3g}"
         drawn = "0" if a["drawn"] is None else f"{a['drawn']:,}"
-        print(f"| {a['metric']} | {a['b']} | {b['p']:.3g} | {p} | {a['method']} | {drawn} |")
+        method = a["method"] + (" (early look)" if a["early"] else "")
+        print(f"| {a['metric']} | {a['b']} | {b['p']:.3g} | {p} | {method} | {drawn} |")
     print(f"\nload average {load_average()} at the end")
 
 

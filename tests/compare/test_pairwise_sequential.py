@@ -13,7 +13,17 @@ import pytest
 from scipy.stats import binom, nbinom
 
 from tablegen.compare import paired_test, pairwise_tests
-from tablegen.compare.pairwise.sequential import besag_clifford_p, rounded_up, sequential_level, sequential_p
+from tablegen.compare.pairwise.sequential import (
+    EarlyLook,
+    SequentialCounter,
+    _through_the_look,
+    besag_clifford_fraction,
+    besag_clifford_p,
+    early_look,
+    rounded_up,
+    sequential_level,
+    sequential_p,
+)
 from tablegen.compare.pairwise.tests import p_bound
 
 
@@ -135,3 +145,135 @@ def _report_sentence(y, models):
     import tablegen
 
     return tablegen.evaluate(y, models, C=3, metrics=["best_balanced_accuracy"])["best_balanced_accuracy"].sentence()
+
+
+# -- the early look ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("cap", "h", "drawn", "most_hits"), [(60, 5, 10, 0), (200, 20, 19, 0), (200, 5, 30, 2),
+                                                              (300, 20, 100, 3), (999, 20, 359, 0)])
+def test_the_early_look_holds_its_level_exactly(cap, h, drawn, most_hits):
+    """With a look, Pr(p <= alpha) summed exactly over the stopping distribution (U ~ Uniform(0, 1)): the outcomes'
+    probabilities add up to 1, and the level is at most alpha on a fine grid and at every attainable value."""
+    look = EarlyLook(drawn, most_hits)
+    assert sequential_level(Fraction(1), cap, h, look) == 1
+    attainable = {besag_clifford_fraction(x, drawn, cap, h, look, early=True) for x in range(most_hits + 1)}
+    attainable |= {besag_clifford_fraction(h, at, cap, h, look) for at in range(h, cap + 1, max(1, cap // 40))}
+    attainable |= {besag_clifford_fraction(x, cap, cap, h, look) for x in range(h)}
+    for alpha in sorted(attainable | {Fraction(k, 1000) for k in range(1, 1001, 9)}):
+        assert sequential_level(alpha, cap, h, look) <= alpha, alpha
+    early = besag_clifford_fraction(most_hits, drawn, cap, h, look, early=True)
+    reported = Fraction(rounded_up(early))  # the double, never below the fraction: the early stops alone, exactly
+    assert early == look.price and sequential_level(reported, cap, h, look) == early
+
+
+def test_without_its_price_the_look_would_break_the_level():
+    """The price is needed: the same rule reporting Besag & Clifford's p-value unchanged after the look exceeds
+    the level somewhere (so the exact sum above can fail)."""
+    cap, h, look = 200, 5, EarlyLook(30, 2)
+
+    def level_without_price(alpha):
+        free = EarlyLook(look.drawn, look.most_hits)
+        total = Fraction(0)
+        for drawn in range(h, cap + 1):
+            if Fraction(h, drawn) <= alpha:
+                total += Fraction(h, drawn * (drawn + 1)) - _through_the_look(free, h, drawn, cap, h, True)
+        for x in range(h):
+            if Fraction(x + 1, cap + 1) <= alpha:
+                total += Fraction(1, cap + 1) - _through_the_look(free, x, cap, cap, h, False)
+        return total + sum(Fraction(1, look.drawn + 1) for x in range(look.most_hits + 1)
+                           if Fraction(x + 1, look.drawn + 1) <= alpha)
+
+    assert any(level_without_price(Fraction(k, 200)) > Fraction(k, 200) for k in range(1, 60))
+
+
+def _rejection_with_look(u: np.ndarray, alpha: float, tau: float, cap: int, h: int, look: EarlyLook) -> np.ndarray:
+    """Pr(reported p <= alpha | each pattern reaches with probability u), exactly, under the rule with the look:
+    early stops (binomial at l_e), then the stopped and capped outcomes less the paths the look stopped."""
+    e, le = look.most_hits, look.drawn
+    out = np.zeros_like(u)
+    for x in range(e + 1):
+        if besag_clifford_p(x, le, cap, h, look, early=True) + tau <= alpha:
+            out += binom.pmf(x, le, u)
+    for drawn in range(h, cap + 1):
+        if besag_clifford_p(h, drawn, cap, h, look) + tau <= alpha:
+            out += nbinom.pmf(drawn - h, h, u)
+            if drawn > le:  # less the paths with x <= e of the first l_e, the (h - x)-th hit after them at drawn
+                out -= sum(binom.pmf(x, le, u) * nbinom.pmf(drawn - le - (h - x), h - x, u) for x in range(e + 1))
+    for x_cap in range(h):
+        if besag_clifford_p(x_cap, cap, cap, h, look) + tau <= alpha:
+            out += binom.pmf(x_cap, cap, u)
+            out -= sum(binom.pmf(x, le, u) * binom.pmf(x_cap - x, cap - le, u) for x in range(min(e, x_cap) + 1))
+    return out
+
+
+def test_the_look_the_bound_and_the_sequential_p_value_hold_the_level_given_the_pair():
+    """The whole rule of the report (McDiarmid's bound below tau, else the early look at l_e, else Besag &
+    Clifford's p-value plus the look's price, plus tau) at the exact p of each of the 2^20 swap patterns of a real
+    pair, averaged over them: at most alpha at every alpha (a cap of L = 40, h = 5, a look at 6 patterns)."""
+    from scipy.stats import rankdata
+
+    from tablegen.compute.kernels.ranking import mcc_weights
+    from tablegen.compute.kernels.swaps import swap_differences, swap_order
+
+    rng = np.random.default_rng(44)
+    n, cap, h, look = 20, 40, 5, EarlyLook(6)
+    tau = 1 / (cap + 1)
+    y = np.r_[np.ones(10, int), np.zeros(10, int)]
+    a, b = 3 * y + 0.3 * rng.normal(size=n), -3 * y + 0.3 * rng.normal(size=n)
+    every = np.empty((1, 2 ** n))
+    swap_differences(*swap_order(rankdata(a) / n, rankdata(b) / n), y.astype(np.uint8), 10, np.array([1]), 0,
+                     mcc_weights(10, 10, n + 1), True, np.uint64(0), np.uint64(0), 0, every)
+    values, counts = np.unique(every[0], return_counts=True)
+    exact_p = np.cumsum(counts[::-1])[::-1] / every.size
+    bounds = np.array([p_bound("best_accuracy", y, a, b, v, "greater") for v in values])
+    weights = counts / every.size
+    for u in (0.001, 0.01, 0.3, 1.0):  # the path probabilities of each u add up to 1
+        assert _rejection_with_look(np.array([u]), 2.0, 0.0, cap, h, look)[0] == pytest.approx(1.0, abs=1e-12)
+    for alpha in (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.8):
+        reject = np.where(bounds < tau, bounds <= alpha, _rejection_with_look(exact_p, alpha, tau, cap, h, look))
+        assert float(np.sum(weights * reject)) <= alpha, alpha
+
+
+def test_a_look_inside_a_block_counts_what_a_look_at_its_end_counts():
+    rng = np.random.default_rng(45)
+    observed = np.array([0.5, 2.0, -0.1])
+    differences = rng.normal(size=(3, 300))
+    one = SequentialCounter(observed, 5, 300, EarlyLook(37, 1))
+    one.add(differences)
+    pieces = SequentialCounter(observed, 5, 300, EarlyLook(37, 1))
+    for start, stop in ((0, 37), (37, 100), (100, 300)):
+        pieces.add(differences[pieces.active][:, start:stop])
+    assert [one.counts(c) for c in range(3)] == [pieces.counts(c) for c in range(3)]
+    assert one.counts(1).stopped_early("greater") and one.counts(1).of("greater")[1] == 37
+    manual = int(np.sum(differences[1, :37] >= 2.0 - 1e-9))
+    assert one.counts(1).of("greater")[0] == manual <= 1
+
+
+def test_pairwise_tests_stop_a_clear_pair_at_the_look_and_charge_the_others():
+    """R unset: a clearly beaten model's pair stops at l_e = ceil(2k/alpha) - 1 patterns, none of which reach the
+    difference (checked on the same keyed patterns by the kernel directly), with p = 1/(l_e + 1); a close pair
+    goes on and pays 1/(l_e + 1); the same call with R given has no look."""
+    from tablegen.compare.pairwise.tests import swap_nulls
+    from tablegen.compare.pairwise.validation import checked_pair
+
+    rng = np.random.default_rng(46)
+    y = np.r_[np.ones(300), np.zeros(700)]
+    models = {"good": 2 * y + rng.normal(size=1000), "close": 1.9 * y + rng.normal(size=1000),
+              "weak": 1.0 * y + rng.normal(size=1000)}
+    result = pairwise_tests(y, models, metric="average_precision")
+    look = early_look(0.05, 2, 10_000)
+    assert look.drawn == 79
+    weak, close = result.tests["good", "weak"], result.tests["good", "close"]
+    assert weak.stopped_early and weak.replicates == look.drawn and weak.hits == 0
+    assert weak.p_value == rounded_up(Fraction(1, 80)) and "early look" in weak.sentence()
+    q = checked_pair(y, models["good"], models["weak"], "average_precision", "permutation", "greater", None, None,
+                     None, None, "cpu")
+    first, _ = swap_nulls(q.labels, q.scores_a, q.scores_b, [q.column], q.k_cut, R=look.drawn, key=q.key)
+    assert not np.any(first[0] >= weak.difference * q.divisor - 1e-9)
+    assert not close.stopped_early and close.early_look == 79
+    expected = besag_clifford_fraction(close.hits, close.replicates, 10_000) + Fraction(1, 80)
+    assert close.p_value == rounded_up(expected) and close.p_interval == sequential_p(
+        close.hits, close.replicates, 10_000, look=look)[1]
+    given = pairwise_tests(y, models, metric="average_precision", R=10_000)
+    assert given.tests["good", "weak"].early_look is None and given.tests["good", "weak"].replicates == 10_000
+    record = json.loads(json.dumps(result.to_dict(), allow_nan=False))
+    assert {t["b"]: t["stopped_early"] for t in record["tests"]} == {"close": False, "weak": True}

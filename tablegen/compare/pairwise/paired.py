@@ -78,6 +78,12 @@ class PairedTestResult:
     max_replicates, hits : int or None
         A sequential permutation's cap L (``R``) and the patterns that reached the difference (it stopped early
         where ``hits`` is h = 20 and ``replicates`` < L).
+    early_look : int or None
+        The patterns l_e of the sequential permutation's early look, where its design had one
+        (:func:`pairwise_tests` with ``R`` unset): a run none of whose first l_e patterns reached the difference
+        stopped there (``stopped_early``) with p = 1/(l_e + 1); every other run's p-value carries 1/(l_e + 1) more,
+        and its interval is at 97.5% (:mod:`.sequential` proves the level).
+    stopped_early : bool
 
     Examples
     --------
@@ -102,6 +108,8 @@ class PairedTestResult:
     _interval: tuple | Callable[[], tuple] = field(default=(float("nan"), float("nan")), repr=False, compare=False)
     max_replicates: int | None = None
     hits: int | None = None
+    early_look: int | None = None
+    stopped_early: bool = False
 
     @property
     def confidence_interval(self) -> tuple[float, float]:
@@ -147,6 +155,10 @@ class PairedTestResult:
 
             stopped = (f"stopped at the {self.hits}th that reached the difference" if self.hits >= SEQUENTIAL_HITS
                        else f"{self.hits} reached the difference")
+            if self.stopped_early:
+                stopped = f"stopped at the early look: {self.hits} reached the difference"
+            elif self.early_look is not None:
+                stopped += f", past an early look at {self.early_look:,}"
             return (f"sequential Monte Carlo (Besag & Clifford): {self.replicates:,} of at most "
                     f"{self.max_replicates:,} random swap patterns, {stopped}, seed {self.seed}; 95% interval of "
                     f"the exact p [{self.p_interval[0]:.3g}, {self.p_interval[1]:.3g}]")
@@ -165,6 +177,7 @@ class PairedTestResult:
                            "p_value_is_bound": self.method == "bound", "method": self.method,
                            "alternative": self.alternative, "replicates": self.replicates, "seed": self.seed,
                            "max_replicates": self.max_replicates, "hits": self.hits,
+                           "early_look": self.early_look, "stopped_early": self.stopped_early,
                            "p_interval": list(self.p_interval), "confidence_level": self.confidence_level})
 
 
@@ -223,8 +236,10 @@ def paired_test(labels: ArrayLike, scores_a: ArrayLike, scores_b: ArrayLike, *, 
 
 
 def _paired_test(labels, scores_a, scores_b, metric, method, alternative, threshold, mid_p, R, seed, positive_label,
-                 alpha, swap_nulls, device="cpu") -> PairedTestResult:
-    """:func:`paired_test`, its permutation null from ``swap_nulls`` (a :class:`.tests.SwapNulls`) if given."""
+                 alpha, swap_nulls, device="cpu", comparisons=None) -> PairedTestResult:
+    """:func:`paired_test`, its permutation null from ``swap_nulls`` (a :class:`.tests.SwapNulls`) if given; with
+    ``comparisons`` (one of that many pairs, ``R`` unset) its sequential permutation has an early look
+    (:func:`.sequential.early_look`)."""
     from tablegen.compare.datasets.validation import check_flag
     from tablegen.compare.pairwise.validation import checked_pair
     from tablegen.compute.validation import check_alpha
@@ -241,7 +256,12 @@ def _paired_test(labels, scores_a, scores_b, metric, method, alternative, thresh
         return _delong(q, level)
     if q.method == "mcnemar":
         return _mcnemar(q, mid_p, level)
-    return _permutation(q, level, swap_nulls)
+    look = None
+    if comparisons is not None and R is None:
+        from tablegen.compare.pairwise.sequential import early_look
+
+        look = early_look(alpha, comparisons, q.R)
+    return _permutation(q, level, swap_nulls, look)
 
 
 def _delong(q, level: float) -> PairedTestResult:
@@ -276,9 +296,10 @@ def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
                             _interval=interval)
 
 
-def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
+def _permutation(q, level: float, swap_nulls, look=None) -> PairedTestResult:
     """The swap permutation: exact over every pattern up to 16 items; else McDiarmid's bound where it is below
-    1/(R + 1), or Besag & Clifford's sequential Monte Carlo (:mod:`.sequential`, which proves the level)."""
+    1/(R + 1), or Besag & Clifford's sequential Monte Carlo, with the early ``look`` if given (:mod:`.sequential`,
+    which proves the level)."""
     from fractions import Fraction
 
     from tablegen.compare.pairwise.sequential import SEQUENTIAL_HITS, rounded_up, sequential_p
@@ -296,21 +317,23 @@ def _permutation(q, level: float, swap_nulls) -> PairedTestResult:
                                     p_interval=(0.0, bound), confidence_level=level, _interval=ci)
     if swap_nulls is None:
         counts, = swap_counts(q.labels, q.scores_a, q.scores_b, [q.column], [observed * q.divisor], q.k_cut, R=q.R,
-                              key=q.key, device=q.device)
+                              key=q.key, device=q.device, look=look)
     else:
         counts = swap_nulls.counts(q.labels, q.scores_a, q.scores_b, q.column, q.k_cut, observed * q.divisor, R=q.R,
-                                   key=q.key, device=q.device)
+                                   key=q.key, device=q.device, look=look)
     hits, drawn = counts.of(q.alternative)
     if counts.exact:
         p = hits / drawn
         return PairedTestResult(q.spec.name, a, b, observed, observed, p, "permutation", q.alternative,
                                 p_interval=(p, p), confidence_level=level, _interval=ci)
-    p, interval = sequential_p(hits, drawn, q.R)
+    early = counts.stopped_early(q.alternative)
+    p, interval = sequential_p(hits, drawn, q.R, look=look, early=early)
     if has_swap_bound(q.spec.name):  # the price of the bound's early answers (:mod:`.sequential`)
         p = min(1.0, rounded_up(Fraction(p) + Fraction(1, q.R + 1)))
     return PairedTestResult(q.spec.name, a, b, observed, observed, float(p), "sequential permutation",
                             q.alternative, drawn, q.seed, interval, level, ci, max_replicates=q.R,
-                            hits=min(hits, SEQUENTIAL_HITS))
+                            hits=min(hits, SEQUENTIAL_HITS), early_look=None if look is None else look.drawn,
+                            stopped_early=early)
 
 
 # -- many models -----------------------------------------------------------------------------------------
@@ -419,6 +442,13 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     tests are McNemar's (a threshold given, ``metric="accuracy"``, ``method="mcnemar"``, or 0/1 predictions
     throughout), else ``metric``; ``method="auto"`` resolves once, for every pair alike.
 
+    With ``R`` unset, each sequential permutation test has an early look fixed in advance (:mod:`.sequential`):
+    with k pairs, a pair none of whose first l_e = ceil(2k / alpha) - 1 swap patterns reaches its difference stops
+    there with p = 1/(l_e + 1) <= alpha / (2k) — significant for Holm's first step and for the best set whatever the
+    other pairs — and every other pair's p-value carries 1/(l_e + 1) more (which keeps the level exactly); no look
+    where l_e would pass R / 2.  A clearly better winner then costs l_e patterns per pair instead of up to 10,000.
+    ``R`` given: no look (Besag & Clifford's rule alone, up to R patterns).
+
     ``swap_nulls`` (a :class:`~tablegen.compare.pairwise.tests.SwapNulls`) shares the permutation tests' swap
     patterns with the other metrics of one report: each pair's patterns are scored once for every metric planned
     with it (the same p-values as without it, bit for bit).  ``device`` (``"cpu"``, ``"cuda"`` or ``"auto"``) is
@@ -452,7 +482,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
         pairs = [(a, b) if values[a] >= values[b] else (b, a) for i, a in enumerate(names) for b in names[i + 1:]]
         alternative = "two-sided"
     tests = {(a, b): _paired_test(y, models[a], models[b], metric, method, alternative, threshold, False, R, seed,
-                                  None, alpha, swap_nulls, device) for a, b in pairs}
+                                  None, alpha, swap_nulls, device, len(pairs)) for a, b in pairs}
     adjusted = dict(zip(tests, adjust_p_values([t.p_value for t in tests.values()], "holm").tolist()))
     bounds = _adjusted_is_bound(tests)
     adjusted = {pair: PValueBound(p) if bounds[pair] else p for pair, p in adjusted.items()}

@@ -83,12 +83,13 @@ def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, c
 
 
 def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, observed, k_cut: int, *,
-                R: int, key: tuple, device: str = "cpu") -> list:
+                R: int, key: tuple, device: str = "cpu", look=None) -> list:
     """The :class:`~.sequential.SwapCounts` of each kernel column ``columns[c]`` against its observed difference
     ``observed[c]`` (kernel units): over every pattern when n <= :data:`EXACT_SWAP_ITEMS`, else over the keyed
-    patterns 0, 1, ... in blocks, each column until Besag & Clifford's rule stops all three alternatives or R are
-    drawn (the patterns of :func:`swap_nulls`, which the counts equal over the patterns drawn).  ``device``
-    (``"cpu"`` or ``"cuda"``) scores each block with the swap kernel or its CUDA twin: the same counts.
+    patterns 0, 1, ... in blocks, each column until Besag & Clifford's rule (with the
+    :class:`~.sequential.EarlyLook` ``look`` if given) stops all three alternatives or R are drawn (the patterns of
+    :func:`swap_nulls`, which the counts equal over the patterns drawn).  ``device`` (``"cpu"`` or ``"cuda"``)
+    scores each block with the swap kernel or its CUDA twin: the same counts.
 
     Examples
     --------
@@ -117,11 +118,13 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
         return [SwapCounts(tuple(int(r.sum()) for r in reaching(row, d)), (total,) * 3, total, True)
                 for row, d in zip(differences, observed)]
     arguments = _kernel_arguments(labels, scores_a, scores_b)
-    counter = SequentialCounter(observed, SEQUENTIAL_HITS, R)
+    counter = SequentialCounter(observed, SEQUENTIAL_HITS, R, look)
     size = FIRST_BLOCK
     kernel = twin(swap_differences, device)
     while counter.drawn < R and counter.active.any():
         size = min(size, R - counter.drawn)
+        if look is not None and counter.drawn < look.drawn:
+            size = min(size, look.drawn - counter.drawn)  # no pattern past the look where it may stop every column
         out = np.empty((int(counter.active.sum()), size))
         kernel(*arguments[:5], columns[counter.active], k_cut, arguments[5], False, key[0], key[1],
                          counter.drawn, out)
@@ -189,11 +192,13 @@ class SwapNulls:
         self._planned.setdefault(_digest(scores), set()).add(int(column))
 
     def counts(self, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, column: int, k_cut: int,
-               observed: float, *, R: int, key: tuple, device: str = "cpu"):
+               observed: float, *, R: int, key: tuple, device: str = "cpu", look=None):
         """:func:`swap_counts` of one column against ``observed`` (its difference, A's value less B's), from a pass
-        made for this pair before or made now (on ``device``) for every column planned with either model."""
+        made for this pair (with the same early ``look``) before or made now (on ``device``) for every column
+        planned with either model."""
         a, b, common = _digest(scores_a), _digest(scores_b), (_digest(labels), int(R), int(key[0]), int(key[1]),
                                                               int(k_cut))
+        common = (*common, look)
         found = self._counts.get((a, b, *common, column))
         if found is not None:
             return found
@@ -211,7 +216,7 @@ class SwapNulls:
                 differences.append(d)
         self.passes += 1
         for c, found in zip(columns, swap_counts(labels, scores_a, scores_b, columns, differences, k_cut, R=R,
-                                                 key=key, device=device)):
+                                                 key=key, device=device, look=look)):
             self._counts[a, b, *common, c] = found
         return self._counts[a, b, *common, column]
 
