@@ -42,11 +42,14 @@ logger = logging.getLogger(__name__)
 EXACT_ARRANGEMENTS = 200_000
 #: Single-core seconds per (replicate, item) of the kernel, plus per class (its tables' rows grow with K and the
 #: gather of each item's entry leaves the cache: measured 3 to 5 ns at K <= 10, 42 ns at K = 50 on a loaded AMD EPYC),
-#: and per (replicate, item, class) of the Hand–Till walk (measured 2.4 to 5 ns), with room for a loaded machine
-#: (``benchmarks/bench_multiclass_scores.py``).
+#: and per (replicate, item, class) of the Hand–Till walk: CPU time, one thread, 0.53 to 0.88 ns on an AMD EPYC
+#: (AVX-512) at load 2.6 to 3.3 on 2 cores (``benchmarks/bench_multiclass_scores.py``, ``benchmarks/results/
+#: multiclass_scores.md``), set to 2 ns: a margin of 2.3x over the largest figure (the report's walk,
+#: ``SCORES_WALK_STEP_SECONDS``, took 1.5 to 2 ns under heavy load).  Its earlier 8 ns came from wall-clock figures
+#: at load 9 on 2 cores, some 10x the CPU cost.
 SECONDS_PER_ELEMENT_STEP = 8e-9
 SECONDS_PER_CLASS_STEP = 1e-9
-SECONDS_PER_WALK_STEP = 8e-9
+SECONDS_PER_WALK_STEP = 2e-9
 #: Replicates per kernel call (bounds the scratch memory: 24 bytes a replicate).
 _BLOCK = 1 << 16
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -216,3 +217,40 @@ def test_arrangement_count_is_the_multinomial():
 
     assert _arrangements(np.array([2, 3, 4])) == math.factorial(9) // (2 * 6 * 24)
     assert _arrangements(np.array([300, 300])) > 10**11  # stops early, past the limit
+
+
+# -- the time guard's cost model ------------------------------------------------------------------------------------
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "multiclass_scores.md"
+
+
+def _recorded_walk_steps() -> list[float]:
+    """The Hand–Till walk's CPU ns per (replicate, item, class) of each case in the benchmark's recorded table."""
+    rows = [line.strip().strip("|").split("|") for line in RESULTS.read_text().splitlines() if line.startswith("|")]
+    header = [cell.strip() for cell in rows[0]]
+    column = header.index("Hand–Till CPU ns/(replicate, item, class)")
+    return [float(row[column]) for row in rows[2:]]
+
+
+def test_the_walk_step_constant_bounds_the_recorded_cpu_cost_with_its_stated_margin():
+    """SECONDS_PER_WALK_STEP against benchmarks/bench_multiclass_scores.py's recorded CPU figures: an upper bound of
+    every case, within 4x of the largest (once 8 ns, from wall-clock figures at load 9, against 0.55 to 0.84 ns)."""
+    from tablegen.lookup.multiclass_scores import SECONDS_PER_WALK_STEP
+
+    measured = _recorded_walk_steps()
+    assert len(measured) >= 4
+    assert max(measured) <= SECONDS_PER_WALK_STEP * 1e9 <= 4 * max(measured)
+
+
+def test_a_hand_till_question_is_not_refused_on_the_walk_s_old_estimate(monkeypatch):
+    """n = 1,000, K = 10, R = 10,000: 0.38 s estimated (8 + 10 x 1 + 10 x 2 ns a replicate and item), once 0.98 s
+    (the walk at 8 ns a step), refused under a 0.6 s limit though it costs about 0.1 s; a 0.3 s limit still refuses
+    it, with the estimate."""
+    rng = np.random.default_rng(5)
+    labels = np.arange(1000) % 10
+    probabilities = rng.dirichlet(np.ones(10), 1000)
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "0.6")
+    result = tablegen.multiclass_scores_test(labels, probabilities, R=10_000)
+    assert result.method == "monte carlo" and result.replicates == 10_000
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", "0.3")
+    with pytest.raises(tablegen.errors.ResourceLimitError, match="about 0.38 s on one core"):
+        tablegen.multiclass_scores_test(labels, probabilities, R=10_000)
