@@ -39,7 +39,6 @@ import contextvars
 import dataclasses
 import functools
 import logging
-import math
 import os
 import warnings
 from collections.abc import Callable
@@ -47,20 +46,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
-from tablegen.compute.exact.nulls import SNAP_TOLERANCE
 from tablegen.compute.limits import check_memory, check_time, memory_limit_bytes
-from tablegen.compute.metric_nulls import null_distribution
-from tablegen.compute.stats import (
-    minimum_replicates,
-    p_value_from_tail,
-    upper_tail_probability,
-)
-from tablegen.compute.validation import check_alpha, check_class_size, check_competitors
 from tablegen.errors import Argument, ResourceLimitError, StoreError, StoreIntegrityError
 from tablegen.lookup._call_order import score_by_keyword
 from tablegen.lookup._iv import LookupArgs, validate_lookup_args
-from tablegen.lookup.answers import Answer, SignificanceResult, divided_answer, simulated_p_value, verdict
+from tablegen.lookup.answer_sources import (  # the default R and the nulls: importable from here, as before
+    MAX_SIMULATION_REPLICATES,  # noqa: F401
+    MIN_SIMULATION_REPLICATES,  # noqa: F401
+    P_PRECISION,  # noqa: F401
+    SIMULATION_SECONDS,  # noqa: F401
+    count_question,
+    exact_critical,
+    exact_p,
+    lookup_null,  # noqa: F401
+    resolved_device,
+    simulate,
+    simulate_sequentially,
+    simulation_replicates,  # noqa: F401
+    simulation_seconds,
+)
+from tablegen.lookup.answers import Answer, SignificanceResult, divided_answer, verdict
 
 if TYPE_CHECKING:
     from tablegen.lookup.table import Table
@@ -72,14 +77,6 @@ logger = logging.getLogger(__name__)
 QUICK_EXACT_SECONDS = 0.5
 #: method="auto" computes exactly when the estimate is below this (after the table's exact values).
 LOOKUP_SECONDS = 10.0
-#: A p-value bracket narrower than this relative width is reported as exact.
-P_PRECISION = 1e-9
-#: The default R of a simulated answer aims at this many seconds on one core (cost model) ...
-SIMULATION_SECONDS = 5.0
-#: ... within these bounds (the upper one is the tables' R).
-MIN_SIMULATION_REPLICATES, MAX_SIMULATION_REPLICATES = 100_000, 10_000_000
-#: The smallest positive double: an exact p-value that underflows is reported as "< this".
-_SMALLEST_P = float(np.finfo(float).tiny)
 
 _bundled = None
 #: What the lookup under way found damaged in a store the caller named (:func:`_noting_damage` sets it per call).
@@ -108,61 +105,11 @@ def _table(table):
     return _bundled
 
 
-@functools.lru_cache(maxsize=16)
-def _null(metric: str, P: int, N: int):
-    """Exact null objects, cached: a critical value then a p-value at one cell build one null."""
-    return null_distribution(metric, P, N)
-
-
-def lookup_null(metric: str, P: int, N: int):
-    """The exact null the lookups answer from at (P, N), cached (the object :func:`significance_test` asks):
-    :func:`tablegen.lookup.from_scores.question_nulls` builds on it, so that a report's other questions share it.
-
-    Examples
-    --------
-    >>> lookup_null("best_accuracy", 20, 20) is lookup_null("best_accuracy", 20, 20)
-    True
-    """
-    return _null(metric, P, N)
-
-
-def simulation_replicates(P: int, N: int, C: int, alpha: float | None = None) -> int:
-    """Default R of a simulated answer: about :data:`SIMULATION_SECONDS` on one core, 1-2-5 rounded.
-
-    At least 4x the R a critical value's order statistic needs (C, alpha) and 100,000; at most
-    10,000,000.  It depends on (P, N, C, alpha) only, so a question repeats its answer anywhere.
-
-    Examples
-    --------
-    >>> simulation_replicates(100, 300, C=10, alpha=0.01), simulation_replicates(1000, 1000, C=10)
-    (10000000, 2000000)
-    """
-    from tablegen.compute.cost import SECONDS_PER_REPLICATE, sampling_seconds
-
-    P, N, C = check_class_size("P", P), check_class_size("N", N), check_competitors(C)
-    alpha = check_alpha("alpha", alpha) if alpha is not None else None
-    budget = SIMULATION_SECONDS / (sampling_seconds(P, N) + SECONDS_PER_REPLICATE)
-    floor = max(MIN_SIMULATION_REPLICATES, 4 * minimum_replicates(C, alpha) if alpha is not None else 0)
-    return int(max(min(_round_down_125(budget), MAX_SIMULATION_REPLICATES), floor))
-
-
-def _round_down_125(x: float) -> int:
-    """The largest 1, 2 or 5 times a power of ten that is <= x (x >= 1)."""
-    power = 10 ** math.floor(math.log10(x))
-    return int(max(m for m in (1, 2, 5, 10) if m * power <= x) * power)
-
-
 # -- where an answer comes from -------------------------------------------------------------------
 def _exact_fits(a: LookupArgs) -> tuple[bool, float]:
     """(whether exact is available and fits in memory, its estimated seconds)."""
     seconds, memory = a.spec.exact_cost(a.P, a.N)
     return memory <= memory_limit_bytes(), seconds
-
-
-def _simulation_seconds(a: LookupArgs) -> float:
-    from tablegen.compute.cost import SECONDS_PER_REPLICATE, sampling_seconds
-
-    return _replicates(a) * (sampling_seconds(a.P, a.N, (a.spec,)) + SECONDS_PER_REPLICATE)
 
 
 def _source(a: LookupArgs, table, what: str):
@@ -188,7 +135,7 @@ def _source(a: LookupArgs, table, what: str):
     # beyond it, the simulation's own guards refuse the question with its estimate instead of exact running on
     from tablegen.compute.limits import time_limit_seconds
 
-    return "exact" if fits and seconds <= min(_simulation_seconds(a), time_limit_seconds()) else "simulate"
+    return "exact" if fits and seconds <= min(simulation_seconds(a), time_limit_seconds()) else "simulate"
 
 
 @contextlib.contextmanager
@@ -231,7 +178,7 @@ def _forced(a: LookupArgs, table, what: str):
 
 def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
-    metric, P, N, C, alpha, score, divisor = _count_question(a)
+    metric, P, N, C, alpha, score, divisor = count_question(a)
     try:
         if what == "critical value":
             answer = _table(table).answer_checked(metric.name, P, N, C, alpha=alpha, required=required)
@@ -273,81 +220,6 @@ def _noting_damage(function):
             warnings.warn(note, UserWarning, stacklevel=_caller_stacklevel())
         return dataclasses.replace(result, notes=(*result.notes, *notes)) if notes else result
     return called
-
-
-def _count_question(a: LookupArgs):
-    """The question in the tables' and the engine's terms: precision_at_k becomes tp_at_k."""
-    spec = a.spec
-    divisor = spec.count_divisor(a.P, a.N)
-    metric = spec.counted_entry()
-    score = a.score
-    return metric, a.P, a.N, a.C, a.alpha, None if score is None else score * divisor, divisor
-
-
-def _replicates(a: LookupArgs) -> int:
-    return a.R if a.R is not None else simulation_replicates(a.P, a.N, a.C, a.alpha)
-
-
-def _seed(a: LookupArgs) -> int:
-    from tablegen.compute.cell import DEFAULT_SEED  # the simulation engine, imported by the answers that simulate
-
-    return DEFAULT_SEED if a.seed is None else a.seed
-
-
-# -- the answers from each source ------------------------------------------------------------------
-def _exact_critical(a: LookupArgs) -> Answer:
-    """The exact critical value, or a bracket's conservative (high) end with the bracket as its interval:
-    method "exact" only when the bracket is within :data:`SNAP_TOLERANCE`, where values count as equal."""
-    low, high = null_critical_bracket(_null(a.metric, a.P, a.N), float(upper_tail_probability(a.C, a.alpha)))
-    return Answer(high, low, high, "exact" if high - low <= SNAP_TOLERANCE else "bracket")
-
-
-def _exact_p(a: LookupArgs) -> Answer:
-    """The exact p-value, or a bracket's high end: method "exact" only within a relative :data:`P_PRECISION`."""
-    tail_low, tail_high = null_tail_ge_bracket(_null(a.metric, a.P, a.N), a.score)
-    low, high = (float(p_value_from_tail(tail, a.C)) for tail in (tail_low, tail_high))
-    method = "exact" if high - low <= P_PRECISION * high else "bracket"
-    if high <= 0.0:  # underflow: the tail is below 2.2e-308
-        return Answer(_SMALLEST_P, 0.0, _SMALLEST_P, method, bound="<")
-    return Answer(high, low, high, method)
-
-
-def _simulate(a: LookupArgs, critical: bool, p: bool, progress, device: str = "cpu"
-              ) -> tuple[Answer | None, Answer | None]:
-    """One pass of R rankings (the cell engine) answering the critical value and/or the p-value."""
-    from tablegen.compute.cell import simulate_answer
-
-    metric, P, N, C, alpha, score, divisor = _count_question(a)
-    R, seed = _replicates(a), _seed(a)
-    check_time(_simulation_seconds(a), f"simulating {metric.name} at P = {P}, N = {N} with R = {R:,}",
-               "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
-               "or compute a table on a cluster (tablegen run)")
-    logger.info("simulating %s at P = %d, N = %d: R = %d, seed %d", metric.name, P, N, R, seed)
-    simulated = simulate_answer(metric, P, N, R, seed, C=C, alpha=alpha if critical else None,
-                                threshold=score - SNAP_TOLERANCE if p else None, progress=progress, device=device)
-    cv = divided_answer(Answer(simulated.estimate, simulated.low, simulated.high, "simulate", R, seed), divisor) \
-        if critical else None
-    pv = simulated_p_value(C, R, seed, simulated.hits) if p else None
-    return cv, pv
-
-
-def _resolved_device(device: str) -> str:
-    """``"cpu"`` or ``"cuda"`` for ``device`` (refused, naming it, where it cannot be had)."""
-    from tablegen.compute.kernels.cuda.device import resolve_device
-
-    return resolve_device(device)
-
-
-def _simulate_sequentially(a: LookupArgs, progress, device: str = "cpu") -> tuple[Answer, Answer, str]:
-    """A verdict simulated at the default R, stopped at the first decided look
-    (:mod:`tablegen.lookup.sequential`): (critical value, p-value, the note saying where it stopped and why)."""
-    from tablegen.lookup.sequential import sequential_verdict
-
-    R = _replicates(a)
-    check_time(_simulation_seconds(a), f"simulating {a.metric} at P = {a.P}, N = {a.N} with R = {R:,} at most",
-               "pass a smaller R (the minimum is ceil(1 / (1 - (1 - alpha)**(1/C))) for a critical value), "
-               "or compute a table on a cluster (tablegen run)")
-    return sequential_verdict(a, _count_question(a), R, _seed(a), progress, device)
 
 
 def _resolve(source, exact, a: LookupArgs) -> Answer | None:
@@ -421,8 +293,8 @@ def critical_value(metric: str, P: int | None = None, N: int | None = None, C: i
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, method=method, R=R, seed=seed, table=table,
                              needs_alpha=True)
     source = _source(a, a.table, "critical value")
-    answer = _resolve(source, _exact_critical, a)
-    return answer if answer is not None else _simulate(a, True, False, progress)[0]
+    answer = _resolve(source, exact_critical, a)
+    return answer if answer is not None else simulate(a, True, False, progress)[0]
 
 
 @score_by_keyword
@@ -457,8 +329,8 @@ def p_value(metric: str, P: int | None = None, N: int | None = None, C: int | No
                                   table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, score=score, needs_score=True, method=method, R=R, seed=seed,
                              table=table)
-    answer = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
-    return answer if answer is not None else _simulate(a, False, True, progress)[1]
+    answer = _resolve(_source(a, a.table, "p-value"), exact_p, a)
+    return answer if answer is not None else simulate(a, False, True, progress)[1]
 
 
 @score_by_keyword
@@ -504,7 +376,7 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
     >>> result.significant, result.critical_value.value, result.p_value.value < 0.05
     (True, 0.3, True)
     """
-    device = _resolved_device(device)  # checked on both paths (the K-class answer is exact: no device work)
+    device = resolved_device(device)  # checked on both paths (the K-class answer is exact: no device work)
     if K is not None or n_per_class is not None:
         from tablegen.lookup.multiclass_lookup import multiclass_significance_test
 
@@ -512,13 +384,13 @@ def significance_test(metric: str, P: int | None = None, N: int | None = None, C
                                             R=R, seed=seed, table=table, P=P, N=N)
     a = validate_lookup_args(metric, P, N, C=C, alpha=alpha, score=score, needs_score=True, method=method, R=R,
                              seed=seed, table=table, needs_alpha=True)
-    cv = _resolve(_source(a, a.table, "critical value"), _exact_critical, a)
-    pv = _resolve(_source(a, a.table, "p-value"), _exact_p, a)
+    cv = _resolve(_source(a, a.table, "critical value"), exact_critical, a)
+    pv = _resolve(_source(a, a.table, "p-value"), exact_p, a)
     notes = ()
     if cv is None and pv is None and a.R is None:  # both simulated at the default R: sequentially
-        cv, pv, note = _simulate_sequentially(a, progress, device)
+        cv, pv, note = simulate_sequentially(a, progress, device)
         notes = (note,) if note else ()
     elif cv is None or pv is None:
-        simulated_cv, simulated_pv = _simulate(a, cv is None, pv is None, progress, device)
+        simulated_cv, simulated_pv = simulate(a, cv is None, pv is None, progress, device)
         cv, pv = cv or simulated_cv, pv or simulated_pv
     return verdict(a.metric, a.score, a.P, a.N, a.C, a.alpha, cv, pv, notes)
