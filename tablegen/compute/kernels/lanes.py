@@ -349,14 +349,16 @@ def _lanes_kernel(with_mcc):
         CF = np.zeros(len(_CHECKPOINT_FLOAT) * LANES)
         results = np.zeros(TP_COLUMN * LANES)
         n_ks = ks.shape[0]
-        n_replayed = 0
+        n_replayed = np.int64(0)  # not a literal 0: numba would compile each callee once more for it (see below)
         for row0 in range(0, out.shape[0], LANES):
             used = min(LANES, out.shape[0] - row0)
             _seed_lanes(W, F, key0, key1, first_replicate + row0, used, n_pos)
             segment = 0
             next_k = ks[0] if n_ks > 0 else n + 1
-            k = 0
-            checkpoint = 0
+            # np.int64, not the literal 0: typing the loop, numba compiles every callee first for the literal
+            # (Literal[int](0)), then again for int64 once k is unified; the literal copies were never used
+            k = np.int64(0)
+            checkpoint = np.int64(0)
             while k < n:
                 if k + STEPS <= n and (k & 1) == 0:
                     if next_k > k + STEPS:
