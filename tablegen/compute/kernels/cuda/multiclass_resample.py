@@ -161,7 +161,7 @@ def launch_rows(kernel, inputs, extra, scratch, out, first, threads):
     :data:`~tablegen.compute.kernels.cuda.device.SCRATCH_BYTES`): ``inputs`` the arrays and scalars before and
     including (key0, key1), ``extra`` the scalars after ``first``, ``scratch`` (shape, dtype) of each per-thread
     array.  The launch helper of the K-class report's twins (:mod:`tablegen.compute.kernels.cuda.multiclass_scores`
-    uses it too)."""
+    and ``multiclass_scores_resample`` use it too)."""
     row_bytes = sum(int(np.prod(shape)) * np.dtype(dtype).itemsize for shape, dtype in scratch)
     rows = device.replicates_per_launch(threads, out.shape[0], row_bytes)
     devices = [cuda.to_device(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v for v in inputs[:-2]]

@@ -18,10 +18,60 @@ from numba import cuda
 from tablegen.compute.kernels.cuda import device
 from tablegen.compute.kernels.cuda.multiclass_resample import launch_rows
 from tablegen.compute.kernels.cuda.ranking import draw_below
-from tablegen.compute.kernels.cuda.rng import ONE, ZERO, add_rn, mul_rn, replicate_state, xoshiro_next
+from tablegen.compute.kernels.cuda.rng import add_rn, mul_rn, replicate_state
 
 #: Threads per CUDA block.
 THREADS_PER_BLOCK = 128
+
+
+@cuda.jit(device=True, inline=True)
+def hand_till_counts(labels, orders, group_last, acc):
+    """``acc`` (K, K) the doubled pair counts 2U(i|c) of the arrangement ``labels`` (each item's label): column i
+    walked from the top along ``orders[i]``, its tie groups ending at ``group_last[i]`` (the CPU kernels' walk)."""
+    K = acc.shape[0]
+    n = orders.shape[1]
+    for i in range(K):
+        for c in range(K):
+            acc[i, c] = 0
+        above = 0
+        p = 0
+        while p < n:
+            last = group_last[i, p]
+            tied = 0
+            for q in range(p, last + 1):
+                if labels[orders[i, q]] == i:
+                    tied += 1
+            for q in range(p, last + 1):
+                acc[i, labels[orders[i, q]]] += 2 * above + tied
+            above += tied
+            p = last + 1
+
+
+@cuda.jit(device=True, inline=True)
+def hand_till_total(acc, counts):
+    """Hand–Till M from the doubled pair counts: pairs lexicographic, each term one division, every addition and
+    product rounded on its own (the CPU kernels' order)."""
+    K = counts.shape[0]
+    total = 0.0
+    for i in range(K):
+        for j in range(i + 1, K):
+            total = add_rn(total, (acc[i, j] + acc[j, i]) / mul_rn(mul_rn(4.0, float(counts[i])), float(counts[j])))
+    return total / (K * (K - 1) // 2)
+
+
+@cuda.jit(device=True, inline=True)
+def ovr_macro(sums, counts, n):
+    """The one-vs-rest macro AUC from the doubled rank sums S_c (NaN where a class has no items)."""
+    K = counts.shape[0]
+    total = 0.0
+    empty = False
+    for c in range(K):
+        if counts[c] == 0:
+            empty = True
+        else:
+            total = add_rn(total, (sums[c] - counts[c] * (counts[c] + 1))
+                           / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
+    return math.nan if empty else total / K
 
 
 @cuda.jit
@@ -50,38 +100,11 @@ def multiclass_scores_kernel(codes, double_ranks, orders, group_last, credit, co
     sums[t, c] += double_ranks[0, c]
     top_k = add_rn(top_k, credit[0, c])
     if hand_till:
-        for i in range(K):
-            for c in range(K):
-                acc[t, i, c] = 0
-            above = 0
-            p = 0
-            while p < n:
-                last = group_last[i, p]
-                tied = 0
-                for q in range(p, last + 1):
-                    if work[t, orders[i, q]] == i:
-                        tied += 1
-                for q in range(p, last + 1):
-                    acc[t, i, work[t, orders[i, q]]] += 2 * above + tied
-                above += tied
-                p = last + 1
-        total = 0.0
-        for i in range(K):
-            for j in range(i + 1, K):
-                total = add_rn(total, (acc[t, i, j] + acc[t, j, i])
-                               / mul_rn(mul_rn(4.0, float(counts[i])), float(counts[j])))
-        out[t, 0] = total / (K * (K - 1) // 2)
+        hand_till_counts(work[t], orders, group_last, acc[t])
+        out[t, 0] = hand_till_total(acc[t], counts)
     else:
         out[t, 0] = math.nan
-    total = 0.0
-    empty = False
-    for c in range(K):
-        if counts[c] == 0:
-            empty = True
-        else:
-            total = add_rn(total, (sums[t, c] - counts[c] * (counts[c] + 1))
-                           / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
-    out[t, 1] = math.nan if empty else total / K
+    out[t, 1] = ovr_macro(sums[t], counts, n)
     out[t, 2] = top_k / n
 
 
@@ -106,30 +129,10 @@ def multiclass_score_permutations_cuda(codes, double_ranks, orders, group_last, 
         out[start:start + count] = target.copy_to_host()
 
 
-# -- the K-class report's kernels (``tablegen.compute.kernels.multiclass_scores``: several models at once) ---------
-# One thread per replicate (shuffle, resample or swap pattern), per-thread scratch rows; every float sum in the CPU
-# kernel's order with each product and addition rounded separately, each division once: the same doubles.
-
-
-@cuda.jit(device=True, inline=True)
-def _auc_pair(acc, counts, n):
-    """(Hand–Till, one-vs-rest macro) from the doubled pair counts (the CPU kernel's ``_auc_pair``)."""
-    K = counts.shape[0]
-    for c in range(K):
-        if counts[c] == 0:
-            return math.nan, math.nan
-    total = 0.0
-    for i in range(K):
-        for j in range(i + 1, K):
-            total = add_rn(total, (acc[i, j] + acc[j, i]) / mul_rn(mul_rn(4.0, float(counts[i])), float(counts[j])))
-    ovr = 0.0
-    for c in range(K):
-        right = 0
-        for b in range(K):
-            if b != c:
-                right += acc[c, b]
-        ovr = add_rn(ovr, right / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
-    return total / (K * (K - 1) // 2), ovr / K
+# -- the K-class report's label permutations (``tablegen.compute.kernels.multiclass_scores``: several models at once)
+# One thread per replicate, per-thread scratch rows; every float sum in the CPU kernel's order with each product and
+# addition rounded separately, each division once: the same doubles.  The report's bootstrap and swap patterns:
+# :mod:`tablegen.compute.kernels.cuda.multiclass_scores_resample`.
 
 
 @cuda.jit
@@ -163,113 +166,11 @@ def model_permutations_kernel(codes, double_ranks, orders, group_last, credit, c
                 top_k = add_rn(top_k, credit[m, jk, item, work[t, item]])
             out[t, m, 2 + jk] = top_k / n
         if hand_till:
-            for i in range(K):
-                for c in range(K):
-                    acc[t, i, c] = 0
-                above = 0
-                p = 0
-                while p < n:
-                    last = group_last[m, i, p]
-                    tied = 0
-                    for q in range(p, last + 1):
-                        if work[t, orders[m, i, q]] == i:
-                            tied += 1
-                    for q in range(p, last + 1):
-                        acc[t, i, work[t, orders[m, i, q]]] += 2 * above + tied
-                    above += tied
-                    p = last + 1
-            total = 0.0
-            for i in range(K):
-                for j in range(i + 1, K):
-                    total = add_rn(total, (acc[t, i, j] + acc[t, j, i])
-                                   / mul_rn(mul_rn(4.0, float(counts[i])), float(counts[j])))
-            out[t, m, 0] = total / (K * (K - 1) // 2)
+            hand_till_counts(work[t], orders[m], group_last[m], acc[t])
+            out[t, m, 0] = hand_till_total(acc[t], counts)
         else:
             out[t, m, 0] = math.nan
-        total = 0.0
-        empty = False
-        for c in range(K):
-            if counts[c] == 0:
-                empty = True
-            else:
-                total = add_rn(total, (sums[t, c] - counts[c] * (counts[c] + 1))
-                               / mul_rn(mul_rn(2.0, float(counts[c])), float(n - counts[c])))
-        out[t, m, 1] = math.nan if empty else total / K
-
-
-@cuda.jit
-def stratified_scores_kernel(order, starts, codes, labels_along, orders, group_last, credit_true, counts, key0, key1,
-                             first, weights, acc, out):
-    """Resample ``first + t``: each item's draw count, then every model's columns in ``out[t, m]``."""
-    t = cuda.grid(1)
-    if t >= out.shape[0]:
-        return
-    K = counts.shape[0]
-    M = orders.shape[0]
-    J = credit_true.shape[1]
-    n = order.shape[0]
-    s0, s1, s2, s3 = replicate_state(key0, key1, first + t)
-    for item in range(n):
-        weights[t, item] = 0
-    for k in range(K):
-        size = starts[k + 1] - starts[k]
-        for _ in range(size):
-            j, s0, s1, s2, s3 = draw_below(np.uint64(size), s0, s1, s2, s3)
-            weights[t, order[starts[k] + int(j)]] += 1
-    for m in range(M):
-        for i in range(K):
-            for c in range(K):
-                acc[t, i, c] = 0
-            above = 0
-            p = 0
-            while p < n:
-                last = group_last[m, i, p]
-                tied = 0
-                for q in range(p, last + 1):
-                    if labels_along[m, i, q] == i:
-                        tied += weights[t, orders[m, i, q]]
-                for q in range(p, last + 1):
-                    acc[t, i, labels_along[m, i, q]] += weights[t, orders[m, i, q]] * (2 * above + tied)
-                above += tied
-                p = last + 1
-        ht, ovr = _auc_pair(acc[t], counts, n)
-        out[t, m, 0] = ht
-        out[t, m, 1] = ovr
-        for jk in range(J):
-            top_k = 0.0
-            for item in range(n - 1, -1, -1):
-                top_k = add_rn(top_k, mul_rn(float(weights[t, item]), credit_true[m, jk, item]))
-            out[t, m, 2 + jk] = top_k / n
-
-
-@cuda.jit
-def linear_swaps_kernel(influences, key0, key1, first, exact, sign, out):
-    """Swap pattern ``first + t``: out[t, c] the sum of the signed influences, in item order."""
-    t = cuda.grid(1)
-    if t >= out.shape[0]:
-        return
-    d = influences.shape[0]
-    width = influences.shape[1]
-    pattern = first + t
-    s0, s1, s2, s3 = replicate_state(key0, key1, pattern)
-    bits = ZERO
-    left = 0
-    for item in range(d):
-        if exact:
-            swapped = (pattern >> item) & 1
-        else:
-            if left == 0:
-                bits, s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
-                left = 64
-            swapped = int(bits & ONE)
-            bits >>= ONE
-            left -= 1
-        sign[t, item] = -1.0 if swapped else 1.0
-    for c in range(width):
-        total = 0.0
-        for item in range(d):
-            total = add_rn(total, mul_rn(sign[t, item], influences[item, c]))
-        out[t, c] = total
+        out[t, m, 1] = ovr_macro(sums[t], counts, n)
 
 
 def model_score_permutations_cuda(codes, double_ranks, orders, group_last, credit, counts, hand_till, key0, key1,
@@ -280,18 +181,3 @@ def model_score_permutations_cuda(codes, double_ranks, orders, group_last, credi
     launch_rows(model_permutations_kernel, (codes, double_ranks, orders, group_last, credit, counts, bool(hand_till),
                                              key0, key1), (), [((n,), np.int32), ((K,), np.int64),
                                                                ((K, K), np.int64)], out, first, threads)
-
-
-def stratified_score_resamples_cuda(order, starts, codes, labels_along, orders, group_last, credit_true, counts, key0,
-                                    key1, first, out, threads: int = 4096):
-    """:func:`~tablegen.compute.kernels.multiclass_scores.stratified_score_resamples` on the GPU."""
-    n, K = order.size, counts.size
-    launch_rows(stratified_scores_kernel, (order, starts, codes, labels_along, orders, group_last, credit_true,
-                                            counts, key0, key1), (), [((n,), np.int64), ((K, K), np.int64)], out,
-                 first, threads)
-
-
-def linear_swap_differences_cuda(influences, key0, key1, first, exact, out, threads: int = 4096):
-    """:func:`~tablegen.compute.kernels.multiclass_scores.linear_swap_differences` on the GPU (out (rows, columns))."""
-    launch_rows(linear_swaps_kernel, (influences, key0, key1), (bool(exact),), [((influences.shape[0],), np.float64)],
-                 out, first, threads)
