@@ -149,16 +149,33 @@ def _walk(codes, untied, weights, n_neg, auc, k_cuts, tpk, cutoffs):
     ``cutoffs`` (TP, FP, flat) at each group end where TP grew (written at every group end, kept where it grew: no
     branch on the random labels and weights), and TP at each cut-off of ``k_cuts`` items in ``tpk`` (-1 where
     none holds exactly k; P where k >= P + N).  A model without tied scores (``untied``: every item a group end)
-    walks without testing for group ends (a fifth faster)."""
-    state = (0, 0, 0, 0, 0, 0, 0)  # TP, FP, TP and FP at the last group end, A, B, cut-offs kept
+    walks without testing for group ends (a fifth faster).  The item's step is written out in the loop: as an
+    inlined step function (taking the arrays and a tuple of the state) it cost 34 ns per item instead of 4
+    (10^5 items with ties, AMD EPYC)."""
     for t in range(k_cuts.size):
         tpk[t] = -1
     if untied and k_cuts.size == 0:
         return _walk_untied(codes, weights, n_neg, cutoffs)
-    else:
-        for j in range(codes.size):
-            state = _step(codes[j], (codes[j] & 1) == 1, weights, n_neg, auc, k_cuts, tpk, cutoffs, state)
-    tp, fp, _, _, a, b, count = state
+    tp = fp = tp_before = fp_before = a = b = count = 0  # TP, FP, TP and FP at the last group end, A, B, cut-offs kept
+    for j in range(codes.size):  # one item: its weight added to TP or FP, and at a group end the cut-off closed
+        code = codes[j]
+        w = np.int64(weights[code >> 2])
+        positive = w * np.int64((code >> 1) & 1)
+        tp += positive
+        fp += w - positive
+        if (code & 1) == 1:
+            gp = tp - tp_before
+            if auc:
+                a += gp * (n_neg - fp)
+                b += gp * (fp - fp_before)
+            cutoffs[2 * count] = tp
+            cutoffs[2 * count + 1] = fp
+            count += np.int64(gp > 0)
+            for t in range(k_cuts.size):
+                if tp + fp == k_cuts[t]:
+                    tpk[t] = tp
+            tp_before = tp
+            fp_before = fp
     for t in range(k_cuts.size):
         if k_cuts[t] >= tp + fp:
             tpk[t] = tp
@@ -184,30 +201,6 @@ def _walk_untied(codes, weights, n_neg, cutoffs):
         cutoffs[2 * count + 1] = fp
         count += np.int64(positive > 0)
     return a, 0, count
-
-
-@nb.njit(inline="always", nogil=True)
-def _step(code, end, weights, n_neg, auc, k_cuts, tpk, cutoffs, state):
-    """One item of :func:`_walk`: its weight added to TP or FP, and at a group end (``end``) the cut-off closed."""
-    tp, fp, tp_before, fp_before, a, b, count = state
-    w = np.int64(weights[code >> 2])
-    positive = w * np.int64((code >> 1) & 1)
-    tp += positive
-    fp += w - positive
-    if end:
-        gp = tp - tp_before
-        if auc:
-            a += gp * (n_neg - fp)
-            b += gp * (fp - fp_before)
-        cutoffs[2 * count] = tp
-        cutoffs[2 * count + 1] = fp
-        count += np.int64(gp > 0)
-        for t in range(k_cuts.size):
-            if tp + fp == k_cuts[t]:
-                tpk[t] = tp
-        tp_before = tp
-        fp_before = fp
-    return tp, fp, tp_before, fp_before, a, b, count
 
 
 @nb.njit(inline="always", nogil=True)
