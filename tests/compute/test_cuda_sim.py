@@ -113,7 +113,26 @@ def _permutation_counts(device: str) -> dict:
                                  np.arange(K), exact=False, R=R, key=(np.uint64(n), np.uint64(first)), device=device)
             results.update({f"perm_{n}_{column}_maxima": counts.maxima, f"perm_{n}_{column}_raw": counts.raw_hits,
                             f"perm_{n}_{column}_step": counts.step_hits})
+    results.update(_permutation_counts_with_a_look(device))
     return results
+
+
+def _permutation_counts_with_a_look(device: str) -> dict:
+    """A fused pass with an early look at 10 of 40 arrangements: AUC's thresholds out of reach (stops at the look),
+    accuracy's within reach (goes on to 40 from replicate 10)."""
+    from tablegen.compare.pairwise.sequential import EarlyLook
+    from tablegen.compare.selection.engine import MetricPlan, models_sorted, null_counts_all
+    from tablegen.compute.kernels.ranking import mcc_weights
+
+    n, P, K = 14, 5, 3
+    sorted_models = models_sorted(np.round(np.random.default_rng(n).normal(size=(K, n)), 1))
+    plans = [MetricPlan(0, 0, np.arange(K), np.full(K, 1.5), np.arange(K)),
+             MetricPlan(1, 0, np.arange(K), np.linspace(0.55, 0.75, K), np.arange(K))]
+    found = null_counts_all(sorted_models, P, plans, mcc_weights(P, n - P, n + 1), exact=False, R=40,
+                            key=(np.uint64(n), np.uint64(3)), device=device, look=EarlyLook(10))
+    return {f"look_{t}_{part}": np.asarray(value) for t, counts in enumerate(found)
+            for part, value in (("maxima", counts.maxima), ("raw", counts.raw_hits), ("step", counts.step_hits),
+                                ("early", counts.stopped_early))}
 
 
 #: The bootstrap kernel's cases: (items, models, resamples, first resample, decimals of the scores: ties; None:
@@ -224,9 +243,31 @@ def _cpu_scores(P, N, first, count, with_mcc=True):
 def test_label_permutations_score_like_the_cpu_kernel(sim):
     """The max-T kernel's twin: every replicate's maximum and every hit count, bit for bit, every metric."""
     cpu = _permutation_counts("cpu")
-    assert len(cpu) == 3 * 7 * len(PERMUTATION_CASES)
+    assert len(cpu) == 3 * 7 * len(PERMUTATION_CASES) + 8
+    assert cpu["look_0_early"] and not cpu["look_1_early"] and cpu["look_0_maxima"].size == 10
+    assert cpu["look_1_maxima"].size == 40
     for name, values in cpu.items():
         assert np.array_equal(sim[name], values), name
+
+
+def test_an_early_look_splits_a_pass_without_changing_what_goes_on():
+    """The plan that goes past the look has the maxima and counts of a run without one (replicates 10..39 drawn
+    after the look, for it alone); the one that stopped has those of a run of 10."""
+    from tablegen.compare.selection.engine import MetricPlan, models_sorted, null_counts_all
+    from tablegen.compute.kernels.ranking import mcc_weights
+
+    looked = _permutation_counts_with_a_look("cpu")
+    n, P, K = 14, 5, 3
+    sorted_models = models_sorted(np.round(np.random.default_rng(n).normal(size=(K, n)), 1))
+    weights, key = mcc_weights(P, n - P, n + 1), (np.uint64(n), np.uint64(3))
+    whole = null_counts_all(sorted_models, P, [MetricPlan(1, 0, np.arange(K), np.linspace(0.55, 0.75, K),
+                                                          np.arange(K))], weights, exact=False, R=40, key=key)[0]
+    first = null_counts_all(sorted_models, P, [MetricPlan(0, 0, np.arange(K), np.full(K, 1.5), np.arange(K))],
+                            weights, exact=False, R=10, key=key)[0]
+    assert np.array_equal(looked["look_1_maxima"], whole.maxima) and np.array_equal(looked["look_1_raw"],
+                                                                                    whole.raw_hits)
+    assert np.array_equal(looked["look_0_maxima"], first.maxima) and np.array_equal(looked["look_0_step"],
+                                                                                    first.step_hits)
 
 
 def test_bootstrap_resamples_score_like_the_cpu_kernel(sim):

@@ -94,7 +94,25 @@ def early_look(alpha: float, comparisons: int, cap: int) -> EarlyLook | None:
     >>> early_look(0.05, 99, 10_000), early_look(0.05, 300, 10_000)
     (EarlyLook(drawn=3959, most_hits=0), None)
     """
-    drawn = math.ceil(Fraction(2 * comparisons) / Fraction(alpha)) - 1
+    return look_for(Fraction(alpha) / (2 * comparisons), cap)
+
+
+def max_t_look(alpha: float, cap: int) -> EarlyLook | None:
+    """The look of a max-T selection test at level ``alpha`` with R = ``cap`` arrangements at most: e = 0 at the
+    first l_e with tau_e = 1/(l_e + 1) <= alpha / 10, so that an early stop is significant and a run that goes on
+    pays at most a tenth of the level (None where l_e would exceed half the cap).
+
+    Examples
+    --------
+    >>> max_t_look(0.05, 10_000), max_t_look(0.001, 10_000)
+    (EarlyLook(drawn=199, most_hits=0), None)
+    """
+    return look_for(Fraction(alpha) / 10, cap)
+
+
+def look_for(price: Fraction, cap: int) -> EarlyLook | None:
+    """The look with e = 0 at the first l_e whose price 1/(l_e + 1) is at most ``price``; None past half the cap."""
+    drawn = math.ceil(1 / price) - 1
     return EarlyLook(drawn) if 0 < drawn <= cap // 2 else None
 
 

@@ -90,13 +90,17 @@ def _double_midranks(orders: np.ndarray, ends: np.ndarray) -> np.ndarray:
 class NullCounts:
     """What the arrangements said: each arrangement's maximum over models (``maxima``), and per model how
     many reached its observed value alone (``raw_hits``) and as the step-down maximum (``step_hits``, by
-    observed rank); ``arrangements`` is how many were run, all of them when ``exact``."""
+    observed rank); ``arrangements`` is how many were run, all of them when ``exact``; ``look`` the early look of
+    the run's design (a :class:`~tablegen.compare.pairwise.sequential.EarlyLook`, or None) and ``stopped_early``
+    whether the run stopped there (:func:`null_counts_all`)."""
 
     maxima: np.ndarray
     raw_hits: np.ndarray
     step_hits: np.ndarray
     arrangements: int
     exact: bool
+    look: object = None
+    stopped_early: bool = False
 
 
 def arrangements(n: int, P: int) -> int:
@@ -141,12 +145,17 @@ def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, we
 
 def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, *,
                     exact: bool, R: int = 0, key: tuple = (np.uint64(0), np.uint64(0)), device: str = "cpu",
-                    progress=None) -> list[NullCounts]:
+                    progress=None, look=None) -> list[NullCounts]:
     """Run the arrangements block by block, each scored for every metric of ``plans`` at once (each model walked
     once per arrangement): all C(n, P) of them if ``exact``, else replicates 0 .. R - 1 of ``key`` (on a GPU with
     ``device="cuda"``: the same counts and maxima, bit for bit).  One :class:`NullCounts` per plan, each what a
     pass of that metric alone gives; ``progress(done, total)``, if given, is told of the arrangements scored after
     each block.
+
+    With an early ``look`` (an :class:`~tablegen.compare.pairwise.sequential.EarlyLook` at l_e < R arrangements,
+    random arrangements only), a plan in which at most e of the first l_e arrangements' maxima reach its smallest
+    threshold — every model's single-step count at most e — stops there (its counts are those of a run of l_e);
+    the other plans go on to R on the same replicates.
 
     Examples
     --------
@@ -157,36 +166,70 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
     >>> auc.arrangements, auc.maxima.tolist(), accuracy.raw_hits.tolist()
     (6, [1.0, 0.75, 0.5, 1.0, 0.75, 0.5], [1, 4])
     """
-    from tablegen.compute.kernels.permutation import enumeration_metrics_counts, permutation_metrics_counts
-
-    models, n = sorted_models.orders.shape
+    n = sorted_models.orders.shape[1]
     total = arrangements(n, P) if exact else R
-    packed = _packed(plans)
-    width = packed[2].shape[1]
+    width = max(plan.members.size for plan in plans)
     maxima = np.empty((len(plans), total))
     raw_hits = np.zeros((len(plans), width), np.int64)
     step_hits = np.zeros((len(plans), width), np.int64)
+    if exact or look is None or look.drawn >= R:
+        _run(sorted_models, P, plans, weights, exact, key, device, 0, total, total, maxima, raw_hits, step_hits,
+             progress)
+        return _split(plans, maxima, raw_hits, step_hits, [total] * len(plans), exact, None, [False] * len(plans))
+    _run(sorted_models, P, plans, weights, False, key, device, 0, look.drawn, total, maxima, raw_hits, step_hits,
+         progress)
+    early = [int(np.count_nonzero(maxima[t, :look.drawn] >= plan.thresholds.min())) <= look.most_hits
+             for t, plan in enumerate(plans)]
+    going = np.flatnonzero(~np.array(early))
+    if going.size:
+        logger.info("max-T: %d of %d metrics past the early look at %d arrangements", going.size, len(plans),
+                    look.drawn)
+        rest = [plans[t] for t in going]
+        wide = max(plan.members.size for plan in rest)  # the kernels' width for these plans alone
+        rest_maxima = np.empty((going.size, total - look.drawn))
+        rest_raw, rest_step = raw_hits[going, :wide].copy(), step_hits[going, :wide].copy()
+        _run(sorted_models, P, rest, weights, False, key, device, look.drawn, total, total, rest_maxima, rest_raw,
+             rest_step, progress)
+        maxima[going, look.drawn:] = rest_maxima
+        raw_hits[going, :wide], step_hits[going, :wide] = rest_raw, rest_step
+    elif progress is not None:
+        progress(total, total)
+    drawn = [look.drawn if stop else total for stop in early]
+    return _split(plans, maxima, raw_hits, step_hits, drawn, False, look, early)
+
+
+def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, exact: bool, key: tuple,
+         device: str, start: int, stop: int, total: int, maxima: np.ndarray, raw_hits: np.ndarray,
+         step_hits: np.ndarray, progress) -> None:
+    """Arrangements ``start`` .. ``stop`` - 1 of the plans' pass (of ``total``) into ``maxima[:, start - start0 ..]``
+    (``maxima`` holds the columns from ``start`` on when it is narrower than ``total``), adding to the hit counts."""
+    from tablegen.compute.kernels.permutation import enumeration_metrics_counts, permutation_metrics_counts
+
+    n = sorted_models.orders.shape[1]
+    packed = _packed(plans)
+    offset = start if maxima.shape[1] < total else 0  # where column 0 of ``maxima`` lies among the arrangements
     if device == "cuda" and not exact:
         from tablegen.compute.kernels.cuda.permutation import permutation_counts_cuda
 
+        block = np.empty((len(plans), stop - start))
         permutation_counts_cuda(sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, P,
-                                *packed[:2], weights, *packed[2:], key[0], key[1], 0, maxima, raw_hits, step_hits)
-        return _split(plans, maxima, raw_hits, step_hits, total, exact)
+                                *packed[:2], weights, *packed[2:], key[0], key[1], start, block, raw_hits, step_hits)
+        maxima[:, start - offset:stop - offset] = block
+        return
     minority = min(P, n - P)  # enumerate the positions of the smaller class
     binomial = _binomial_table(n, minority) if exact else None
     common = (sorted_models.orders, sorted_models.group_ends, sorted_models.double_ranks, sorted_models.untied, P,
               *packed[:2], weights, *packed[2:])
-    for first in range(0, total, BLOCK):
-        block = np.empty((len(plans), min(BLOCK, total - first)))
+    for first in range(start, stop, BLOCK):
+        block = np.empty((len(plans), min(BLOCK, stop - first)))
         if exact:
             enumeration_metrics_counts(*common, binomial, minority, first, block, raw_hits, step_hits)
         else:
             permutation_metrics_counts(*common, key[0], key[1], first, block, raw_hits, step_hits)
-        maxima[:, first:first + block.shape[1]] = block
+        maxima[:, first - offset:first - offset + block.shape[1]] = block
         logger.debug("label arrangements: %d of %d", first + block.shape[1], total)
         if progress is not None:
             progress(first + block.shape[1], total)
-    return _split(plans, maxima, raw_hits, step_hits, total, exact)
 
 
 def _packed(plans: list[MetricPlan]) -> tuple:
@@ -205,9 +248,10 @@ def _packed(plans: list[MetricPlan]) -> tuple:
     return columns, k_cuts, members, sizes, thresholds, ranked
 
 
-def _split(plans, maxima, raw_hits, step_hits, total: int, exact: bool) -> list[NullCounts]:
-    return [NullCounts(maxima[t], raw_hits[t, :plan.members.size].copy(), step_hits[t, :plan.members.size].copy(),
-                       total, exact) for t, plan in enumerate(plans)]
+def _split(plans, maxima, raw_hits, step_hits, drawn: list, exact: bool, look, early: list) -> list[NullCounts]:
+    return [NullCounts(maxima[t, :drawn[t]], raw_hits[t, :plan.members.size].copy(),
+                       step_hits[t, :plan.members.size].copy(), drawn[t], exact, look, early[t])
+            for t, plan in enumerate(plans)]
 
 
 def _binomial_table(n: int, k: int) -> np.ndarray:

@@ -220,7 +220,7 @@ def _counts(questions: list, progress):
     logger.info("max-T of %d models on %s: %s", first.sorted_all.orders.shape[0],
                 ", ".join(q.spec.name for q in questions), "every arrangement" if exact else f"R = {first.R:,}")
     return null_counts_all(first.sorted_all, first.P, plans, first.weights, exact=exact, R=first.R, key=first.key,
-                           device=first.device, progress=progress)
+                           device=first.device, progress=progress, look=first.look)
 
 
 def _ranked(q) -> np.ndarray:
@@ -239,15 +239,17 @@ def _result(q, counts, null) -> SelectionResult:
     exact = counts.exact
     extra = _extra(q)
     M = counts.arrangements
-    raw = _proportions(counts.raw_hits, M, exact)
-    step = _proportions(counts.step_hits, M, exact)  # one vectorised call per kind, not one per model
+    price = 0.0 if counts.look is None or counts.stopped_early else counts.look.price
+    level = CI_LEVEL if counts.look is None else 1.0 - (1.0 - CI_LEVEL) / 2  # two branches: 97.5% each
+    raw = _proportions(counts.raw_hits, M, exact, price, level)
+    step = _proportions(counts.step_hits, M, exact, price, level)  # one vectorised call per kind, not one per model
     steps = [_with_extra(tuple(v[j] for v in step), observed[m], extra, null) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
     reached = M - np.searchsorted(np.sort(counts.maxima), thresholds, side="left")  # maxima >= each threshold
-    single_hits = _proportions(reached, M, exact)
+    single_hits = _proportions(reached, M, exact, price, level)
     single = [_with_extra(tuple(v[i] for v in single_hits), observed[i], extra, null) for i in range(len(names))]
     divisor = q.divisor
-    critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top)
+    critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top, level)
     effective = _effective_C(counts.maxima, critical, extra, null if extra else q.single_null())
     names_ranked = [names[m] for m in ranked]
     return SelectionResult(
@@ -263,17 +265,20 @@ def _result(q, counts, null) -> SelectionResult:
         effective_C=effective, method="exact" if exact else "permutation", arrangements=M,
         R=None if exact else q.R, seed=None if exact else q.seed, not_applicable=q.not_applicable,
         single_step_p_values={name: float(single[i][0]) for i, name in enumerate(names)},
-        single_step_p_intervals={name: (float(single[i][1]), float(single[i][2])) for i, name in enumerate(names)})
+        single_step_p_intervals={name: (float(single[i][1]), float(single[i][2])) for i, name in enumerate(names)},
+        early_look=None if counts.look is None else counts.look.drawn, stopped_early=counts.stopped_early)
 
 
-def _proportions(hits: np.ndarray, M: int, exact: bool):
+def _proportions(hits: np.ndarray, M: int, exact: bool, price=0.0, level: float = CI_LEVEL):
     """(p, low, high): hits / M exactly (equal ends); from M random arrangements, (hits + 1) / (M + 1), never 0
-    and a valid p-value (Phipson & Smyth 2010), with the 95% Clopper–Pearson interval of the exact p."""
+    and a valid p-value (Phipson & Smyth 2010), plus ``price`` (an early look's, for a run that went past it;
+    capped at 1), with the ``level`` Clopper–Pearson interval of the exact p."""
     if exact:
         estimate = hits / M
         return estimate, estimate, estimate
-    low, high = clopper_pearson(hits, hits, M, CI_LEVEL)
-    return (hits + 1) / (M + 1), np.asarray(low, float), np.asarray(high, float)
+    low, high = clopper_pearson(hits, hits, M, level)
+    p = np.minimum(1.0, (hits + 1) / (M + 1) + float(price)) if price else (hits + 1) / (M + 1)
+    return p, np.asarray(low, float), np.asarray(high, float)
 
 
 def _with_extra(p, score: float, extra: int, null):
@@ -295,15 +300,16 @@ def _monotone(steps):
     return out
 
 
-def _critical(maxima: np.ndarray, M: int, exact: bool, alpha: float, extra: int, null, top: float):
-    """The smallest x with Pr(maxT <= x) Pr(X <= x)^extra >= 1 - alpha, and its 95% interval (DKW band)."""
+def _critical(maxima: np.ndarray, M: int, exact: bool, alpha: float, extra: int, null, top: float,
+              level: float = CI_LEVEL):
+    """The smallest x with Pr(maxT <= x) Pr(X <= x)^extra >= 1 - alpha, and its ``level`` interval (DKW band)."""
     levels, counts = np.unique(maxima, return_counts=True)
     cdf = np.cumsum(counts) / M
     levels, cdf = np.append(levels, top), np.append(cdf, 1.0)  # no value exceeds the metric's maximum
     estimate = _critical_at(levels, cdf, alpha, extra, null)
     if exact:
         return estimate, (estimate, estimate)
-    band = math.sqrt(math.log(2.0 / (1.0 - CI_LEVEL)) / (2.0 * M))  # Massart's DKW constant
+    band = math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * M))  # Massart's DKW constant
     low = _critical_at(levels, np.minimum(cdf + band, 1.0), alpha, extra, null)
     high = _critical_at(levels, np.maximum(cdf - band, 0.0), alpha, extra, null)
     high = top if high is None else high

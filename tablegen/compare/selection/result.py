@@ -36,6 +36,14 @@ class SelectionResult:
         law here or the critical value is at the top of the support.
     method : str
         ``"exact"`` (every arrangement) or ``"permutation"`` (R random arrangements, ``seed``).
+    arrangements : int
+        The arrangements scored: C(n, P) when exact, else R, or l_e where the run stopped at its early look.
+    early_look, stopped_early : int or None, bool
+        With R left unset, the permutation test has a look fixed in advance at l_e = ceil(10 / alpha) - 1
+        arrangements (199 at alpha = 0.05): where no arrangement's maximum reaches any model's value, the run
+        stops there (``stopped_early``) with every p-value 1/(l_e + 1) <= alpha/10; a run that goes on adds
+        1/(l_e + 1) to every p-value, which keeps the level exactly.  With a look every interval (p-values'
+        Clopper–Pearson, the critical value's DKW band) is at 97.5%, so that the one reported covers with 95%.
 
     Examples
     --------
@@ -71,6 +79,8 @@ class SelectionResult:
     they cannot win and leave the maximum, and C still counts them."""
     single_step_p_values: dict = field(default_factory=dict)
     single_step_p_intervals: dict = field(default_factory=dict)
+    early_look: int | None = None
+    stopped_early: bool = False
 
     @property
     def p_value(self) -> float:
@@ -95,8 +105,13 @@ class SelectionResult:
 
     def sentence(self) -> str:
         """The verdict in words, with the method."""
+        stopped = ""
+        if self.stopped_early:
+            stopped = " (stopped at the early look: no arrangement reached a model's value)"
+        elif self.early_look is not None:
+            stopped = f" (past an early look at {self.early_look:,})"
         how = ("exact, over all label arrangements" if self.method == "exact" else
-               f"{self.R:,} random label arrangements, seed {self.seed}; 95% interval "
+               f"{self.arrangements:,} random label arrangements{stopped}, seed {self.seed}; 95% interval "
                f"[{self.adjusted_p_intervals[self.winner][0]:.3g}, {self.adjusted_p_intervals[self.winner][1]:.3g}]")
         given = len(self.values) + len(self.not_applicable)
         others = "" if self.C == given else f" and {self.C - given} more not given"
@@ -118,4 +133,5 @@ class SelectionResult:
                 "adjusted_p_intervals": {m: list(v) for m, v in self.adjusted_p_intervals.items()},
                 "critical_value": self.critical_value, "critical_interval": list(self.critical_interval),
                 "effective_C": self.effective_C, "method": self.method, "arrangements": self.arrangements,
-                "R": self.R, "seed": self.seed, "not_applicable": self.not_applicable}
+                "R": self.R, "seed": self.seed, "not_applicable": self.not_applicable,
+                "early_look": self.early_look, "stopped_early": self.stopped_early}

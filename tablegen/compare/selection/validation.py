@@ -63,6 +63,7 @@ class SelectionQuestion:
     not_applicable: dict = field(default_factory=dict)
     device: str = "cpu"
     nulls: ExactNulls = field(default_factory=ExactNulls)
+    look: object = None  # the early look of a permutation test with R unset (EarlyLook), else None
 
     @property
     def divisor(self) -> int:
@@ -157,7 +158,7 @@ def checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_labe
         observed = _observed(y, sorted_all, members, P, column, k_cut, weights)
         questions.append(SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_all, members, P, n, C,
                                            replicates, seed, alpha, method, column, k_cut, weights, key,
-                                           not_applicable, device, nulls))
+                                           not_applicable, device, nulls, _look(R, replicates, alpha)))
     return questions
 
 
@@ -199,6 +200,16 @@ def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], d
         raise TablegenInputError.naming(Argument("metric"), f" {spec.name} is not defined for any model given: "
                                         f"{next(iter(not_applicable.values()))}")
     return applicable, not_applicable
+
+
+def _look(R, replicates: int, alpha: float):
+    """The early look of a permutation test whose R was left to tablegen (:func:`.sequential.max_t_look`), else
+    None (R given, or every arrangement enumerated)."""
+    if R is not None or replicates == 0:
+        return None
+    from tablegen.compare.pairwise.sequential import max_t_look
+
+    return max_t_look(alpha, replicates)
 
 
 def _replicates(R, alpha: float, method: str, n: int, P: int, K: int) -> int:
