@@ -75,7 +75,8 @@ def add_evaluate_parser(sub) -> None:
                    help="draw the ROC curves over the random band (K > 2 classes: each model's confusion matrix)")
     p.add_argument("--max-seconds", type=float, default=None,
                    help="refuse (exit 5, with the estimate) a report estimated to take longer on one core "
-                        "(default: TABLEGEN_TIME_LIMIT, else 3600)")
+                        "(default: TABLEGEN_TIME_LIMIT, else 3600); with --device cuda the estimate of the CPU's part "
+                        "(the GPU's steps are not estimated)")
     p.set_defaults(run=run, output="text")
 
 
@@ -116,7 +117,8 @@ class EvaluationProgress:
     """The report's progress on stderr: the estimate first where the work is long (:attr:`long_seconds` or more),
     then, once :attr:`after_seconds` of work have passed, the share of the estimated work done, the time elapsed
     and the ETA (the work left at the pace so far).  On a terminal one line is redrawn in place (also between
-    steps, every :attr:`redraw_seconds`); elsewhere one line per step.
+    steps, every :attr:`redraw_seconds`); elsewhere one line per step.  With ``device="cuda"`` the estimate says what
+    it is: the work's seconds if it all ran on one CPU core, part of it running on the GPU, whose time is not estimated.
 
     Examples
     --------
@@ -138,8 +140,8 @@ class EvaluationProgress:
     long_seconds = 10.0
     redraw_seconds = 0.5
 
-    def __init__(self, stream=None, clock=time.perf_counter):
-        self.stream, self.clock = sys.stderr if stream is None else stream, clock
+    def __init__(self, stream=None, clock=time.perf_counter, device: str = "cpu"):
+        self.stream, self.clock, self.device = sys.stderr if stream is None else stream, clock, device
         self.start = clock()
         self.interactive = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.state, self.drawn = (0.0, 1.0, self.start), False
@@ -164,11 +166,25 @@ class EvaluationProgress:
         now = self.clock()
         with self._lock:
             if done == 0.0 and total >= self.long_seconds:
-                self.stream.write(f"tablegen evaluate: about {total:,.0f} s of work on one core (estimated)\n")
+                self.stream.write(self._estimate(total))
                 self.stream.flush()
             self.state = (done, total, now)
             if now - self.start >= self.after_seconds:
                 self._draw(now)
+
+    def _estimate(self, total: float) -> str:
+        """The estimate's line: single-core seconds; with a GPU, labelled as the CPU's figure for all the work.
+
+        Examples
+        --------
+        >>> print(EvaluationProgress(device="cuda")._estimate(40.0), end="")  # doctest: +NORMALIZE_WHITESPACE
+        tablegen evaluate: about 40 s of work if it all ran on one CPU core (estimated); part of it runs on the GPU
+        (--device cuda), whose time is not estimated
+        """
+        if self.device == "cuda":
+            return (f"tablegen evaluate: about {total:,.0f} s of work if it all ran on one CPU core (estimated); part "
+                    "of it runs on the GPU (--device cuda), whose time is not estimated\n")
+        return f"tablegen evaluate: about {total:,.0f} s of work on one core (estimated)\n"
 
     def _tick(self) -> None:
         while not self._stop.wait(self.redraw_seconds):
@@ -203,7 +219,7 @@ def run(args) -> int:
         return _run_multiclass(args, read)
     labels, scores, columns = read
     print(columns, file=sys.stdout if args.output == "text" else sys.stderr)  # JSON, Markdown, LaTeX stay clean
-    with EvaluationProgress() as progress:
+    with EvaluationProgress(device=_device(args)) as progress:
         report = evaluate(labels, scores, C=args.C, metrics=args.metrics, alpha=args.alpha,
                           positive_label=args.positive_label, method=args.method, R=args.R, seed=args.seed,
                           progress=progress, max_seconds=args.max_seconds, device=args.device)
@@ -215,6 +231,13 @@ def run(args) -> int:
             report.plot(args.plot)
         print(f"wrote {args.plot}")
     return 0
+
+
+def _device(args) -> str:
+    """``--device`` resolved (``auto``: ``cuda`` where a GPU is visible), for the estimate's words."""
+    from tablegen.compute.kernels.cuda.device import resolve_device
+
+    return resolve_device(args.device)
 
 
 def _read(args):
@@ -263,7 +286,7 @@ def _run_multiclass(args, read) -> int:
         line += (" Probabilities of classes no item has: each item's predicted class is its most probable one, "
                  "among every class the columns name.")
     print(line, file=sys.stdout if args.output == "text" else sys.stderr)
-    with EvaluationProgress() as progress:
+    with EvaluationProgress(device=_device(args)) as progress:
         report = evaluate_multiclass(read.labels, predictions, C=args.C, metrics=args.metrics, alpha=args.alpha,
                                      R=args.R, seed=args.seed, progress=progress, max_seconds=args.max_seconds,
                                      positive_label=args.positive_label, method=args.method, device=args.device)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from numpy.typing import ArrayLike
 
@@ -42,34 +42,138 @@ class EvaluationCost:
     max-T test's label arrangements, and its critical value's exact law of the competitors not given; the detectable
     AUC's search where it runs); ``seconds`` is their sum.
 
+    With ``device="cuda"``, ``gpu`` maps each step (or the part of a step) that runs on the GPU to its seconds in
+    ``steps``: what it would cost on one CPU core, not its time on the GPU, which tablegen does not estimate (no GPU
+    cost model has been measured on hardware).  ``cpu_seconds`` is then the CPU's part alone, the figure the time
+    guard holds against the limit (:func:`check_report_time`); the GPU's steps keep their CPU estimates in ``steps``
+    as the weights of the progress told.
+
     Examples
     --------
     >>> import numpy as np
     >>> y = np.r_[np.ones(50), np.zeros(50)]
     >>> cost = evaluation_cost(y, {"a": np.arange(100.0), "b": np.arange(100.0) % 7}, metrics=["auc"])
-    >>> sorted(cost.steps)[:2], cost.seconds == sum(cost.steps.values())
+    >>> sorted(cost.steps)[:2], cost.seconds == sum(cost.steps.values()) == cost.cpu_seconds
     ([('auc', 'detectable'), ('auc', 'intervals')], True)
     """
 
     metrics: tuple
     steps: dict
+    gpu: dict = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
         return float(sum(self.steps.values()))
 
+    @property
+    def cpu_seconds(self) -> float:
+        """The estimated single-core seconds of the work the CPU does (every step but the GPU's parts)."""
+        return max(0.0, self.seconds - float(sum(self.gpu.values())))
+
     def describe(self) -> str:
-        """The steps' estimates in words, the largest first."""
-        ranked = sorted(self.steps.items(), key=lambda item: -item[1])
-        return ", ".join(f"{' '.join(key)} {seconds:.2g} s" for key, seconds in ranked)
+        """The steps' estimates in words, the largest first; a step run on the GPU is named so, without seconds."""
+        cpu = {key: seconds - self.gpu.get(key, 0.0) for key, seconds in self.steps.items()}
+        ranked = sorted(cpu.items(), key=lambda item: -item[1])
+        words = [f"{' '.join(key)} {seconds:.2g} s" for key, seconds in ranked if key not in self.gpu or seconds > 0]
+        on_gpu = [" ".join(key) for key in self.steps if key in self.gpu]
+        if on_gpu:
+            words.append(f"on the GPU, not estimated: {', '.join(on_gpu)}")
+        return ", ".join(words)
+
+    def summary(self) -> str:
+        """The estimate in words: ``about 12 s of work on one core``, or with a GPU the CPU's part and the steps on
+        the GPU, whose time is not estimated.
+
+        Examples
+        --------
+        >>> cost = EvaluationCost(("auc",), {("verdicts",): 2.0, ("auc", "intervals"): 30.0})
+        >>> cost.summary()
+        'about 32 s of work on one core'
+        >>> on_device(cost, "cuda", [("auc", "intervals")]).summary()
+        'about 2 s of CPU work on one core, besides 1 step on the GPU whose time is not estimated'
+        """
+        if not self.gpu:
+            return f"about {self.seconds:.2g} s of work on one core"
+        return (f"about {self.cpu_seconds:.2g} s of CPU work on one core, besides {len(self.gpu)} "
+                f"step{'s' if len(self.gpu) > 1 else ''} on the GPU whose time is not estimated")
+
+
+def on_device(cost: EvaluationCost, device: str, steps: Iterable) -> EvaluationCost:
+    """``cost`` with ``steps`` (keys of ``cost.steps``, or (key, seconds) for the part of a step) marked as run on
+    the GPU where ``device`` is ``"cuda"``; unchanged on the CPU.
+
+    Examples
+    --------
+    >>> cost = EvaluationCost(("auc",), {("verdicts",): 2.0, ("auc", "intervals"): 30.0})
+    >>> on_device(cost, "cuda", [("auc", "intervals")]).cpu_seconds, on_device(cost, "cpu", [("auc", "intervals")]).gpu
+    (2.0, {})
+    """
+    if device != "cuda":
+        return cost
+    gpu = dict(cost.gpu)
+    for step in steps:
+        key, seconds = (step, cost.steps[step]) if step in cost.steps else step
+        gpu[key] = gpu.get(key, 0.0) + seconds
+    return replace(cost, gpu=gpu)
+
+
+def check_report_time(cost: EvaluationCost, what: str, way_out: tuple, limit: float | None) -> None:
+    """Refuse, before any work, a report whose estimate exceeds ``limit`` (default ``TABLEGEN_TIME_LIMIT``):
+    on the CPU its whole estimate; with a GPU (``cost.gpu``) the CPU's part alone, the steps on the GPU named as not
+    estimated (their CPU seconds are no measure of a GPU's time, and no GPU cost model has been measured on
+    hardware).
+
+    Examples
+    --------
+    >>> from tablegen.errors import ResourceLimitError
+    >>> cost = on_device(EvaluationCost(("auc",), {("verdicts",): 2.0, ("auc", "intervals"): 30.0}), "cuda",
+    ...                  [("auc", "intervals")])
+    >>> check_report_time(cost, "a report", ("ask less",), limit=10.0)  # 2 s on the CPU: within
+    >>> try:
+    ...     check_report_time(cost, "a report", ("ask less",), limit=1.0)
+    ... except ResourceLimitError as error:
+    ...     print(error)  # doctest: +NORMALIZE_WHITESPACE
+    the CPU's part of a report (auc intervals on the GPU: not estimated) would take about 2 s on one core, more than
+    the limit of 1 s; ask less
+    """
+    from tablegen.compute.limits import check_time
+
+    if cost.gpu:
+        steps = ", ".join(" ".join(key) for key in cost.gpu)
+        what = f"the CPU's part of {what} ({steps} on the GPU: not estimated)"
+    check_time(cost.cpu_seconds, what, way_out, limit=limit)
+
+
+def multiclass_gpu_steps(cost: EvaluationCost, true_counts) -> list:
+    """The steps of the K-class report (:func:`~tablegen.compare.report.multiclass.multiclass_cost`) run on the GPU
+    with ``device="cuda"``: the label metrics' and the probability metrics' passes of random label permutations (an
+    enumeration of the arrangements runs on the CPU), both bootstraps' resamples, and the paired tests' swap
+    patterns.
+
+    Examples
+    --------
+    >>> cost = EvaluationCost(("accuracy",), {("null",): 1.0, ("bootstrap",): 2.0, ("verdicts",): 0.5,
+    ...                                       ("accuracy", "paired"): 0.0})
+    >>> multiclass_gpu_steps(cost, [200, 200, 200]), multiclass_gpu_steps(cost, [2, 2, 1])
+    ([('null',), ('bootstrap',), ('accuracy', 'paired')], [('bootstrap',), ('accuracy', 'paired')])
+    """
+    from tablegen.compare.report.multiclass_tests import enumerated_arrangements
+    from tablegen.lookup.multiclass_scores import EXACT_ARRANGEMENTS
+
+    sampled = {"null": enumerated_arrangements(true_counts) is None,
+               "scores null": enumerated_arrangements(true_counts, EXACT_ARRANGEMENTS) is None}
+    return [key for key in cost.steps
+            if key[-1] in ("bootstrap", "scores bootstrap", "paired", "scores paired") or sampled.get(key[-1], False)]
 
 
 def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, C: int | None = None,
                     metrics: list[str] | None = None, method: str = "auto", R: int | None = None,
-                    positive_label: object = None) -> EvaluationCost:
+                    positive_label: object = None, device: str = "cpu") -> EvaluationCost:
     """The estimated single-core seconds of :func:`tablegen.evaluate` on these arguments, step by step, before any work
     (an estimate from per-step costs measured on one machine, rounded up; the exact nulls' from the metric
-    registry's cost models).
+    registry's cost models).  With ``device="cuda"`` the steps that run on the GPU are marked
+    (:attr:`EvaluationCost.gpu`): the simulated verdicts, the max-T test's random arrangements (an enumeration runs
+    on the CPU), the swap-permutation paired tests (DeLong's on the CPU) and the bootstrap resamples.
 
     Examples
     --------
@@ -106,12 +210,13 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
     C = K if C is None else max(check_competitors(C), K)
     enumerated = exact_fits(n, P, K)
     arrangement_count = arrangements(n, P) if enumerated else (DEFAULT_PERMUTATIONS if R is None else R)
-    steps = {("verdicts",): 0.0}
+    steps, gpu = {("verdicts",): 0.0}, []
     for spec in specs:
         null_seconds = spec.exact_cost(P, n - P)[0] if spec.has_exact else math.inf
         exact = method in ("auto", "exact") and null_seconds <= SIMULATION_SECONDS
         queries = 2 + (K if spec.tied_null_routine else 0)  # the verdict's two; each model's own p-value (AUC)
         steps["verdicts",] += queries * null_seconds if exact else SIMULATION_SECONDS  # one pass for both answers
+        gpu += [] if exact else [(("verdicts",), SIMULATION_SECONDS)]
         # the competitors not given need the exact null, refused (a note) beyond the time limit
         extra = NULL_QUERIES * null_seconds if C > K and null_seconds <= time_limit_seconds() else 0.0
         steps[spec.name, "max-T arrangements"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n
@@ -123,7 +228,9 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         steps[spec.name, "paired"] = paired
         # one pass per (model, resample) scores every metric: the first metric's step does it, the rest read it
         steps[spec.name, "intervals"] = K * n * RESAMPLE_STEP_SECONDS * BOOTSTRAP_RESAMPLES if spec is specs[0] else 0.0
-    return EvaluationCost(tuple(spec.name for spec in specs), steps)
+        gpu += [(spec.name, "intervals")] + ([] if enumerated else [(spec.name, "max-T arrangements")])
+        gpu += [(spec.name, "paired")] if paired > 0 and spec.paired_test != "delong" else []
+    return on_device(EvaluationCost(tuple(spec.name for spec in specs), steps), device, gpu)
 
 
 def _detectable_seconds(metric: str, P: int, N: int) -> float:

@@ -147,7 +147,8 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         ``progress(done, total)`` in estimated single-core seconds, told as the steps end.
     max_seconds : float, optional
         Refuse, before any work, a report whose estimate exceeds this (default ``TABLEGEN_TIME_LIMIT``, else one
-        hour).
+        hour); with ``device="cuda"`` the estimate of the CPU's part alone (the steps on the GPU are named as not
+        estimated).
     positive_label, method :
         Binary options of :func:`tablegen.evaluate`: with more than two classes only their defaults (None, "auto")
         are accepted.
@@ -173,11 +174,11 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     from tablegen.compare.report import multiclass_probabilities as probabilities
     from tablegen.compare.report import multiclass_resampling as resampling
     from tablegen.compare.report import multiclass_tests as tests
-    from tablegen.compare.report.cost import ReportSteps
+    from tablegen.compare.report.cost import ReportSteps, check_report_time, multiclass_gpu_steps, on_device
     from tablegen.compare.report.multiclass_input import multiclass_data
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.kernels.cuda.device import resolve_device
-    from tablegen.compute.limits import check_memory, check_time
+    from tablegen.compute.limits import check_memory
     from tablegen.compute.validation import MAX_REPLICATES, check_alpha, check_competitors, check_integer, check_seed
     from tablegen.lookup.multiclass import default_replicates
 
@@ -202,9 +203,10 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     replicates = default_replicates(C, alpha) if R is None else R
     swaps = DEFAULT_SWAPS if R is None else R
     cost = multiclass_cost(data, metrics, C, replicates, swaps, BOOTSTRAP_RESAMPLES, score_metrics)
-    check_time(cost.seconds, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
-               ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
-                "), or a larger ", Argument("max_seconds")), limit=max_seconds)
+    cost = on_device(cost, device, multiclass_gpu_steps(cost, data.true_counts()))  # the GPU's steps: not estimated
+    check_report_time(cost, f"evaluating {M:,} models on {data.n:,} items in {data.K} classes",
+                      ("pass fewer models, fewer ", Argument("metrics"), ", fewer replicates (", Argument("R"),
+                       "), or a larger ", Argument("max_seconds")), max_seconds)
     # the label metrics' and the probability metrics' passes (enumerated ones: every arrangement, whatever R) and
     # bootstraps, with their readers' copies, and every model's tables
     true = data.true_counts()
@@ -213,7 +215,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     check_memory(tests.labels_memory(true, M, replicates, BOOTSTRAP_RESAMPLES) + scores_bytes,
                  f"the K-class report's permutation pass and bootstrap ({M:,} models, R = {replicates:,})",
                  ("pass fewer models or fewer replicates (", Argument("R"), ")"))
-    logger.info("evaluate (K = %d): about %.3g s of work on one core (%s)", data.K, cost.seconds, cost.describe())
+    logger.info("evaluate (K = %d): %s (%s)", data.K, cost.summary(), cost.describe())
     step = ReportSteps(cost, progress)
     prep = tests.prepare(data)
     observed = tests.observed_values(prep)

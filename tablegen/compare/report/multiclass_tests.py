@@ -146,12 +146,19 @@ def pass_rows(true_counts, R: int, exact_limit: int = EXACT_ARRANGEMENTS) -> int
     >>> pass_rows([2, 2, 1], 10_000), pass_rows([200, 200, 200], 10_000)
     (30, 10000)
     """
-    count = _enumerated(true_counts, exact_limit)
+    count = enumerated_arrangements(true_counts, exact_limit)
     return R if count is None else count
 
 
-def _enumerated(true_counts, exact_limit: int) -> int | None:
-    """The number of distinct arrangements where it is at most ``exact_limit``, else None."""
+def enumerated_arrangements(true_counts, exact_limit: int = EXACT_ARRANGEMENTS) -> int | None:
+    """The number of distinct arrangements where it is at most ``exact_limit`` (a pass then enumerates them), else
+    None (without the huge exact count).
+
+    Examples
+    --------
+    >>> enumerated_arrangements([2, 2, 1]), enumerated_arrangements([10**6, 10**6, 10**6])
+    (30, None)
+    """
     counts = [int(v) for v in true_counts]
     log_count = math.lgamma(sum(counts) + 1) - sum(math.lgamma(c + 1) for c in counts)
     if log_count > math.log(exact_limit) + 1.0:  # far past the limit: its exact count (a huge integer) not needed
@@ -187,7 +194,7 @@ def labels_memory(true_counts, models: int, R: int, resamples: int) -> float:
     12.0
     """
     n = int(np.sum(true_counts))
-    enumerated = _enumerated(true_counts, EXACT_ARRANGEMENTS)
+    enumerated = enumerated_arrangements(true_counts)
     rows = R if enumerated is None else enumerated
     table = 0.0 if enumerated is None else (12.0 * n + 120.0) * rows
     return (pass_memory(rows, models, len(METRICS)) + pass_memory(resamples, models, len(METRICS)) + table
