@@ -270,7 +270,7 @@ def auc_from_ranks(labels, double_ranks, n_pos):
 
 
 @nb.njit(inline="always", nogil=True)
-def _grown_cutoffs(labels, order, group_end, untied, cut_tp, cut_k):
+def grown_cutoffs(labels, order, group_end, untied, cut_tp, cut_k):
     """The cut-offs (TP in ``cut_tp``, k in ``cut_k``) at the group ends of the walk where TP grew, in order; their
     number.  ``untied``: every item ends its group (no group-end test; a cut-off grew where its item is positive)."""
     tp = 0
@@ -303,7 +303,7 @@ def _best_integer(cut_tp, cut_k, count, up, down):
 
 
 @nb.njit(inline="always", nogil=True)
-def _cutoff_value(column, cut_tp, cut_k, count, n, n_pos, k_cut, group_end, weights):
+def cutoff_value(column, cut_tp, cut_k, count, n, n_pos, k_cut, group_end, weights):
     """A threshold column's value (1-5) or TP at ``k_cut`` (6) from the kept cut-offs: :func:`score_model`'s
     float (its expressions on the same integers)."""
     n_neg = n - n_pos
@@ -351,13 +351,13 @@ def _score_models(labels, orders, group_ends, double_ranks, untied, n_pos, colum
         walk = walk or columns[t] != 0
         auc_wanted = auc_wanted or columns[t] == 0
     for m in range(models):
-        count = _grown_cutoffs(labels, orders[m], group_ends[m], untied[m] != 0, cut_tp, cut_k) if walk else 0
+        count = grown_cutoffs(labels, orders[m], group_ends[m], untied[m] != 0, cut_tp, cut_k) if walk else 0
         auc = auc_from_ranks(labels, double_ranks[m], n_pos) if auc_wanted else math.nan
         for t in range(columns.size):
             if columns[t] == 0:
                 values[t, m] = auc
             else:
-                values[t, m] = _cutoff_value(columns[t], cut_tp, cut_k, count, n, n_pos, k_cuts[t], group_ends[m],
+                values[t, m] = cutoff_value(columns[t], cut_tp, cut_k, count, n, n_pos, k_cuts[t], group_ends[m],
                                              weights)
 
 
@@ -380,7 +380,7 @@ def _tally(values, members, size, thresholds, ranked, row, maxima, raw_hits, ste
             step_hits[r] += 1
 
 
-@nb.njit(inline="always", nogil=True)
+@nb.njit(nogil=True)
 def _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members, sizes,
                    thresholds, ranked, values, cut_tp, cut_k, row, maxima, raw_hits, step_hits):
     """Every metric's tally (:func:`_tally`) of one arrangement, each model walked once."""

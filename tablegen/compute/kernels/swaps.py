@@ -32,7 +32,7 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.permutation import score_model
+from tablegen.compute.kernels.permutation import cutoff_value, grown_cutoffs, score_model
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 _ONE = np.uint64(1)
@@ -107,11 +107,35 @@ def swap_differences(items, sources, values, labels, n_pos, columns, k_cut, weig
     flags = np.empty(n, np.uint8)
     sorted_labels = np.empty((2, n), np.uint8)
     bounds = np.empty((2, n + 1), np.uint8)
-    labels_a, labels_b = sorted_labels[0], sorted_labels[1]
-    ends_a, ends_b = bounds[0, 1:], bounds[1, 1:]
+    cut_tp = np.empty(n, np.int64)
+    cut_k = np.empty(n, np.int64)
+    side_values = np.empty((2, columns.size))
+    threshold_columns = 0
+    for c in range(columns.size):
+        threshold_columns += 1 if 1 <= columns[c] <= 5 else 0
     for row in range(out.shape[1]):
         _flags(exact, key0, key1, first + row, flags)
         _split(items, sources, values, entry_labels, flags, sorted_labels, bounds)
+        for side in range(2):
+            _score_side(sorted_labels[side], identity, bounds[side, 1:], n_pos, columns, k_cut, weights,
+                        threshold_columns, cut_tp, cut_k, side_values[side])
         for c in range(columns.size):
-            out[c, row] = (score_model(labels_a, identity, ends_a, n_pos, columns[c], k_cut, weights)
-                           - score_model(labels_b, identity, ends_b, n_pos, columns[c], k_cut, weights))
+            out[c, row] = side_values[0, c] - side_values[1, c]
+
+
+@nb.njit(inline="always", nogil=True)
+def _score_side(labels, identity, ends, n_pos, columns, k_cut, weights, threshold_columns, cut_tp, cut_k, values):
+    """One side's value of each column: with two or more threshold columns (best accuracy, F1, balanced accuracy,
+    average precision, MCC), one walk keeps the cut-offs where TP grew and each is read from them (the max-T
+    kernels' fused walk, :func:`~tablegen.compute.kernels.permutation.cutoff_value`: the floats
+    :func:`~tablegen.compute.kernels.permutation.score_model` gives, bit for bit); else, and for AUC and TP at k,
+    ``score_model``'s own walk."""
+    count = 0
+    if threshold_columns >= 2:
+        count = grown_cutoffs(labels, identity, ends, False, cut_tp, cut_k)
+    for c in range(columns.size):
+        column = columns[c]
+        if threshold_columns >= 2 and 1 <= column <= 5:
+            values[c] = cutoff_value(column, cut_tp, cut_k, count, labels.size, n_pos, k_cut, ends, weights)
+        else:
+            values[c] = score_model(labels, identity, ends, n_pos, column, k_cut, weights)
