@@ -380,6 +380,8 @@ def _tally(values, members, size, thresholds, ranked, row, maxima, raw_hits, ste
             step_hits[r] += 1
 
 
+# A plain njit function (one call per arrangement), not inline="always": both kernels below call it, and numba's
+# inlining copied and retyped its whole IR into each (compiling them from a cold cache 4.2 -> 2.9 s of CPU)
 @nb.njit(nogil=True)
 def _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members, sizes,
                    thresholds, ranked, values, cut_tp, cut_k, row, maxima, raw_hits, step_hits):
