@@ -14,9 +14,9 @@ from tablegen._lazy import attach
 #: Public name -> defining module (also what :mod:`tablegen.compare` resolves for this question).
 PUBLIC = {
     "paired_test": "tablegen.compare.pairwise.paired",
-    "PairedTestResult": "tablegen.compare.pairwise.paired",
+    "PairedTestResult": "tablegen.compare.pairwise.results",
     "pairwise_tests": "tablegen.compare.pairwise.paired",
-    "PairwiseResult": "tablegen.compare.pairwise.paired",
+    "PairwiseResult": "tablegen.compare.pairwise.results",
     "bootstrap_interval": "tablegen.compare.pairwise.bootstrap",
     "mcnemar_power": "tablegen.compare.pairwise.power",
     "mcnemar_sample_size": "tablegen.compare.pairwise.power",
