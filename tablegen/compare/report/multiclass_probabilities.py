@@ -126,9 +126,11 @@ def scores_memory(true_counts, K: int, models: int, metrics: tuple, R: int, resa
     both), an upper bound: the null's pass where it is enumerated holds every arrangement of the labels, up to
     :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS` rows whatever R
     (:func:`~.multiclass_tests.pass_memory`: 160 MB of values at 20 models and five columns); the bootstrap's
-    resamples and every model's values with each item left out; every model's tables (ranks, orders, tie groups and
-    labels along each column: four int32s, and its matrix and top-k credits: 8 (1 + 2 ks) bytes, per item and class),
-    twice while they are stacked.
+    resamples and every model's values with each item left out; every model's tables as :func:`prepare_scores`
+    builds them, per item and class: 24 bytes kept until the stacking ends (:func:`~tablegen.compute.multiclass_scores.
+    score_tables`' int64 ranks, two int32 tables, a float64 credit), 24 stacked (ranks, orders, tie groups and labels
+    along each column as int32s, the int64 ranks' 8 while converted), its matrix and top-k credits (8 (1 + ks)), and
+    64 besides for one model's sorting scratch (tracemalloc: 66 bytes per model, item and class at 4 x 10^4 items).
 
     Examples
     --------
@@ -142,7 +144,7 @@ def scores_memory(true_counts, K: int, models: int, metrics: tuple, R: int, resa
     n = int(np.sum(true_counts))
     ks = len({k for k in map(top_k_of, metrics) if k is not None})
     columns = 2 + ks
-    tables = 2.0 * models * n * K * (16.0 + 8.0 * (1 + 2 * ks))
+    tables = models * n * K * (56.0 + 8.0 * ks) + 64.0 * n * K
     return (pass_memory(pass_rows(true_counts, R, EXACT_ARRANGEMENTS), models, columns)
             + pass_memory(resamples, models, columns) + 8.0 * models * n * columns + tables)
 
