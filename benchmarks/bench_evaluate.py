@@ -241,14 +241,16 @@ def stage_seconds(result: dict, name: str) -> tuple[float | None, bool]:
 
 def ratio_text(before: float | None, after: float | None, before_partial: bool, after_partial: bool) -> str:
     """before / after where both figures are complete; '-' where either is partial or missing (no ratio of a
-    stopped stage's seconds: they are not its cost).
+    stopped stage's seconds: they are not its cost), or below the 0.005 s the table prints as 0.00 (timer noise).
 
     Examples
     --------
     >>> ratio_text(3.0, 1.5, False, False), ratio_text(41.5, 122.5, True, False), ratio_text(None, 1.0, False, False)
     ('2.00x', '-', '-')
+    >>> ratio_text(0.004, 0.0005, False, False)
+    '-'
     """
-    if before is None or after is None or before_partial or after_partial or after <= 0:
+    if before is None or after is None or before_partial or after_partial or min(before, after) < 0.005:
         return "-"
     return f"{before / after:.2f}x"
 
