@@ -233,7 +233,8 @@ def binormal_block(n_pos, n_neg, d, key0, key1, first, ks, mcc_w, with_mcc, out,
     for row in range(out.shape[0]):
         draw_binormal(key0, key1, first + row, n_pos, d, scores)
         if record:
-            scores_out[row, :] = scores
+            for i in range(n):  # not scores_out[row, :] = scores (compile time: see kernels/jit.py)
+                scores_out[row, i] = scores[i]
         positives = scores[:n_pos]
         negatives = scores[n_pos:]
         bucket_sort(positives, d, counts, spare, bins)
@@ -298,7 +299,8 @@ def lehmann_block(n_pos, n_neg, k, key0, key1, first, ks, mcc_w, with_mcc, out, 
     for row in range(out.shape[0]):
         draw_lehmann(key0, key1, first + row, n_pos, inv_k, scores)
         if record:
-            scores_out[row, :] = scores
+            for i in range(n):  # not scores_out[row, :] = scores (compile time: see kernels/jit.py)
+                scores_out[row, i] = scores[i]
         positives = scores[:n_pos]
         negatives = scores[n_pos:]
         _sort_between_extremes(positives, counts, spare, bins)

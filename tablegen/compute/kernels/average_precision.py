@@ -152,7 +152,9 @@ def _move(row, old, new, lo, hi):
 def _grown(H, cap):
     """``H`` copied into a (rows, 2 cap) array (each row keeps its offset)."""
     bigger = np.zeros((H.shape[0], 2 * cap))
-    bigger[:, :cap] = H
+    for r in range(H.shape[0]):  # not bigger[:, :cap] = H (compile time: see kernels/jit.py)
+        for b in range(cap):
+            bigger[r, b] = H[r, b]
     return bigger
 
 

@@ -10,6 +10,19 @@ with the cyclic garbage collector paused, its objects then moved to the collecto
 without importing ``scipy.linalg`` (see :func:`_load_numba`): in a new process about 0.25 s of CPU instead of
 0.5 s, and less for the collector to walk afterwards (``benchmarks/bench_startup.py``).  Only the modules of
 kernels a question needs import it.
+
+Compile time from a cold cache (the fast test loop and CI start cold) is kept down by three habits in the
+kernels, each measured with numba's ``numba:compile`` events:
+
+- a loop variable a kernel passes to another jitted function starts as ``np.int64(0)``, not the literal ``0``:
+  typing the loop, numba compiles the callee once for ``Literal[int](0)`` and again for int64, and never uses
+  the first (the lane kernel compiled four callees twice, 5 s);
+- a large helper that several kernels (or one kernel at several calls) use is a plain ``nb.njit`` function, which
+  numba compiles once per signature and LLVM inlines or calls, not ``inline="always"``, which copies and retypes
+  its IR at every call; small helpers inside hot loops stay inlined (check the loop's speed side by side);
+- an array is copied into a slice element by element, not by ``a[i, :] = b`` or ``a[:k] = b[lo:hi]``, for
+  which numba compiles a shape-mismatch error message (string formatting, 1-2 s of CPU once per process and
+  array rank).
 """
 
 from __future__ import annotations

@@ -432,7 +432,8 @@ def permutation_counts(orders, group_ends, double_ranks, n_pos, column, k_cut, w
     permutation_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, np.array([column]),
                                np.array([k_cut]), weights, members, np.array([models]), thresholds.reshape(1, models),
                                ranked.reshape(1, models), key0, key1, first, out, raw, step)
-    maxima[:] = out[0]
+    for r in range(maxima.size):  # not maxima[:] = out[0] (compile time: see kernels/jit.py)
+        maxima[r] = out[0, r]
 
 
 @nb.njit(inline="always", nogil=True)

@@ -124,8 +124,9 @@ def fold(values, counts, batch, state):
     if values.shape[0] - hi < held:
         size = hi - lo + held
         grown_values, grown_counts = np.empty(size + size // 4 + 64), np.zeros(size + size // 4 + 64, np.int64)
-        grown_values[:hi - lo] = values[lo:hi]
-        grown_counts[:hi - lo] = counts[lo:hi]
+        for j in range(hi - lo):  # not grown_values[:hi - lo] = values[lo:hi] (compile time: see kernels/jit.py)
+            grown_values[j] = values[lo + j]
+            grown_counts[j] = counts[lo + j]
         values, counts, lo, hi = grown_values, grown_counts, 0, hi - lo
     a, b, w = hi - 1, held - 1, hi + held  # read values[a], batch[b]; the merged part is values[w:hi + held]
     while a >= lo or b >= 0:
