@@ -5,7 +5,6 @@ programme it replaced and an exhaustive bisection over every candidate."""
 import math
 from fractions import Fraction
 
-import numba as nb
 import numpy as np
 import pytest
 
@@ -18,6 +17,7 @@ from tablegen.compute.exact.lattice import (
 )
 from tablegen.compute.exact.lattice_search import TRIM_RTOL, _run_probe, critical_key, tail_at_key
 from tablegen.compute.exact.nulls import critical_index
+from tablegen.compute.kernels.jit import jit_cached
 from tablegen.compute.kernels.lattice import half_plane_hit_probability, half_plane_sweep
 from tablegen.compute.stats import upper_tail_probability
 
@@ -27,7 +27,7 @@ CS = (1, 2, 10, 100, 1000)
 ALPHAS = (0.01, 0.05, 0.2, 0.5)
 
 
-@nb.njit
+@jit_cached()
 def row_programme(n_pos, n_neg, a, b, c):
     """The row-by-row programme the wavefront replaced, kept as a reference."""
     if c <= 0:

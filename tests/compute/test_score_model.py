@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 import pytest
 
+from tablegen.compute.kernels.jit import jit_cached
 from tablegen.compute.kernels.permutation import SCORED_COLUMNS, SPARSE_CLOSES, score_model
 from tablegen.compute.kernels.ranking import mcc_weights
 
 
-@nb.njit
+@jit_cached()
 def branching_score_model(labels, order, group_end, n_pos, column, k_cut, weights):
     """``score_model`` before its closes became selects (tablegen 2026-11-28)."""
     n = order.size

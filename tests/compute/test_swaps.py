@@ -4,11 +4,11 @@ for its name): the same patterns give the same differences, bit for bit, for eve
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 import pytest
 from scipy.stats import rankdata
 
+from tablegen.compute.kernels.jit import jit_cached
 from tablegen.compute.kernels.permutation import score_model
 from tablegen.compute.kernels.ranking import BASE_COLUMNS, mcc_weights
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
@@ -19,7 +19,7 @@ COLUMNS = np.arange(len(BASE_COLUMNS), dtype=np.int64)
 KEY = (np.uint64(0x1234_5678_9ABC_DEF0), np.uint64(0x0FED_CBA9_8765_4321))
 
 
-@nb.njit
+@jit_cached()
 def _value(values, labels, n_pos, column, k_cut, weights):
     order = np.argsort(-values, kind="mergesort")
     n = values.size
@@ -29,7 +29,7 @@ def _value(values, labels, n_pos, column, k_cut, weights):
     return score_model(labels, order, ends, n_pos, column, k_cut, weights)
 
 
-@nb.njit
+@jit_cached()
 def sorting_swap_differences(ranks_a, ranks_b, labels, n_pos, column, k_cut, weights, exact, key0, key1, first, out):
     """The kernel before sorting once (tablegen 2026-11-28, ``swap_differences``): both vectors argsorted per
     pattern."""
