@@ -180,7 +180,10 @@ def sample_micro_f1(counts, eta, eta_bar, mu, key0, key1, out):
     In single-label classification micro F1 is accuracy.  Shapes: counts (M, M), eta and eta_bar (S,),
     mu (S, M), out (S,).
     """
-    row_sums = counts.sum(axis=1)
+    row_sums = np.zeros(counts.shape[0])
+    for u in range(counts.shape[0]):  # not counts.sum(axis=1): numba compiles its axis check's message (1 s)
+        for k in range(counts.shape[1]):
+            row_sums[u] += counts[u, k]
     state = np.empty(4, np.uint64)
     for s in range(out.shape[0]):
         state[0], state[1], state[2], state[3] = replicate_state(key0, key1, s)
