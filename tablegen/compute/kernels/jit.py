@@ -22,7 +22,7 @@ kernels, each measured with numba's ``numba:compile`` events:
   its IR at every call; small helpers inside hot loops stay inlined (check the loop's speed side by side);
 - an array is copied into a slice element by element, not by ``a[i, :] = b`` or ``a[:k] = b[lo:hi]``, for
   which numba compiles a shape-mismatch error message (string formatting, 1-2 s of CPU once per process and
-  array rank).
+  array rank); a sum along an axis is a loop too (``a.sum(axis=1)`` compiles its axis check's message).
 """
 
 from __future__ import annotations

@@ -222,7 +222,9 @@ def score_left_out(codes, labels_along, orders, group_last, credit_true, counts,
                 out[m, q, 2 + j] = (total - credit_true[m, j, q]) / (n - 1)
         for q in range(n):
             y = codes[q]
-            left[:, :] = acc
+            for a in range(K):  # not left[:, :] = acc (compile time: see kernels/jit.py)
+                for b in range(K):
+                    left[a, b] = acc[a, b]
             for b in range(K):
                 if b != y:
                     left[y, b] -= row_share[q, b]
