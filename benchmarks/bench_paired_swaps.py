@@ -78,11 +78,11 @@ def main(argv=None) -> None:
     parser.add_argument("--items", type=int, default=10_000)
     args = parser.parse_args(argv)
     print(f"load average {load_average()} at the start; {args.models} models x "
-          f"{args.items:,} items, 30% positives; R = 10,000, seed 2005\n")
+          f"{args.items:,} items, 30% positives; R unset (at most 10,000 patterns), seed 2005\n")
     old, new = run(os.path.abspath(args.before), args.models, args.items), run("", args.models, args.items)
     print(f"CPU seconds of the four metrics' paired tests: before {old['seconds']:.2f}, after {new['seconds']:.2f} "
           f"({old['seconds'] / new['seconds']:.2f}x)\n")
-    print("| metric | winner vs | p before (R patterns) | p after | method after | patterns drawn after |")
+    print("| metric | winner vs | p before (the --before tree) | p after | method after | patterns drawn after |")
     print("|---|---|---:|---:|---|---:|")
     for b, a in zip(old["rows"], new["rows"]):
         assert (b["metric"], b["b"]) == (a["metric"], a["b"])

@@ -277,3 +277,12 @@ def test_pairwise_tests_stop_a_clear_pair_at_the_look_and_charge_the_others():
     assert given.tests["good", "weak"].early_look is None and given.tests["good", "weak"].replicates == 10_000
     record = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert {t["b"]: t["stopped_early"] for t in record["tests"]} == {"close": False, "weak": True}
+
+
+def test_the_look_takes_the_checked_alpha_a_numpy_float_too():
+    """``alpha`` as a numpy float32 (accepted by the argument check) places the same look as the float."""
+    rng = np.random.default_rng(47)
+    y = np.r_[np.ones(300), np.zeros(700)]
+    models = {"good": 2 * y + rng.normal(size=1000), "weak": 1.0 * y + rng.normal(size=1000)}
+    single = pairwise_tests(y, models, metric="average_precision", alpha=np.float32(0.05))
+    assert single.tests["good", "weak"].early_look == early_look(float(np.float32(0.05)), 1, 10_000).drawn

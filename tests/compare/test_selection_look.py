@@ -90,7 +90,8 @@ def test_the_look_holds_the_winners_level_exactly_over_a_small_exact_null(R, loo
     probability q_w (the max over models reaches it) and the weakest model's with q_m >= q_w, so the rule rejects the
     winner at level a with probability (1 - q_m)^l_e [1/(l_e + 1) <= a] + Pr(B + 1 <= (a - tau)(R + 1)) -
     (1 - q_m)^l_e Pr(Bin(R - l_e, q_w) + 1 <= (a - tau)(R + 1)), B ~ Bin(R, q_w): averaged over the 924, at most a
-    for every a.  Without the price tau the same sum exceeds a somewhere (so the check can fail)."""
+    for every a (the worst-case test below shows the price is needed; here the sum comes near the level, so the
+    check is not vacuous)."""
     rng = np.random.default_rng(53)
     n, P = 12, 6
     scores = rng.normal(size=n) + 0.1 * rng.normal(size=(3, n))  # alike models, as from one search

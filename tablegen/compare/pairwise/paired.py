@@ -107,7 +107,8 @@ def _paired_test(labels, scores_a, scores_b, metric, method, alternative, thresh
     from tablegen.compare.pairwise.validation import checked_pair
     from tablegen.compute.validation import check_alpha
 
-    level = 1.0 - check_alpha("alpha", alpha)
+    alpha = check_alpha("alpha", alpha)
+    level = 1.0 - alpha
     q = checked_pair(labels, scores_a, scores_b, metric, method, alternative, threshold, R, seed, positive_label,
                      device)
     if check_flag("mid_p", mid_p) and q.method != "mcnemar":
@@ -214,7 +215,8 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
 
     With ``R`` unset, each sequential permutation test has an early look fixed in advance (:mod:`.sequential`):
     with k pairs, a pair none of whose first l_e = ceil(2k / alpha) - 1 swap patterns reaches its difference stops
-    there with p = 1/(l_e + 1) <= alpha / (2k) — significant for Holm's first step and for the best set whatever the
+    there with p = 1/(l_e + 1) <= alpha / (2k) (plus 1/(R + 1) for a metric McDiarmid's bound could settle; with
+    l_e <= R / 2 still at most alpha / k) — significant for Holm's first step and for the best set whatever the
     other pairs — and every other pair's p-value carries 1/(l_e + 1) more (which keeps the level exactly); no look
     where l_e would pass R / 2.  A clearly better winner then costs l_e patterns per pair instead of up to 10,000.
     ``R`` given: no look (Besag & Clifford's rule alone, up to R patterns).

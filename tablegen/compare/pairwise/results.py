@@ -48,9 +48,11 @@ class PairedTestResult:
     early_look : int or None
         The patterns l_e of the sequential permutation's early look, where its design had one
         (:func:`pairwise_tests` with ``R`` unset): a run none of whose first l_e patterns reached the difference
-        stopped there (``stopped_early``) with p = 1/(l_e + 1); every other run's p-value carries 1/(l_e + 1) more,
+        stopped there (``stopped_early``) with p = 1/(l_e + 1) (plus 1/(R + 1) where McDiarmid's bound could
+        answer); every other run's p-value carries 1/(l_e + 1) more,
         and its interval is at 97.5% (:mod:`.sequential` proves the level).
     stopped_early : bool
+        Whether this run stopped at its early look.
 
     Examples
     --------

@@ -122,10 +122,10 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
     size = FIRST_BLOCK
     kernel = twin(swap_differences, device)
     while counter.drawn < R and counter.active.any():
-        size = min(size, R - counter.drawn)
+        rows = min(size, R - counter.drawn)
         if look is not None and counter.drawn < look.drawn:
-            size = min(size, look.drawn - counter.drawn)  # no pattern past the look where it may stop every column
-        out = np.empty((int(counter.active.sum()), size))
+            rows = min(rows, look.drawn - counter.drawn)  # no pattern past the look where it may stop every column
+        out = np.empty((int(counter.active.sum()), rows))
         kernel(*arguments[:5], columns[counter.active], k_cut, arguments[5], False, key[0], key[1],
                          counter.drawn, out)
         counter.add(out)

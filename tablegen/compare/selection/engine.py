@@ -201,8 +201,9 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
 def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, exact: bool, key: tuple,
          device: str, start: int, stop: int, total: int, maxima: np.ndarray, raw_hits: np.ndarray,
          step_hits: np.ndarray, progress) -> None:
-    """Arrangements ``start`` .. ``stop`` - 1 of the plans' pass (of ``total``) into ``maxima[:, start - start0 ..]``
-    (``maxima`` holds the columns from ``start`` on when it is narrower than ``total``), adding to the hit counts."""
+    """Arrangements ``start`` .. ``stop`` - 1 of the plans' pass (of ``total``) into ``maxima``'s columns: the same
+    indices when ``maxima`` is ``total`` wide, else from column 0 (it holds the arrangements from ``start`` on);
+    adding to the hit counts."""
     from tablegen.compute.kernels.permutation import enumeration_metrics_counts, permutation_metrics_counts
 
     n = sorted_models.orders.shape[1]

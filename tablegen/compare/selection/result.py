@@ -41,7 +41,8 @@ class SelectionResult:
     early_look, stopped_early : int or None, bool
         With R left unset, the permutation test has a look fixed in advance at l_e = ceil(10 / alpha) - 1
         arrangements (199 at alpha = 0.05): where no arrangement's maximum reaches any model's value, the run
-        stops there (``stopped_early``) with every p-value 1/(l_e + 1) <= alpha/10; a run that goes on adds
+        stops there (``stopped_early``) with every p-value against the models given 1/(l_e + 1) <= alpha/10 (the
+        C - K competitors not given folded in after, as always); a run that goes on adds
         1/(l_e + 1) to every p-value, which keeps the level exactly.  With a look every interval (p-values'
         Clopper–Pearson, the critical value's DKW band) is at 97.5%, so that the one reported covers with 95%.
 
