@@ -288,7 +288,7 @@ def enumeration_values(codes, double_ranks, orders, group_last, credit, counts, 
     [1.0, 0.0, 0.5]
     """
     work = np.sort(codes)
-    written = 0
+    written = np.int64(0)  # not the literal 0: typing the loop, numba would compile arrangement_values for it too
     while written < out.shape[0]:
         arrangement_values(work, double_ranks, orders, group_last, credit, counts, hand_till, out, written)
         written += 1
