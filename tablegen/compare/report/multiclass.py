@@ -176,6 +176,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
     from tablegen.compare.report import multiclass_tests as tests
     from tablegen.compare.report.cost import ReportSteps, check_report_time, multiclass_gpu_steps, on_device
     from tablegen.compare.report.multiclass_input import multiclass_data
+    from tablegen.compare.report.multiclass_selection import selection as max_t
     from tablegen.compute.cell import DEFAULT_SEED
     from tablegen.compute.kernels.cuda.device import resolve_device
     from tablegen.compute.limits import check_memory
@@ -231,7 +232,7 @@ def evaluate_multiclass(labels: ArrayLike | None, scores: ArrayLike | Mapping[st
         verdict = tests.versus_random(prep, observed, null, metric, C, alpha, seed, device)
         selection = others = None
         if data.paired:
-            selection = tests.selection(prep.names, observed, null, metric, alpha)
+            selection = max_t(prep.names, observed, null, metric, alpha)
             if M > 1:
                 others = resampling.paired_tests(prep, observed, metric, alpha, swap_cache, boot)
         reports[metric] = _metric_report(metric, prep.names, observed[:, column], boot, column, verdict, selection,
@@ -291,7 +292,7 @@ def _score_reports(data, metrics: tuple, C: int, alpha: float, R: int, swaps: in
     the models and metrics (verdicts and max-T), one bootstrap, each pair's swap patterns serving every metric."""
     from tablegen.compare.pairwise.bootstrap import BOOTSTRAP_RESAMPLES
     from tablegen.compare.report import multiclass_probabilities as probabilities
-    from tablegen.compare.report.multiclass_tests import selection
+    from tablegen.compare.report.multiclass_selection import selection
 
     sp = probabilities.prepare_scores(data, metrics)
     observed = probabilities.observed_scores(sp)

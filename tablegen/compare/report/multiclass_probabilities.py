@@ -7,7 +7,7 @@ answered as the label metrics are (:mod:`.multiclass_tests`, :mod:`.multiclass_r
   :func:`tablegen.multiclass_scores_test` keys its replicates: each model's column is that test's null bit for bit,
   so each model's verdict against random classifiers is its answer); every distinct arrangement once where there are
   at most :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS` (exact).  The max-T test over
-  the models given reads the same pass (:func:`~.multiclass_tests.selection`).
+  the models given reads the same pass (:func:`~.multiclass_selection.selection`).
 - **Bootstrap intervals** (:func:`score_bootstrap`): the label metrics' stratified resamples (the same items in
   resample r), each model's probability metrics scored from the resampled rows (weighted pair counts along each
   column's fixed order), BCa with the jackknife of every item left out.

@@ -40,7 +40,7 @@ class MulticlassMetricReport:
     versus_random : MulticlassVerdict
         Every model against the best of C random classifiers with its own predicted counts; the judged model is
         the one with the smallest p-value.
-    versus_models : MulticlassSelection or None
+    versus_models : ~tablegen.compare.report.multiclass_selection.MulticlassSelection or None
         The max-T test over the models given; None for confusion matrices (a note says why).
     versus_others : PairwiseResult or None
         The winner against each other model; None with one model or confusion matrices.

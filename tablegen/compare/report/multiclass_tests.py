@@ -12,7 +12,8 @@
   macro-F1: :func:`exact_seconds`) costs at most :data:`EXACT_SECONDS` a model, exact for every metric where the
   arrangements are enumerated, else from the pass (q = (b + 1) / (R + 1), p = 1 - (1 - q)**C,
   the Clopper–Pearson interval of q mapped through it).  The winner is the model with the smallest p.
-- **max-T** (:func:`selection`): Westfall–Young step-down adjusted p-values over the models given.
+- **max-T** (:func:`~.multiclass_selection.selection`): Westfall–Young step-down adjusted p-values over the models
+  given.
 - **Paired tests** (:func:`~.multiclass_resampling.paired_tests`): the winner against each other model,
   one-sided, Holm-adjusted; exact McNemar on accuracy, the swap permutation of the two models' predictions item by
   item on the other metrics (exact over every pattern where at most :data:`EXACT_SWAP_ITEMS` items differ); the
@@ -248,11 +249,11 @@ def permutation_null(prep: Prepared, R: int, seed: int, progress: Callable | Non
     return PermutationNull(out, False, R, seed)
 
 
-def _reaching(values: np.ndarray, x) -> np.ndarray:
+def reaching_count(values: np.ndarray, x) -> np.ndarray:
     return np.count_nonzero(values >= np.asarray(x) - SNAP_TOLERANCE, axis=0)
 
 
-def _tail(b, null: PermutationNull):
+def null_tail(b, null: PermutationNull):
     """(estimate, (low, high)) of Pr(T >= x) from b of the pass's values reaching x."""
     from tablegen.compute.stats import CI_LEVEL, clopper_pearson
 
@@ -262,8 +263,8 @@ def _tail(b, null: PermutationNull):
     return (b + 1) / (null.size + 1), (float(low), float(high))
 
 
-def _critical_from(values: np.ndarray, null: PermutationNull, level: float) -> float | None:
-    """The smallest value v of ``values`` whose tail (as :func:`_tail` estimates it) is <= ``level``."""
+def critical_from(values: np.ndarray, null: PermutationNull, level: float) -> float | None:
+    """The smallest value v of ``values`` whose tail (as :func:`null_tail` estimates it) is <= ``level``."""
     ordered = np.sort(values)
     b = ordered.size - np.searchsorted(ordered, ordered - SNAP_TOLERANCE, side="left")
     tails = b / ordered.size if null.exact else (b + 1) / (ordered.size + 1)
@@ -368,12 +369,12 @@ def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed, device
 
     values = null.values[:, m, column]
     x = float(observed[m, column])
-    b = int(_reaching(values, x))
-    tail, (low, high) = _tail(b, null)
+    b = int(reaching_count(values, x))
+    tail, (low, high) = null_tail(b, null)
     t = float(upper_tail_probability(C, alpha))
     p = float(p_value_from_tail(tail, C))
     interval = None if null.exact else (float(p_value_from_tail(low, C)), float(p_value_from_tail(high, C)))
-    critical = _critical_from(values, null, t)
+    critical = critical_from(values, null, t)
     n = prep.n
     hits = int(round(observed[m, 0] * n))
     critical_hits = None
@@ -391,9 +392,9 @@ def _one_verdict(prep, observed, null, m, metric, column, C, alpha, seed, device
 
 
 def _critical_hits(hits: np.ndarray, null: PermutationNull, level: float) -> int | None:
-    """The smallest number of hits h whose tail (as :func:`_tail` estimates it) is <= ``level``; exact: one more than
-    the largest attainable count whose tail is not (None where that is the most hits attained); Monte Carlo: the
-    smallest replicate count whose tail is."""
+    """The smallest number of hits h whose tail (as :func:`null_tail` estimates it) is <= ``level``; exact: one more
+    than the largest attainable count whose tail is not (None where that is the most hits attained); Monte Carlo:
+    the smallest replicate count whose tail is."""
     values, counts = np.unique(hits, return_counts=True)
     reaching = np.cumsum(counts[::-1])[::-1]
     tails = reaching / hits.size if null.exact else (reaching + 1) / (hits.size + 1)
@@ -431,109 +432,3 @@ def expected_value(metric: str, true_counts, predicted_counts) -> float:
         return float(Fraction(sum(with_items), n * len(with_items)))
     counted = [(a, b) for a, b in pairs if a + b > 0]
     return float(sum(Fraction(2 * a * b, n * (a + b)) for a, b in counted) / len(counted))
-
-
-# -- max-T ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class MulticlassSelection:
-    """The winner among the models given against the label-permutation null (Westfall–Young max-T).
-
-    Attributes
-    ----------
-    metric : str
-    values : dict
-    winner : str
-        The model with the largest value.
-    raw_p_values, adjusted_p_values, single_step_p_values : dict
-        Per model: Pr(its value on a random arrangement >= observed); the step-down adjusted p-value (models ranked
-        by value, each against the maximum over itself and the models ranked below it, then made monotone); the
-        single-step one (against the maximum over every model).
-    adjusted_p_intervals : dict
-        95% Clopper–Pearson intervals of the exact adjusted p-values (Monte Carlo); equal ends when exact.
-    critical_value : float or None
-        The smallest value of the maximum whose tail is <= alpha (the winner is significant iff it reaches it).
-    method : str
-        ``"exact"`` (every distinct arrangement) or ``"permutation"`` (R random shuffles, ``seed``).
-    """
-
-    metric: str
-    alpha: float
-    values: dict
-    winner: str
-    raw_p_values: dict
-    adjusted_p_values: dict
-    single_step_p_values: dict
-    adjusted_p_intervals: dict
-    critical_value: float | None
-    method: str
-    arrangements: int
-    R: int | None = None
-    seed: int | None = None
-
-    @property
-    def p_value(self) -> float:
-        return self.adjusted_p_values[self.winner]
-
-    @property
-    def significant(self) -> bool:
-        return self.p_value <= self.alpha
-
-    @property
-    def settled(self) -> bool:
-        low, high = self.adjusted_p_intervals[self.winner]
-        return high <= self.alpha or low > self.alpha
-
-    def sentence(self) -> str:
-        how = ("exact, over every distinct arrangement of the labels" if self.method == "exact" else
-               f"{self.R:,} random label permutations, seed {self.seed}; 95% interval "
-               f"[{self.adjusted_p_intervals[self.winner][0]:.3g}, {self.adjusted_p_intervals[self.winner][1]:.3g}]")
-        unsettled = " (not settled: alpha is inside the p-value's 95% interval; raise R)"
-        verdict = ("is" if self.significant else "is not") + ("" if self.settled else unsettled)
-        critical = "" if self.critical_value is None else f"; critical value {self.critical_value:.4g}"
-        return (f"{self.winner}'s {self.metric} = {self.values[self.winner]:.4g} {verdict} significantly better than "
-                f"the best of the {len(self.values)} models given on randomly permuted labels at alpha = "
-                f"{self.alpha:g}: max-T p = {self.p_value:.3g} ({how}){critical}")
-
-    def to_dict(self) -> dict:
-        from tablegen.common.outputs import json_ready
-
-        return json_ready({"metric": self.metric, "alpha": self.alpha, "values": self.values, "winner": self.winner,
-                           "p_value": self.p_value, "significant": self.significant, "settled": self.settled,
-                           "raw_p_values": self.raw_p_values, "adjusted_p_values": self.adjusted_p_values,
-                           "single_step_p_values": self.single_step_p_values,
-                           "adjusted_p_intervals": self.adjusted_p_intervals,
-                           "critical_value": self.critical_value, "method": self.method,
-                           "arrangements": self.arrangements, "R": self.R, "seed": self.seed})
-
-
-def selection(names: tuple, observed: np.ndarray, null: PermutationNull, metric: str,
-              alpha: float, columns: tuple = METRICS) -> MulticlassSelection:
-    """Westfall–Young max-T over the models given, from the pass (``observed`` (M, columns), ``metric`` one of the
-    ``columns``: the label metrics, or the probability metrics' pass of :mod:`.multiclass_probabilities`).
-
-    Examples
-    --------
-    >>> null = PermutationNull(np.array([[[0.5, 0, 0, 0], [1.0, 0, 0, 0]], [[1.0, 0, 0, 0], [0.5, 0, 0, 0]]]),
-    ...                        True, None, None)
-    >>> result = selection(("a", "b"), np.array([[1.0, 0, 0, 0], [0.5, 0, 0, 0]]), null, "accuracy", 0.5)
-    >>> result.adjusted_p_values, result.raw_p_values
-    ({'a': 1.0, 'b': 1.0}, {'a': 0.5, 'b': 1.0})
-    """
-    column = columns.index(metric)
-    x = observed[:, column]
-    values = null.values[:, :, column]
-    order = np.argsort(-x, kind="stable")
-    below = np.maximum.accumulate(values[:, order][:, ::-1], axis=1)[:, ::-1]  # max over ranks j..M
-    step = [_tail(int(_reaching(below[:, j], x[order[j]])), null) for j in range(order.size)]
-    adjusted = np.maximum.accumulate([p for p, _ in step])
-    highs = np.maximum.accumulate([hi for _, (_, hi) in step])
-    lows = np.maximum.accumulate([lo for _, (lo, _) in step])
-    raw = {names[m]: float(_tail(int(_reaching(values[:, m], x[m])), null)[0]) for m in range(len(names))}
-    single = {names[m]: float(_tail(int(_reaching(below[:, 0], x[m])), null)[0]) for m in range(len(names))}
-    winner = names[order[0]]
-    return MulticlassSelection(
-        metric, alpha, {names[m]: float(x[m]) for m in range(len(names))}, winner, raw,
-        {names[order[j]]: float(adjusted[j]) for j in range(order.size)}, single,
-        {names[order[j]]: (float(lows[j]), float(highs[j])) for j in range(order.size)},
-        _critical_from(below[:, 0], null, alpha), "exact" if null.exact else "permutation", null.size, null.R,
-        null.seed)
