@@ -139,3 +139,46 @@ def test_the_look_holds_its_level_exactly_in_the_worst_case_and_needs_its_price(
     assert _worst_case_level(Fraction(1), R, look, Fraction(0)) == 1  # every outcome once
     assert all(_worst_case_level(a, R, look, look.price) <= a for a in grid)
     assert any(_worst_case_level(a, R, look, Fraction(0)) > a for a in grid)
+
+
+def test_a_model_at_its_metric_s_floor_does_not_hold_the_run_back():
+    """A model whose best accuracy is the majority rate (the empty cut-off's, which every ranking has) is reached by
+    every arrangement: its p-values are 1 whether the run stops or goes on, so the others stop at the look."""
+    from tablegen.compare.selection.engine import metric_floor
+    from tablegen.compute.kernels.ranking import mcc_weights
+
+    y, models = _strong()
+    models["floor"] = -y + 0.01 * np.random.default_rng(54).normal(size=y.size)  # positives last: no cut-off helps
+    P, n = int(y.sum()), y.size
+    early = selection_test(y, models, metric="best_accuracy")
+    fixed = selection_test(y, models, metric="best_accuracy", R=10_000)
+    floor = metric_floor(1, P, n, mcc_weights(P, n - P, n + 1))
+    assert early.values["floor"] == floor == (n - P) / n
+    assert early.stopped_early and early.arrangements == 199
+    for kind in ("raw_p_values", "adjusted_p_values", "single_step_p_values"):
+        assert getattr(early, kind)["floor"] == getattr(fixed, kind)["floor"] == 1.0
+        assert all(p == 1 / 200 for m, p in getattr(early, kind).items() if m != "floor"), kind
+    assert selection_test(y, models, metric="auc").stopped_early is False  # AUC has no floor: its worst model holds
+
+
+@pytest.mark.parametrize("column", [1, 2, 3, 5])
+def test_no_model_falls_below_the_floor_on_any_arrangement(column):
+    """The floor of the best-threshold metrics against every model and arrangement of a small case, ties included."""
+    from tablegen.compare.selection.engine import metric_floor
+    from tablegen.compute.kernels.permutation import score_model
+    from tablegen.compute.kernels.ranking import mcc_weights
+
+    rng = np.random.default_rng(55 + column)
+    n, P = 10, 4
+    weights = mcc_weights(P, n - P, n + 1)
+    floor = metric_floor(column, P, n, weights)
+    for _ in range(30):
+        scores = np.round(rng.normal(size=n), 1)
+        order = np.argsort(-scores, kind="stable")
+        ranked = scores[order]
+        ends = np.ones(n, np.uint8)
+        ends[:-1] = ranked[1:] != ranked[:-1]
+        for positives in combinations(range(n), P):
+            labels = np.zeros(n, np.uint8)
+            labels[list(positives)] = 1
+            assert score_model(labels, order, ends, P, column, 0, weights) >= floor

@@ -124,14 +124,16 @@ def exact_fits(n: int, P: int, models: int) -> bool:
 class MetricPlan:
     """One metric of a pass over the arrangements: its kernel ``column`` (``k_cut`` its k for TP at k), the rows
     of its models among the sorted ones (``members``: the models it is defined for), each one's observed value less
-    the snap tolerance (``thresholds``) and the members by descending observed value (``ranked``, indices into
-    ``members``)."""
+    the snap tolerance (``thresholds``), the members by descending observed value (``ranked``, indices into
+    ``members``), and a value no model's can fall below on any arrangement (``floor``, :func:`metric_floor`; -inf
+    where the metric has none): a threshold at or below it is reached by every arrangement."""
 
     column: int
     k_cut: int
     members: np.ndarray
     thresholds: np.ndarray
     ranked: np.ndarray
+    floor: float = -np.inf
 
 
 def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, weights: np.ndarray,
@@ -154,8 +156,8 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
 
     With an early ``look`` (an :class:`~tablegen.compare.pairwise.sequential.EarlyLook` at l_e < R arrangements,
     random arrangements only), a plan in which at most e of the first l_e arrangements' maxima reach its smallest
-    threshold — every model's single-step count at most e — stops there (its counts are those of a run of l_e);
-    the other plans go on to R on the same replicates.
+    threshold above its floor — every such model's single-step count at most e — stops there (its counts are those
+    of a run of l_e); the other plans go on to R on the same replicates.
 
     Examples
     --------
@@ -178,8 +180,7 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
         return _split(plans, maxima, raw_hits, step_hits, [total] * len(plans), exact, None, [False] * len(plans))
     _run(sorted_models, P, plans, weights, False, key, device, 0, look.drawn, total, maxima, raw_hits, step_hits,
          progress)
-    early = [int(np.count_nonzero(maxima[t, :look.drawn] >= plan.thresholds.min())) <= look.most_hits
-             for t, plan in enumerate(plans)]
+    early = [_settled(maxima[t, :look.drawn], plan, look.most_hits) for t, plan in enumerate(plans)]
     going = np.flatnonzero(~np.array(early))
     if going.size:
         logger.info("max-T: %d of %d metrics past the early look at %d arrangements", going.size, len(plans),
@@ -196,6 +197,38 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
         progress(total, total)
     drawn = [look.drawn if stop else total for stop in early]
     return _split(plans, maxima, raw_hits, step_hits, drawn, False, look, early)
+
+
+def _settled(maxima: np.ndarray, plan: MetricPlan, most_hits: int) -> bool:
+    """Whether a plan stops at the look: at most ``most_hits`` maxima reach the smallest threshold above the plan's
+    floor (every model's single-step count, so its raw and step-down counts, at most that).  A threshold at or below
+    the floor is reached by every arrangement, so its p-values are 1 whether the run stops or goes on: it does not
+    hold the run back."""
+    above = plan.thresholds[plan.thresholds > plan.floor]
+    return above.size == 0 or int(np.count_nonzero(maxima >= above.min())) <= most_hits
+
+
+def metric_floor(column: int, P: int, n: int, weights: np.ndarray) -> float:
+    """A value no model's can fall below on any arrangement of P positives among n: for the best-threshold metrics
+    (best accuracy, best F1, best balanced accuracy, best MCC) the better of the empty and the full cut-off, which
+    every ranking has — the value :func:`~tablegen.compute.kernels.permutation.score_model` gives a model whose
+    scores all tie (those two cut-offs only), the same float; -inf for the others (AUC, average precision, TP at k:
+    a model can fall below any such value).
+
+    Examples
+    --------
+    >>> metric_floor(1, 3, 10, np.zeros(11)), metric_floor(0, 3, 10, np.zeros(11))
+    (0.7, -inf)
+    """
+    from tablegen.compute.kernels.permutation import score_model
+
+    if column not in (1, 2, 3, 5):
+        return -np.inf
+    labels = np.zeros(n, np.uint8)
+    labels[:P] = 1  # where the positives lie does not matter with every score tied
+    ends = np.zeros(n, np.uint8)
+    ends[-1] = 1
+    return float(score_model(labels, np.arange(n), ends, P, column, 0, weights))
 
 
 def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, exact: bool, key: tuple,

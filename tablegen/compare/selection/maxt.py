@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tablegen.compare.selection.engine import MetricPlan, null_counts_all
+from tablegen.compare.selection.engine import MetricPlan, metric_floor, null_counts_all
 from tablegen.compare.selection.result import SelectionResult
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE, TIE_RTOL
@@ -216,7 +216,8 @@ def _counts(questions: list, progress):
     """The arrangements of questions sharing R (so the same arrangements), scored for all of them in one pass."""
     first = questions[0]
     exact = first.R == 0
-    plans = [MetricPlan(q.column, q.k_cut, q.members, q.observed - SNAP_TOLERANCE, _ranked(q)) for q in questions]
+    plans = [MetricPlan(q.column, q.k_cut, q.members, q.observed - SNAP_TOLERANCE, _ranked(q),
+                        metric_floor(q.column, q.P, q.n, q.weights)) for q in questions]
     logger.info("max-T of %d models on %s: %s", first.sorted_all.orders.shape[0],
                 ", ".join(q.spec.name for q in questions), "every arrangement" if exact else f"R = {first.R:,}")
     return null_counts_all(first.sorted_all, first.P, plans, first.weights, exact=exact, R=first.R, key=first.key,
