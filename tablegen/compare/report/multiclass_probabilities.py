@@ -158,7 +158,8 @@ def observed_scores(sp: ScorePrepared) -> np.ndarray:
     out = np.empty((M, len(sp.columns)))
     row = np.empty((1, len(COLUMNS)))
     for m in range(M):
-        tables = (sp.double_ranks[m], sp.orders[m], sp.group_last[m])
+        # int64 ranks, as score_tables gives them (the lookup's call): one compiled arrangement_values, not two
+        tables = (sp.double_ranks[m].astype(np.int64), sp.orders[m], sp.group_last[m])
         for j in range(max(1, len(sp.ks))):
             credit = sp.credit[m, j] if sp.ks else np.zeros((sp.n, sp.K))
             arrangement_values(sp.true_codes, *tables, credit, sp.true_counts, sp.hand_till, row, 0)
