@@ -113,10 +113,13 @@ def exact_fits(n: int, P: int, models: int) -> bool:
 
     Examples
     --------
-    >>> exact_fits(20, 10, 5), exact_fits(60, 30, 5)
-    (True, False)
+    >>> exact_fits(20, 10, 5), exact_fits(60, 30, 5), exact_fits(10**6, 3 * 10**5, 10)  # the last: no C(n, P)
+    (True, False, False)
     """
-    count = arrangements(n, P)
+    smaller = min(P, n - P)
+    if smaller >= EXACT_ARRANGEMENTS.bit_length():  # C(n, k) >= (n/k)^k >= 2^k > the budget: no big integer needed
+        return False
+    count = math.comb(n, smaller)
     return count <= EXACT_ARRANGEMENTS and count * n * models <= EXACT_STEPS
 
 
