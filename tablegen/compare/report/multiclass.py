@@ -65,13 +65,13 @@ def multiclass_cost(data, metrics: tuple, C: int, R: int, swaps: int, resamples:
     from tablegen.compare.report.multiclass_tests import (
         EXACT_ARRANGEMENTS,
         EXACT_SECONDS,
-        arrangement_count,
+        enumerated_arrangements,
         exact_seconds,
     )
 
     M, n = len(data.predicted), data.n
     true = data.true_counts()
-    exact_null = arrangement_count(true) <= EXACT_ARRANGEMENTS
+    exact_null = enumerated_arrangements(true, EXACT_ARRANGEMENTS) is not None
     steps = {("null",): PERMUTATION_STEP_SECONDS * (EXACT_ARRANGEMENTS if exact_null else R) * M * n,
              ("bootstrap",): BOOTSTRAP_STEP_SECONDS * resamples * M * n, ("verdicts",): 0.0}
     if not exact_null:
@@ -96,12 +96,12 @@ def _scores_seconds(metrics: tuple, true_counts, K: int, M: int, R: int, swaps: 
     every column per resample and model), and each metric's share of the paired tests at their cap (every pair
     drawing ``swaps`` patterns of the items' influences; the bound and the sequential rule stop most pairs far
     earlier)."""
-    from tablegen.compare.report.multiclass_tests import arrangement_count
+    from tablegen.compare.report.multiclass_tests import enumerated_arrangements
     from tablegen.lookup import multiclass_scores as scores
 
     n = int(np.sum(true_counts))
-    arrangements = arrangement_count(true_counts)
-    steps = arrangements if arrangements <= scores.EXACT_ARRANGEMENTS else R
+    arrangements = enumerated_arrangements(true_counts, scores.EXACT_ARRANGEMENTS)
+    steps = R if arrangements is None else arrangements
     tops = sum(1 for metric in metrics if metric not in SCORE_METRICS)
     walk = K * SCORES_WALK_STEP_SECONDS
     per_item = (1 + tops) * SCORES_ITEM_STEP_SECONDS + (walk if "hand_till_auc" in metrics else 0.0)

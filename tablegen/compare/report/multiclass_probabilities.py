@@ -174,15 +174,15 @@ def score_null(sp: ScorePrepared, R: int, seed: int, progress: Callable | None =
     """Every model's probability metrics on each distinct arrangement of the labels (exact, at most
     :data:`tablegen.lookup.multiclass_scores.EXACT_ARRANGEMENTS`) or on R keyed shuffles shared by the models
     (scored on ``device``, ``"cpu"`` or ``"cuda"``: the kernel or its CUDA twin, the same values)."""
-    from tablegen.compare.report.multiclass_tests import arrangement_count
+    from tablegen.compare.report.multiclass_tests import enumerated_arrangements
     from tablegen.compute.kernels import multiclass_scores as kernels
     from tablegen.compute.kernels.cuda.device import twin
     from tablegen.lookup.multiclass_scores import EXACT_ARRANGEMENTS
 
     M, width = len(sp.names), len(sp.columns)
     tables = (sp.double_ranks, sp.orders, sp.group_last, sp.credit, sp.true_counts, sp.hand_till)
-    arrangements = arrangement_count(sp.true_counts)
-    if arrangements <= EXACT_ARRANGEMENTS:
+    arrangements = enumerated_arrangements(sp.true_counts, EXACT_ARRANGEMENTS)
+    if arrangements is not None:
         out = np.empty((arrangements, M, width))
         kernels.model_score_enumeration(sp.true_codes, *tables, out)
         return PermutationNull(out, True, None, None)

@@ -161,6 +161,8 @@ def enumerated_arrangements(true_counts, exact_limit: int = EXACT_ARRANGEMENTS) 
     (30, None)
     """
     counts = [int(v) for v in true_counts]
+    if exact_limit < 1:
+        return None
     log_count = math.lgamma(sum(counts) + 1) - sum(math.lgamma(c + 1) for c in counts)
     if log_count > math.log(exact_limit) + 1.0:  # far past the limit: its exact count (a huge integer) not needed
         return None
@@ -235,7 +237,7 @@ def permutation_null(prep: Prepared, R: int, seed: int, progress: Callable | Non
     M = len(prep.names)
     args = (prep.predicted, prep.predicted_counts, prep.true_counts, prep.weights, prep.recall_classes,
             prep.f1_classes)
-    if arrangement_count(prep.true_counts) <= EXACT_ARRANGEMENTS:
+    if enumerated_arrangements(prep.true_counts, EXACT_ARRANGEMENTS) is not None:
         table = arrangements(prep.true_counts)
         out = np.empty((table.shape[0], M, len(METRICS)))
         kernels.arrangement_scores(table, *args, out)
