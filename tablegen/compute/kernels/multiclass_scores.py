@@ -334,7 +334,7 @@ def model_score_permutations(codes, double_ranks, orders, group_last, credit, co
     """Replicates ``first .. first + out.shape[0] - 1`` of the shared label permutation: ``out[r, m]`` model m's
     columns (Hand–Till, one-vs-rest macro, top-k per k) on replicate r's shuffle of ``codes``.
 
-    ``double_ranks`` (M, n, K), ``orders`` and ``group_last`` (M, K, n): each model's
+    ``double_ranks`` (M, n, K) int32, ``orders`` and ``group_last`` (M, K, n): each model's
     :func:`~tablegen.compute.multiclass_scores.score_tables`; ``credit`` (M, J, n, K) its top-k credit per k.  The
     shuffle is :func:`multiclass_score_permutations`'s (the same key gives the same arrangements).
 
@@ -345,7 +345,8 @@ def model_score_permutations(codes, double_ranks, orders, group_last, credit, co
     >>> codes, counts = np.array([0, 1, 2, 0], np.int32), np.array([2, 1, 1])
     >>> ranks, orders, last, credit = score_tables(P, k=1)
     >>> out, alone = np.empty((6, 1, 3)), np.empty((6, 3))
-    >>> model_score_permutations(codes, ranks[None], orders[None], last[None], credit[None, None], counts, True,
+    >>> ranks32 = ranks[None].astype(np.int32)  # int32, as the report passes them (the one signature it compiles)
+    >>> model_score_permutations(codes, ranks32, orders[None], last[None], credit[None, None], counts, True,
     ...                          *multiclass_scores_key(1, 4, 3), 0, out)
     >>> multiclass_score_permutations(codes, ranks, orders, last, credit, counts, True, *multiclass_scores_key(1, 4, 3),
     ...                               0, alone)
@@ -392,7 +393,8 @@ def model_score_enumeration(codes, double_ranks, orders, group_last, credit, cou
     >>> from tablegen.compute.multiclass_scores import score_tables
     >>> ranks, orders, last, credit = score_tables(np.array([[0.8, 0.2], [0.4, 0.6], [0.5, 0.5]]), k=1)
     >>> out = np.empty((3, 1, 3))
-    >>> model_score_enumeration(np.array([0, 1, 1], np.int32), ranks[None], orders[None], last[None],
+    >>> ranks32 = ranks[None].astype(np.int32)  # int32, as the report passes them (the one signature it compiles)
+    >>> model_score_enumeration(np.array([0, 1, 1], np.int32), ranks32, orders[None], last[None],
     ...                         credit[None, None], np.array([1, 2]), True, out)
     3
     >>> out[:, 0, 0].tolist()
