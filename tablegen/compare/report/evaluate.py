@@ -276,7 +276,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
                                    method=method, device=device)
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
-    cost = evaluation_cost(y, models, C=C, metrics=metrics, method=method, R=R, device=device)
+    cost = evaluation_cost(y, models, C=C, metrics=metrics, method=method, R=R, device=device, alpha=alpha)
     check_report_time(cost, f"evaluating {len(models):,} models on {y.size:,} items ({', '.join(cost.metrics)})",
                       ("pass fewer models or ", Argument("metrics"), ", or a larger ", Argument("max_seconds")),
                       max_seconds)
