@@ -132,7 +132,7 @@ def _worst_case_level(a: Fraction, R: int, look: EarlyLook, price: Fraction) -> 
     return level
 
 
-@pytest.mark.parametrize(("R", "drawn"), [(40, 6), (200, 19), (1000, 199)])
+@pytest.mark.parametrize(("R", "drawn"), [(40, 6), (200, 19), pytest.param(1000, 199, marks=pytest.mark.slow)])
 def test_the_look_holds_its_level_exactly_in_the_worst_case_and_needs_its_price(R, drawn):
     look = EarlyLook(drawn)
     grid = {Fraction(k, 400) for k in range(1, 401)} | {look.price, look.price + Fraction(1, R + 1)}
