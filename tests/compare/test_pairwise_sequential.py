@@ -286,3 +286,17 @@ def test_the_look_takes_the_checked_alpha_a_numpy_float_too():
     models = {"good": 2 * y + rng.normal(size=1000), "weak": 1.0 * y + rng.normal(size=1000)}
     single = pairwise_tests(y, models, metric="average_precision", alpha=np.float32(0.05))
     assert single.tests["good", "weak"].early_look == early_look(float(np.float32(0.05)), 1, 10_000).drawn
+
+
+def test_the_report_says_which_pairs_stopped_at_the_look_and_what_their_p_value_is():
+    import tablegen
+
+    rng = np.random.default_rng(46)
+    y = np.r_[np.ones(300), np.zeros(700)]
+    models = {"good": 2 * y + rng.normal(size=1000), "close": 1.9 * y + rng.normal(size=1000),
+              "weak": 1.0 * y + rng.normal(size=1000)}
+    sentence = tablegen.evaluate(y, models, C=3, metrics=["average_precision"])["average_precision"].sentence()
+    assert ("(sequential permutation; 1 stopped at the early look, none of the first 79 patterns reaching: "
+            "p = 0.0125, a smaller one needs R given, Holm)") in sentence
+    assert "199 random label arrangements, stopped at the early look: none reached a model's value, seed 2005" \
+        in sentence

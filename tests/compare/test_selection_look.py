@@ -52,7 +52,7 @@ def test_a_run_past_the_look_pays_its_price_on_every_p_value():
     assert going.critical_value == fixed.critical_value
     assert going.critical_interval[0] <= fixed.critical_interval[0] <= fixed.critical_interval[1] \
         <= going.critical_interval[1]  # the DKW band at 97.5%
-    assert "past an early look at 199" in going.sentence()
+    assert "arrangements, past an early look at 199," in going.sentence()
 
 
 def test_a_fused_pass_stops_each_metric_as_it_would_alone():

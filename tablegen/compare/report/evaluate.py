@@ -96,6 +96,10 @@ class MetricReport:
             others = self.versus_others
             beaten = [b for (a, b), p in others.adjusted_p_values.items() if p <= others.alpha]
             method = ", ".join(dict.fromkeys(t.method for t in others.tests.values()))  # a bound among them too
+            early = [t for t in others.tests.values() if getattr(t, "stopped_early", False)]
+            if early:
+                method += (f"; {len(early)} stopped at the early look, none of the first {early[0].early_look:,} "
+                           f"patterns reaching: p = {early[0].p_value:.3g}, a smaller one needs R given")
             parts.append(f"Against each other model ({method}, Holm): {self.winner} beats "
                          f"{', '.join(beaten) if beaten else 'none of them'} at alpha = {others.alpha:g}; "
                          f"the confidence set of the best (the models the winner does not beat at alpha / (K - 1)) "

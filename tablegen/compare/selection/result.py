@@ -108,9 +108,9 @@ class SelectionResult:
         """The verdict in words, with the method."""
         stopped = ""
         if self.stopped_early:
-            stopped = " (stopped at the early look: no arrangement reached a model's value)"
+            stopped = ", stopped at the early look: none reached a model's value"
         elif self.early_look is not None:
-            stopped = f" (past an early look at {self.early_look:,})"
+            stopped = f", past an early look at {self.early_look:,}"
         how = ("exact, over all label arrangements" if self.method == "exact" else
                f"{self.arrangements:,} random label arrangements{stopped}, seed {self.seed}; 95% interval "
                f"[{self.adjusted_p_intervals[self.winner][0]:.3g}, {self.adjusted_p_intervals[self.winner][1]:.3g}]")
