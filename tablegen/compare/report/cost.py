@@ -218,11 +218,12 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         check_model_scores,
         check_score_metric,
     )
-    from tablegen.compute.validation import check_competitors
+    from tablegen.compute.validation import check_alpha, check_competitors
     from tablegen.lookup.api import SIMULATION_SECONDS
 
     y = check_binary_labels(labels, positive_label)
     models = check_model_scores(scores, y.size)
+    alpha = check_alpha("alpha", alpha)
     if metrics is None:
         metrics = BASE_SCORE_METRICS
     names = [metrics] if isinstance(metrics, str) or not isinstance(metrics, Iterable) else list(metrics)
