@@ -46,9 +46,13 @@ def test_a_run_past_the_look_pays_its_price_on_every_p_value():
     going = selection_test(y, models, metric="auc")
     fixed = selection_test(y, models, metric="auc", R=10_000)
     assert not going.stopped_early and going.early_look == 199 and going.arrangements == 10_000
+    from tablegen.compare.pairwise.sequential import rounded_up
+
     for kind in ("raw_p_values", "adjusted_p_values", "single_step_p_values"):
         ours, theirs = getattr(going, kind), getattr(fixed, kind)
-        assert ours == {m: min(1.0, p + 1 / 200) for m, p in theirs.items()}, kind
+        hits = {m: round(p * 10_001) - 1 for m, p in theirs.items()}  # (b + 1)/(R + 1) of the fixed run
+        assert ours == {m: min(1.0, rounded_up(Fraction(b + 1, 10_001) + Fraction(1, 200))) for m, b in hits.items()}
+        assert all(ours[m] >= Fraction(b + 1, 10_001) + Fraction(1, 200) or ours[m] == 1.0 for m, b in hits.items())
     assert going.critical_value == fixed.critical_value
     assert going.critical_interval[0] <= fixed.critical_interval[0] <= fixed.critical_interval[1] \
         <= going.critical_interval[1]  # the DKW band at 97.5%
