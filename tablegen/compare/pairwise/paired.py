@@ -170,12 +170,17 @@ def _permutation(q, level: float, swap_nulls, look=None) -> PairedTestResult:
     from tablegen.compare.pairwise.tests import EXACT_SWAP_ITEMS, p_bound, swap_counts
     from tablegen.compute.swap_bounds import has_swap_bound
 
-    a, b = q.values()
+    if swap_nulls is None:
+        a, b = q.values()
+        ranks = None
+    else:  # the report's values and ranks, each computed once (a sort of the scores each)
+        a, b = (swap_nulls.metric_value(q.labels, s, q.spec) for s in (q.scores_a, q.scores_b))
+        ranks = (swap_nulls.ranks(q.scores_a), swap_nulls.ranks(q.scores_b))
     observed = a - b
     ci = functools.partial(scipy_bootstrap, q.metric_difference, q.labels, q.seed, level)
     tau = 1.0 / (q.R + 1)
     if q.labels.size > EXACT_SWAP_ITEMS:
-        bound = p_bound(q.spec.name, q.labels, q.scores_a, q.scores_b, observed * q.divisor, q.alternative)
+        bound = p_bound(q.spec.name, q.labels, q.scores_a, q.scores_b, observed * q.divisor, q.alternative, ranks)
         if bound < tau:  # below any Monte Carlo p-value: no pattern drawn
             return PairedTestResult(q.spec.name, a, b, observed, observed, bound, "bound", q.alternative,
                                     p_interval=(0.0, bound), confidence_level=level, _interval=ci)
@@ -244,7 +249,7 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     models = check_model_scores(scores, y.size)
     if len(models) < 2:
         raise TablegenInputError.naming(Argument("scores"), " must hold at least two models to compare")
-    name, values, method = _tested_values(y, models, metric, method, threshold)
+    name, values, method = _tested_values(y, models, metric, method, threshold, swap_nulls)
     winner = max(values, key=values.get)
     if against == "winner":
         pairs = [(winner, m) for m in models if m != winner]
@@ -263,9 +268,10 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     return PairwiseResult(name, winner, tests, adjusted, best_set, alpha)
 
 
-def _tested_values(y: np.ndarray, models: dict, metric, method: str, threshold) -> tuple[str, dict, str]:
+def _tested_values(y: np.ndarray, models: dict, metric, method: str, threshold,
+                   swap_nulls=None) -> tuple[str, dict, str]:
     """(the metric the paired tests test, each model's value of it, the method of every pair): accuracy at the
-    threshold where the tests are McNemar's, else ``metric`` from the scores."""
+    threshold where the tests are McNemar's, else ``metric`` from the scores (kept in ``swap_nulls`` if given)."""
     from tablegen.compare.pairwise.validation import (
         checked_metric,
         is_accuracy,
@@ -280,4 +286,6 @@ def _tested_values(y: np.ndarray, models: dict, metric, method: str, threshold) 
     if method == "mcnemar":
         t = mcnemar_threshold(threshold, *models.values())
         return "accuracy", {name: float(right_at(y, s, t).mean()) for name, s in models.items()}, method
+    if swap_nulls is not None:
+        return spec.name, {name: swap_nulls.metric_value(y, s, spec) for name, s in models.items()}, method
     return spec.name, {name: float(spec.score_groups(threshold_groups(y, s))) for name, s in models.items()}, method

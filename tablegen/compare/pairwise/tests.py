@@ -83,13 +83,14 @@ def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, c
 
 
 def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, observed, k_cut: int, *,
-                R: int, key: tuple, device: str = "cpu", look=None) -> list:
+                R: int, key: tuple, device: str = "cpu", look=None, ranks=None) -> list:
     """The :class:`~.sequential.SwapCounts` of each kernel column ``columns[c]`` against its observed difference
     ``observed[c]`` (kernel units): over every pattern when n <= :data:`EXACT_SWAP_ITEMS`, else over the keyed
     patterns 0, 1, ... in blocks, each column until Besag & Clifford's rule (with the
     :class:`~.sequential.EarlyLook` ``look`` if given) stops all three alternatives or R are drawn (the patterns of
     :func:`swap_nulls`, which the counts equal over the patterns drawn).  ``device`` (``"cpu"`` or ``"cuda"``)
-    scores each block with the swap kernel or its CUDA twin: the same counts.
+    scores each block with the swap kernel or its CUDA twin: the same counts.  ``ranks``: the two models' midranks
+    (:func:`midranks`) where already known.
 
     Examples
     --------
@@ -117,7 +118,7 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
         total = differences.shape[1]
         return [SwapCounts(tuple(int(r.sum()) for r in reaching(row, d)), (total,) * 3, total, True)
                 for row, d in zip(differences, observed)]
-    arguments = _kernel_arguments(labels, scores_a, scores_b)
+    arguments = _kernel_arguments(labels, scores_a, scores_b, ranks)
     counter = SequentialCounter(observed, SEQUENTIAL_HITS, R, look)
     size = FIRST_BLOCK
     kernel = twin(swap_differences, device)
@@ -133,17 +134,30 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
     return [counter.counts(c) for c in range(columns.size)]
 
 
-def _kernel_arguments(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray) -> tuple:
-    """(items, sources, values, labels as uint8, P, MCC weights): the swap kernel's inputs but the columns."""
-    from scipy.stats import rankdata
-
+def _kernel_arguments(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, ranks=None) -> tuple:
+    """(items, sources, values, labels as uint8, P, MCC weights): the swap kernel's inputs but the columns
+    (``ranks``: the two models' :func:`midranks`, computed here if None)."""
     from tablegen.compute.kernels.ranking import mcc_weights
     from tablegen.compute.kernels.swaps import swap_order
 
     n = labels.size
     P = int(labels.sum())
-    ranks_a, ranks_b = (rankdata(s, method="average") / n for s in (scores_a, scores_b))
+    ranks = (midranks(scores_a), midranks(scores_b)) if ranks is None else ranks
+    ranks_a, ranks_b = (r / n for r in ranks)
     return (*swap_order(ranks_a, ranks_b), labels.astype(np.uint8), P, mcc_weights(P, n - P, n + 1))
+
+
+def midranks(scores: np.ndarray) -> np.ndarray:
+    """Each item's midrank among one model's scores (ascending, ties averaged: scipy's ``rankdata``).
+
+    Examples
+    --------
+    >>> midranks(np.array([0.3, 0.1, 0.3])).tolist()
+    [2.5, 1.0, 2.5]
+    """
+    from scipy.stats import rankdata
+
+    return rankdata(scores, method="average")
 
 
 def column_value(labels: np.ndarray, scores: np.ndarray, column: int) -> float:
@@ -185,7 +199,28 @@ class SwapNulls:
     def __init__(self):
         self._planned: dict[bytes, set] = {}
         self._counts: dict[tuple, object] = {}
+        self._values: dict[tuple, float] = {}
+        self._ranks: dict[bytes, np.ndarray] = {}
         self.passes = 0
+
+    def metric_value(self, labels: np.ndarray, scores: np.ndarray, spec) -> float:
+        """The registry's value of metric ``spec`` on one model's scores, computed once per report (each costs a sort
+        of the scores: at 10^6 items, 206 of them were half of the paired tests' time)."""
+        from tablegen.compute.metrics_from_scores import threshold_groups
+
+        key = (_digest(labels), _digest(scores), spec.name)
+        found = self._values.get(key)
+        if found is None:
+            found = self._values[key] = float(spec.score_groups(threshold_groups(labels, scores)))
+        return found
+
+    def ranks(self, scores: np.ndarray) -> np.ndarray:
+        """:func:`midranks` of one model's scores, computed once per report."""
+        key = _digest(scores)
+        found = self._ranks.get(key)
+        if found is None:
+            found = self._ranks[key] = midranks(scores)
+        return found
 
     def plan(self, column: int, scores: np.ndarray) -> None:
         """Kernel column ``column`` will be asked for with the model of ``scores`` on one side of its pairs."""
@@ -209,40 +244,43 @@ class SwapNulls:
         planned = {c for c in planned if (a, b, *common, c) not in self._counts
                    and (b, a, *common, c) not in self._counts}
         columns, differences = [column], [float(observed)]
+        from tablegen.compute.kernels.ranking import BASE_COLUMNS
+        from tablegen.compute.metrics import get_metric
+
+        ranks = (self.ranks(scores_a), self.ranks(scores_b))
         for c in sorted(planned):
-            d = column_value(labels, scores_a, c) - column_value(labels, scores_b, c)
-            if not _settled_by_the_bound(c, labels, scores_a, scores_b, d, R):
+            spec = get_metric(BASE_COLUMNS[c])
+            d = self.metric_value(labels, scores_a, spec) - self.metric_value(labels, scores_b, spec)
+            if not _settled_by_the_bound(c, labels, scores_a, scores_b, d, R, ranks):
                 columns.append(c)
                 differences.append(d)
         self.passes += 1
         for c, found in zip(columns, swap_counts(labels, scores_a, scores_b, columns, differences, k_cut, R=R,
-                                                 key=key, device=device, look=look)):
+                                                 key=key, device=device, look=look, ranks=ranks)):
             self._counts[a, b, *common, c] = found
         return self._counts[a, b, *common, column]
 
 
-def _settled_by_the_bound(column: int, labels, scores_a, scores_b, observed: float, R: int) -> bool:
+def _settled_by_the_bound(column: int, labels, scores_a, scores_b, observed: float, R: int, ranks=None) -> bool:
     """Whether McDiarmid's one-sided bound in the direction of ``observed`` settles the column (no patterns)."""
     from tablegen.compute.kernels.ranking import BASE_COLUMNS
 
     if labels.size <= EXACT_SWAP_ITEMS:
         return False
     bound = p_bound(BASE_COLUMNS[column], labels, scores_a, scores_b, observed,
-                    "greater" if observed >= 0 else "less")
+                    "greater" if observed >= 0 else "less", ranks)
     return bound < 1.0 / (R + 1)
 
 
 def p_bound(metric: str, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, observed: float,
-            alternative: str) -> float:
+            alternative: str, ranks=None) -> float:
     """McDiarmid's bound on the exact swap-permutation p-value (:func:`tablegen.compute.swap_bounds.swap_p_bound`)
-    from the two models' scores."""
-    from scipy.stats import rankdata
-
+    from the two models' scores (``ranks``: their :func:`midranks` where already known)."""
     from tablegen.compute.swap_bounds import has_swap_bound, swap_p_bound
 
     if not has_swap_bound(metric):
         return 1.0
-    ranks_a, ranks_b = (rankdata(s, method="average") for s in (scores_a, scores_b))
+    ranks_a, ranks_b = (midranks(scores_a), midranks(scores_b)) if ranks is None else ranks
     return swap_p_bound(metric, labels, ranks_a, ranks_b, observed, alternative, SNAP_TOLERANCE)
 
 
