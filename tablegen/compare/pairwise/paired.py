@@ -249,6 +249,11 @@ def pairwise_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike
     models = check_model_scores(scores, y.size)
     if len(models) < 2:
         raise TablegenInputError.naming(Argument("scores"), " must hold at least two models to compare")
+    from tablegen.compare.pairwise.tests import SwapNulls
+
+    if swap_nulls is not None and not isinstance(swap_nulls, SwapNulls):
+        raise TablegenInputError.naming(Argument("swap_nulls"), " must be a tablegen.compare.pairwise.tests.SwapNulls "
+                                        f"or None, got {swap_nulls!r}")
     name, values, method = _tested_values(y, models, metric, method, threshold, swap_nulls)
     winner = max(values, key=values.get)
     if against == "winner":
