@@ -1,11 +1,14 @@
-"""The max-T selection test's early look (R left unset): a run in which no arrangement's maximum reaches any
-model's value by l_e = ceil(10/alpha) - 1 arrangements stops there, every p-value 1/(l_e + 1); a run that goes on
-adds 1/(l_e + 1) to every p-value.  The rule holds the winner's level exactly (binomial sums over every observed
-arrangement of a small exact null), and the code gives what the rule says: the same arrangements as a fixed run,
-the same counts, the price added, each metric of a fused pass what it gives alone."""
+"""The max-T selection test's early look (R left unset): at l_e = ceil(10/alpha) - 1 arrangements each model's raw,
+step-down and single-step count settles where at most e = 0 or at least H = 20 arrangements reached it (p = (X + 1)/
+(l_e + 1)); a count in between goes on to R and pays tau_e = 1/(l_e + 1), capped at H/(l_e + 1); a run stops at
+the look where every count settled.  Each count's p-value is valid (exact fractions in the worst case, and over
+every observed arrangement of a small exact null) and monotone in its count (which the adjustments need), and the
+code gives what the rule says: the same arrangements as fixed runs, each metric of a fused pass what it gives
+alone."""
 
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 from itertools import combinations
 from math import comb
@@ -15,7 +18,10 @@ import pytest
 from scipy.stats import binom
 
 from tablegen.compare import selection_test, selection_tests
-from tablegen.compare.pairwise.sequential import EarlyLook, max_t_look
+from tablegen.compare.pairwise.sequential import EarlyLook, max_t_look, rounded_up
+from tablegen.compare.selection.engine import designed_p_value
+
+LOOK = EarlyLook(199, 0, 20)
 
 
 def _strong(n=2000, K=4, seed=50):
@@ -26,10 +32,9 @@ def _strong(n=2000, K=4, seed=50):
 
 def test_a_run_where_no_arrangement_reaches_stops_at_the_look_on_the_fixed_runs_arrangements():
     y, models = _strong()
-    look = max_t_look(0.05, 10_000)
-    assert look == EarlyLook(199)
+    assert max_t_look(0.05, 10_000) == LOOK
     early = selection_test(y, models, metric="auc")
-    fixed = selection_test(y, models, metric="auc", R=look.drawn)  # the same first 199 arrangements
+    fixed = selection_test(y, models, metric="auc", R=LOOK.drawn)  # the same first 199 arrangements
     assert early.stopped_early and early.arrangements == 199 and early.early_look == 199 and early.R == 10_000
     assert all(p == 1 / 200 for p in early.adjusted_p_values.values())
     assert early.adjusted_p_values == fixed.adjusted_p_values and early.raw_p_values == fixed.raw_p_values
@@ -40,23 +45,64 @@ def test_a_run_where_no_arrangement_reaches_stops_at_the_look_on_the_fixed_runs_
     assert "stopped at the early look" in early.sentence() and early.to_dict()["stopped_early"] is True
 
 
-def test_a_run_past_the_look_pays_its_price_on_every_p_value():
-    y, models = _strong()
-    models["noise"] = np.random.default_rng(51).normal(size=y.size)  # reached by many arrangements: no early stop
-    going = selection_test(y, models, metric="auc")
-    fixed = selection_test(y, models, metric="auc", R=10_000)
-    assert not going.stopped_early and going.early_look == 199 and going.arrangements == 10_000
-    from tablegen.compare.pairwise.sequential import rounded_up
+def _counts(y, models, metric, R):
+    """Per model, the raw, step-down (by observed rank) and single-step counts of a fixed run of R arrangements
+    (replicates 0 .. R - 1, what a run with a look draws first)."""
+    from tablegen.compare.selection.maxt import _counts as counted
+    from tablegen.compare.selection.validation import checked_selection
 
-    for kind in ("raw_p_values", "adjusted_p_values", "single_step_p_values"):
-        ours, theirs = getattr(going, kind), getattr(fixed, kind)
-        hits = {m: round(p * 10_001) - 1 for m, p in theirs.items()}  # (b + 1)/(R + 1) of the fixed run
-        assert ours == {m: min(1.0, rounded_up(Fraction(b + 1, 10_001) + Fraction(1, 200))) for m, b in hits.items()}
-        assert all(ours[m] >= Fraction(b + 1, 10_001) + Fraction(1, 200) or ours[m] == 1.0 for m, b in hits.items())
-    assert going.critical_value == fixed.critical_value
-    assert going.critical_interval[0] <= fixed.critical_interval[0] <= fixed.critical_interval[1] \
-        <= going.critical_interval[1]  # the DKW band at 97.5%
+    q = dataclasses.replace(checked_selection(y, models, metric, None, R, None, 0.05, None, "auto", "cpu", None),
+                            look=None)
+    found = counted([q], None)[0]
+    return q, found.raw_hits, found.step_hits, found.single_hits(q.observed - 1e-9)
+
+
+def test_each_count_settles_at_the_look_or_goes_on_and_pays_its_price():
+    """A weak but real model's raw count falls between e and H at the look (the run goes on to R; it pays
+    1/200), noise is reached by far more than H arrangements (settled: (X + 1)/200, from the look), the strong
+    models by none (1/200): every p-value is what the rule gives from the counts of fixed runs of 199 and 10,000."""
+    y, models = _strong()
+    rng = np.random.default_rng(51)
+    models["weak"] = 0.15 * y + rng.normal(size=y.size)
+    models["noise"] = rng.normal(size=y.size)
+    going = selection_test(y, models, metric="auc")
+    assert not going.stopped_early and going.early_look == 199 and going.arrangements == 10_000
+    q, raw_e, step_e, single_e = _counts(y, models, "auc", LOOK.drawn)
+    _, raw_R, step_R, single_R = _counts(y, models, "auc", 10_000)
+    names = list(q.models)
+
+    def rule(at_look, hits):
+        return [rounded_up(designed_p_value(LOOK, x, b, 10_000)) for x, b in zip(at_look, hits)]
+
+    assert [going.raw_p_values[m] for m in names] == rule(raw_e, raw_R)
+    assert [going.single_step_p_values[m] for m in names] == rule(single_e, single_R)
+    ranked = np.argsort(-q.observed, kind="stable")
+    adjusted = np.maximum.accumulate(rule(step_e, step_R))  # the step-down p-values made monotone down the ranking
+    assert [going.adjusted_p_values[names[m]] for m in ranked] == adjusted.tolist()
+    branches = {("low" if x == 0 else "high" if x >= 20 else "middle") for x in np.r_[raw_e, step_e, single_e]}
+    assert branches == {"low", "middle", "high"}  # every branch taken: not vacuous
+    weak = names.index("weak")
+    assert 0 < raw_e[weak] < 20 and going.raw_p_values["weak"] >= (raw_R[weak] + 1) / 10_001 + 1 / 200
+    assert going.raw_p_values["noise"] == rounded_up(Fraction(int(raw_e[names.index("noise")]) + 1, 200)) > 0.1
+    low, high = going.raw_p_intervals["noise"]  # from the look's 199 arrangements, at 97.5%
+    assert low < (raw_e[names.index("noise")]) / 199 < high and high - low > 0.1
     assert "arrangements, past an early look at 199," in going.sentence()
+
+
+def test_a_model_like_noise_does_not_hold_the_run_back():
+    """Noise among strong models: reached by more than H of the first 199 arrangements, it settles there (p from the
+    look, clearly not significant) and the run stops: the answers of a fixed run of 199, less the strong models'
+    price."""
+    y, models = _strong()
+    models["noise"] = np.random.default_rng(57).normal(size=y.size)
+    early = selection_test(y, models, metric="auc")
+    fixed = selection_test(y, models, metric="auc", R=LOOK.drawn)
+    assert early.stopped_early and early.arrangements == 199
+    for kind in ("raw_p_values", "single_step_p_values", "adjusted_p_values"):  # each rounded up, not to nearest
+        ours, theirs = getattr(early, kind), getattr(fixed, kind)
+        assert ours == {m: rounded_up(Fraction(round(p * 200), 200)) for m, p in theirs.items()}, kind
+    assert early.raw_p_values["noise"] >= 21 / 200
+    assert sorted(early.significant_models()) == sorted(m for m in models if m != "noise")
 
 
 def test_a_fused_pass_stops_each_metric_as_it_would_alone():
@@ -87,102 +133,97 @@ def _auc_values(scores: np.ndarray, arrangements: np.ndarray, P: int) -> np.ndar
     return (sums - P * (P + 1) / 2) / (P * (n - P))
 
 
-@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6)), (60, EarlyLook(9)), (30, EarlyLook(4))])
+@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6, 0, 3)), (60, EarlyLook(9, 0, 4)), (30, EarlyLook(4, 0, 2))])
 def test_the_look_holds_the_winners_level_exactly_over_a_small_exact_null(R, look):
     """n = 12 items, P = 6, three models with fixed scores; under the null every one of the 924 arrangements is the
-    observed one with probability 1/924.  Given it, each random arrangement reaches the winner's value with
-    probability q_w (the max over models reaches it) and the weakest model's with q_m >= q_w, so the rule rejects the
-    winner at level a with probability (1 - q_m)^l_e [1/(l_e + 1) <= a] + Pr(B + 1 <= (a - tau)(R + 1)) -
-    (1 - q_m)^l_e Pr(Bin(R - l_e, q_w) + 1 <= (a - tau)(R + 1)), B ~ Bin(R, q_w): averaged over the 924, at most a
-    for every a (the worst-case test below shows the price is needed; here the sum comes near the level, so the
-    check is not vacuous)."""
+    observed one with probability 1/924.  Given it, each random arrangement's maximum reaches the winner's value
+    with probability q, so the winner's count at the look is X ~ Bin(l_e, q) and past it X + Bin(R - l_e, q); the
+    rule's rejection probability at level a, summed over both and averaged over the 924, is at most a for every a
+    (and comes near it: not vacuous)."""
     rng = np.random.default_rng(53)
     n, P = 12, 6
     scores = rng.normal(size=n) + 0.1 * rng.normal(size=(3, n))  # alike models, as from one search
     every = np.array(list(combinations(range(n), P)))
     values = _auc_values(scores, every, P)  # (models, arrangements)
     maxima = values.max(axis=0)
-    tau = 1 / (look.drawn + 1)
 
-    def level(a: float, price: float) -> float:
-        total = 0.0
-        for o in range(every.shape[0]):
-            winner, weakest = values[:, o].max(), values[:, o].min()
-            q_w = np.mean(maxima >= winner - 1e-12)
-            q_m = np.mean(maxima >= weakest - 1e-12)
-            early = (1 - q_m) ** look.drawn
-            reject = early * (1 / (look.drawn + 1) <= a)
-            b = np.floor((a - price) * (R + 1) - 1 + 1e-12)  # largest count B with (B + 1)/(R + 1) + price <= a
-            if b >= 0:
-                reject += binom.cdf(b, R, q_w) - early * binom.cdf(b, R - look.drawn, q_w)
-            total += reject
-        return total / every.shape[0]
-
-    grid = [0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.7, 1 / (look.drawn + 1) + 1e-9]
-    levels = [level(a, tau) for a in grid]
-    assert all(v <= a + 1e-12 for v, a in zip(levels, grid))
-    assert max(v / a for v, a in zip(levels, grid)) > 0.5  # not vacuous: the sum comes near the level
+    qs = np.array([np.mean(maxima >= values[:, o].max() - 1e-12) for o in range(every.shape[0])])
+    xs, ks = np.arange(look.drawn + 1), np.arange(R - look.drawn + 1)
+    at_look = binom.pmf(xs[None, :], look.drawn, qs[:, None])  # (observed, X)
+    after = binom.pmf(ks[None, :], R - look.drawn, qs[:, None])  # (observed, B - X)
+    reported = np.array([[designed_p_value(look, x, x + k, R) for k in ks] for x in xs], dtype=object)
+    grid = [Fraction(k, 100) for k in (2, 5, 10, 15, 20, 25, 30, 40, 50, 70)] + \
+        [look.price, Fraction(look.settled_from, look.drawn + 1)]
+    levels = [float(np.mean(np.einsum("ox,ok,xk->o", at_look, after, (reported <= a).astype(float))))
+              for a in grid]
+    assert all(v <= float(a) + 1e-12 for v, a in zip(levels, grid))
+    assert max(v / float(a) for v, a in zip(levels, grid)) > 0.5  # not vacuous: the sum comes near the level
 
 
-def _worst_case_level(a: Fraction, R: int, look: EarlyLook, price: Fraction) -> Fraction:
-    """Pr(reported <= a) of the max-T rule when each arrangement reaches the winner and the weakest model alike
-    with probability U ~ Uniform(0, 1) (the most liberal exact p-value), in exact fractions: an early stop (none of
-    the first l_e reach) has 1/(l_e + 1); a run past it with B of R reaching has 1/(R + 1) less the paths with none
-    reaching among the first l_e, C(R - l_e, B) / ((R + 1) C(R, B))."""
-    level = Fraction(1, look.drawn + 1) if Fraction(1, look.drawn + 1) <= a else Fraction(0)
-    for b in range(R + 1):
-        if Fraction(b + 1, R + 1) + price <= a:
-            level += Fraction(1, R + 1) - Fraction(comb(R - look.drawn, b), (R + 1) * comb(R, b))
-    return level
+def _outcomes(R: int, look: EarlyLook, price: bool = True) -> dict:
+    """Reported p-value -> its probability when each arrangement reaches with probability U ~ Uniform(0, 1) (the
+    most liberal exact p-value), in exact fractions: X of the first l_e reach with probability 1/(l_e + 1) each, and
+    X of the first l_e and B of all R with C(l_e, X) C(R - l_e, B - X) / ((R + 1) C(R, B)) (the Beta integral).
+    ``price=False``: the rule without tau_e."""
+    law: dict = {}
+    for x in range(look.drawn + 1):
+        if look.settles(x):  # its p-value does not depend on B
+            p = Fraction(x + 1, look.drawn + 1)
+            law[p] = law.get(p, 0) + Fraction(1, look.drawn + 1)
+            continue
+        for b in range(x, x + R - look.drawn + 1):
+            if price:
+                p = designed_p_value(look, x, b, R)
+            else:
+                p = min(Fraction(b + 1, R + 1), Fraction(look.settled_from, look.drawn + 1))
+            law[p] = law.get(p, 0) + Fraction(comb(look.drawn, x) * comb(R - look.drawn, b - x), (R + 1) * comb(R, b))
+    return law
 
 
-@pytest.mark.parametrize(("R", "drawn"), [(40, 6), (200, 19), pytest.param(1000, 199, marks=pytest.mark.slow)])
-def test_the_look_holds_its_level_exactly_in_the_worst_case_and_needs_its_price(R, drawn):
-    look = EarlyLook(drawn)
-    grid = {Fraction(k, 400) for k in range(1, 401)} | {look.price, look.price + Fraction(1, R + 1)}
-    assert _worst_case_level(Fraction(1), R, look, Fraction(0)) == 1  # every outcome once
-    assert all(_worst_case_level(a, R, look, look.price) <= a for a in grid)
-    assert any(_worst_case_level(a, R, look, Fraction(0)) > a for a in grid)
+def _level(law: dict, a: Fraction) -> Fraction:
+    return sum((mass for p, mass in law.items() if p <= a), Fraction(0))
+
+
+@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6, 0, 3)), (200, EarlyLook(19, 0, 4)),
+                                         (1000, LOOK)])
+def test_the_look_holds_its_level_exactly_in_the_worst_case_and_needs_its_price(R, look):
+    law = _outcomes(R, look)
+    assert sum(law.values()) == 1  # every outcome once
+    grid = {Fraction(k, 400) for k in range(1, 401)} | set(law)  # every attainable p-value too
+    assert all(_level(law, a) <= a for a in grid)
+    unpriced = _outcomes(R, look, price=False)
+    assert any(_level(unpriced, a) > a for a in grid)
+
+
+def test_the_p_value_never_falls_as_more_arrangements_reach_and_would_without_its_cap():
+    """Monotone in the count at the look and the count of all R (what a maximum over more models, or a smaller
+    threshold, gives): checked over every attainable pair; without the cap a count that settles high can report
+    less than one that went on."""
+    R, look = 60, EarlyLook(9, 0, 4)
+
+    def pairs():
+        return [(x, b) for x in range(look.drawn + 1) for b in range(x, x + R - look.drawn + 1)]
+
+    p = {(x, b): designed_p_value(look, x, b, R) for x, b in pairs()}
+    for (x, b), value in p.items():
+        for dx, db in ((0, 1), (1, 1)):
+            if (x + dx, b + db) in p:
+                assert p[(x + dx, b + db)] >= value, (x, b)
+    uncapped = {(x, b): (Fraction(x + 1, look.drawn + 1) if look.settles(x) else
+                         min(Fraction(1), Fraction(b + 1, R + 1) + look.price)) for x, b in pairs()}
+    assert any(uncapped[(x + 1, b + 1)] < uncapped[(x, b)] for x, b in pairs() if (x + 1, b + 1) in uncapped)
 
 
 def test_a_model_at_its_metric_s_floor_does_not_hold_the_run_back():
     """A model whose best accuracy is the majority rate (the empty cut-off's, which every ranking has) is reached by
-    every arrangement: its p-values are 1 whether the run stops or goes on, so the others stop at the look."""
-    from tablegen.compare.selection.engine import metric_floor
-    from tablegen.compute.kernels.ranking import mcc_weights
-
+    every arrangement: it settles at the look with p = 1, so the others stop there."""
     y, models = _strong()
     models["floor"] = -y + 0.01 * np.random.default_rng(54).normal(size=y.size)  # positives last: no cut-off helps
     P, n = int(y.sum()), y.size
     early = selection_test(y, models, metric="best_accuracy")
     fixed = selection_test(y, models, metric="best_accuracy", R=10_000)
-    floor = metric_floor(1, P, n, mcc_weights(P, n - P, n + 1))
-    assert early.values["floor"] == floor == (n - P) / n
+    assert early.values["floor"] == (n - P) / n
     assert early.stopped_early and early.arrangements == 199
     for kind in ("raw_p_values", "adjusted_p_values", "single_step_p_values"):
         assert getattr(early, kind)["floor"] == getattr(fixed, kind)["floor"] == 1.0
         assert all(p == 1 / 200 for m, p in getattr(early, kind).items() if m != "floor"), kind
-    assert selection_test(y, models, metric="auc").stopped_early is False  # AUC has no floor: its worst model holds
-
-
-@pytest.mark.parametrize("column", [1, 2, 3, 5])
-def test_no_model_falls_below_the_floor_on_any_arrangement(column):
-    """The floor of the best-threshold metrics against every model and arrangement of a small case, ties included."""
-    from tablegen.compare.selection.engine import metric_floor
-    from tablegen.compute.kernels.permutation import score_model
-    from tablegen.compute.kernels.ranking import mcc_weights
-
-    rng = np.random.default_rng(55 + column)
-    n, P = 10, 4
-    weights = mcc_weights(P, n - P, n + 1)
-    floor = metric_floor(column, P, n, weights)
-    for _ in range(30):
-        scores = np.round(rng.normal(size=n), 1)
-        order = np.argsort(-scores, kind="stable")
-        ranked = scores[order]
-        ends = np.ones(n, np.uint8)
-        ends[:-1] = ranked[1:] != ranked[:-1]
-        for positives in combinations(range(n), P):
-            labels = np.zeros(n, np.uint8)
-            labels[list(positives)] = 1
-            assert score_model(labels, order, ends, P, column, 0, weights) >= floor

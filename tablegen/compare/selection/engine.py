@@ -101,6 +101,56 @@ class NullCounts:
     exact: bool
     look: object = None
     stopped_early: bool = False
+    raw_at_look: np.ndarray | None = None
+    step_at_look: np.ndarray | None = None
+
+    def single_hits(self, thresholds: np.ndarray, drawn: int | None = None) -> np.ndarray:
+        """Per model, how many of the first ``drawn`` (default: all) arrangements' maxima reach its threshold (its
+        single-step count)."""
+        maxima = self.maxima if drawn is None else self.maxima[:drawn]
+        return reaching(maxima, thresholds)
+
+
+def reaching(maxima: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """How many of ``maxima`` are at least each of ``thresholds``.
+
+    Examples
+    --------
+    >>> reaching(np.array([0.5, 0.9, 0.7]), np.array([0.7, 1.0])).tolist()
+    [2, 0]
+    """
+    return maxima.size - np.searchsorted(np.sort(maxima), thresholds, side="left")
+
+
+def designed_p_value(look, at_look: int, hits: int, total: int):
+    """The p-value of one count under the max-T test's early ``look`` (an
+    :class:`~tablegen.compare.pairwise.sequential.EarlyLook` with e and H), as an exact Fraction: ``at_look`` of the
+    first l_e arrangements reached (and ``hits`` of all ``total``, read only where the look did not settle it).
+
+    - at most e, or at least H, at the look: (at_look + 1)/(l_e + 1) (settled there);
+    - else min(H/(l_e + 1), (hits + 1)/(total + 1) + tau_e), tau_e = (e + 1)/(l_e + 1).
+
+    Each count's p-value depends on its own arrangements alone, and is a valid p-value: for a < H/(l_e + 1),
+    Pr(p <= a) <= Pr(at_look <= e, p <= a) + Pr(p_R <= a - tau_e) <= min(a, tau_e) + max(0, a - tau_e) = a (no
+    count of H or more can be at most a); for a >= H/(l_e + 1) every count up to m = floor(a (l_e + 1)) - 1 >= H - 1
+    at the look can report at most a, and no other, so Pr(p <= a) <= Pr(at_look <= m) <= (m + 1)/(l_e + 1) <= a
+    (the look's count is a valid Monte Carlo p-value at the fixed l_e).  The cap makes it monotone: more
+    arrangements reaching, at the look or after, never lowers it, which the single-step and step-down
+    adjustments need (a maximum over more models reaches at least as often).
+
+    Examples
+    --------
+    >>> from tablegen.compare.pairwise.sequential import EarlyLook
+    >>> look = EarlyLook(199, 0, 20)
+    >>> [str(designed_p_value(look, x, b, 9_999)) for x, b in [(0, 0), (25, 1300), (3, 119), (19, 5000)]]
+    ['1/200', '13/100', '17/1000', '1/10']
+    """
+    from fractions import Fraction
+
+    if look.settles(at_look):
+        return Fraction(int(at_look) + 1, look.drawn + 1)
+    priced = Fraction(int(hits) + 1, total + 1) + look.price
+    return min(priced, Fraction(look.settled_from, look.drawn + 1), Fraction(1))
 
 
 def arrangements(n: int, P: int) -> int:
@@ -127,16 +177,14 @@ def exact_fits(n: int, P: int, models: int) -> bool:
 class MetricPlan:
     """One metric of a pass over the arrangements: its kernel ``column`` (``k_cut`` its k for TP at k), the rows
     of its models among the sorted ones (``members``: the models it is defined for), each one's observed value less
-    the snap tolerance (``thresholds``), the members by descending observed value (``ranked``, indices into
-    ``members``), and a value no model's can fall below on any arrangement (``floor``, :func:`metric_floor`; -inf
-    where the metric has none): a threshold at or below it is reached by every arrangement."""
+    the snap tolerance (``thresholds``), and the members by descending observed value (``ranked``, indices into
+    ``members``)."""
 
     column: int
     k_cut: int
     members: np.ndarray
     thresholds: np.ndarray
     ranked: np.ndarray
-    floor: float = -np.inf
 
 
 def null_counts(sorted_models: SortedModels, P: int, column: int, k_cut: int, weights: np.ndarray,
@@ -157,10 +205,11 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
     pass of that metric alone gives; ``progress(done, total)``, if given, is told of the arrangements scored after
     each block.
 
-    With an early ``look`` (an :class:`~tablegen.compare.pairwise.sequential.EarlyLook` at l_e < R arrangements,
-    random arrangements only), a plan in which at most e of the first l_e arrangements' maxima reach its smallest
-    threshold above its floor — every such model's single-step count at most e — stops there (its counts are those
-    of a run of l_e); the other plans go on to R on the same replicates.
+    With an early ``look`` (an :class:`~tablegen.compare.pairwise.sequential.EarlyLook` at l_e < R arrangements with
+    e and H, random arrangements only), a plan each of whose models' counts (raw, step-down and single-step) the
+    first l_e arrangements settle — at most e or at least H reaching — stops there (its counts are those of a run
+    of l_e); the other plans go on to R on the same replicates, their counts at the look kept beside
+    (``raw_at_look``, ``step_at_look``; the single-step ones are read from the first l_e maxima).
 
     Examples
     --------
@@ -183,7 +232,8 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
         return _split(plans, maxima, raw_hits, step_hits, [total] * len(plans), exact, None, [False] * len(plans))
     _run(sorted_models, P, plans, weights, False, key, device, 0, look.drawn, total, maxima, raw_hits, step_hits,
          progress)
-    early = [_settled(maxima[t, :look.drawn], plan, look.most_hits) for t, plan in enumerate(plans)]
+    raw_at_look, step_at_look = raw_hits.copy(), step_hits.copy()
+    early = [_settled(maxima[t, :look.drawn], raw_hits[t], step_hits[t], plan, look) for t, plan in enumerate(plans)]
     going = np.flatnonzero(~np.array(early))
     if going.size:
         logger.info("max-T: %d of %d metrics past the early look at %d arrangements", going.size, len(plans),
@@ -199,39 +249,16 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
     elif progress is not None:
         progress(total, total)
     drawn = [look.drawn if stop else total for stop in early]
-    return _split(plans, maxima, raw_hits, step_hits, drawn, False, look, early)
+    return _split(plans, maxima, raw_hits, step_hits, drawn, False, look, early, raw_at_look, step_at_look)
 
 
-def _settled(maxima: np.ndarray, plan: MetricPlan, most_hits: int) -> bool:
-    """Whether a plan stops at the look: at most ``most_hits`` maxima reach the smallest threshold above the plan's
-    floor (every model's single-step count, so its raw and step-down counts, at most that).  A threshold at or below
-    the floor is reached by every arrangement, so its p-values are 1 whether the run stops or goes on: it does not
-    hold the run back."""
-    above = plan.thresholds[plan.thresholds > plan.floor]
-    return above.size == 0 or int(np.count_nonzero(maxima >= above.min())) <= most_hits
-
-
-def metric_floor(column: int, P: int, n: int, weights: np.ndarray) -> float:
-    """A value no model's can fall below on any arrangement of P positives among n: for the best-threshold metrics
-    (best accuracy, best F1, best balanced accuracy, best MCC) the better of the empty and the full cut-off, which
-    every ranking has — the value :func:`~tablegen.compute.kernels.permutation.score_model` gives a model whose
-    scores all tie (those two cut-offs only), the same float; -inf for the others (AUC, average precision, TP at k:
-    a model can fall below any such value).
-
-    Examples
-    --------
-    >>> metric_floor(1, 3, 10, np.zeros(11)), metric_floor(0, 3, 10, np.zeros(11))
-    (0.7, -inf)
-    """
-    from tablegen.compute.kernels.permutation import score_model
-
-    if column not in (1, 2, 3, 5):
-        return -np.inf
-    labels = np.zeros(n, np.uint8)
-    labels[:P] = 1  # where the positives lie does not matter with every score tied
-    ends = np.zeros(n, np.uint8)
-    ends[-1] = 1
-    return float(score_model(labels, np.arange(n), ends, P, column, 0, weights))
+def _settled(maxima: np.ndarray, raw: np.ndarray, step: np.ndarray, plan: MetricPlan, look) -> bool:
+    """Whether a plan stops at the look: every model's raw, step-down and single-step count among the first l_e
+    arrangements settles (at most e or at least H reaching).  A model at its metric's floor is reached by every
+    arrangement (l_e >= H): it does not hold the run back."""
+    size = plan.members.size
+    counts = (raw[:size], step[:size], reaching(maxima, plan.thresholds))
+    return all(bool(np.all(look.settles(c))) for c in counts)
 
 
 def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, exact: bool, key: tuple,
@@ -285,9 +312,14 @@ def _packed(plans: list[MetricPlan]) -> tuple:
     return columns, k_cuts, members, sizes, thresholds, ranked
 
 
-def _split(plans, maxima, raw_hits, step_hits, drawn: list, exact: bool, look, early: list) -> list[NullCounts]:
+def _split(plans, maxima, raw_hits, step_hits, drawn: list, exact: bool, look, early: list, raw_at_look=None,
+           step_at_look=None) -> list[NullCounts]:
+    def at_look(counts, t, size):
+        return None if counts is None else counts[t, :size].copy()
+
     return [NullCounts(maxima[t, :drawn[t]], raw_hits[t, :plan.members.size].copy(),
-                       step_hits[t, :plan.members.size].copy(), drawn[t], exact, look, early[t])
+                       step_hits[t, :plan.members.size].copy(), drawn[t], exact, look, early[t],
+                       at_look(raw_at_look, t, plan.members.size), at_look(step_at_look, t, plan.members.size))
             for t, plan in enumerate(plans)]
 
 

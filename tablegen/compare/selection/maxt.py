@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tablegen.compare.selection.engine import MetricPlan, metric_floor, null_counts_all
+from tablegen.compare.selection.engine import MetricPlan, designed_p_value, null_counts_all
 from tablegen.compare.selection.result import SelectionResult
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE, TIE_RTOL
@@ -50,6 +50,10 @@ if TYPE_CHECKING:
     from tablegen.compute.metric_nulls import ExactNulls
 
 logger = logging.getLogger(__name__)
+
+#: The level of each interval of a run with an early look: it reports from one of two runs (l_e or R), so each
+#: interval is at 97.5% and the one reported covers with 95%.
+LOOK_LEVEL = 1.0 - (1.0 - CI_LEVEL) / 2
 
 
 def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
@@ -216,8 +220,7 @@ def _counts(questions: list, progress):
     """The arrangements of questions sharing R (so the same arrangements), scored for all of them in one pass."""
     first = questions[0]
     exact = first.R == 0
-    plans = [MetricPlan(q.column, q.k_cut, q.members, q.observed - SNAP_TOLERANCE, _ranked(q),
-                        metric_floor(q.column, q.P, q.n, q.weights)) for q in questions]
+    plans = [MetricPlan(q.column, q.k_cut, q.members, q.observed - SNAP_TOLERANCE, _ranked(q)) for q in questions]
     logger.info("max-T of %d models on %s: %s", first.sorted_all.orders.shape[0],
                 ", ".join(q.spec.name for q in questions), "every arrangement" if exact else f"R = {first.R:,}")
     return null_counts_all(first.sorted_all, first.P, plans, first.weights, exact=exact, R=first.R, key=first.key,
@@ -240,14 +243,19 @@ def _result(q, counts, null) -> SelectionResult:
     exact = counts.exact
     extra = _extra(q)
     M = counts.arrangements
-    price = 0.0 if counts.look is None or counts.stopped_early else counts.look.price
-    level = CI_LEVEL if counts.look is None else 1.0 - (1.0 - CI_LEVEL) / 2  # two branches: 97.5% each
-    raw = _proportions(counts.raw_hits, M, exact, price, level)
-    step = _proportions(counts.step_hits, M, exact, price, level)  # one vectorised call per kind, not one per model
+    look = counts.look
+    if look is None:
+        raw = _proportions(counts.raw_hits, M, exact)
+        step = _proportions(counts.step_hits, M, exact)  # one vectorised call per kind, not one per model
+        single_hits = _proportions(counts.single_hits(thresholds), M, exact)
+        level = CI_LEVEL
+    else:  # each count settled at the look or priced past it (designed_p_value); intervals at 97.5% each
+        raw = _looked(counts.raw_at_look, counts.raw_hits, M, look)
+        step = _looked(counts.step_at_look, counts.step_hits, M, look)
+        single_hits = _looked(counts.single_hits(thresholds, look.drawn), counts.single_hits(thresholds), M, look)
+        level = LOOK_LEVEL
     steps = [_with_extra(tuple(v[j] for v in step), observed[m], extra, null) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
-    reached = M - np.searchsorted(np.sort(counts.maxima), thresholds, side="left")  # maxima >= each threshold
-    single_hits = _proportions(reached, M, exact, price, level)
     single = [_with_extra(tuple(v[i] for v in single_hits), observed[i], extra, null) for i in range(len(names))]
     divisor = q.divisor
     critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top, level)
@@ -270,34 +278,37 @@ def _result(q, counts, null) -> SelectionResult:
         early_look=None if counts.look is None else counts.look.drawn, stopped_early=counts.stopped_early)
 
 
-def _proportions(hits: np.ndarray, M: int, exact: bool, price=0.0, level: float = CI_LEVEL):
+def _proportions(hits: np.ndarray, M: int, exact: bool):
     """(p, low, high): hits / M exactly (equal ends); from M random arrangements, (hits + 1) / (M + 1), never 0
-    and a valid p-value (Phipson & Smyth 2010), plus ``price`` (an early look's, for a run that went past it;
-    capped at 1), with the ``level`` Clopper–Pearson interval of the exact p."""
+    and a valid p-value (Phipson & Smyth 2010), with the 95% Clopper–Pearson interval of the exact p."""
     if exact:
         estimate = hits / M
         return estimate, estimate, estimate
-    low, high = clopper_pearson(hits, hits, M, level)
-    p = _priced(hits, M, price) if price else (hits + 1) / (M + 1)
-    return p, np.asarray(low, float), np.asarray(high, float)
+    low, high = clopper_pearson(hits, hits, M)
+    return (hits + 1) / (M + 1), np.asarray(low, float), np.asarray(high, float)
 
 
-def _priced(hits: np.ndarray, M: int, price) -> np.ndarray:
-    """(hits + 1)/(M + 1) + ``price`` (a Fraction) for each count, capped at 1, each the smallest double at least
-    its exact value (a sum in floats fell one ulp short for about 4 in 10 counts).
+def _looked(at_look: np.ndarray, hits: np.ndarray, M: int, look):
+    """(p, low, high) of counts under an early ``look``: each p-value :func:`designed_p_value` of its count at the
+    look (``at_look``) and of all M (``hits``), the smallest double at least its exact value (a sum in floats fell
+    one ulp short for about 4 in 10 counts), with the 97.5% Clopper–Pearson interval of the count it reports from
+    (of l_e where the look settled it, else of M).
 
     Examples
     --------
-    >>> from fractions import Fraction
-    >>> _priced(np.array([0, 9999]), 10_000, Fraction(1, 200)).tolist()
-    [0.0050999900009999, 1.0]
+    >>> from tablegen.compare.pairwise.sequential import EarlyLook
+    >>> p, low, high = _looked(np.array([0, 3, 40]), np.array([0, 129, 2000]), 9_999, EarlyLook(199, 0, 20))
+    >>> p.tolist(), bool(low[1] > 0.01 and low[2] > 0.14)  # 1/200; 130/10,000 + 1/200; 41/200
+    ([0.005, 0.018000000000000002, 0.20500000000000002], True)
     """
-    from fractions import Fraction
-
     from tablegen.compare.pairwise.sequential import rounded_up
 
-    flat = [min(1.0, rounded_up(Fraction(int(h) + 1, M + 1) + price)) for h in np.asarray(hits).reshape(-1)]
-    return np.asarray(flat, float).reshape(np.shape(hits))
+    at_look, hits = np.asarray(at_look), np.asarray(hits)
+    settled = look.settles(at_look)
+    p = np.array([rounded_up(designed_p_value(look, x, b, M)) for x, b in zip(at_look, hits)], float)
+    low, high = clopper_pearson(np.where(settled, at_look, hits), np.where(settled, at_look, hits),
+                                np.where(settled, look.drawn, M), LOOK_LEVEL)
+    return p, np.asarray(low, float), np.asarray(high, float)
 
 
 def _with_extra(p, score: float, extra: int, null):
