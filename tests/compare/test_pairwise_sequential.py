@@ -298,5 +298,5 @@ def test_the_report_says_which_pairs_stopped_at_the_look_and_what_their_p_value_
     sentence = tablegen.evaluate(y, models, C=3, metrics=["average_precision"])["average_precision"].sentence()
     assert ("(sequential permutation; 1 stopped at the early look, none of the first 79 patterns reaching: "
             "p = 0.0125, a smaller one needs R given, Holm)") in sentence
-    assert "199 random label arrangements, stopped at the early look: none reached a model's value, seed 2005" \
+    assert "199 random label arrangements, stopped at the early look: every model's count settled, seed 2005" \
         in sentence

@@ -1,10 +1,10 @@
 """The max-T selection test's early look (R left unset): at l_e = ceil(10/alpha) - 1 arrangements each model's raw,
 step-down and single-step count settles where at most e = 0 or at least H = 20 arrangements reached it (p = (X + 1)/
-(l_e + 1)); a count in between goes on to R and pays tau_e = 1/(l_e + 1), capped at H/(l_e + 1); a run stops at
-the look where every count settled.  Each count's p-value is valid (exact fractions in the worst case, and over
-every observed arrangement of a small exact null) and monotone in its count (which the adjustments need), and the
-code gives what the rule says: the same arrangements as fixed runs, each metric of a fused pass what it gives
-alone."""
+(l_e + 1)); a count in between goes on until H arrangements have reached it (Besag-Clifford, p = H/L) or R, and pays
+tau_e = 1/(l_e + 1), capped at H/(l_e + 1).  Each count's p-value is valid (the law of the reported p-value in
+exact fractions in the worst case, and the winner's rejection over every observed arrangement of a small exact
+null) and monotone in its arrangements (which the adjustments need), and the code gives what the rule says: the
+same arrangements as fixed runs, each metric of a fused pass what it gives alone."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from math import comb
 
 import numpy as np
 import pytest
-from scipy.stats import binom
 
 from tablegen.compare import selection_test, selection_tests
 from tablegen.compare.pairwise.sequential import EarlyLook, max_t_look, rounded_up
-from tablegen.compare.selection.engine import designed_p_value
+from tablegen.compare.selection.early import FOLLOW_BLOCK, designed_p_value
 
-LOOK = EarlyLook(199, 0, 20)
+LOOK = EarlyLook(199, 0, 20, 20)
+TO_R = EarlyLook(199, 0, 20)  # a count between e and H goes on to R: where a run of R is cheap
 
 
 def _strong(n=2000, K=4, seed=50):
@@ -54,38 +54,72 @@ def _counts(y, models, metric, R):
     q = dataclasses.replace(checked_selection(y, models, metric, None, R, None, 0.05, None, "auto", "cpu", None),
                             look=None)
     found = counted([q], None)[0]
-    return q, found.raw_hits, found.step_hits, found.single_hits(q.observed - 1e-9)
+    return q, (found.raw_hits, found.step_hits, found.single_hits(q.observed - 1e-9))
 
 
-def test_each_count_settles_at_the_look_or_goes_on_and_pays_its_price():
-    """A weak but real model's raw count falls between e and H at the look (the run goes on to R; it pays
-    1/200), noise is reached by far more than H arrangements (settled: (X + 1)/200, from the look), the strong
-    models by none (1/200): every p-value is what the rule gives from the counts of fixed runs of 199 and 10,000."""
-    y, models = _strong()
+def _expected(y, models, metric, look, R=10_000):
+    """Each count's (X at the look, hits, drawn) by the rule, from fixed runs alone: X from a run of 199; a count
+    between e and H followed by runs of growing length until h reached it (L found by bisection), else R."""
+    q, at_look = _counts(y, models, metric, look.drawn)
+    _, at_R = _counts(y, models, metric, R)
+    found = {}
+    for kind in range(3):
+        for j, x in enumerate(at_look[kind]):
+            if look.settles(x):
+                found[kind, j] = (int(x), int(x), look.drawn)
+            elif look.follow_hits is None or at_R[kind][j] < look.follow_hits:
+                found[kind, j] = (int(x), int(at_R[kind][j]), R)
+            else:  # the smallest L with H of the first L reaching
+                low, high = LOOK.drawn, R
+                while high - low > 1:
+                    mid = (low + high) // 2
+                    low, high = (low, mid) if _counts(y, models, metric, mid)[1][kind][j] >= 20 else (mid, high)
+                found[kind, j] = (int(x), 20, high)
+    return q, found
+
+
+@pytest.mark.parametrize(("n", "lift", "look"), [(2000, 0.15, LOOK), (400, 0.3, TO_R)])
+def test_each_count_settles_at_the_look_or_goes_on(n, lift, look):
+    """A weak but real model's raw count falls between e and H at the look (it goes on until 20 arrangements reach
+    it, Besag-Clifford, where a run of R costs over 10^8 steps (6 models x 2,000 items x 10^4); else to R), noise is
+    reached by far more than H (settled: (X + 1)/200, from the look), the strong models by none (1/200): every
+    p-value is what the rule gives from the counts of fixed runs."""
+    y, models = _strong(n=n)
     rng = np.random.default_rng(51)
-    models["weak"] = 0.15 * y + rng.normal(size=y.size)
+    models["weak"] = lift * y + rng.normal(size=y.size)
     models["noise"] = rng.normal(size=y.size)
     going = selection_test(y, models, metric="auc")
-    assert not going.stopped_early and going.early_look == 199 and going.arrangements == 10_000
-    q, raw_e, step_e, single_e = _counts(y, models, "auc", LOOK.drawn)
-    _, raw_R, step_R, single_R = _counts(y, models, "auc", 10_000)
-    names = list(q.models)
+    q, found = _expected(y, models, "auc", look)
+    assert q.look is None and going.early_look == 199  # q: the fixed run's question
+    names, K = list(q.models), len(q.models)
 
-    def rule(at_look, hits):
-        return [rounded_up(designed_p_value(LOOK, x, b, 10_000)) for x, b in zip(at_look, hits)]
+    def rule(kind):
+        return [rounded_up(designed_p_value(look, *found[kind, j], 10_000)) for j in range(K)]
 
-    assert [going.raw_p_values[m] for m in names] == rule(raw_e, raw_R)
-    assert [going.single_step_p_values[m] for m in names] == rule(single_e, single_R)
+    assert [going.raw_p_values[m] for m in names] == rule(0)
+    assert [going.single_step_p_values[m] for m in names] == rule(2)
     ranked = np.argsort(-q.observed, kind="stable")
-    adjusted = np.maximum.accumulate(rule(step_e, step_R))  # the step-down p-values made monotone down the ranking
+    adjusted = np.maximum.accumulate(rule(1))  # the step-down p-values made monotone down the ranking
     assert [going.adjusted_p_values[names[m]] for m in ranked] == adjusted.tolist()
-    branches = {("low" if x == 0 else "high" if x >= 20 else "middle") for x in np.r_[raw_e, step_e, single_e]}
+    branches = {("low" if x == 0 else "high" if x >= 20 else "middle") for x, _, _ in found.values()}
     assert branches == {"low", "middle", "high"}  # every branch taken: not vacuous
+    last = max(drawn for x, _, drawn in found.values())
+    blocks = -(-(last - LOOK.drawn) // FOLLOW_BLOCK)
+    assert not going.stopped_early
     weak = names.index("weak")
-    assert 0 < raw_e[weak] < 20 and going.raw_p_values["weak"] >= (raw_R[weak] + 1) / 10_001 + 1 / 200
-    assert going.raw_p_values["noise"] == rounded_up(Fraction(int(raw_e[names.index("noise")]) + 1, 200)) > 0.1
+    x, hits, drawn = found[0, weak]
+    if look.follow_hits is None:
+        assert last == going.arrangements == 10_000 and 0 < x < 20
+        assert going.raw_p_values["weak"] == rounded_up(Fraction(hits + 1, 10_001) + LOOK.price)
+        return
+    assert LOOK.drawn < last < 10_000 and going.arrangements == LOOK.drawn + blocks * FOLLOW_BLOCK
+    assert 0 < x < 20 and hits == 20 and going.raw_p_values["weak"] == rounded_up(Fraction(20, drawn) + LOOK.price)
+    noise = found[0, names.index("noise")][0]
+    assert going.raw_p_values["noise"] == rounded_up(Fraction(noise + 1, 200)) > 0.1
     low, high = going.raw_p_intervals["noise"]  # from the look's 199 arrangements, at 97.5%
-    assert low < (raw_e[names.index("noise")]) / 199 < high and high - low > 0.1
+    assert low < noise / 199 < high and high - low > 0.1
+    low, high = going.raw_p_intervals["weak"]  # Besag-Clifford's interval under its stopping rule, at 97.5%
+    assert low < 20 / drawn < high
     assert "arrangements, past an early look at 199," in going.sentence()
 
 
@@ -133,50 +167,60 @@ def _auc_values(scores: np.ndarray, arrangements: np.ndarray, P: int) -> np.ndar
     return (sums - P * (P + 1) / 2) / (P * (n - P))
 
 
-@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6, 0, 3)), (60, EarlyLook(9, 0, 4)), (30, EarlyLook(4, 0, 2))])
+def _paths(R: int, look: EarlyLook):
+    """Every outcome of one count's run — (X at the look, hits, drawn) — with its probability given a reach
+    probability q as c q^i (1 - q)^j: (x, hits, drawn, c, i, j)."""
+    h, l_e = look.follow_hits or R + 1, look.drawn
+    for x in range(l_e + 1):
+        if look.settles(x):
+            yield x, x, l_e, comb(l_e, x), x, l_e - x
+            continue
+        for L in range(l_e + h - x, R + 1):  # the h-th reaching arrangement is the L-th
+            yield x, h, L, comb(l_e, x) * comb(L - 1 - l_e, h - 1 - x), h, L - h
+        for b in range(x, min(h, x + R - l_e + 1)):  # fewer than h of all R
+            yield x, b, R, comb(l_e, x) * comb(R - l_e, b - x), b, R - b
+
+
+def _reported(R: int, look: EarlyLook, price: bool = True):
+    """(p, c, i, j) of every outcome of :func:`_paths`; ``price=False``: the rule without tau_e."""
+    for x, hits, drawn, c, i, j in _paths(R, look):
+        p = designed_p_value(look, x, hits, drawn, R)
+        if not price and not look.settles(x):
+            bc = Fraction(hits, drawn) if hits >= (look.follow_hits or R + 1) else Fraction(hits + 1, R + 1)
+            p = min(bc, Fraction(look.settled_from, look.drawn + 1))
+        yield p, c, i, j
+
+
+@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6, 0, 3, 3)), (60, EarlyLook(9, 0, 4, 4)),
+                                         (30, EarlyLook(4, 0, 2, 2)), (40, EarlyLook(6, 0, 3)),
+                                         (60, EarlyLook(9, 0, 4))])
 def test_the_look_holds_the_winners_level_exactly_over_a_small_exact_null(R, look):
     """n = 12 items, P = 6, three models with fixed scores; under the null every one of the 924 arrangements is the
     observed one with probability 1/924.  Given it, each random arrangement's maximum reaches the winner's value
-    with probability q, so the winner's count at the look is X ~ Bin(l_e, q) and past it X + Bin(R - l_e, q); the
-    rule's rejection probability at level a, summed over both and averaged over the 924, is at most a for every a
-    (and comes near it: not vacuous)."""
+    with probability q; the rule's rejection probability at level a, summed over every outcome of the run and
+    averaged over the 924, is at most a for every a (and comes near it: not vacuous)."""
     rng = np.random.default_rng(53)
     n, P = 12, 6
     scores = rng.normal(size=n) + 0.1 * rng.normal(size=(3, n))  # alike models, as from one search
     every = np.array(list(combinations(range(n), P)))
     values = _auc_values(scores, every, P)  # (models, arrangements)
     maxima = values.max(axis=0)
-
     qs = np.array([np.mean(maxima >= values[:, o].max() - 1e-12) for o in range(every.shape[0])])
-    xs, ks = np.arange(look.drawn + 1), np.arange(R - look.drawn + 1)
-    at_look = binom.pmf(xs[None, :], look.drawn, qs[:, None])  # (observed, X)
-    after = binom.pmf(ks[None, :], R - look.drawn, qs[:, None])  # (observed, B - X)
-    reported = np.array([[designed_p_value(look, x, x + k, R) for k in ks] for x in xs], dtype=object)
+    paths = list(_reported(R, look))
+    assert np.allclose([sum(c * q ** i * (1 - q) ** j for _, c, i, j in paths) for q in (0.1, 0.5, 0.9)], 1)
     grid = [Fraction(k, 100) for k in (2, 5, 10, 15, 20, 25, 30, 40, 50, 70)] + \
         [look.price, Fraction(look.settled_from, look.drawn + 1)]
-    levels = [float(np.mean(np.einsum("ox,ok,xk->o", at_look, after, (reported <= a).astype(float))))
-              for a in grid]
+    levels = [float(np.mean(sum(c * qs ** i * (1 - qs) ** j for p, c, i, j in paths if p <= a))) for a in grid]
     assert all(v <= float(a) + 1e-12 for v, a in zip(levels, grid))
     assert max(v / float(a) for v, a in zip(levels, grid)) > 0.5  # not vacuous: the sum comes near the level
 
 
 def _outcomes(R: int, look: EarlyLook, price: bool = True) -> dict:
     """Reported p-value -> its probability when each arrangement reaches with probability U ~ Uniform(0, 1) (the
-    most liberal exact p-value), in exact fractions: X of the first l_e reach with probability 1/(l_e + 1) each, and
-    X of the first l_e and B of all R with C(l_e, X) C(R - l_e, B - X) / ((R + 1) C(R, B)) (the Beta integral).
-    ``price=False``: the rule without tau_e."""
+    most liberal exact p-value), in exact fractions: the integral of c u^i (1 - u)^j is c i! j!/(i + j + 1)!."""
     law: dict = {}
-    for x in range(look.drawn + 1):
-        if look.settles(x):  # its p-value does not depend on B
-            p = Fraction(x + 1, look.drawn + 1)
-            law[p] = law.get(p, 0) + Fraction(1, look.drawn + 1)
-            continue
-        for b in range(x, x + R - look.drawn + 1):
-            if price:
-                p = designed_p_value(look, x, b, R)
-            else:
-                p = min(Fraction(b + 1, R + 1), Fraction(look.settled_from, look.drawn + 1))
-            law[p] = law.get(p, 0) + Fraction(comb(look.drawn, x) * comb(R - look.drawn, b - x), (R + 1) * comb(R, b))
+    for p, c, i, j in _reported(R, look, price):
+        law[p] = law.get(p, 0) + Fraction(c, (i + j + 1) * comb(i + j, i))
     return law
 
 
@@ -184,8 +228,8 @@ def _level(law: dict, a: Fraction) -> Fraction:
     return sum((mass for p, mass in law.items() if p <= a), Fraction(0))
 
 
-@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6, 0, 3)), (200, EarlyLook(19, 0, 4)),
-                                         (1000, LOOK)])
+@pytest.mark.parametrize(("R", "look"), [(40, EarlyLook(6, 0, 3, 3)), (200, EarlyLook(19, 0, 4, 4)), (1000, LOOK),
+                                         (40, EarlyLook(6, 0, 3)), (200, EarlyLook(19, 0, 4)), (1000, TO_R)])
 def test_the_look_holds_its_level_exactly_in_the_worst_case_and_needs_its_price(R, look):
     law = _outcomes(R, look)
     assert sum(law.values()) == 1  # every outcome once
@@ -195,23 +239,35 @@ def test_the_look_holds_its_level_exactly_in_the_worst_case_and_needs_its_price(
     assert any(_level(unpriced, a) > a for a in grid)
 
 
-def test_the_p_value_never_falls_as_more_arrangements_reach_and_would_without_its_cap():
-    """Monotone in the count at the look and the count of all R (what a maximum over more models, or a smaller
-    threshold, gives): checked over every attainable pair; without the cap a count that settles high can report
-    less than one that went on."""
-    R, look = 60, EarlyLook(9, 0, 4)
+def _from_sequence(reached: np.ndarray, look: EarlyLook) -> Fraction:
+    """The rule applied to one count's whole sequence of arrangements (1 where it reached)."""
+    x = int(reached[:look.drawn].sum())
+    running = np.cumsum(reached)
+    if look.settles(x):
+        return designed_p_value(look, x, x, look.drawn, reached.size)
+    if look.follow_hits is not None and running[-1] >= look.follow_hits:
+        L = int(np.argmax(running >= look.follow_hits)) + 1
+        return designed_p_value(look, x, look.follow_hits, L, reached.size)
+    return designed_p_value(look, x, int(running[-1]), reached.size, reached.size)
 
-    def pairs():
-        return [(x, b) for x in range(look.drawn + 1) for b in range(x, x + R - look.drawn + 1)]
 
-    p = {(x, b): designed_p_value(look, x, b, R) for x, b in pairs()}
-    for (x, b), value in p.items():
-        for dx, db in ((0, 1), (1, 1)):
-            if (x + dx, b + db) in p:
-                assert p[(x + dx, b + db)] >= value, (x, b)
-    uncapped = {(x, b): (Fraction(x + 1, look.drawn + 1) if look.settles(x) else
-                         min(Fraction(1), Fraction(b + 1, R + 1) + look.price)) for x, b in pairs()}
-    assert any(uncapped[(x + 1, b + 1)] < uncapped[(x, b)] for x, b in pairs() if (x + 1, b + 1) in uncapped)
+@pytest.mark.parametrize("look", [EarlyLook(9, 0, 4, 4), EarlyLook(9, 0, 4)])
+def test_the_p_value_never_falls_as_more_arrangements_reach(look):
+    """Monotone in the sequence: a sequence that reaches wherever another does (what a maximum over more models, or
+    a smaller threshold, gives) never reports less — the step-down and single-step adjustments rely on it; 3,000
+    random pairs over every branch (sequential past the look, and to R)."""
+    rng = np.random.default_rng(58)
+    R = 60
+    seen = set()
+    for _ in range(3_000):
+        q = rng.uniform(0.0, 0.4)
+        a = rng.random(R) < q
+        b = a | (rng.random(R) < rng.uniform(0.0, 0.1))
+        pa, pb = _from_sequence(a, look), _from_sequence(b, look)
+        assert pb >= pa, (a.astype(int), b.astype(int))
+        x = int(a[:look.drawn].sum())
+        seen.add("low" if x == 0 else "high" if x >= 4 else "stopped" if a.sum() >= 4 else "to R")
+    assert seen == {"low", "high", "stopped", "to R"}
 
 
 def test_a_model_at_its_metric_s_floor_does_not_hold_the_run_back():

@@ -118,8 +118,9 @@ def _permutation_counts(device: str) -> dict:
 
 
 def _permutation_counts_with_a_look(device: str) -> dict:
-    """A fused pass with an early look at 10 of 40 arrangements: AUC's thresholds out of reach (stops at the look),
-    accuracy's within reach (goes on to 40 from replicate 10)."""
+    """A fused pass with an early look at 10 of 200 arrangements (H = 3): AUC's thresholds out of reach (stops at the
+    look), accuracy's within reach now and then (goes on, block by block, until 3 arrangements reach each count
+    between)."""
     from tablegen.compare.pairwise.sequential import EarlyLook
     from tablegen.compare.selection.engine import MetricPlan, models_sorted, null_counts_all
     from tablegen.compute.kernels.ranking import mcc_weights
@@ -127,12 +128,14 @@ def _permutation_counts_with_a_look(device: str) -> dict:
     n, P, K = 14, 5, 3
     sorted_models = models_sorted(np.round(np.random.default_rng(n).normal(size=(K, n)), 1))
     plans = [MetricPlan(0, 0, np.arange(K), np.full(K, 1.5), np.arange(K)),
-             MetricPlan(1, 0, np.arange(K), np.linspace(0.55, 0.75, K), np.arange(K))]
-    found = null_counts_all(sorted_models, P, plans, mcc_weights(P, n - P, n + 1), exact=False, R=40,
-                            key=(np.uint64(n), np.uint64(3)), device=device, look=EarlyLook(10))
+             MetricPlan(1, 0, np.arange(K), np.full(K, 0.78), np.arange(K))]
+    found = null_counts_all(sorted_models, P, plans, mcc_weights(P, n - P, n + 1), exact=False, R=200,
+                            key=(np.uint64(n), np.uint64(3)), device=device, look=EarlyLook(10, 0, 3, 3))
     return {f"look_{t}_{part}": np.asarray(value) for t, counts in enumerate(found)
             for part, value in (("maxima", counts.maxima), ("raw", counts.raw_hits), ("step", counts.step_hits),
-                                ("early", counts.stopped_early))}
+                                ("early", counts.stopped_early),
+                                *((f"{kind}_{field}", getattr(c, field)) for kind, c in zip("rps", counts.looked)
+                                  for field in ("at_look", "hits", "drawn")))}
 
 
 #: The bootstrap kernel's cases: (items, models, resamples, first resample, decimals of the scores: ties; None:
@@ -243,16 +246,17 @@ def _cpu_scores(P, N, first, count, with_mcc=True):
 def test_label_permutations_score_like_the_cpu_kernel(sim):
     """The max-T kernel's twin: every replicate's maximum and every hit count, bit for bit, every metric."""
     cpu = _permutation_counts("cpu")
-    assert len(cpu) == 3 * 7 * len(PERMUTATION_CASES) + 8
+    assert len(cpu) == 3 * 7 * len(PERMUTATION_CASES) + 26
     assert cpu["look_0_early"] and not cpu["look_1_early"] and cpu["look_0_maxima"].size == 10
-    assert cpu["look_1_maxima"].size == 40
+    assert 10 < cpu["look_1_maxima"].size < 200
     for name, values in cpu.items():
         assert np.array_equal(sim[name], values), name
 
 
 def test_an_early_look_splits_a_pass_without_changing_what_goes_on():
-    """The plan that goes past the look has the maxima and counts of a run without one (replicates 10..39 drawn
-    after the look, for it alone); the one that stopped has those of a run of 10."""
+    """The plan that goes past the look has the maxima and counts of a run without one of as many arrangements
+    (replicates 10 on drawn after the look, for it alone, block by block); the one that stopped has those of a run
+    of 10; each count still going at the look stopped at its H-th reaching arrangement."""
     from tablegen.compare.selection.engine import MetricPlan, models_sorted, null_counts_all
     from tablegen.compute.kernels.ranking import mcc_weights
 
@@ -260,14 +264,25 @@ def test_an_early_look_splits_a_pass_without_changing_what_goes_on():
     n, P, K = 14, 5, 3
     sorted_models = models_sorted(np.round(np.random.default_rng(n).normal(size=(K, n)), 1))
     weights, key = mcc_weights(P, n - P, n + 1), (np.uint64(n), np.uint64(3))
-    whole = null_counts_all(sorted_models, P, [MetricPlan(1, 0, np.arange(K), np.linspace(0.55, 0.75, K),
-                                                          np.arange(K))], weights, exact=False, R=40, key=key)[0]
+    plan = MetricPlan(1, 0, np.arange(K), np.full(K, 0.78), np.arange(K))
+    drawn = looked["look_1_maxima"].size
+
+    def fixed(R):
+        return null_counts_all(sorted_models, P, [plan], weights, exact=False, R=R, key=key)[0]
+
+    whole = fixed(drawn)
     first = null_counts_all(sorted_models, P, [MetricPlan(0, 0, np.arange(K), np.full(K, 1.5), np.arange(K))],
                             weights, exact=False, R=10, key=key)[0]
     assert np.array_equal(looked["look_1_maxima"], whole.maxima) and np.array_equal(looked["look_1_raw"],
                                                                                     whole.raw_hits)
     assert np.array_equal(looked["look_0_maxima"], first.maxima) and np.array_equal(looked["look_0_step"],
                                                                                     first.step_hits)
+    going = [(j, L) for j, (x, L) in enumerate(zip(looked["look_1_r_at_look"], looked["look_1_r_drawn"]))
+             if 0 < x < 3]
+    assert going, "no raw count between e and H: the case does not test the sequential part"
+    for j, L in going:
+        if L < 200:  # the H-th reaching arrangement is the L-th
+            assert fixed(L).raw_hits[j] == 3 and fixed(L - 1).raw_hits[j] == 2, (j, L)
 
 
 def test_bootstrap_resamples_score_like_the_cpu_kernel(sim):

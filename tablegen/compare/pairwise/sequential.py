@@ -71,7 +71,7 @@ class EarlyLook:
     --------
     >>> look = early_look(0.05, 9, 10_000)
     >>> look, look.price
-    (EarlyLook(drawn=359, most_hits=0, settled_from=None), Fraction(1, 360))
+    (EarlyLook(drawn=359, most_hits=0, settled_from=None, follow_hits=None), Fraction(1, 360))
     """
 
     drawn: int
@@ -79,7 +79,10 @@ class EarlyLook:
     settled_from: int | None = None
     """H, for the max-T test's look (:func:`max_t_look`): a count of at least H of the l_e settles there too (p =
     (X + 1)/(l_e + 1), clearly not significant), and a count between e and H pays the price with its p-value capped
-    at H/(l_e + 1) (:func:`tablegen.compare.selection.engine.designed_p_value`); None: no such branch."""
+    at H/(l_e + 1) (:func:`tablegen.compare.selection.early.designed_p_value`); None: no such branch."""
+    follow_hits: int | None = None
+    """With H: a count between e and H goes on until this many arrangements have reached it (Besag & Clifford), or R;
+    None: it goes on to R."""
 
     @property
     def price(self) -> Fraction:
@@ -103,27 +106,30 @@ def early_look(alpha: float, comparisons: int, cap: int) -> EarlyLook | None:
     Examples
     --------
     >>> early_look(0.05, 99, 10_000), early_look(0.05, 300, 10_000)
-    (EarlyLook(drawn=3959, most_hits=0, settled_from=None), None)
+    (EarlyLook(drawn=3959, most_hits=0, settled_from=None, follow_hits=None), None)
     """
     return look_for(Fraction(alpha) / (2 * comparisons), cap)
 
 
-def max_t_look(alpha: float, cap: int) -> EarlyLook | None:
+def max_t_look(alpha: float, cap: int, sequential: bool = True) -> EarlyLook | None:
     """The look of a max-T selection test at level ``alpha`` with R = ``cap`` arrangements at most: e = 0 at the
     first l_e with tau_e = 1/(l_e + 1) <= alpha / 10, so that an early stop is significant and a run that goes on
     pays at most a tenth of the level, and H the count whose cap H/(l_e + 1) is 2 alpha (20 whatever alpha): a
-    count of at least H settles as clearly not significant (None where l_e would exceed half the cap).
+    count of at least H settles as clearly not significant; a count between goes on until H arrangements reach it
+    where ``sequential`` (Besag & Clifford), else to R (None where l_e would exceed half the cap).
 
     Examples
     --------
     >>> max_t_look(0.05, 10_000), max_t_look(0.001, 10_000)
-    (EarlyLook(drawn=199, most_hits=0, settled_from=20), None)
+    (EarlyLook(drawn=199, most_hits=0, settled_from=20, follow_hits=20), None)
+    >>> max_t_look(0.05, 10_000, sequential=False).follow_hits is None
+    True
     """
     look = look_for(Fraction(alpha) / 10, cap)
     if look is None:
         return None
     settled_from = max(look.most_hits + 2, math.ceil(2 * alpha * (look.drawn + 1) - 1e-9))
-    return EarlyLook(look.drawn, look.most_hits, settled_from)
+    return EarlyLook(look.drawn, look.most_hits, settled_from, settled_from if sequential else None)
 
 
 def look_for(price: Fraction, cap: int) -> EarlyLook | None:

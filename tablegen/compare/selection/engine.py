@@ -21,6 +21,10 @@ logger = logging.getLogger(__name__)
 #: steps (about 2 s on one core), else a permutation test with R random arrangements.
 EXACT_ARRANGEMENTS = 1_000_000
 EXACT_STEPS = 5e9
+#: With R left unset, a count the early look leaves between e and H follows Besag & Clifford's sequential rule
+#: (stops at its H-th reaching arrangement) where R arrangements would cost more than this many (model, item,
+#: arrangement) steps (about 0.1 s on one core), else it goes on to R (:mod:`.early`).
+SEQUENTIAL_STEPS = 1e8
 #: Random arrangements when the exact null is over budget and no R is given.
 DEFAULT_PERMUTATIONS = 10_000
 #: Replicates per kernel call (memory: one maximum per replicate).
@@ -101,8 +105,9 @@ class NullCounts:
     exact: bool
     look: object = None
     stopped_early: bool = False
-    raw_at_look: np.ndarray | None = None
-    step_at_look: np.ndarray | None = None
+    looked: tuple | None = None
+    """With a look: the raw, step-down and single-step counts as :class:`~.early.LookedCounts` (each count's own
+    arrangements: l_e, its H-th reaching one, or R)."""
 
     def single_hits(self, thresholds: np.ndarray, drawn: int | None = None) -> np.ndarray:
         """Per model, how many of the first ``drawn`` (default: all) arrangements' maxima reach its threshold (its
@@ -120,37 +125,6 @@ def reaching(maxima: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     [2, 0]
     """
     return maxima.size - np.searchsorted(np.sort(maxima), thresholds, side="left")
-
-
-def designed_p_value(look, at_look: int, hits: int, total: int):
-    """The p-value of one count under the max-T test's early ``look`` (an
-    :class:`~tablegen.compare.pairwise.sequential.EarlyLook` with e and H), as an exact Fraction: ``at_look`` of the
-    first l_e arrangements reached (and ``hits`` of all ``total``, read only where the look did not settle it).
-
-    - at most e, or at least H, at the look: (at_look + 1)/(l_e + 1) (settled there);
-    - else min(H/(l_e + 1), (hits + 1)/(total + 1) + tau_e), tau_e = (e + 1)/(l_e + 1).
-
-    Each count's p-value depends on its own arrangements alone, and is a valid p-value: for a < H/(l_e + 1),
-    Pr(p <= a) <= Pr(at_look <= e, p <= a) + Pr(p_R <= a - tau_e) <= min(a, tau_e) + max(0, a - tau_e) = a (no
-    count of H or more can be at most a); for a >= H/(l_e + 1) every count up to m = floor(a (l_e + 1)) - 1 >= H - 1
-    at the look can report at most a, and no other, so Pr(p <= a) <= Pr(at_look <= m) <= (m + 1)/(l_e + 1) <= a
-    (the look's count is a valid Monte Carlo p-value at the fixed l_e).  The cap makes it monotone: more
-    arrangements reaching, at the look or after, never lowers it, which the single-step and step-down
-    adjustments need (a maximum over more models reaches at least as often).
-
-    Examples
-    --------
-    >>> from tablegen.compare.pairwise.sequential import EarlyLook
-    >>> look = EarlyLook(199, 0, 20)
-    >>> [str(designed_p_value(look, x, b, 9_999)) for x, b in [(0, 0), (25, 1300), (3, 119), (19, 5000)]]
-    ['1/200', '13/100', '17/1000', '1/10']
-    """
-    from fractions import Fraction
-
-    if look.settles(at_look):
-        return Fraction(int(at_look) + 1, look.drawn + 1)
-    priced = Fraction(int(hits) + 1, total + 1) + look.price
-    return min(priced, Fraction(look.settled_from, look.drawn + 1), Fraction(1))
 
 
 def arrangements(n: int, P: int) -> int:
@@ -206,10 +180,10 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
     each block.
 
     With an early ``look`` (an :class:`~tablegen.compare.pairwise.sequential.EarlyLook` at l_e < R arrangements with
-    e and H, random arrangements only), a plan each of whose models' counts (raw, step-down and single-step) the
-    first l_e arrangements settle — at most e or at least H reaching — stops there (its counts are those of a run
-    of l_e); the other plans go on to R on the same replicates, their counts at the look kept beside
-    (``raw_at_look``, ``step_at_look``; the single-step ones are read from the first l_e maxima).
+    e and H, random arrangements only; :mod:`.early`), every plan runs the first l_e arrangements; each count (raw,
+    step-down, single-step) that at most e or at least H of them reached settles there, and a plan with a count in
+    between goes on, block by block on the same replicates, until each such count has H reaching arrangements (the
+    arrangement where it got them found exactly) or R are drawn (:attr:`NullCounts.looked`).
 
     Examples
     --------
@@ -229,36 +203,131 @@ def null_counts_all(sorted_models: SortedModels, P: int, plans: list[MetricPlan]
     if exact or look is None or look.drawn >= R:
         _run(sorted_models, P, plans, weights, exact, key, device, 0, total, total, maxima, raw_hits, step_hits,
              progress)
-        return _split(plans, maxima, raw_hits, step_hits, [total] * len(plans), exact, None, [False] * len(plans))
+        return _split(plans, maxima, raw_hits, step_hits, total, exact)
+    return _looked_run(sorted_models, P, plans, weights, key, device, total, look, maxima, raw_hits, step_hits,
+                       progress)
+
+
+def _looked_run(sorted_models, P, plans, weights, key, device, total, look, maxima, raw_hits, step_hits,
+                progress) -> list[NullCounts]:
+    """:func:`null_counts_all` with an early look (see there)."""
+    from tablegen.compare.selection.early import FOLLOW_BLOCK
+
     _run(sorted_models, P, plans, weights, False, key, device, 0, look.drawn, total, maxima, raw_hits, step_hits,
          progress)
-    raw_at_look, step_at_look = raw_hits.copy(), step_hits.copy()
-    early = [_settled(maxima[t, :look.drawn], raw_hits[t], step_hits[t], plan, look) for t, plan in enumerate(plans)]
-    going = np.flatnonzero(~np.array(early))
-    if going.size:
-        logger.info("max-T: %d of %d metrics past the early look at %d arrangements", going.size, len(plans),
+    state = [_CountState(look, plan.members.size, raw_hits[t], step_hits[t],
+                         reaching(maxima[t, :look.drawn], plan.thresholds)) for t, plan in enumerate(plans)]
+    ends = [look.drawn] * len(plans)
+    going = [t for t in range(len(plans)) if state[t].open]
+    if going:
+        logger.info("max-T: %d of %d metrics past the early look at %d arrangements", len(going), len(plans),
                     look.drawn)
+    position = look.drawn
+    while going and position < total:
+        stop = min(position + FOLLOW_BLOCK, total) if look.follow_hits is not None else total
         rest = [plans[t] for t in going]
-        wide = max(plan.members.size for plan in rest)  # the kernels' width for these plans alone
-        rest_maxima = np.empty((going.size, total - look.drawn))
-        rest_raw, rest_step = raw_hits[going, :wide].copy(), step_hits[going, :wide].copy()
-        _run(sorted_models, P, rest, weights, False, key, device, look.drawn, total, total, rest_maxima, rest_raw,
-             rest_step, progress)
-        maxima[going, look.drawn:] = rest_maxima
-        raw_hits[going, :wide], step_hits[going, :wide] = rest_raw, rest_step
-    elif progress is not None:
+        wide = max(plan.members.size for plan in rest)
+        block = np.empty((len(going), stop - position))
+        before_raw, before_step = raw_hits[going, :wide].copy(), step_hits[going, :wide].copy()
+        rest_raw, rest_step = before_raw.copy(), before_step.copy()
+        _run(sorted_models, P, rest, weights, False, key, device, position, stop, total, block, rest_raw, rest_step,
+             progress)
+        for i, t in enumerate(going):
+            size = plans[t].members.size
+            maxima[t, position:stop] = block[i]
+            raw_hits[t, :wide], step_hits[t, :wide] = rest_raw[i], rest_step[i]
+            indicators = block[i][:, None] >= plans[t].thresholds[None, :]
+            if look.follow_hits is None:
+                ends[t] = stop
+                continue
+            state[t].follow_single(indicators, position)
+            if state[t].crossed(rest_raw[i, :size], rest_step[i, :size]):
+                one_by_one = _one_by_one(sorted_models, P, plans[t], weights, key, position, stop, total,
+                                         before_raw[i, :size], before_step[i, :size])
+                state[t].follow_exactly(*one_by_one, before_raw[i, :size], before_step[i, :size], position)
+            ends[t] = stop
+        position = stop
+        going = [t for t in going if state[t].open]
+    if progress is not None:
         progress(total, total)
-    drawn = [look.drawn if stop else total for stop in early]
-    return _split(plans, maxima, raw_hits, step_hits, drawn, False, look, early, raw_at_look, step_at_look)
+    for t, plan in enumerate(plans):
+        state[t].close(raw_hits[t, :plan.members.size], step_hits[t, :plan.members.size], maxima[t, :ends[t]],
+                       plan.thresholds, total)
+    return [NullCounts(maxima[t, :ends[t]], raw_hits[t, :plan.members.size].copy(),
+                       step_hits[t, :plan.members.size].copy(), ends[t], False, look, ends[t] == look.drawn,
+                       state[t].counts()) for t, plan in enumerate(plans)]
 
 
-def _settled(maxima: np.ndarray, raw: np.ndarray, step: np.ndarray, plan: MetricPlan, look) -> bool:
-    """Whether a plan stops at the look: every model's raw, step-down and single-step count among the first l_e
-    arrangements settles (at most e or at least H reaching).  A model at its metric's floor is reached by every
-    arrangement (l_e >= H): it does not hold the run back."""
+def _one_by_one(sorted_models, P, plan, weights, key, start, stop, total, raw, step):
+    """The raw and step-down reaching indicators of arrangements ``start`` .. ``stop`` - 1 of one plan, scored one at a
+    time (the same keyed arrangements; on the CPU, which gives what the GPU does, bit for bit), from the counts
+    ``raw``, ``step`` before them: two (arrangements, members) arrays of 0/1."""
     size = plan.members.size
-    counts = (raw[:size], step[:size], reaching(maxima, plan.thresholds))
-    return all(bool(np.all(look.settles(c))) for c in counts)
+    raw_rows, step_rows = np.zeros((stop - start, size), np.int64), np.zeros((stop - start, size), np.int64)
+    now_raw, now_step = raw.reshape(1, -1).copy(), step.reshape(1, -1).copy()
+    for r in range(start, stop):
+        was_raw, was_step = now_raw.copy(), now_step.copy()
+        _run(sorted_models, P, [plan], weights, False, key, "cpu", r, r + 1, total, np.empty((1, 1)), now_raw,
+             now_step, None)
+        raw_rows[r - start], step_rows[r - start] = now_raw[0] - was_raw[0], now_step[0] - was_step[0]
+    return raw_rows, step_rows
+
+
+class _CountState:
+    """A plan's counts under an early look: at the look, and for each count still going (e < X < H) the arrangement
+    where it got its H-th reaching one (0 while none)."""
+
+    def __init__(self, look, size, raw, step, single):
+        self.look = look
+        self.at_look = [np.asarray(c[:size], np.int64).copy() for c in (raw, step, single)]
+        self.going = [~look.settles(c) for c in self.at_look]
+        self.stops = [np.zeros(size, np.int64) for _ in range(3)]
+        self.single_now = self.at_look[2].copy()
+
+    @property
+    def open(self) -> bool:
+        """Whether a count is still going (between e and H at the look, and without its h-th reaching arrangement)."""
+        return any(bool(np.any(g & (s == 0))) for g, s in zip(self.going, self.stops))
+
+    def follow_single(self, indicators, first) -> None:
+        from tablegen.compare.selection.early import first_reaching
+
+        found = first_reaching(indicators, self.single_now, self.look.follow_hits, first)
+        waiting = self.going[2] & (self.stops[2] == 0)
+        self.stops[2] = np.where(waiting & (found > 0), found, self.stops[2])
+        self.single_now = self.single_now + indicators.sum(axis=0)
+
+    def crossed(self, raw, step) -> bool:
+        """Whether a raw or step-down count still going has H reaching arrangements now."""
+        return any(bool(np.any(g & (s == 0) & (c >= self.look.follow_hits)))
+                   for g, s, c in zip(self.going[:2], self.stops[:2], (raw, step)))
+
+    def follow_exactly(self, raw_rows, step_rows, raw_before, step_before, first) -> None:
+        """Record where each raw and step-down count still going got its H-th reaching arrangement among the rows
+        (arrangements ``first`` on, scored one at a time), from the counts before them."""
+        from tablegen.compare.selection.early import first_reaching
+
+        for kind, rows, before in ((0, raw_rows, raw_before), (1, step_rows, step_before)):
+            waiting = self.going[kind] & (self.stops[kind] == 0)
+            found = first_reaching(rows, before, self.look.follow_hits, first)
+            self.stops[kind] = np.where(waiting & (found > 0), found, self.stops[kind])
+
+    def close(self, raw, step, maxima, thresholds, total) -> None:
+        self.final = [np.asarray(raw, np.int64), np.asarray(step, np.int64), reaching(maxima, thresholds)]
+        self.total = total
+
+    def counts(self):
+        from tablegen.compare.selection.early import LookedCounts
+
+        out = []
+        for kind in range(3):
+            settled = ~self.going[kind]
+            stopped = self.stops[kind] > 0
+            hits = np.where(settled, self.at_look[kind],
+                            np.where(stopped, self.look.follow_hits or 0, self.final[kind]))
+            drawn = np.where(settled, self.look.drawn, np.where(stopped, self.stops[kind], self.total))
+            out.append(LookedCounts(self.at_look[kind], hits, drawn))
+        return tuple(out)
 
 
 def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: np.ndarray, exact: bool, key: tuple,
@@ -312,15 +381,9 @@ def _packed(plans: list[MetricPlan]) -> tuple:
     return columns, k_cuts, members, sizes, thresholds, ranked
 
 
-def _split(plans, maxima, raw_hits, step_hits, drawn: list, exact: bool, look, early: list, raw_at_look=None,
-           step_at_look=None) -> list[NullCounts]:
-    def at_look(counts, t, size):
-        return None if counts is None else counts[t, :size].copy()
-
-    return [NullCounts(maxima[t, :drawn[t]], raw_hits[t, :plan.members.size].copy(),
-                       step_hits[t, :plan.members.size].copy(), drawn[t], exact, look, early[t],
-                       at_look(raw_at_look, t, plan.members.size), at_look(step_at_look, t, plan.members.size))
-            for t, plan in enumerate(plans)]
+def _split(plans, maxima, raw_hits, step_hits, total: int, exact: bool) -> list[NullCounts]:
+    return [NullCounts(maxima[t], raw_hits[t, :plan.members.size].copy(), step_hits[t, :plan.members.size].copy(),
+                       total, exact) for t, plan in enumerate(plans)]
 
 
 def _binomial_table(n: int, k: int) -> np.ndarray:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from tablegen.compare.selection.engine import MetricPlan, designed_p_value, null_counts_all
+from tablegen.compare.selection.engine import MetricPlan, null_counts_all
 from tablegen.compare.selection.result import SelectionResult
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE, TIE_RTOL
@@ -249,16 +249,16 @@ def _result(q, counts, null) -> SelectionResult:
         step = _proportions(counts.step_hits, M, exact)  # one vectorised call per kind, not one per model
         single_hits = _proportions(counts.single_hits(thresholds), M, exact)
         level = CI_LEVEL
-    else:  # each count settled at the look or priced past it (designed_p_value); intervals at 97.5% each
-        raw = _looked(counts.raw_at_look, counts.raw_hits, M, look)
-        step = _looked(counts.step_at_look, counts.step_hits, M, look)
-        single_hits = _looked(counts.single_hits(thresholds, look.drawn), counts.single_hits(thresholds), M, look)
+    else:  # each count settled at the look or followed past it (early.designed_p_value); intervals at 97.5% each
+        from tablegen.compare.selection.early import p_values
+
+        raw, step, single_hits = (p_values(kind, look, q.R) for kind in counts.looked)
         level = LOOK_LEVEL
     steps = [_with_extra(tuple(v[j] for v in step), observed[m], extra, null) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
     single = [_with_extra(tuple(v[i] for v in single_hits), observed[i], extra, null) for i in range(len(names))]
     divisor = q.divisor
-    critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top, level)
+    critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top, level, look, q.R)
     effective = _effective_C(counts.maxima, critical, extra, null if extra else q.single_null())
     names_ranked = [names[m] for m in ranked]
     return SelectionResult(
@@ -288,29 +288,6 @@ def _proportions(hits: np.ndarray, M: int, exact: bool):
     return (hits + 1) / (M + 1), np.asarray(low, float), np.asarray(high, float)
 
 
-def _looked(at_look: np.ndarray, hits: np.ndarray, M: int, look):
-    """(p, low, high) of counts under an early ``look``: each p-value :func:`designed_p_value` of its count at the
-    look (``at_look``) and of all M (``hits``), the smallest double at least its exact value (a sum in floats fell
-    one ulp short for about 4 in 10 counts), with the 97.5% Clopper–Pearson interval of the count it reports from
-    (of l_e where the look settled it, else of M).
-
-    Examples
-    --------
-    >>> from tablegen.compare.pairwise.sequential import EarlyLook
-    >>> p, low, high = _looked(np.array([0, 3, 40]), np.array([0, 129, 2000]), 9_999, EarlyLook(199, 0, 20))
-    >>> p.tolist(), bool(low[1] > 0.01 and low[2] > 0.14)  # 1/200; 130/10,000 + 1/200; 41/200
-    ([0.005, 0.018000000000000002, 0.20500000000000002], True)
-    """
-    from tablegen.compare.pairwise.sequential import rounded_up
-
-    at_look, hits = np.asarray(at_look), np.asarray(hits)
-    settled = look.settles(at_look)
-    p = np.array([rounded_up(designed_p_value(look, x, b, M)) for x, b in zip(at_look, hits)], float)
-    low, high = clopper_pearson(np.where(settled, at_look, hits), np.where(settled, at_look, hits),
-                                np.where(settled, look.drawn, M), LOOK_LEVEL)
-    return p, np.asarray(low, float), np.asarray(high, float)
-
-
 def _with_extra(p, score: float, extra: int, null):
     """1 - (1 - p) Pr(X < score)^extra for each of (estimate, low, high); the conservative end of X's bracket."""
     estimate, low, high = (float(np.asarray(v).reshape(-1)[0]) for v in p)
@@ -331,19 +308,29 @@ def _monotone(steps):
 
 
 def _critical(maxima: np.ndarray, M: int, exact: bool, alpha: float, extra: int, null, top: float,
-              level: float = CI_LEVEL):
-    """The smallest x with Pr(maxT <= x) Pr(X <= x)^extra >= 1 - alpha, and its ``level`` interval (DKW band)."""
-    levels, counts = np.unique(maxima, return_counts=True)
-    cdf = np.cumsum(counts) / M
-    levels, cdf = np.append(levels, top), np.append(cdf, 1.0)  # no value exceeds the metric's maximum
-    estimate = _critical_at(levels, cdf, alpha, extra, null)
+              level: float = CI_LEVEL, look=None, R: int = 0):
+    """The smallest x with Pr(maxT <= x) Pr(X <= x)^extra >= 1 - alpha, and its ``level`` interval (DKW band; with
+    an early ``look``, from the prefix and at the level :func:`.early.band_prefix` gives)."""
+    estimate = _critical_at(*_ecdf(maxima, top), alpha, extra, null)
     if exact:
         return estimate, (estimate, estimate)
+    if look is not None:
+        from tablegen.compare.selection.early import band_prefix
+
+        M, level = band_prefix(look, M, R)
+        maxima = maxima[:M]
+    levels, cdf = _ecdf(maxima, top)
     band = math.sqrt(math.log(2.0 / (1.0 - level)) / (2.0 * M))  # Massart's DKW constant
     low = _critical_at(levels, np.minimum(cdf + band, 1.0), alpha, extra, null)
     high = _critical_at(levels, np.maximum(cdf - band, 0.0), alpha, extra, null)
     high = top if high is None else high
     return estimate, (low, high)
+
+
+def _ecdf(maxima: np.ndarray, top: float) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct maxima and the empirical distribution function at each, with the metric's maximum ``top`` at 1."""
+    levels, counts = np.unique(maxima, return_counts=True)
+    return np.append(levels, top), np.append(np.cumsum(counts) / maxima.size, 1.0)
 
 
 def _critical_at(levels: np.ndarray, cdf: np.ndarray, alpha: float, extra: int, null) -> float | None:

@@ -37,14 +37,19 @@ class SelectionResult:
     method : str
         ``"exact"`` (every arrangement) or ``"permutation"`` (R random arrangements, ``seed``).
     arrangements : int
-        The arrangements scored: C(n, P) when exact, else R, or l_e where the run stopped at its early look.
+        The arrangements scored: C(n, P) when exact, else R, or fewer with an early look: l_e where the run
+        stopped there, else where no count was left going.
     early_look, stopped_early : int or None, bool
         With R left unset, the permutation test has a look fixed in advance at l_e = ceil(10 / alpha) - 1
-        arrangements (199 at alpha = 0.05): where no arrangement's maximum reaches any model's value, the run
-        stops there (``stopped_early``) with every p-value against the models given 1/(l_e + 1) <= alpha/10 (the
-        C - K competitors not given folded in after, as always); a run that goes on adds
-        1/(l_e + 1) to every p-value, which keeps the level exactly.  With a look every interval (p-values'
-        Clopper–Pearson, the critical value's DKW band) is at 97.5%, so that the one reported covers with 95%.
+        arrangements (199 at alpha = 0.05): each count (raw, step-down, single-step) that at most e = 0 or at least
+        H = 20 of them reached settles there with p = (X + 1)/(l_e + 1) (1/200: clearly better than chance; at least
+        21/200: clearly not significant); a count in between goes on until H arrangements have reached it, at the
+        L-th (Besag & Clifford: p_BC = H/L), or R are drawn (p_BC = (B + 1)/(R + 1)), and reports
+        min(H/(l_e + 1), p_BC + 1/(l_e + 1)), which keeps the level exactly.  The run stops at the look
+        (``stopped_early``) where every count settled, else once no count is left going (``arrangements``).  The
+        C - K competitors not given are folded in after, as always.  With a look each p-value's interval is at
+        97.5%, so that the one reported covers with 95%, and the critical value's DKW band is read from a prefix of
+        one of 7 fixed sizes at 1 - 5%/7 (:func:`~tablegen.compare.selection.early.band_prefix`).
 
     Examples
     --------
@@ -108,7 +113,7 @@ class SelectionResult:
         """The verdict in words, with the method."""
         stopped = ""
         if self.stopped_early:
-            stopped = ", stopped at the early look: none reached a model's value"
+            stopped = ", stopped at the early look: every model's count settled"
         elif self.early_look is not None:
             stopped = f", past an early look at {self.early_look:,}"
         how = ("exact, over all label arrangements" if self.method == "exact" else

@@ -158,7 +158,8 @@ def checked_selections(labels, scores, metrics, C, R, seed, alpha, positive_labe
         observed = _observed(y, sorted_all, members, P, column, k_cut, weights)
         questions.append(SelectionQuestion(spec, entry, tuple(applicable), observed, sorted_all, members, P, n, C,
                                            replicates, seed, alpha, method, column, k_cut, weights, key,
-                                           not_applicable, device, nulls, _look(R, replicates, alpha)))
+                                           not_applicable, device, nulls,
+                                           _look(R, replicates, alpha, K * n * replicates)))
     return questions
 
 
@@ -202,14 +203,16 @@ def _applicable(spec: Metric, y: np.ndarray, models: dict) -> tuple[list[str], d
     return applicable, not_applicable
 
 
-def _look(R, replicates: int, alpha: float):
+def _look(R, replicates: int, alpha: float, steps: float):
     """The early look of a permutation test whose R was left to tablegen (:func:`.sequential.max_t_look`), else
-    None (R given, or every arrangement enumerated)."""
+    None (R given, or every arrangement enumerated); sequential past the look where a run of R costs more than
+    :data:`.engine.SEQUENTIAL_STEPS` (``steps``: models x items x R)."""
     if R is not None or replicates == 0:
         return None
     from tablegen.compare.pairwise.sequential import max_t_look
+    from tablegen.compare.selection.engine import SEQUENTIAL_STEPS
 
-    return max_t_look(alpha, replicates)
+    return max_t_look(alpha, replicates, sequential=steps > SEQUENTIAL_STEPS)
 
 
 def _replicates(R, alpha: float, method: str, n: int, P: int, K: int) -> int:
