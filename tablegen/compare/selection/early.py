@@ -26,9 +26,14 @@ from fractions import Fraction
 
 import numpy as np
 
-#: Arrangements per kernel call after the look; where a count's H-th reaching arrangement falls in a block, the
-#: block is scored again one arrangement at a time to find it (same keyed arrangements).
+from tablegen.compute.stats import CI_LEVEL
+
+#: Arrangements per kernel call after the look; where a count's h-th reaching arrangement falls in a block, it is
+#: found by bisection, scoring halves of the block again (same keyed arrangements).
 FOLLOW_BLOCK = 64
+#: Each interval of a run with a look is at this level: it reports from one of two branches (l_e, or past it), so
+#: the one reported covers with 95%.
+LOOK_LEVEL = 1.0 - (1.0 - CI_LEVEL) / 2
 
 
 @dataclass(frozen=True)
@@ -90,15 +95,22 @@ def p_values(counts: LookedCounts, look, total: int):
     >>> p.tolist(), bool(low[1] < 0.02 < high[1])  # 1/200; 20/1,000 + 1/200; 41/200
     ([0.005, 0.025, 0.20500000000000002], True)
     """
-    from tablegen.compare.pairwise.sequential import p_interval, rounded_up
+    from scipy.stats import beta
 
-    p, low, high = (np.empty(counts.at_look.size) for _ in range(3))
-    for i, (x, b, drawn) in enumerate(zip(counts.at_look, counts.hits, counts.drawn)):
-        p[i] = rounded_up(designed_p_value(look, x, b, drawn, total))
-        if look.settles(x):
-            low[i], high[i] = p_interval(int(x), look.drawn, total, look.settled_from, look, early=True)
-        else:
-            low[i], high[i] = p_interval(int(b), int(drawn), total, _needed(look, total), look)
+    from tablegen.compare.pairwise.sequential import rounded_up
+    from tablegen.compute.stats import clopper_pearson
+
+    x, hits, drawn = (np.asarray(v, np.int64) for v in (counts.at_look, counts.hits, counts.drawn))
+    p = np.array([rounded_up(designed_p_value(look, *c, total)) for c in zip(x, hits, drawn)], float)
+    settled = look.settles(x)
+    stopped = ~settled & (hits >= _needed(look, total))  # at the h-th reaching arrangement: Besag & Clifford's
+    count, size = np.where(settled, x, hits), np.where(settled, look.drawn, drawn)
+    low, high = (np.asarray(v, float) for v in clopper_pearson(count, count, size, LOOK_LEVEL))
+    if stopped.any():
+        half = (1.0 - LOOK_LEVEL) / 2
+        h, L = hits[stopped], drawn[stopped]
+        low[stopped] = beta.ppf(half, h, L - h + 1)
+        high[stopped] = np.where(L > h, beta.ppf(1.0 - half, h, np.maximum(L - h, 1)), 1.0)
     return p, low, high
 
 

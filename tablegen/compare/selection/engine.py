@@ -241,10 +241,12 @@ def _looked_run(sorted_models, P, plans, weights, key, device, total, look, maxi
                 ends[t] = stop
                 continue
             state[t].follow_single(indicators, position)
-            if state[t].crossed(rest_raw[i, :size], rest_step[i, :size]):
-                one_by_one = _one_by_one(sorted_models, P, plans[t], weights, key, position, stop, total,
-                                         before_raw[i, :size], before_step[i, :size])
-                state[t].follow_exactly(*one_by_one, before_raw[i, :size], before_step[i, :size], position)
+            after = (rest_raw[i, :size], rest_step[i, :size])
+            if state[t].crossed(*after):
+                found = _crossings(sorted_models, P, plans[t], weights, key, position, stop, total,
+                                   (before_raw[i, :size], before_step[i, :size]), after, state[t].waiting(),
+                                   look.follow_hits)
+                state[t].record(found)
             ends[t] = stop
         position = stop
         going = [t for t in going if state[t].open]
@@ -258,19 +260,34 @@ def _looked_run(sorted_models, P, plans, weights, key, device, total, look, maxi
                        state[t].counts()) for t, plan in enumerate(plans)]
 
 
-def _one_by_one(sorted_models, P, plan, weights, key, start, stop, total, raw, step):
-    """The raw and step-down reaching indicators of arrangements ``start`` .. ``stop`` - 1 of one plan, scored one at a
-    time (the same keyed arrangements; on the CPU, which gives what the GPU does, bit for bit), from the counts
-    ``raw``, ``step`` before them: two (arrangements, members) arrays of 0/1."""
-    size = plan.members.size
-    raw_rows, step_rows = np.zeros((stop - start, size), np.int64), np.zeros((stop - start, size), np.int64)
-    now_raw, now_step = raw.reshape(1, -1).copy(), step.reshape(1, -1).copy()
-    for r in range(start, stop):
-        was_raw, was_step = now_raw.copy(), now_step.copy()
-        _run(sorted_models, P, [plan], weights, False, key, "cpu", r, r + 1, total, np.empty((1, 1)), now_raw,
-             now_step, None)
-        raw_rows[r - start], step_rows[r - start] = now_raw[0] - was_raw[0], now_step[0] - was_step[0]
-    return raw_rows, step_rows
+def _crossings(sorted_models, P, plan, weights, key, start, stop, total, before, after, waiting, needed):
+    """Where each waiting count of one plan got its ``needed``-th reaching arrangement within arrangements ``start``
+    .. ``stop`` - 1: the raw and step-down counts (``before``, ``after``: each a pair of arrays, at ``start`` and at
+    ``stop``; ``waiting``: a pair of masks) found by bisection, scoring the first half of a segment that holds a
+    crossing again (the same keyed arrangements; on the CPU, which gives what the GPU does, bit for bit): about
+    log2(block) short runs per crossing, not one per arrangement.  Returns a pair of arrays: L (1-based), or 0."""
+    found = [np.zeros(plan.members.size, np.int64) for _ in range(2)]
+
+    def crossing(at_start, at_stop):
+        return [w & (a < needed) & (b >= needed) for w, a, b in zip(waiting, at_start, at_stop)]
+
+    segments = [(start, stop, before, after)]
+    while segments:
+        first, last, at_first, at_last = segments.pop()
+        inside = crossing(at_first, at_last)
+        if not any(bool(c.any()) for c in inside):
+            continue
+        if last - first == 1:
+            for kind in range(2):
+                found[kind][inside[kind]] = last
+            continue
+        middle = (first + last) // 2
+        raw, step = at_first[0].reshape(1, -1).copy(), at_first[1].reshape(1, -1).copy()
+        _run(sorted_models, P, [plan], weights, False, key, "cpu", first, middle, total, np.empty((1, middle - first)),
+             raw, step, None)
+        at_middle = (raw[0], step[0])
+        segments += [(first, middle, at_first, at_middle), (middle, last, at_middle, at_last)]
+    return found
 
 
 class _CountState:
@@ -302,15 +319,14 @@ class _CountState:
         return any(bool(np.any(g & (s == 0) & (c >= self.look.follow_hits)))
                    for g, s, c in zip(self.going[:2], self.stops[:2], (raw, step)))
 
-    def follow_exactly(self, raw_rows, step_rows, raw_before, step_before, first) -> None:
-        """Record where each raw and step-down count still going got its H-th reaching arrangement among the rows
-        (arrangements ``first`` on, scored one at a time), from the counts before them."""
-        from tablegen.compare.selection.early import first_reaching
+    def waiting(self) -> tuple:
+        """The raw and step-down counts still going (masks)."""
+        return tuple(self.going[kind] & (self.stops[kind] == 0) for kind in range(2))
 
-        for kind, rows, before in ((0, raw_rows, raw_before), (1, step_rows, step_before)):
-            waiting = self.going[kind] & (self.stops[kind] == 0)
-            found = first_reaching(rows, before, self.look.follow_hits, first)
-            self.stops[kind] = np.where(waiting & (found > 0), found, self.stops[kind])
+    def record(self, found) -> None:
+        """Record where raw and step-down counts got their h-th reaching arrangement (L, or 0: not yet)."""
+        for kind in range(2):
+            self.stops[kind] = np.where((self.stops[kind] == 0) & (found[kind] > 0), found[kind], self.stops[kind])
 
     def close(self, raw, step, maxima, thresholds, total) -> None:
         self.final = [np.asarray(raw, np.int64), np.asarray(step, np.int64), reaching(maxima, thresholds)]

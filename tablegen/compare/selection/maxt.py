@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tablegen.compare.selection.early import LOOK_LEVEL
 from tablegen.compare.selection.engine import MetricPlan, null_counts_all
 from tablegen.compare.selection.result import SelectionResult
 from tablegen.compute.exact import null_critical_bracket, null_tail_ge_bracket
@@ -51,9 +52,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The level of each interval of a run with an early look: it reports from one of two runs (l_e or R), so each
-#: interval is at 97.5% and the one reported covers with 95%.
-LOOK_LEVEL = 1.0 - (1.0 - CI_LEVEL) / 2
 
 
 def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",

@@ -43,8 +43,9 @@ class SelectionResult:
         With R left unset, the permutation test has a look fixed in advance at l_e = ceil(10 / alpha) - 1
         arrangements (199 at alpha = 0.05): each count (raw, step-down, single-step) that at most e = 0 or at least
         H = 20 of them reached settles there with p = (X + 1)/(l_e + 1) (1/200: clearly better than chance; at least
-        21/200: clearly not significant); a count in between goes on until H arrangements have reached it, at the
-        L-th (Besag & Clifford: p_BC = H/L), or R are drawn (p_BC = (B + 1)/(R + 1)), and reports
+        21/200: clearly not significant); a count in between goes on — where a run of R is costly (over 10^8
+        model-item-arrangement steps) until H arrangements have reached it, at the L-th (Besag & Clifford: p_BC =
+        H/L), or R are drawn (p_BC = (B + 1)/(R + 1)); else to R (p_BC = (B + 1)/(R + 1)) — and reports
         min(H/(l_e + 1), p_BC + 1/(l_e + 1)), which keeps the level exactly.  The run stops at the look
         (``stopped_early``) where every count settled, else once no count is left going (``arrangements``).  The
         C - K competitors not given are folded in after, as always.  With a look each p-value's interval is at
