@@ -236,18 +236,16 @@ def _looked_run(sorted_models, P, plans, weights, key, device, total, look, maxi
             size = plans[t].members.size
             maxima[t, position:stop] = block[i]
             raw_hits[t, :wide], step_hits[t, :wide] = rest_raw[i], rest_step[i]
-            indicators = block[i][:, None] >= plans[t].thresholds[None, :]
-            if look.follow_hits is None:
-                ends[t] = stop
+            ends[t] = stop
+            if look.follow_hits is None:  # to R: nothing to follow
                 continue
-            state[t].follow_single(indicators, position)
+            state[t].follow_single(block[i][:, None] >= plans[t].thresholds[None, :], position)
             after = (rest_raw[i, :size], rest_step[i, :size])
             if state[t].crossed(*after):
                 found = _crossings(sorted_models, P, plans[t], weights, key, position, stop, total,
                                    (before_raw[i, :size], before_step[i, :size]), after, state[t].waiting(),
                                    look.follow_hits)
                 state[t].record(found)
-            ends[t] = stop
         position = stop
         going = [t for t in going if state[t].open]
     if progress is not None:
@@ -329,10 +327,12 @@ class _CountState:
             self.stops[kind] = np.where((self.stops[kind] == 0) & (found[kind] > 0), found[kind], self.stops[kind])
 
     def close(self, raw, step, maxima, thresholds, total) -> None:
+        """Keep the counts at the end of the run (read for a count still going when R was reached)."""
         self.final = [np.asarray(raw, np.int64), np.asarray(step, np.int64), reaching(maxima, thresholds)]
         self.total = total
 
-    def counts(self):
+    def counts(self) -> tuple:
+        """The raw, step-down and single-step :class:`~.early.LookedCounts`."""
         from tablegen.compare.selection.early import LookedCounts
 
         out = []
