@@ -182,6 +182,24 @@ def test_models_not_given_join_the_maximum_through_the_metrics_exact_law():
     assert result.critical_value == pytest.approx(support[np.argmax(np.array(cdf) >= 0.95)], abs=1e-12)
 
 
+def test_the_law_of_a_competitor_not_given_is_asked_once_per_distinct_value(monkeypatch):
+    """The fold of the C - K competitors asks X's law at each model's value once, shared by its step-down and
+    single-step p-values (a bracketed law's query can take minutes: average precision at P = 600, N = 1,400)."""
+    from tablegen.compare.selection import maxt
+
+    rng = np.random.default_rng(5)
+    y = np.array([1, 1, 0, 1, 0, 0, 0, 1, 0])
+    models = {f"m{i}": y + rng.normal(size=9) for i in range(3)}
+    models["copy"] = models["m0"].copy()  # the same value as m0: asked once for both
+    asked = []
+    real = maxt.null_tail_ge_bracket
+    monkeypatch.setattr(maxt, "null_tail_ge_bracket", lambda null, score: asked.append(score) or real(null, score))
+    result = selection_test(y, models, metric="auc", C=7)
+    values = set(result.values.values())
+    assert len(values) == 3 and values <= set(asked) <= values | {result.critical_value}  # and the effective C's
+    assert len(asked) == len(values) + 1  # was 2 per model (step-down and single-step) + 1
+
+
 def test_the_exact_test_holds_its_level_summed_over_every_arrangement():
     """Under the null every arrangement of the labels is equally likely: the share of arrangements on which
     the winner is declared significant is at most alpha (an exact sum, not a simulation)."""

@@ -252,9 +252,10 @@ def _result(q, counts, null) -> SelectionResult:
 
         raw, step, single_hits = (p_values(kind, look, q.R) for kind in counts.looked)
         level = LOOK_LEVEL
-    steps = [_with_extra(tuple(v[j] for v in step), observed[m], extra, null) for j, m in enumerate(ranked)]
+    factors = _extra_factors(observed, extra, null)  # one law query per model: the step-down and single-step share it
+    steps = [_with_extra(tuple(v[j] for v in step), factors[m]) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
-    single = [_with_extra(tuple(v[i] for v in single_hits), observed[i], extra, null) for i in range(len(names))]
+    single = [_with_extra(tuple(v[i] for v in single_hits), factors[i]) for i in range(len(names))]
     divisor = q.divisor
     critical, interval = _critical(counts.maxima, M, exact, q.alpha, extra, null, q.top, level, look, q.R)
     effective = _effective_C(counts.maxima, critical, extra, null if extra else q.single_null())
@@ -286,13 +287,21 @@ def _proportions(hits: np.ndarray, M: int, exact: bool):
     return (hits + 1) / (M + 1), np.asarray(low, float), np.asarray(high, float)
 
 
-def _with_extra(p, score: float, extra: int, null):
-    """1 - (1 - p) Pr(X < score)^extra for each of (estimate, low, high); the conservative end of X's bracket."""
-    estimate, low, high = (float(np.asarray(v).reshape(-1)[0]) for v in p)
+def _extra_factors(observed: np.ndarray, extra: int, null) -> list[float]:
+    """Pr(X < score)^extra for each model's observed score (the conservative end of X's bracket; 1 without
+    competitors not given), each distinct score's law queried once (a bracketed law's query can take minutes)."""
     if extra == 0:
+        return [1.0] * len(observed)
+    below = {score: (1.0 - null_tail_ge_bracket(null, score)[1]) ** extra for score in dict.fromkeys(observed.tolist())}
+    return [below[score] for score in observed.tolist()]
+
+
+def _with_extra(p, factor: float):
+    """1 - (1 - p) ``factor`` for each of (estimate, low, high), ``factor`` = Pr(X < score)^extra
+    (:func:`_extra_factors`)."""
+    estimate, low, high = (float(np.asarray(v).reshape(-1)[0]) for v in p)
+    if factor == 1.0:
         return estimate, low, high
-    below = 1.0 - null_tail_ge_bracket(null, score)[1]  # the larger tail: a larger p-value
-    factor = below ** extra
     return tuple(1.0 - (1.0 - v) * factor for v in (estimate, low, high))
 
 
