@@ -21,6 +21,10 @@ if TYPE_CHECKING:
 
 #: Seconds of a closed-form exact answer (O(P + N) at most): negligible at any size a user has.
 CLOSED_FORM_SECONDS = 1e-3
+#: Exact answers a search asks of one null, each at :meth:`MetricRoutines.exact_cost`: the max-T critical value's
+#: with competitors not given (2 for the estimate and each end of its interval where the guess is right, more where
+#: it is not) and the models' tails.
+SEARCH_QUERIES = 8
 
 
 @functools.cache
@@ -231,6 +235,22 @@ class MetricRoutines:
         if self.cost_routine is not None:
             return resolve_routine(self.cost_routine)(P, N)
         return CLOSED_FORM_SECONDS, 16.0 * (min(self.k or P, P) + 1)
+
+    def search_seconds(self, P: int, N: int) -> float:
+        """Estimated single-core seconds of a search's questions of the exact null at (P, N) (the max-T critical
+        value with competitors not given, and the models' tails): :attr:`search_cost_routine`'s where the null
+        answers them from programmes run once, else :data:`SEARCH_QUERIES` answers of :meth:`exact_cost`.
+
+        Examples
+        --------
+        >>> from tablegen.compute.metrics import get_metric
+        >>> ap = get_metric("average_precision")
+        >>> round(ap.search_seconds(600, 1400) / ap.exact_cost(600, 1400)[0], 1)
+        2.0
+        """
+        if self.search_cost_routine is not None:
+            return float(resolve_routine(self.search_cost_routine)(P, N))
+        return SEARCH_QUERIES * self.exact_cost(P, N)[0]
 
     def cells_exact_seconds(self, cells, critical_pairs: int = 1) -> float:
         """Estimated seconds of the exact values of ``cells`` (``critical_pairs`` (C, alpha) each) in one

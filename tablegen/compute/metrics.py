@@ -145,6 +145,11 @@ class Metric(MetricRoutines):
     power_cost_routine : str or None
         ``function(P, N) -> (seconds, bytes)``: the estimated cost of one exact power probability (one k); None:
         the boundary walk's (:func:`tablegen.compute.exact.power.boundary_cost`).
+    search_cost_routine : str or None
+        ``function(P, N) -> seconds``: the estimated cost of a search's questions of the exact null (a max-T
+        critical value with competitors not given: ~30 critical values close together, and the models' tails)
+        where the null answers them from programmes run once for the search (average precision's bracket); None:
+        :data:`~tablegen.compute.metric_routines.SEARCH_QUERIES` answers of :attr:`cost_routine`'s.
     swap_constant_routine : str or None
         ``function(labels) -> array``: c_i, the most the metric can change when item i's score moves (labels
         fixed), the bounded differences of McDiarmid's bound on the swap-permutation p-value
@@ -180,6 +185,7 @@ class Metric(MetricRoutines):
     power_cost_routine: str | None = None
     power_batch_routine: str | None = None
     swap_constant_routine: str | None = None
+    search_cost_routine: str | None = None
 
     def count_divisor(self, P: int, N: int) -> int:
         """min(k, P + N) for ``precision_at_k`` (value = count / divisor), 1 for every other metric."""
@@ -283,6 +289,7 @@ _BASE = {
         kernel_column="average_precision",
         exact_routine=f"{_EXACT}.average_precision:average_precision_exact_null",
         cost_routine=f"{_EXACT}.average_precision:average_precision_exact_cost",
+        search_cost_routine=f"{_EXACT}.average_precision:average_precision_search_seconds",
         exact_domain_routine=f"{_EXACT}.average_precision:enumerable",
         power_routine=f"{_EXACT}.power:average_precision_event",
         power_domain_routine=f"{_EXACT}.average_precision:enumerable",

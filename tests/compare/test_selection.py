@@ -200,6 +200,55 @@ def test_the_law_of_a_competitor_not_given_is_asked_once_per_distinct_value(monk
     assert len(asked) == len(values) + 1  # was 2 per model (step-down and single-step) + 1
 
 
+@pytest.mark.slow  # average precision's programme kernel (~6 s from a cold numba cache)
+def test_a_bracketed_law_answers_the_whole_fold_from_one_prepared_pair(monkeypatch):
+    """Average precision past enumeration (P, N = 20, 40): the critical value's search and the models' tails ask
+    its bracketed law ~45 questions, each a pair of fine programmes; a dry run on the coarse programmes finds their
+    span and one fine pair over it answers them all (2 coarse + 2 fine programmes), the same answers to 1e-12."""
+    from tablegen.compare.selection import maxt
+    from tablegen.compute.exact import average_precision as ap
+
+    rng = np.random.default_rng(5)
+    n, P = 60, 20
+    y = np.r_[np.ones(P), np.zeros(n - P)]
+    models = {f"m{j}": (0.3 + 0.4 * j) * y + rng.normal(size=n) for j in range(3)}
+    ran = []
+    real = ap._programme
+    monkeypatch.setattr(ap, "_programme", lambda *args, **kwargs: ran.append(args[2]) or real(*args, **kwargs))
+    prepared = selection_test(y, models, metric="average_precision", C=10)
+    assert sorted(ran) == [ap.COARSE_GRID] * 2 + [ap.FINE_GRID] * 2
+    ran.clear()
+    monkeypatch.setattr(maxt, "_prepare", lambda null, questions: None)
+    plain = selection_test(y, models, metric="average_precision", C=10)
+    assert len(ran) > 20  # what the dry run saves
+    assert prepared.critical_value == plain.critical_value and prepared.critical_interval == plain.critical_interval
+    assert prepared.effective_C == pytest.approx(plain.effective_C, rel=1e-12)
+    for kind in ("adjusted_p_values", "single_step_p_values"):
+        assert getattr(prepared, kind) == pytest.approx(getattr(plain, kind), abs=1e-12)
+    for kind in ("adjusted_p_intervals", "single_step_p_intervals"):
+        for m in models:
+            assert getattr(prepared, kind)[m] == pytest.approx(getattr(plain, kind)[m], abs=1e-12)
+
+
+def test_the_fold_is_refused_on_the_cost_of_its_whole_search_not_of_one_answer(monkeypatch):
+    """The competitors not given cost a search's questions of their law (average precision past enumeration: two
+    answers' worth); a time limit between one answer and the search refuses, naming C, before any programme."""
+    from tablegen.compute.exact import average_precision as ap
+    from tablegen.errors import ResourceLimitError
+
+    P, N = 20, 40
+    entry = get_metric("average_precision")
+    one, search = entry.exact_cost(P, N)[0], entry.search_seconds(P, N)
+    assert search == pytest.approx(ap.SEARCH_ANSWERS * one)
+    monkeypatch.setenv("TABLEGEN_TIME_LIMIT", str(0.5 * (one + search)))
+    monkeypatch.setattr(ap, "_programme", lambda *args, **kwargs: pytest.fail("a programme ran"))
+    y = np.r_[np.ones(P), np.zeros(N)]
+    rng = np.random.default_rng(5)
+    models = {f"m{j}": y + rng.normal(size=P + N) for j in range(2)}
+    with pytest.raises(ResourceLimitError, match=r"C\b.*|competitors not given"):
+        selection_test(y, models, metric="average_precision", C=10)
+
+
 def test_the_exact_test_holds_its_level_summed_over_every_arrangement():
     """Under the null every arrangement of the labels is equally likely: the share of arrangements on which
     the winner is declared significant is at most alpha (an exact sum, not a simulation)."""

@@ -24,6 +24,7 @@ from tablegen.compute.exact import null_critical_bracket, null_critical_value, n
 from tablegen.compute.exact.average_precision import (
     VALUE_RESOLUTION,
     BracketedAveragePrecisionNull,
+    _tail_bracket,
     average_precision_cost,
     average_precision_null,
     bracket_cost,
@@ -180,3 +181,43 @@ def test_cli_prints_and_serialises_a_bracket(capsys):
     assert main(["p-value", "average_precision", "0.4", "--P", "21", "--N", "100", "--C", "10", "--json"]) == 0
     answer = json.loads(capsys.readouterr().out)["p_value"]
     assert answer["method"] == "bracket" and 0 < answer["ci_low"] < answer["ci_high"] == answer["value"]
+
+
+@pytest.mark.slow  # the programme kernel (shared compile with the tests above)
+@pytest.mark.parametrize("P,N", [(4, 7), (6, 6)])
+def test_kept_programmes_answer_inside_their_window_and_still_hold_the_exact_law(P, N):
+    """One prepared pair of fine programmes answers every question inside its window without another programme,
+    each answer still around the exact law; the coarse view's brackets hold the fine ones and note their windows."""
+    exact = average_precision_null(P, N)
+    bracket = BracketedAveragePrecisionNull(P, N, fine_grid=1000)
+    view = bracket.coarse_view()
+    tails = (0.3, 0.05, 0.01, 1e-3)
+    coarse_critical = [view.critical_bracket(t) for t in tails]
+    coarse_tails = [view.tail_ge_bracket(float(v)) for v in exact.values]
+    assert bracket.programmes == 2  # the coarse pair only, run once
+    bracket.prepare(view.span())
+    assert bracket.programmes == 4
+    for t, (c_low, c_high) in zip(tails, coarse_critical):
+        low, high = bracket.critical_bracket(t)
+        assert c_low <= low <= null_critical_value(exact, t) <= high <= c_high, (t, c_low, low, high, c_high)  # grid
+        # values: exact nesting
+    for value, tail, (c_low, c_high) in zip(exact.values, exact.tail_ge, coarse_tails):
+        low, high = bracket.tail_ge_bracket(float(value))
+        assert low <= tail <= high, (value, low, tail, high)
+        assert c_low <= low * (1 + 1e-12) and high <= c_high * (1 + 1e-12)  # sums of the same mass: rounding apart
+    assert bracket.programmes == 4  # every question above came from the kept programmes
+
+
+@pytest.mark.slow  # the programme kernel (shared compile with the tests above)
+def test_a_negligible_tail_comes_from_the_coarse_programmes():
+    """Past enumeration (P, N = 20, 200): a score far above the law gets the coarse bracket, at most 1e-15 wide
+    and around the fine one, without a fine programme; a score inside it gets the fine pair."""
+    bracket = BracketedAveragePrecisionNull(20, 200)
+    low, high = bracket.tail_ge_bracket(0.999)
+    assert 0.0 <= low <= high <= 1e-15 and bracket.programmes == 2
+    y_low, y_high = bracket._thresholds(0.999, bracket.fine_grid)  # the fine answer it stands for
+    pair = BracketedAveragePrecisionNull(20, 200)._fine_pair(y_high, y_low)
+    fine_low, fine_high = _tail_bracket(*pair, y_low, y_high)
+    assert low <= fine_low * (1 + 1e-12) and fine_high <= high * (1 + 1e-12)
+    middle = bracket.tail_ge_bracket(0.2)
+    assert bracket.programmes == 4 and 0.01 < middle[0] <= middle[1] < 0.99 and middle[1] - middle[0] < 0.05

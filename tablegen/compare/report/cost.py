@@ -29,10 +29,6 @@ RESAMPLE_STEP_SECONDS = 4e-9
 #: the sort-once kernel and its branchless scoring: one metric of one pair, 10^4 items, load 5 on 2 cores; about
 #: 3 ns a metric when a pair's patterns serve several metrics at once), rounded up.
 SWAP_STEP_SECONDS = 1e-8
-#: Exact critical values asked of one random ranking's null in the max-T critical value's search with competitors
-#: not given (2 for the estimate and each end of its interval where the guess is right, more where it is not;
-#: the tails at the models' values are the verdicts' own, shared).
-NULL_QUERIES = 8
 
 
 @dataclass(frozen=True)
@@ -243,7 +239,8 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         steps["verdicts",] += queries * null_seconds if exact else SIMULATION_SECONDS  # one pass for both answers
         gpu += [] if exact else [(("verdicts",), SIMULATION_SECONDS)]
         # the competitors not given need the exact null, refused (a note) beyond the time limit
-        extra = NULL_QUERIES * null_seconds if C > K and null_seconds <= time_limit_seconds() else 0.0
+        search = spec.search_seconds(P, n - P) if C > K and spec.has_exact else 0.0
+        extra = search if search <= time_limit_seconds() else 0.0
         steps[spec.name, "max-T arrangements"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n
         steps[spec.name, "max-T critical value"] = extra
         steps[spec.name, "detectable"] = _detectable_seconds(spec.name, P, n - P)

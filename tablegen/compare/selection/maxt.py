@@ -252,6 +252,8 @@ def _result(q, counts, null) -> SelectionResult:
 
         raw, step, single_hits = (p_values(kind, look, q.R) for kind in counts.looked)
         level = LOOK_LEVEL
+    _prepare(null, lambda law: (_extra_factors(observed, extra, law),
+                                _critical(counts.maxima, M, exact, q.alpha, extra, law, q.top, level, look, q.R)))
     factors = _extra_factors(observed, extra, null)  # one law query per model: the step-down and single-step share it
     steps = [_with_extra(tuple(v[j] for v in step), factors[m]) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
@@ -294,6 +296,21 @@ def _extra_factors(observed: np.ndarray, extra: int, null) -> list[float]:
         return [1.0] * len(observed)
     below = {score: (1.0 - null_tail_ge_bracket(null, score)[1]) ** extra for score in dict.fromkeys(observed.tolist())}
     return [below[score] for score in observed.tolist()]
+
+
+def _prepare(null, questions) -> None:
+    """Where the law of a competitor not given answers each question with programmes (average precision past
+    enumeration: a bracketed law, each critical value or tail a pair of fine programmes, minutes at a few thousand
+    items), run ``questions(law)`` first on its coarse programmes alone, which note the fine window each answer
+    will need, and have one pair of fine programmes run over their span: the ~30 questions of the critical
+    value's search and the models' tails are then answered from it (the same rigorous brackets)."""
+    if null is None or not hasattr(null, "coarse_view"):
+        return
+    view = null.coarse_view()
+    questions(view)
+    span = view.span()
+    if span is not None:
+        null.prepare(span)
 
 
 def _with_extra(p, factor: float):

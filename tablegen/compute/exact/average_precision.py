@@ -137,6 +137,8 @@ FINE_GRID = 10_000
 TRIM_MASS = 1e-20
 #: Relative float error allowed for the programmes' probability sums (non-negative terms).
 _SUM_RTOL = 1e-12
+#: A tail bracket at most this wide is answered from the coarse programmes (a fine one would lie inside it).
+NEGLIGIBLE_WIDTH = 1e-15
 
 
 def _programme(P: int, N: int, grid: int, kind: int, window=None):
@@ -177,7 +179,17 @@ class BracketedAveragePrecisionNull:
     arithmetic with float64 probabilities; dropped window ends (:data:`TRIM_MASS`) are added to the
     upper ends.  A critical value: coarse programmes (:data:`COARSE_GRID`) locate it, fine ones
     (:data:`FINE_GRID`) track only the mass that can still end in the coarse bracket (the rest is
-    retired exactly).  A tail: one fine programme each way, retiring all mass but at the threshold.
+    retired exactly).  A tail: the coarse programmes' bracket where it is at most :data:`NEGLIGIBLE_WIDTH` wide
+    (a tail below 1e-15, or above 1 - 1e-15), else one fine programme each way, retiring all mass but at the
+    threshold.
+
+    **Kept programmes.**  The two coarse programmes (the whole law on the coarse grid, ~1% of a fine
+    programme's cost) are run once per object and kept; so is every pair of fine programmes, and a pair
+    answers every later question whose window lies inside its own (a programme with window [Ya, Yb] gives
+    Pr(B >= y) for every y in it).  :meth:`prepare` runs one pair over a window chosen in advance: the max-T
+    test's critical value asks for ~30 critical values within a few thousandths of each other, which one
+    pair over their span answers at the cost of ~1.2 narrow pairs (:meth:`coarse_view` finds the span
+    on the coarse grid first).
 
     Examples
     --------
@@ -193,6 +205,9 @@ class BracketedAveragePrecisionNull:
         if fine_grid % coarse_grid:
             raise TablegenInputError(f"fine_grid must be a multiple of coarse_grid, got {fine_grid}, {coarse_grid}")
         self.P, self.N, self.fine_grid, self.coarse_grid = P, N, fine_grid, coarse_grid
+        self._coarse = None  # (floor, ceiling): the whole law on the coarse grid, once asked
+        self._fine = []  # [(Ya, Yb, floor, ceiling)]: fine pairs, each answering any y in [Ya, Yb]
+        self.programmes = 0  # programmes run (coarse and fine), for the tests and the benchmarks
 
     def critical_value(self, tail: float) -> float:
         """Refused: a bracketed null has bounds, not an exact value (:meth:`critical_bracket`)."""
@@ -206,36 +221,126 @@ class BracketedAveragePrecisionNull:
 
     def critical_bracket(self, tail: float) -> tuple[float, float]:
         """(low, high) around m* = the smallest AP with Pr(AP > m*) <= tail."""
-        from tablegen.compute.kernels.average_precision import CEILING, FLOOR
-
-        P, N, coarse, fine = self.P, self.N, self.coarse_grid, self.fine_grid
+        window = self._critical_window(tail)
+        floor, ceiling = self._fine_pair(*window)
         low_tail, high_tail = tail * (1.0 + _SUM_RTOL), tail * (1.0 - _SUM_RTOL)
-        hist, first, above, lost = _programme(P, N, coarse, FLOOR)
-        b_low = _quantile(hist, first, above, low_tail)
-        hist, first, above, lost = _programme(P, N, coarse, CEILING)
-        b_high = _quantile(hist, first, above, high_tail - lost)
-        scale = fine // coarse  # fine rounding lies between the coarse ones, path by path
-        window = (b_low * scale, (b_high + 1) * scale + 1)
-        hist, first, above, lost = _programme(P, N, fine, FLOOR, window)
+        hist, first, above, _ = floor
         f_low = max(_quantile(hist, first, above, low_tail), window[0])
-        hist, first, above, lost = _programme(P, N, fine, CEILING, window)
+        hist, first, above, lost = ceiling
         f_high = min(_quantile(hist, first, above, high_tail - lost), window[1] - 1)
-        return f_low / (fine * P), f_high / (fine * P)
+        return f_low / (self.fine_grid * self.P), f_high / (self.fine_grid * self.P)
 
     def tail_ge_bracket(self, score: float) -> tuple[float, float]:
         """(low, high) around Pr(AP >= score - SNAP_TOLERANCE) (the score snapped as for an exact null)."""
-        from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+        coarse = self._coarse_tail(score)
+        if coarse[1] - coarse[0] <= NEGLIGIBLE_WIDTH:
+            return coarse
+        y_low, y_high = self._thresholds(score, self.fine_grid)
+        floor, ceiling = self._fine_pair(y_high, y_low)
+        return _tail_bracket(floor, ceiling, y_low, y_high)
+
+    def prepare(self, window: tuple[int, int]) -> None:
+        """Run (and keep) one pair of fine programmes over ``window`` = (Ya, Yb) in fine grid steps of S, unless
+        a kept pair covers it: every later question inside it is answered without a programme."""
+        self._fine_pair(*window)
+
+    def coarse_view(self) -> CoarseAveragePrecisionAnswers:
+        """The same questions answered from the coarse programmes alone (brackets around the fine ones), noting
+        the fine window each fine answer would need (:class:`CoarseAveragePrecisionAnswers`)."""
+        return CoarseAveragePrecisionAnswers(self)
+
+    # -- the programmes, run once and kept --------------------------------------------------------------
+    def _coarse_pair(self):
         from tablegen.compute.kernels.average_precision import CEILING, FLOOR
 
-        P, fine = self.P, self.fine_grid
-        x = (score - SNAP_TOLERANCE) * P * fine  # the threshold in fine grid steps of S
-        y_low = math.floor(x * (1.0 + 4 * _UNIT_ROUNDOFF)) + 1  # >= ceil(x): {B_floor >= y_low} within {S >= x}
-        y_high = math.floor(x * (1.0 - 4 * _UNIT_ROUNDOFF))  # <= ceil(x): {S >= x} within {B_ceil >= y_high}
-        hist, first, above, _ = _programme(P, self.N, fine, FLOOR, (y_low, y_low))
-        low = _tail_at(hist, first, above, y_low) * (1.0 - _SUM_RTOL)
-        hist, first, above, lost = _programme(P, self.N, fine, CEILING, (y_high, y_high))
-        high = (_tail_at(hist, first, above, y_high) + lost) * (1.0 + _SUM_RTOL)
-        return max(low, 0.0), min(high, 1.0)
+        if self._coarse is None:
+            self._coarse = tuple(_programme(self.P, self.N, self.coarse_grid, kind) for kind in (FLOOR, CEILING))
+            self.programmes += 2
+        return self._coarse
+
+    def _fine_pair(self, Ya: int, Yb: int):
+        from tablegen.compute.kernels.average_precision import CEILING, FLOOR
+
+        for ya, yb, floor, ceiling in self._fine:
+            if ya <= Ya and Yb <= yb:
+                return floor, ceiling
+        floor, ceiling = (_programme(self.P, self.N, self.fine_grid, kind, (Ya, Yb)) for kind in (FLOOR, CEILING))
+        self.programmes += 2
+        self._fine.append((Ya, Yb, floor, ceiling))
+        return floor, ceiling
+
+    def _critical_window(self, tail: float) -> tuple[int, int]:
+        """The fine window (Ya, Yb) the coarse programmes place m*(``tail``) in (fine rounding lies between the
+        coarse ones, path by path)."""
+        low_tail, high_tail = tail * (1.0 + _SUM_RTOL), tail * (1.0 - _SUM_RTOL)
+        floor, ceiling = self._coarse_pair()
+        b_low = _quantile(floor[0], floor[1], floor[2], low_tail)
+        b_high = _quantile(ceiling[0], ceiling[1], ceiling[2], high_tail - ceiling[3])
+        scale = self.fine_grid // self.coarse_grid
+        return b_low * scale, (b_high + 1) * scale + 1
+
+    def _thresholds(self, score: float, grid: int) -> tuple[int, int]:
+        """(y_low, y_high) on ``grid``: {B_floor >= y_low} lies within {S >= x} and {S >= x} within
+        {B_ceil >= y_high}, x the snapped score in grid steps of S."""
+        from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+
+        x = (score - SNAP_TOLERANCE) * self.P * grid
+        return math.floor(x * (1.0 + 4 * _UNIT_ROUNDOFF)) + 1, math.floor(x * (1.0 - 4 * _UNIT_ROUNDOFF))
+
+    def _coarse_tail(self, score: float) -> tuple[float, float]:
+        """:meth:`tail_ge_bracket` from the coarse programmes (a bracket around the fine one)."""
+        y_low, y_high = self._thresholds(score, self.coarse_grid)
+        return _tail_bracket(*self._coarse_pair(), y_low, y_high)
+
+
+class CoarseAveragePrecisionAnswers:
+    """A :class:`BracketedAveragePrecisionNull`'s questions answered from its coarse programmes alone, each
+    bracket containing the fine one, with the fine window each fine answer needs noted in ``windows`` (none for
+    a tail the coarse bracket settles): a dry run of a search shows where its fine questions will fall.
+
+    Examples
+    --------
+    >>> null = BracketedAveragePrecisionNull(40, 80)
+    >>> view = null.coarse_view()
+    >>> low, high = view.critical_bracket(0.01)
+    >>> fine_low, fine_high = null.critical_bracket(0.01)
+    >>> low <= fine_low <= fine_high <= high, len(view.windows), view.span() == view.windows[0]
+    (True, 1, True)
+    """
+
+    def __init__(self, null: BracketedAveragePrecisionNull):
+        self.null = null
+        self.windows: list[tuple[int, int]] = []
+
+    def critical_bracket(self, tail: float) -> tuple[float, float]:
+        """The coarse programmes' bracket around m*(``tail``)."""
+        null = self.null
+        window = null._critical_window(tail)
+        self.windows.append(window)
+        return window[0] / (null.fine_grid * null.P), (window[1] - 1) / (null.fine_grid * null.P)  # the fine clamp
+
+    def tail_ge_bracket(self, score: float) -> tuple[float, float]:
+        """The coarse programmes' bracket around Pr(AP >= score)."""
+        coarse = self.null._coarse_tail(score)
+        if coarse[1] - coarse[0] > NEGLIGIBLE_WIDTH:
+            y_low, y_high = self.null._thresholds(score, self.null.fine_grid)
+            self.windows.append((y_high, y_low))
+        return coarse
+
+    def span(self) -> tuple[int, int] | None:
+        """The smallest fine window holding every window noted (None if none was)."""
+        if not self.windows:
+            return None
+        return min(w[0] for w in self.windows), max(w[1] for w in self.windows)
+
+
+def _tail_bracket(floor, ceiling, y_low: int, y_high: int) -> tuple[float, float]:
+    """(low, high) around Pr(S >= x) from a floor and a ceiling programme holding y_low and y_high."""
+    hist, first, above, _ = floor
+    low = _tail_at(hist, first, above, y_low) * (1.0 - _SUM_RTOL)
+    hist, first, above, lost = ceiling
+    high = (_tail_at(hist, first, above, y_high) + lost) * (1.0 + _SUM_RTOL)
+    return max(low, 0.0), min(high, 1.0)
 
 
 #: Single-core seconds per (P + N) P^1.5 of a bracketed critical value or tail (fitted at (100, 300) and
@@ -254,6 +359,26 @@ def bracket_cost(P: int, N: int) -> tuple[float, float]:
     """
     seconds = SETUP_SECONDS + SECONDS_PER_BRACKET_UNIT * (P + N) * P ** 1.5
     return seconds, 8.0 * (P + 1) * 4 * FINE_GRID * (P ** 0.5 + 1)
+
+
+#: A search's questions of a bracketed law (:meth:`BracketedAveragePrecisionNull.prepare`) in answers of
+#: :func:`bracket_cost`: the coarse pair and one fine pair over the search's span, at most the whole law (whose two
+#: fine programmes cost ~3.6 narrow ones: 38 s against 10.7 s an answer at P, N = 200, 500).
+SEARCH_ANSWERS = 2.0
+
+
+def average_precision_search_seconds(P: int, N: int) -> float:
+    """Estimated seconds of a search's questions (the max-T critical value with competitors not given, and the
+    models' tails): the enumeration once where it fits, else :data:`SEARCH_ANSWERS` bracketed answers.
+
+    Examples
+    --------
+    >>> average_precision_search_seconds(3, 5) < 0.01, average_precision_search_seconds(100, 300) > 2
+    (True, True)
+    """
+    if enumerable(P, N):
+        return average_precision_cost(P, N)[0]
+    return SEARCH_ANSWERS * bracket_cost(P, N)[0]
 
 
 def average_precision_exact_null(P: int, N: int):
