@@ -73,25 +73,28 @@ def _flags(exact, key0, key1, pattern, flags):
 
 @nb.njit(inline="always", nogil=True)
 def _split(items, sources, values, entry_labels, flags, sorted_labels, bounds):
-    """Walk the merged order once: side 0 (A') and side 1 (B') get their labels in sorted order in
-    ``sorted_labels[side]``; ``bounds[side, j + 1]`` is 1 where the side's j-th item ends a tie group."""
+    """Walk the merged order once: side 0 (A') gets its labels in sorted order in ``sorted_labels[0:n]``, side 1
+    (B') in ``sorted_labels[n + 1:2n + 1]``; ``bounds`` at the same offsets plus one is 1 where the side's item
+    ends a tie group (``bounds[0]`` and ``bounds[n + 1]`` compare with NaN: slots no one reads).  One flat array
+    per output and unsigned fills: no wrap-around test on the indices (2.1x faster than a (2, n) array with signed
+    ones, benchmarks/README.md)."""
     n = flags.size
-    fill0 = 0
-    fill1 = 0
-    last0 = np.nan  # bounds[side, 0] compares with NaN: a slot no one reads
+    fill0 = np.uint64(0)
+    fill1 = np.uint64(n + 1)
+    last0 = np.nan
     last1 = np.nan
     for e in range(2 * n):  # selects, not branches: a random pattern's sides are unpredictable (2.5x faster)
         v = values[e]
         side = sources[e] ^ flags[items[e]]
         fill = fill1 if side else fill0
-        sorted_labels[side, fill] = entry_labels[e]
-        bounds[side, fill] = (last1 if side else last0) != v
+        sorted_labels[fill] = entry_labels[e]
+        bounds[fill] = (last1 if side else last0) != v
         last0 = last0 if side else v
         last1 = v if side else last1
-        fill0 += 1 - side
-        fill1 += side
-    bounds[0, n] = 1
-    bounds[1, n] = 1
+        fill0 += np.uint64(1 - side)
+        fill1 += np.uint64(side)
+    bounds[n] = 1
+    bounds[2 * n + 1] = 1
 
 
 @jit_cached(nogil=True)
@@ -101,12 +104,14 @@ def swap_differences(items, sources, values, labels, n_pos, columns, k_cut, weig
     ``values`` the merged order of :func:`swap_order`, ``labels`` in item order."""
     n = labels.size
     entry_labels = np.empty(2 * n, np.uint8)
+    entry_items = np.empty(2 * n, np.uint32)  # unsigned: no wrap-around test where the walk reads a flag
     for e in range(2 * n):
         entry_labels[e] = labels[items[e]]
+        entry_items[e] = items[e]
     identity = np.arange(n)
     flags = np.empty(n, np.uint8)
-    sorted_labels = np.empty((2, n), np.uint8)
-    bounds = np.empty((2, n + 1), np.uint8)
+    sorted_labels = np.empty(2 * n + 2, np.uint8)
+    bounds = np.empty(2 * n + 2, np.uint8)
     cut_tp = np.empty(n, np.int64)
     cut_k = np.empty(n, np.int64)
     side_values = np.empty((2, columns.size))
@@ -115,10 +120,11 @@ def swap_differences(items, sources, values, labels, n_pos, columns, k_cut, weig
         threshold_columns += 1 if 1 <= columns[c] <= 5 else 0
     for row in range(out.shape[1]):
         _flags(exact, key0, key1, first + row, flags)
-        _split(items, sources, values, entry_labels, flags, sorted_labels, bounds)
+        _split(entry_items, sources, values, entry_labels, flags, sorted_labels, bounds)
         for side in range(2):
-            _score_side(sorted_labels[side], identity, bounds[side, 1:], n_pos, columns, k_cut, weights,
-                        threshold_columns, cut_tp, cut_k, side_values[side])
+            start = side * (n + 1)
+            _score_side(sorted_labels[start:start + n], identity, bounds[start + 1:start + n + 1], n_pos, columns,
+                        k_cut, weights, threshold_columns, cut_tp, cut_k, side_values[side])
         for c in range(columns.size):
             out[c, row] = side_values[0, c] - side_values[1, c]
 
