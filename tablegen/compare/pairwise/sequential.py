@@ -253,8 +253,6 @@ def sequential_p(hits: int, drawn: int, cap: int, h: int = SEQUENTIAL_HITS, look
 def p_interval(hits: int, drawn: int, cap: int, h: int = SEQUENTIAL_HITS, look: EarlyLook | None = None,
                early: bool = False) -> tuple[float, float]:
     """:func:`sequential_p`'s interval of the exact p-value: 95%, or 97.5% with a look (see the module)."""
-    from scipy.stats import beta
-
     from tablegen.compute.stats import CI_LEVEL, clopper_pearson
 
     level = CI_LEVEL if look is None else 1.0 - (1.0 - CI_LEVEL) / 2
@@ -262,12 +260,30 @@ def p_interval(hits: int, drawn: int, cap: int, h: int = SEQUENTIAL_HITS, look: 
         low, high = clopper_pearson(hits, hits, drawn, level)
         return float(low), float(high)
     if hits >= h:
-        half = (1.0 - level) / 2
-        low = float(beta.ppf(half, h, drawn - h + 1))
-        high = float(beta.ppf(1.0 - half, h, drawn - h)) if drawn > h else 1.0
-        return low, high
+        low, high = stopped_interval(h, drawn, level)
+        return float(low), float(high)
     low, high = clopper_pearson(hits, hits, cap, level)
     return float(low), float(high)
+
+
+def stopped_interval(hits, drawn, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Besag & Clifford's two-sided ``level`` interval of the exact p-value where the ``hits``-th (h-th) reaching
+    pattern was the ``drawn``-th (L-th): Beta quantiles of h in (h, L - h + 1) below and (h, L - h) above (1 where
+    L = h); element by element.
+
+    Examples
+    --------
+    >>> low, high = stopped_interval(np.array([20, 20]), np.array([400, 20]), 0.95)
+    >>> bool(low[0] < 0.05 < high[0]), float(high[1])
+    (True, 1.0)
+    """
+    from scipy.stats import beta
+
+    h, L = np.asarray(hits), np.asarray(drawn)
+    half = (1.0 - level) / 2
+    low = beta.ppf(half, h, L - h + 1)
+    high = np.where(L > h, beta.ppf(1.0 - half, h, np.maximum(L - h, 1)), 1.0)
+    return low, high
 
 
 def besag_clifford_p(hits: int, drawn: int, cap: int, h: int = SEQUENTIAL_HITS, look: EarlyLook | None = None,

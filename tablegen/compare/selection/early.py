@@ -95,9 +95,7 @@ def p_values(counts: LookedCounts, look, total: int):
     >>> p.tolist(), bool(low[1] < 0.02 < high[1])  # 1/200; 20/1,000 + 1/200; 41/200
     ([0.005, 0.025, 0.20500000000000002], True)
     """
-    from scipy.stats import beta
-
-    from tablegen.compare.pairwise.sequential import rounded_up
+    from tablegen.compare.pairwise.sequential import rounded_up, stopped_interval
     from tablegen.compute.stats import clopper_pearson
 
     x, hits, drawn = (np.asarray(v, np.int64) for v in (counts.at_look, counts.hits, counts.drawn))
@@ -107,10 +105,7 @@ def p_values(counts: LookedCounts, look, total: int):
     count, size = np.where(settled, x, hits), np.where(settled, look.drawn, drawn)
     low, high = (np.asarray(v, float) for v in clopper_pearson(count, count, size, LOOK_LEVEL))
     if stopped.any():
-        half = (1.0 - LOOK_LEVEL) / 2
-        h, L = hits[stopped], drawn[stopped]
-        low[stopped] = beta.ppf(half, h, L - h + 1)
-        high[stopped] = np.where(L > h, beta.ppf(1.0 - half, h, np.maximum(L - h, 1)), 1.0)
+        low[stopped], high[stopped] = stopped_interval(hits[stopped], drawn[stopped], LOOK_LEVEL)
     return p, low, high
 
 
