@@ -32,7 +32,10 @@ only at a threshold where the larger of the two values is at least the all-posit
 - ``average_precision`` and ``best_mcc`` have no constant here (bound 1): average precision's is Θ(log P / P)
   for a negative (negatives ranked first, one moved to the bottom, changes AP by (H_{P+1} - 1)/P), so the bound
   would need a difference of order sqrt(n) log P / P (over 1 at n = 10^4, P = 3,000); best MCC moves by order
-  1/sqrt(P) where few items are predicted positive.
+  1/sqrt(P) where few items are predicted positive.  A constant for average precision from the data (the most item
+  i's move between its two values can change it over every choice of the other items' values, bounded through
+  the counts of items whose both values lie above a threshold) is no help either: on two models with independent
+  noise it needs a difference above 2.4 at n = 10^4 (the worst choice puts every other item at its lower value).
 
 ``tests/compute/test_swap_bounds.py`` checks every constant by brute force (the largest change of the registry's
 scorer over every single-item move, exhaustively at tiny n and on random and adversarial data) and the bound
