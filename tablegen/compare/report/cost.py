@@ -16,19 +16,26 @@ logger = logging.getLogger(__name__)
 
 #: Single-core seconds per (arrangement, model, item) step of the max-T test, charged to each metric: the fused pass
 #: (:func:`tablegen.compare.selection.maxt.selection_tests`) scores every metric of an arrangement together, measured
-#: 1.2 ns for the five default metrics at 10^4 items (0.25 ns a metric) and 0.9 ns a metric at 60 items, on an
-#: AVX-512 EPYC core under load; rounded up.
-ARRANGEMENT_STEP_SECONDS = 1e-9
+#: 1.25 ns for the five default metrics at 10^4 items and 1.8 ns at 10^6 (0.25-0.36 ns a metric; 2026-11-29, an
+#: AVX-512 EPYC core), rounded up.  Charged for R arrangements, the most a run draws: with R unset the early look
+#: stops most runs sooner (the estimate is then high, 5.2 s drawn against 15 s charged at 100 models x 10^4 items).
+ARRANGEMENT_STEP_SECONDS = 4e-10
 #: Single-core seconds per (pair, item) of DeLong's paired test (the placements of both models).
 DELONG_ITEM_SECONDS = 2e-7
 #: Single-core seconds per (resample, model, item) step of the report's bootstrap intervals, every metric scored in
 #: the same pass (measured 1.8 ns at 10^4 items and 3.05 ns at 10^6 for the 5 default metrics together, 10 models,
 #: 2,000 resamples, load 5-6 on 2 cores), rounded up; charged once, to the first metric's intervals.
 RESAMPLE_STEP_SECONDS = 4e-9
-#: Single-core seconds per (swap, item) step of a paired swap-permutation test of one metric (measured 6-7 ns with
-#: the sort-once kernel and its branchless scoring: one metric of one pair, 10^4 items, load 5 on 2 cores; about
-#: 3 ns a metric when a pair's patterns serve several metrics at once), rounded up.
-SWAP_STEP_SECONDS = 1e-8
+#: Single-core seconds per (swap, item) step of a pair's swap-permutation pass, which scores every metric the report
+#: tests by the swap permutation at once (:class:`~tablegen.compare.pairwise.tests.SwapNulls`): measured 4.2-4.9 ns
+#: for one to four metrics at 10^4 items (2026-11-29, an AVX-512 EPYC core), rounded up; charged once, to the first
+#: swap-tested metric's paired step (where metrics have different winners their pairs differ, and the estimate is
+#: low by those passes).
+SWAP_STEP_SECONDS = 6e-9
+#: Single-core seconds of a pair's paired tests besides its patterns (checks, bounds, the merged order, DeLong's
+#: placements at small n): measured 4.5 ms per pair with the five default metrics at 60 items (199 pairs, 0.9 s),
+#: rounded up; charged with the swap pass.
+PAIR_SECONDS = 5e-3
 
 
 @dataclass(frozen=True)
@@ -232,6 +239,7 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
     arrangement_count = arrangements(n, P) if enumerated else (DEFAULT_PERMUTATIONS if R is None else R)
     patterns = _swap_patterns(R, alpha, K - 1)
     steps, gpu = {("verdicts",): 0.0}, []
+    swap_charged = False  # one pass per pair scores every swap-tested metric: charged to the first
     for spec in specs:
         null_seconds = spec.exact_cost(P, n - P)[0] if spec.has_exact else math.inf
         exact = method in ("auto", "exact") and null_seconds <= SIMULATION_SECONDS
@@ -244,9 +252,10 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         steps[spec.name, "max-T arrangements"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n
         steps[spec.name, "max-T critical value"] = extra
         steps[spec.name, "detectable"] = _detectable_seconds(spec.name, P, n - P)
-        paired = 0.0 if K < 2 or spec.k is not None else (
-            (K - 1) * n * (DELONG_ITEM_SECONDS if spec.paired_test == "delong" else
-                           SWAP_STEP_SECONDS * patterns))
+        swapped = spec.paired_test != "delong"
+        paired = 0.0 if K < 2 or spec.k is not None or (swapped and swap_charged) else (
+            (K - 1) * (n * SWAP_STEP_SECONDS * patterns + PAIR_SECONDS if swapped else n * DELONG_ITEM_SECONDS))
+        swap_charged = swap_charged or (swapped and paired > 0)
         steps[spec.name, "paired"] = paired
         # one pass per (model, resample) scores every metric: the first metric's step does it, the rest read it
         steps[spec.name, "intervals"] = K * n * RESAMPLE_STEP_SECONDS * BOOTSTRAP_RESAMPLES if spec is specs[0] else 0.0
