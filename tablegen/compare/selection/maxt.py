@@ -294,8 +294,18 @@ def _extra_factors(observed: np.ndarray, extra: int, null) -> list[float]:
     competitors not given), each distinct score's law queried once (a bracketed law's query can take minutes)."""
     if extra == 0:
         return [1.0] * len(observed)
-    below = {score: (1.0 - null_tail_ge_bracket(null, score)[1]) ** extra for score in dict.fromkeys(observed.tolist())}
+    below = {score: (1.0 - _fold_tail(null, score)) ** extra for score in dict.fromkeys(observed.tolist())}
     return [below[score] for score in observed.tolist()]
+
+
+def _fold_tail(null, score: float) -> float:
+    """The conservative end of Pr(X >= score); a bracketed law with coarse programmes (average precision) answers
+    from them where their bracket is within 1e-15 (the factor then moves by less than extra times that)."""
+    if hasattr(null, "coarse_view"):
+        from tablegen.compute.exact.average_precision import NEGLIGIBLE_WIDTH
+
+        return float(null.tail_ge_bracket(score, within=NEGLIGIBLE_WIDTH)[1])
+    return null_tail_ge_bracket(null, score)[1]
 
 
 def _prepare(null, questions) -> None:

@@ -137,7 +137,9 @@ FINE_GRID = 10_000
 TRIM_MASS = 1e-20
 #: Relative float error allowed for the programmes' probability sums (non-negative terms).
 _SUM_RTOL = 1e-12
-#: A tail bracket at most this wide is answered from the coarse programmes (a fine one would lie inside it).
+#: A tail the max-T fold asks for (``tail_ge_bracket(score, within=NEGLIGIBLE_WIDTH)``) is answered from the coarse
+#: programmes where their bracket is at most this wide: the factor (1 - tail)^extra it gives moves by less than
+#: extra times this (a fine bracket would lie inside it).
 NEGLIGIBLE_WIDTH = 1e-15
 
 
@@ -179,9 +181,8 @@ class BracketedAveragePrecisionNull:
     arithmetic with float64 probabilities; dropped window ends (:data:`TRIM_MASS`) are added to the
     upper ends.  A critical value: coarse programmes (:data:`COARSE_GRID`) locate it, fine ones
     (:data:`FINE_GRID`) track only the mass that can still end in the coarse bracket (the rest is
-    retired exactly).  A tail: the coarse programmes' bracket where it is at most :data:`NEGLIGIBLE_WIDTH` wide
-    (a tail below 1e-15, or above 1 - 1e-15), else one fine programme each way, retiring all mass but at the
-    threshold.
+    retired exactly).  A tail: one fine programme each way, retiring all mass but at the threshold (or, asked
+    with ``within``, the coarse programmes' bracket where it is at most that wide).
 
     **Kept programmes.**  The two coarse programmes (the whole law on the coarse grid, ~1% of a fine
     programme's cost) are run once per object and kept; so is every pair of fine programmes, and a pair
@@ -230,11 +231,13 @@ class BracketedAveragePrecisionNull:
         f_high = min(_quantile(hist, first, above, high_tail - lost), window[1] - 1)
         return f_low / (self.fine_grid * self.P), f_high / (self.fine_grid * self.P)
 
-    def tail_ge_bracket(self, score: float) -> tuple[float, float]:
-        """(low, high) around Pr(AP >= score - SNAP_TOLERANCE) (the score snapped as for an exact null)."""
-        coarse = self._coarse_tail(score)
-        if coarse[1] - coarse[0] <= NEGLIGIBLE_WIDTH:
-            return coarse
+    def tail_ge_bracket(self, score: float, within: float | None = None) -> tuple[float, float]:
+        """(low, high) around Pr(AP >= score - SNAP_TOLERANCE) (the score snapped as for an exact null); with
+        ``within``, the coarse programmes' bracket where it is at most that wide (no fine programme)."""
+        if within is not None:
+            coarse = self._coarse_tail(score)
+            if coarse[1] - coarse[0] <= within:
+                return coarse
         y_low, y_high = self._thresholds(score, self.fine_grid)
         floor, ceiling = self._fine_pair(y_high, y_low)
         return _tail_bracket(floor, ceiling, y_low, y_high)
@@ -319,10 +322,11 @@ class CoarseAveragePrecisionAnswers:
         self.windows.append(window)
         return window[0] / (null.fine_grid * null.P), (window[1] - 1) / (null.fine_grid * null.P)  # the fine clamp
 
-    def tail_ge_bracket(self, score: float) -> tuple[float, float]:
-        """The coarse programmes' bracket around Pr(AP >= score)."""
+    def tail_ge_bracket(self, score: float, within: float | None = None) -> tuple[float, float]:
+        """The coarse programmes' bracket around Pr(AP >= score); the fine window noted unless ``within`` is given
+        and the bracket is at most that wide (the null answers it from the coarse programmes then)."""
         coarse = self.null._coarse_tail(score)
-        if coarse[1] - coarse[0] > NEGLIGIBLE_WIDTH:
+        if within is None or coarse[1] - coarse[0] > within:
             y_low, y_high = self.null._thresholds(score, self.null.fine_grid)
             self.windows.append((y_high, y_low))
         return coarse
