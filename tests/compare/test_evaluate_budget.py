@@ -131,3 +131,17 @@ def test_with_r_unset_a_swap_tested_pair_is_charged_its_early_look_not_the_cap()
         9 * (n * SWAP_STEP_SECONDS * 1_799 + PAIR_SECONDS), rel=1e-12)
     alone = evaluation_cost(y, models, C=100, metrics=["average_precision"])  # the first swap-tested metric
     assert alone.steps["average_precision", "paired"] == unset.steps["best_accuracy", "paired"]
+
+
+def test_the_verdicts_charge_a_null_of_its_own_only_to_a_tied_model():
+    """AUC's per-model p-values: an untied model's comes from the one no-ties null the verdict builds, a tied
+    model's from its own null given its ties: charged 2 answers, plus one per tied model (was one per model)."""
+    from tablegen.compute.metrics import get_metric
+
+    y, models = _question(n=3000, K=3)
+    P = int(y.sum())
+    one = get_metric("auc").exact_cost(P, y.size - P)[0]
+    untied = evaluation_cost(y, models, metrics=["auc"])
+    tied = evaluation_cost(y, {**models, "rounded": np.round(models["m0"], 1)}, metrics=["auc"])
+    assert untied.steps["verdicts",] == pytest.approx(2 * one, rel=1e-12)
+    assert tied.steps["verdicts",] == pytest.approx(3 * one, rel=1e-12)

@@ -4,11 +4,13 @@ its progress told step by step as the work is done (:class:`ReportSteps`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 logger = logging.getLogger(__name__)
@@ -239,11 +241,13 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
     arrangement_count = arrangements(n, P) if enumerated else (DEFAULT_PERMUTATIONS if R is None else R)
     patterns = _swap_patterns(R, alpha, K - 1)
     steps, gpu = {("verdicts",): 0.0}, []
+    tied_models = functools.cache(lambda: sum(1 for s in models.values() if np.unique(s).size < n))
     swap_charged = False  # one pass per pair scores every swap-tested metric: charged to the first
     for spec in specs:
         null_seconds = spec.exact_cost(P, n - P)[0] if spec.has_exact else math.inf
         exact = method in ("auto", "exact") and null_seconds <= SIMULATION_SECONDS
-        queries = 2 + (K if spec.tied_null_routine else 0)  # the verdict's two; each model's own p-value (AUC)
+        # the verdict's two; each tied model's own p-value under its ties (AUC; an untied model's is the shared null's)
+        queries = 2 + (tied_models() if spec.tied_null_routine and exact else 0)
         steps["verdicts",] += queries * null_seconds if exact else SIMULATION_SECONDS  # one pass for both answers
         gpu += [] if exact else [(("verdicts",), SIMULATION_SECONDS)]
         # the competitors not given need the exact null, refused (a note) beyond the time limit
