@@ -145,3 +145,29 @@ def test_the_verdicts_charge_a_null_of_its_own_only_to_a_tied_model():
     tied = evaluation_cost(y, {**models, "rounded": np.round(models["m0"], 1)}, metrics=["auc"])
     assert untied.steps["verdicts",] == pytest.approx(2 * one, rel=1e-12)
     assert tied.steps["verdicts",] == pytest.approx(3 * one, rel=1e-12)
+
+
+@pytest.mark.slow  # average precision's programme kernel (~6 s from a cold numba cache)
+def test_the_fold_of_a_bracketed_law_tells_progress_as_each_programme_ends(monkeypatch):
+    """Average precision past enumeration with competitors not given: its two fine programmes can take minutes each
+    (600, 1,400); the report tells its progress as each ends, within the step's estimate, not only once both have."""
+    from tablegen.compute.exact import average_precision as ap
+
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(20), np.zeros(40)]
+    models = {f"m{i}": (0.5 + 0.5 * i) * y + rng.normal(size=60) for i in range(2)}
+    calls, marks = [], []
+    real = ap._programme
+
+    def recording(*args, **kwargs):
+        out = real(*args, **kwargs)
+        if args[2] == ap.FINE_GRID:
+            marks.append(len(calls))  # the calls told before this programme ended
+        return out
+
+    monkeypatch.setattr(ap, "_programme", recording)
+    tablegen.evaluate(y, models, C=10, metrics=["average_precision"], progress=lambda d, t: calls.append((d, t)))
+    assert len(marks) == 2 and marks[0] < marks[1] < len(calls)  # a call after each programme, before the next
+    told = [done for done, _ in calls]
+    assert told[marks[0]] < told[marks[1]] < calls[-1][1] == told[-1]
+    assert all(a < b for a, b in zip(told, told[1:]))

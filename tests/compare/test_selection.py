@@ -218,7 +218,7 @@ def test_a_bracketed_law_answers_the_whole_fold_from_one_prepared_pair(monkeypat
     prepared = selection_test(y, models, metric="average_precision", C=10)
     assert sorted(ran) == [ap.COARSE_GRID] * 2 + [ap.FINE_GRID] * 2
     ran.clear()
-    monkeypatch.setattr(maxt, "_prepare", lambda null, questions: None)
+    monkeypatch.setattr(maxt, "_prepare", lambda null, questions, progress=None: None)
     plain = selection_test(y, models, metric="average_precision", C=10)
     assert len(ran) > 20  # what the dry run saves
     assert prepared.critical_value == plain.critical_value and prepared.critical_interval == plain.critical_interval

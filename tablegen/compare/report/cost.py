@@ -303,7 +303,8 @@ class ReportSteps:
         if progress is not None:
             progress(0.0, self.total)
 
-    def _tell(self, seconds: float) -> None:
+    def tell(self, seconds: float) -> None:
+        """Tell ``seconds`` of estimated work done (never less than told before, never past the total)."""
         if self.progress is not None and seconds > self.done_seconds:
             self.done_seconds = min(seconds, self.total)
             self.progress(self.done_seconds, self.total)
@@ -314,12 +315,12 @@ class ReportSteps:
         if self.progress is None:
             return None
         start, seconds = self.ended, self.cost.steps.get(step, 0.0)
-        return lambda done, total: self._tell(start + seconds * done / max(total, 1))
+        return lambda done, total: self.tell(start + seconds * done / max(total, 1))
 
     def done(self, *step: str) -> None:
         self.ended += self.cost.steps.get(step, 0.0)
         logger.debug("evaluate: %s done (%.3g of %.3g estimated s)", " ".join(step), self.ended, self.total)
-        self._tell(self.ended)
+        self.tell(self.ended)
 
     def finish(self) -> None:
-        self._tell(self.total)
+        self.tell(self.total)

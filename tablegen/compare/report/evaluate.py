@@ -301,7 +301,8 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     if tested:
         selections, refused = selection_tests_noting(
             y, models, metrics=tested, C=versus_random.C, alpha=alpha, seed=seed, nulls=nulls, device=device,
-            R=R if R is not None and not _exact(y, models) else None, progress=arrangement_steps.within)
+            R=R if R is not None and not _exact(y, models) else None, progress=arrangement_steps.within,
+            law_progress=arrangement_steps.law)
     arrangement_steps.finish([verdict.metric for verdict in versus_random])
     reports = {}
     for verdict in versus_random:
@@ -343,6 +344,18 @@ class _MaxTSteps:
             told = self.step.within(self.metrics[self.ended], "max-T arrangements")
             if told is not None:
                 told(reached - self.ended, 1)
+
+    def law(self, metric: str):
+        """``progress(done, total)`` of ``metric``'s law's programmes for the competitors not given (minutes at a few
+        thousand items with average precision), told as a share of its "max-T critical value" step after the
+        arrangements and the critical values of the metrics before it."""
+        if self.step.progress is None:
+            return None
+        self.within(1, 1)  # every metric's arrangements are scored by now
+        before = self.metrics[:self.metrics.index(metric)] if metric in self.metrics else []
+        start = self.step.ended + sum(self.step.cost.steps.get((m, "max-T critical value"), 0.0) for m in before)
+        seconds = self.step.cost.steps.get((metric, "max-T critical value"), 0.0)
+        return lambda done, total: self.step.tell(start + seconds * done / max(total, 1))
 
     def finish(self, metrics: list[str]) -> None:
         for metric in metrics:

@@ -161,12 +161,13 @@ def selection_tests(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
 
 
 def selection_tests_noting(labels, scores, *, metrics, C=None, R=None, seed=None, alpha=0.05, positive_label=None,
-                           method="auto", device="cpu", nulls=None, progress=None,
-                           refuse: bool = False) -> tuple[dict[str, SelectionResult], dict[str, TablegenInputError]]:
+                           method="auto", device="cpu", nulls=None, progress=None, refuse: bool = False,
+                           law_progress=None) -> tuple[dict[str, SelectionResult], dict[str, TablegenInputError]]:
     """:func:`selection_tests`, but a metric whose own question is refused once the shared arguments are checked
     (defined for no model given; no law, or one over the limits, for the competitors not given) is left out and its
     error returned (metric -> error), unless ``refuse`` (then raised, before any arrangement is scored); the other
-    metrics are answered from one pass."""
+    metrics are answered from one pass.  ``law_progress(metric)``: a ``progress(done, total)`` told of that
+    metric's law's programmes for the competitors not given (or None)."""
     from tablegen.compare.selection.validation import checked_selections
 
     refused = None if refuse else {}
@@ -184,7 +185,7 @@ def selection_tests_noting(labels, scores, *, metrics, C=None, R=None, seed=None
             continue
         ready.append(q)
         laws.append(law)
-    return (_selections(ready, progress, laws) if ready else {}), refused
+    return (_selections(ready, progress, laws, law_progress) if ready else {}), refused
 
 
 def _extra(q) -> int:
@@ -192,11 +193,12 @@ def _extra(q) -> int:
     return q.C - len(q.models) - len(q.not_applicable)
 
 
-def _selections(questions: list, progress=None, laws: list | None = None) -> dict[str, SelectionResult]:
+def _selections(questions: list, progress=None, laws: list | None = None,
+                law_progress=None) -> dict[str, SelectionResult]:
     """Every question's result from shared arrangements: one pass per distinct R (0: exact; the metrics of a call
     differ in R only where their applicable models differ in number across the exact budget), each arrangement
     scored for every metric of its pass (``laws``: each question's law of a competitor not given, found here if
-    None)."""
+    None; ``law_progress(metric)``: a ``progress(done, total)`` for that metric's law's programmes, or None)."""
     from tablegen.compare.selection.engine import arrangements
 
     if laws is None:
@@ -211,7 +213,8 @@ def _selections(questions: list, progress=None, laws: list | None = None) -> dic
         for i, found in zip(members, _counts([questions[i] for i in members], told)):
             counts[i] = found
         done += sizes[R]
-    return {q.spec.name: _result(q, found, law) for q, found, law in zip(questions, counts, laws)}
+    told = (lambda name: None) if law_progress is None else law_progress
+    return {q.spec.name: _result(q, found, law, told(q.spec.name)) for q, found, law in zip(questions, counts, laws)}
 
 
 def _counts(questions: list, progress):
@@ -230,9 +233,10 @@ def _ranked(q) -> np.ndarray:
     return np.argsort(-q.observed, kind="stable").astype(np.int64)
 
 
-def _result(q, counts, null) -> SelectionResult:
+def _result(q, counts, null, law_progress=None) -> SelectionResult:
     """One metric's answer from its arrangements' ``counts`` and ``null``, the law of one random competitor not
-    given (None where every model tried is given)."""
+    given (None where every model tried is given); ``law_progress(done, total)`` told of the law's programmes where
+    it runs any (:func:`_prepare`)."""
     spec: Metric = q.spec
     names = list(q.models)
     observed = q.observed
@@ -253,7 +257,8 @@ def _result(q, counts, null) -> SelectionResult:
         raw, step, single_hits = (p_values(kind, look, q.R) for kind in counts.looked)
         level = LOOK_LEVEL
     _prepare(null, lambda law: (_extra_factors(observed, extra, law),
-                                _critical(counts.maxima, M, exact, q.alpha, extra, law, q.top, level, look, q.R)))
+                                _critical(counts.maxima, M, exact, q.alpha, extra, law, q.top, level, look, q.R)),
+             law_progress)
     factors = _extra_factors(observed, extra, null)  # one law query per model: the step-down and single-step share it
     steps = [_with_extra(tuple(v[j] for v in step), factors[m]) for j, m in enumerate(ranked)]
     adjusted = _monotone(steps)
@@ -308,19 +313,20 @@ def _fold_tail(null, score: float) -> float:
     return null_tail_ge_bracket(null, score)[1]
 
 
-def _prepare(null, questions) -> None:
+def _prepare(null, questions, progress=None) -> None:
     """Where the law of a competitor not given answers each question with programmes (average precision past
     enumeration: a bracketed law, each critical value or tail a pair of fine programmes, minutes at a few thousand
     items), run ``questions(law)`` first on its coarse programmes alone, which note the fine window each answer
     will need, and have one pair of fine programmes run over their span: the ~30 questions of the critical
-    value's search and the models' tails are then answered from it (the same rigorous brackets)."""
+    value's search and the models' tails are then answered from it (the same rigorous brackets).  ``progress(done,
+    total)`` is told as each fine programme ends."""
     if null is None or not hasattr(null, "coarse_view"):
         return
     view = null.coarse_view()
     questions(view)
     span = view.span()
     if span is not None:
-        null.prepare(span)
+        null.prepare(span, progress)
 
 
 def _with_extra(p, factor: float):

@@ -242,10 +242,11 @@ class BracketedAveragePrecisionNull:
         floor, ceiling = self._fine_pair(y_high, y_low)
         return _tail_bracket(floor, ceiling, y_low, y_high)
 
-    def prepare(self, window: tuple[int, int]) -> None:
+    def prepare(self, window: tuple[int, int], progress=None) -> None:
         """Run (and keep) one pair of fine programmes over ``window`` = (Ya, Yb) in fine grid steps of S, unless
-        a kept pair covers it: every later question inside it is answered without a programme."""
-        self._fine_pair(*window)
+        a kept pair covers it: every later question inside it is answered without a programme.  ``progress(done,
+        2)`` is told as each programme ends (each can take minutes at a few thousand items)."""
+        self._fine_pair(*window, progress=progress)
 
     def coarse_view(self) -> CoarseAveragePrecisionAnswers:
         """The same questions answered from the coarse programmes alone (brackets around the fine ones), noting
@@ -261,14 +262,19 @@ class BracketedAveragePrecisionNull:
             self.programmes += 2
         return self._coarse
 
-    def _fine_pair(self, Ya: int, Yb: int):
+    def _fine_pair(self, Ya: int, Yb: int, progress=None):
         from tablegen.compute.kernels.average_precision import CEILING, FLOOR
 
         for ya, yb, floor, ceiling in self._fine:
             if ya <= Ya and Yb <= yb:
                 return floor, ceiling
-        floor, ceiling = (_programme(self.P, self.N, self.fine_grid, kind, (Ya, Yb)) for kind in (FLOOR, CEILING))
-        self.programmes += 2
+        pair = []
+        for kind in (FLOOR, CEILING):
+            pair.append(_programme(self.P, self.N, self.fine_grid, kind, (Ya, Yb)))
+            self.programmes += 1
+            if progress is not None:
+                progress(len(pair), 2)
+        floor, ceiling = pair
         self._fine.append((Ya, Yb, floor, ceiling))
         return floor, ceiling
 
