@@ -193,7 +193,8 @@ def test_the_law_of_a_competitor_not_given_is_asked_once_per_distinct_value(monk
     models["copy"] = models["m0"].copy()  # the same value as m0: asked once for both
     asked = []
     real = maxt.null_tail_ge_bracket
-    monkeypatch.setattr(maxt, "null_tail_ge_bracket", lambda null, score: asked.append(score) or real(null, score))
+    monkeypatch.setattr(maxt, "null_tail_ge_bracket",
+                        lambda null, score, **within: asked.append(score) or real(null, score, **within))
     result = selection_test(y, models, metric="auc", C=7)
     values = set(result.values.values())
     assert len(values) == 3 and values <= set(asked) <= values | {result.critical_value}  # and the effective C's

@@ -18,11 +18,11 @@ import pytest
 from progresstools import pace_factor
 
 import tablegen
+from tablegen.compare.selection.maxt import FOLD_TAIL_WIDTH
 from tablegen.compute.cell import exact_critical_values_for_cells
 from tablegen.compute.cost import cell_seconds
 from tablegen.compute.exact import null_critical_bracket, null_critical_value, null_tail_ge, null_tail_ge_bracket
 from tablegen.compute.exact.average_precision import (
-    NEGLIGIBLE_WIDTH,
     VALUE_RESOLUTION,
     BracketedAveragePrecisionNull,
     _tail_bracket,
@@ -215,12 +215,12 @@ def test_a_negligible_tail_comes_from_the_coarse_programmes():
     gets the coarse bracket, at most 1e-15 wide and around the fine one, without a fine programme; a score inside
     it gets the fine pair; asked without ``within`` (a lookup), the fine pair always."""
     bracket = BracketedAveragePrecisionNull(20, 200)
-    low, high = bracket.tail_ge_bracket(0.999, within=NEGLIGIBLE_WIDTH)
+    low, high = bracket.tail_ge_bracket(0.999, within=FOLD_TAIL_WIDTH)
     assert 0.0 <= low <= high <= 1e-15 and bracket.programmes == 2
     y_low, y_high = bracket._thresholds(0.999, bracket.fine_grid)  # the fine answer it stands for
     pair = BracketedAveragePrecisionNull(20, 200)._fine_pair(y_high, y_low)
     fine_low, fine_high = _tail_bracket(*pair, y_low, y_high)
     assert low <= fine_low * (1 + 1e-12) and fine_high <= high * (1 + 1e-12)
-    middle = bracket.tail_ge_bracket(0.2, within=NEGLIGIBLE_WIDTH)
+    middle = bracket.tail_ge_bracket(0.2, within=FOLD_TAIL_WIDTH)
     assert bracket.programmes == 4 and 0.01 < middle[0] <= middle[1] < 0.99 and middle[1] - middle[0] < 0.05
     assert bracket.tail_ge_bracket(0.999) == (fine_low, fine_high) and bracket.programmes == 6

@@ -52,6 +52,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: The width within which the fold asks a bracketed law for Pr(X >= a model's value) (average precision answers
+#: from its coarse programmes where they bracket it that closely): the factor (1 - tail)^(C - K) then moves by less
+#: than (C - K) times this.
+FOLD_TAIL_WIDTH = 1e-15
+
 
 
 def selection_test(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, metric: str = "auc",
@@ -295,22 +300,14 @@ def _proportions(hits: np.ndarray, M: int, exact: bool):
 
 
 def _extra_factors(observed: np.ndarray, extra: int, null) -> list[float]:
-    """Pr(X < score)^extra for each model's observed score (the conservative end of X's bracket; 1 without
-    competitors not given), each distinct score's law queried once (a bracketed law's query can take minutes)."""
+    """Pr(X < score)^extra for each model's observed score (the conservative end of X's bracket, within
+    :data:`FOLD_TAIL_WIDTH`; 1 without competitors not given), each distinct score's law queried once (a bracketed
+    law's query can take minutes)."""
     if extra == 0:
         return [1.0] * len(observed)
-    below = {score: (1.0 - _fold_tail(null, score)) ** extra for score in dict.fromkeys(observed.tolist())}
+    below = {score: (1.0 - null_tail_ge_bracket(null, score, within=FOLD_TAIL_WIDTH)[1]) ** extra
+             for score in dict.fromkeys(observed.tolist())}
     return [below[score] for score in observed.tolist()]
-
-
-def _fold_tail(null, score: float) -> float:
-    """The conservative end of Pr(X >= score); a bracketed law with coarse programmes (average precision) answers
-    from them where their bracket is within 1e-15 (the factor then moves by less than extra times that)."""
-    if hasattr(null, "coarse_view"):
-        from tablegen.compute.exact.average_precision import NEGLIGIBLE_WIDTH
-
-        return float(null.tail_ge_bracket(score, within=NEGLIGIBLE_WIDTH)[1])
-    return null_tail_ge_bracket(null, score)[1]
 
 
 def _prepare(null, questions, progress=None) -> None:

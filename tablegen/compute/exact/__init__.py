@@ -75,8 +75,10 @@ def null_critical_bracket(null, tail: float) -> tuple[float, float]:
     return value, value
 
 
-def null_tail_ge_bracket(null, score: float) -> tuple[float, float]:
+def null_tail_ge_bracket(null, score: float, within: float | None = None) -> tuple[float, float]:
     """Rigorous (low, high) around Pr(X >= score); (p, p) for an exact null (same snapping as :func:`null_tail_ge`).
+    ``within``: a bracketed null may answer with a cheaper bracket at most that wide (average precision's coarse
+    programmes), for a caller that needs no more.
 
     Examples
     --------
@@ -85,7 +87,7 @@ def null_tail_ge_bracket(null, score: float) -> tuple[float, float]:
     (0.16666666666666666, 0.16666666666666666)
     """
     if hasattr(null, "tail_ge_bracket"):
-        low, high = null.tail_ge_bracket(score)
+        low, high = null.tail_ge_bracket(score) if within is None else null.tail_ge_bracket(score, within=within)
         return float(low), float(high)
     value = null_tail_ge(null, score)
     return value, value

@@ -137,10 +137,6 @@ FINE_GRID = 10_000
 TRIM_MASS = 1e-20
 #: Relative float error allowed for the programmes' probability sums (non-negative terms).
 _SUM_RTOL = 1e-12
-#: A tail the max-T fold asks for (``tail_ge_bracket(score, within=NEGLIGIBLE_WIDTH)``) is answered from the coarse
-#: programmes where their bracket is at most this wide: the factor (1 - tail)^extra it gives moves by less than
-#: extra times this (a fine bracket would lie inside it).
-NEGLIGIBLE_WIDTH = 1e-15
 
 
 def _programme(P: int, N: int, grid: int, kind: int, window=None):
