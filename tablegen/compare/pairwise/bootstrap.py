@@ -16,6 +16,7 @@ import logging
 import numpy as np
 from numpy.typing import ArrayLike
 
+from tablegen.compute.stats import linear_quantile
 from tablegen.errors import Argument, TablegenInputError
 
 logger = logging.getLogger(__name__)
@@ -370,7 +371,8 @@ def interval_from_resamples(observed: float, values: np.ndarray, jackknife: tupl
     the leave-one-out values of each sample (positives, then negatives, each in item order); ``method`` one of
     ``"BCa"``, ``"percentile"``, ``"basic"``.  BCa as scipy computes it (Efron & Tibshirani 14.3, 15.4): the bias
     z0 from the share of values below (ties half) the observed one, the acceleration from the jackknife of every
-    sample, the quantiles by ``scipy.stats.quantile``.  NaN ends where scipy has none (a degenerate law).
+    sample, the quantiles by ``scipy.stats.quantile``'s arithmetic (:func:`~tablegen.compute.stats
+    .linear_quantile`).  NaN ends where scipy has none (a degenerate law).
 
     Examples
     --------
@@ -378,18 +380,13 @@ def interval_from_resamples(observed: float, values: np.ndarray, jackknife: tupl
     >>> round(low, 12), round(high, 12)
     (0.05, 0.95)
     """
-    from scipy import stats
-
     alpha = (1 - level) / 2
     with np.errstate(all="ignore"):  # a degenerate law: NaN, as in scipy
         if method == "BCa":
             interval = _bca_levels(observed, values, jackknife, alpha)
         else:
             interval = np.stack([np.float64(alpha), 1 - np.float64(alpha)])
-        try:
-            low, high = stats.quantile(values, interval)
-        except ValueError:  # a degenerate law
-            return float("nan"), float("nan")
+        low, high = linear_quantile(values, interval)
     if method == "basic":
         low, high = 2 * observed - high, 2 * observed - low
     return float(low), float(high)

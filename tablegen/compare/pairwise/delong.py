@@ -37,13 +37,13 @@ def delong_covariance(labels: np.ndarray, scores: np.ndarray) -> DelongEstimate:
     >>> est.aucs.round(4).tolist()
     [0.7778, 0.7778]
     """
-    from scipy.stats import rankdata
+    from tablegen.compute.stats import midranks
 
     positives, negatives = labels == 1, labels == 0
     P, N = int(positives.sum()), int(negatives.sum())
     x, y = scores[:, positives], scores[:, negatives]
-    ranks_all = rankdata(scores, method="average", axis=1)
-    tx, ty = rankdata(x, method="average", axis=1), rankdata(y, method="average", axis=1)
+    ranks_all = midranks(scores, axis=1)
+    tx, ty = midranks(x, axis=1), midranks(y, axis=1)
     v10 = (ranks_all[:, positives] - tx) / N
     v01 = 1.0 - (ranks_all[:, negatives] - ty) / P
     aucs = v10.mean(axis=1)
@@ -53,12 +53,12 @@ def delong_covariance(labels: np.ndarray, scores: np.ndarray) -> DelongEstimate:
 
 def delong_difference(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, level: float):
     """(difference, its standard error, z, two-sided p, (low, high) CI at ``level``) of AUC_a - AUC_b."""
-    from scipy.stats import norm
+    from scipy.special import ndtri
 
     est = delong_covariance(labels, np.vstack([scores_a, scores_b]))
     difference = float(est.aucs[0] - est.aucs[1])
     variance = float(est.covariance[0, 0] + est.covariance[1, 1] - 2.0 * est.covariance[0, 1])
     se = math.sqrt(max(variance, 0.0))
     z = difference / se if se > 0 else (0.0 if difference == 0 else math.copysign(math.inf, difference))
-    half = float(norm.ppf(0.5 + level / 2.0)) * se
+    half = float(ndtri(0.5 + level / 2.0)) * se  # scipy.stats.norm.ppf's own ufunc
     return difference, se, z, (difference - half, difference + half)

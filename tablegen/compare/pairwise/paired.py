@@ -129,17 +129,17 @@ def _paired_test(labels, scores_a, scores_b, metric, method, alternative, thresh
 
 
 def _delong(q, level: float) -> PairedTestResult:
-    from scipy.stats import norm
+    from scipy.special import ndtr  # what scipy.stats.norm's cdf and sf call: cdf(z) = ndtr(z), sf(z) = ndtr(-z)
 
     from tablegen.compare.pairwise.delong import delong_difference
 
     difference, se, z, (low, high) = delong_difference(q.labels, q.scores_a, q.scores_b, level)
     if q.alternative == "greater":
-        p = float(norm.sf(z))
+        p = float(ndtr(-z))
     elif q.alternative == "less":
-        p = float(norm.cdf(z))
+        p = float(ndtr(z))
     else:
-        p = float(2.0 * norm.sf(abs(z)))
+        p = float(2.0 * ndtr(-abs(z)))
     a, b = q.values()
     return PairedTestResult(q.spec.name, a, b, difference, z, min(p, 1.0), "delong", q.alternative,
                             confidence_level=level, _interval=(low, high))

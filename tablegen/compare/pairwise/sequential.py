@@ -52,6 +52,7 @@ from fractions import Fraction
 import numpy as np
 
 from tablegen.compute.exact.nulls import SNAP_TOLERANCE
+from tablegen.compute.stats import beta_quantile
 
 #: h: the sequential Monte Carlo stops at the h-th pattern that reaches the observed difference.
 SEQUENTIAL_HITS = 20
@@ -277,12 +278,10 @@ def stopped_interval(hits, drawn, level: float) -> tuple[np.ndarray, np.ndarray]
     >>> bool(low[0] < 0.05 < high[0]), float(high[1])
     (True, 1.0)
     """
-    from scipy.stats import beta
-
     h, L = np.asarray(hits), np.asarray(drawn)
     half = (1.0 - level) / 2
-    low = beta.ppf(half, h, L - h + 1)
-    high = np.where(L > h, beta.ppf(1.0 - half, h, np.maximum(L - h, 1)), 1.0)
+    low = beta_quantile(half, h, L - h + 1)
+    high = np.where(L > h, beta_quantile(1.0 - half, h, np.maximum(L - h, 1)), 1.0)
     return low, high
 
 

@@ -155,9 +155,9 @@ def midranks(scores: np.ndarray) -> np.ndarray:
     >>> midranks(np.array([0.3, 0.1, 0.3])).tolist()
     [2.5, 1.0, 2.5]
     """
-    from scipy.stats import rankdata
+    from tablegen.compute.stats import midranks as average_ranks
 
-    return rankdata(scores, method="average")
+    return average_ranks(scores)
 
 
 def column_value(labels: np.ndarray, scores: np.ndarray, column: int) -> float:
