@@ -175,3 +175,45 @@ def test_the_auc_programme_with_retirement_equals_the_whole_laws_tails():
             # P > N runs the swapped walk: the same tail
             assert exact_power.auc_upper_tail(N, P, 1 / k, N * P - target + 1) == pytest.approx(
                 math.fsum(pmf[:max(target, 0)]), rel=1e-12, abs=1e-300)
+
+
+def _scattered_boundary_hit(n_pos, n_neg, k, threshold, stop):
+    """The Lehmann boundary walk as first written, each point's mass scattered into its two successors: the
+    oracle of the vectorised kernel's gather (the same floats)."""
+    if threshold[0] <= 0:
+        return 1.0
+    last = min(stop, n_pos + n_neg)
+    current, low, high, hit = {0: 1.0}, 0, 0, 0.0
+    for d in range(last):
+        new_low = low if low >= d + 1 - n_neg else low + 1
+        new_high = high + 1 if high < n_pos else n_pos
+        following = dict.fromkeys(range(new_low, new_high + 1), 0.0)
+        for t in range(low, high + 1):
+            p, n = k * (n_pos - t), float(n_neg - (d - t))
+            share = current[t] / (n + p)
+            following[t] = following.get(t, 0.0) + share * n  # t < new_low: f = N, n = 0 (never read)
+            if t < n_pos:
+                following[t + 1] += share * p
+        while new_high >= new_low and new_high >= threshold[d + 1]:
+            hit += following[new_high]
+            following[new_high] = 0.0
+            new_high -= 1
+        if new_low > new_high:
+            break
+        current, low, high = following, new_low, new_high
+    return hit
+
+
+def test_the_vectorised_boundary_walk_gives_the_scattering_walks_floats():
+    from tablegen.compute.kernels.lehmann import boundary_hit
+
+    rng = np.random.default_rng(11)
+    for _ in range(150):
+        P, N = int(rng.integers(0, 30)), int(rng.integers(0, 30))
+        k = float(10 ** rng.uniform(-1, 1))
+        if rng.random() < 0.5:
+            threshold = np.sort(rng.integers(-1, P + 3, P + N + 1))
+        else:  # a half-plane, as best accuracy's
+            threshold = np.minimum(np.arange(P + N + 1) // 2 + int(rng.integers(0, 5)), P + 5).astype(np.int64)
+        stop = int(rng.integers(0, P + N + 1)) if rng.random() < 0.3 else P + N
+        assert boundary_hit(P, N, k, threshold, stop) == _scattered_boundary_hit(P, N, k, threshold, stop)
