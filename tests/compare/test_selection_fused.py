@@ -67,7 +67,7 @@ def test_one_metric_and_fused_passes_count_as_the_previous_kernel_bit_for_bit():
 def test_the_cutoff_walk_gives_the_sorted_walks_float_for_every_metric():
     """One walk per model keeps the cut-offs where TP grew; each metric's value from them is the float of the
     metric's own walk over every item (:func:`score_model`), ties and no ties, every k of TP at k."""
-    from tablegen.compute.kernels.permutation import _score_models
+    from tablegen.compute.kernels.permutation import _score_models, f1_reciprocals
 
     rng = np.random.default_rng(11)
     checked = 0
@@ -85,13 +85,44 @@ def test_the_cutoff_walk_gives_the_sorted_walks_float_for_every_metric():
         weights = mcc_weights(P, n - P, n + 1)
         values = np.empty((columns.size, 3))
         _score_models(labels, s.orders, s.group_ends, s.double_ranks, s.untied, P, columns, k_cuts, weights, values,
-                      np.empty(n, np.int64), np.empty(n, np.int64))
+                      np.empty(n, np.int64), np.empty(n, np.int64), f1_reciprocals(P, n))
         for m in range(3):
             for t in range(columns.size):
                 walk = score_model(labels, s.orders[m], s.group_ends[m], P, columns[t], k_cuts[t], weights)
                 assert np.array_equal(values[t, m], walk, equal_nan=True), (trial, m, columns[t], k_cuts[t])
                 checked += 1
     assert checked == 150 * 30
+
+
+def test_best_f1_from_approximate_quotients_is_the_largest_correctly_rounded_quotient():
+    """Best F1's cut-off is found by 2 TP * fl(1 / (P + k)) and one division: the same float as the largest of the
+    divisions, on cut-offs built to hold equal and nearly equal fractions (2 TP / (P + k) within 1 / (P + k)^2 of
+    each other), up to 10^6 items, every remainder of the four interleaved maxima; and the division loop past
+    F1_ARGMAX_ITEMS."""
+    from tablegen.compute.kernels.permutation import F1_ARGMAX_ITEMS, cutoff_value, f1_reciprocals
+
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n = int(10 ** rng.uniform(1, 6))
+        P = int(rng.integers(1, n))
+        count = int(rng.integers(1, min(P, 40) + 1))
+        k = np.sort(rng.choice(np.arange(1, n + 1), count, replace=False))
+        target = rng.uniform(0.05, 1.0)  # TP near target (P + k) / 2: the fractions crowd round the target
+        tp = np.minimum(np.maximum(np.round(target * (P + k) / 2), 1), np.minimum(k, P)).astype(np.int64)
+        tp = np.maximum.accumulate(tp)
+        keep = np.r_[True, tp[1:] > tp[:-1]]  # kept cut-offs: TP grew
+        tp, k = tp[keep], k[keep]
+        if trial % 5 == 0 and k.size >= 2 and 2 * (2 * tp[0]) <= P + n:  # an equal fraction at a doubled cut-off
+            tp, k = np.r_[tp[:1], 2 * tp[:1]], np.r_[k[:1], P + 2 * k[0]]
+            if k[1] > n or tp[1] > min(P, k[1]):
+                continue
+        division = max([0.0] + [(2 * int(a)) / (P + int(b)) for a, b in zip(tp, k)])
+        value = cutoff_value(2, tp, k, tp.size, n, P, 0, np.ones(n + 1, np.uint8), np.zeros(n + 2),
+                             f1_reciprocals(P, n))
+        assert value == division, (trial, n, P)
+    big = F1_ARGMAX_ITEMS + 1
+    assert cutoff_value(2, np.array([3, 5]), np.array([4, 9]), 2, big, 10, 0, np.ones(10, np.uint8), np.zeros(1),
+                        np.zeros(1)) == max(6 / 14, 10 / 19)
 
 
 def _models(n=30, P=12, K=4, decimals=1, seed=3):

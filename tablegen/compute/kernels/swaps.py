@@ -32,7 +32,7 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.permutation import cutoff_value, grown_cutoffs, score_model
+from tablegen.compute.kernels.permutation import cutoff_value, f1_reciprocals, grown_cutoffs, score_model
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
 _ONE = np.uint64(1)
@@ -114,6 +114,7 @@ def swap_differences(items, sources, values, labels, n_pos, columns, k_cut, weig
     bounds = np.empty(2 * n + 2, np.uint8)
     cut_tp = np.empty(n, np.int64)
     cut_k = np.empty(n, np.int64)
+    reciprocals = f1_reciprocals(n_pos, n)
     side_values = np.empty((2, columns.size))
     threshold_columns = 0
     for c in range(columns.size):
@@ -124,13 +125,14 @@ def swap_differences(items, sources, values, labels, n_pos, columns, k_cut, weig
         for side in range(2):
             start = side * (n + 1)
             _score_side(sorted_labels[start:start + n], identity, bounds[start + 1:start + n + 1], n_pos, columns,
-                        k_cut, weights, threshold_columns, cut_tp, cut_k, side_values[side])
+                        k_cut, weights, threshold_columns, cut_tp, cut_k, reciprocals, side_values[side])
         for c in range(columns.size):
             out[c, row] = side_values[0, c] - side_values[1, c]
 
 
 @nb.njit(inline="always", nogil=True)
-def _score_side(labels, identity, ends, n_pos, columns, k_cut, weights, threshold_columns, cut_tp, cut_k, values):
+def _score_side(labels, identity, ends, n_pos, columns, k_cut, weights, threshold_columns, cut_tp, cut_k, reciprocals,
+                values):
     """One side's value of each column: with two or more threshold columns (best accuracy, F1, balanced accuracy,
     average precision, MCC), one walk keeps the cut-offs where TP grew and each is read from them (the max-T
     kernels' fused walk, :func:`~tablegen.compute.kernels.permutation.cutoff_value`: the floats
@@ -142,6 +144,7 @@ def _score_side(labels, identity, ends, n_pos, columns, k_cut, weights, threshol
     for c in range(columns.size):
         column = columns[c]
         if threshold_columns >= 2 and 1 <= column <= 5:
-            values[c] = cutoff_value(column, cut_tp, cut_k, count, labels.size, n_pos, k_cut, ends, weights)
+            values[c] = cutoff_value(column, cut_tp, cut_k, count, labels.size, n_pos, k_cut, ends, weights,
+                                     reciprocals)
         else:
             values[c] = score_model(labels, identity, ends, n_pos, column, k_cut, weights)
