@@ -358,9 +358,12 @@ def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: 
     indices when ``maxima`` is ``total`` wide, else from column 0 (it holds the arrangements from ``start`` on);
     adding to the hit counts."""
     from tablegen.compute.kernels.permutation import enumeration_metrics_counts, permutation_metrics_counts
+    from tablegen.compute.kernels.permutation_lanes import lane_metrics_counts, lanes_apply
 
     n = sorted_models.orders.shape[1]
     packed = _packed(plans)
+    # 64 arrangements per walk where the lanes score every column asked: the same values, bit for bit
+    random_counts = lane_metrics_counts if lanes_apply(packed[0], n) else permutation_metrics_counts
     offset = start if maxima.shape[1] < total else 0  # where column 0 of ``maxima`` lies among the arrangements
     if device == "cuda" and not exact:
         from tablegen.compute.kernels.cuda.permutation import permutation_counts_cuda
@@ -379,7 +382,7 @@ def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: 
         if exact:
             enumeration_metrics_counts(*common, binomial, minority, first, block, raw_hits, step_hits)
         else:
-            permutation_metrics_counts(*common, key[0], key[1], first, block, raw_hits, step_hits)
+            random_counts(*common, key[0], key[1], first, block, raw_hits, step_hits)
         maxima[:, first - offset:first - offset + block.shape[1]] = block
         logger.debug("label arrangements: %d of %d", first + block.shape[1], total)
         if progress is not None:
