@@ -67,8 +67,8 @@ def test_lanes_apply_to_their_columns_and_sizes_only():
 
 
 def test_the_selection_engine_walks_lanes_where_they_apply(monkeypatch):
-    from tablegen.compute.kernels import permutation_lanes
     from tablegen.compare.selection.maxt import selection_tests
+    from tablegen.compute.kernels import permutation_lanes
 
     calls = []
     original = permutation_lanes.lane_metrics_counts
