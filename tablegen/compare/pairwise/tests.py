@@ -70,16 +70,27 @@ def swap_nulls(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, c
     >>> differences.shape, exact, bool(differences[1].max() > 0)
     ((2, 64), True, True)
     """
-    from tablegen.compute.kernels.cuda.device import twin
-    from tablegen.compute.kernels.swaps import swap_differences
-
     n = labels.size
     exact = n <= EXACT_SWAP_ITEMS
     columns = np.asarray(columns, np.int64).reshape(-1)
     out = np.empty((columns.size, 2 ** n if exact else R))
     items, sources, values, y, P, weights = _kernel_arguments(labels, scores_a, scores_b)
-    twin(swap_differences, device)(items, sources, values, y, P, columns, k_cut, weights, exact, key[0], key[1], 0, out)
+    _swap_kernel(columns, exact, device)(items, sources, values, y, P, columns, k_cut, weights, exact, key[0], key[1],
+                                         0, out)
     return out, exact
+
+
+def _swap_kernel(columns: np.ndarray, exact: bool, device: str):
+    """The kernel that scores these columns' patterns on ``device``: on the CPU 64 random patterns per walk where the
+    lanes score every column (:mod:`tablegen.compute.kernels.swap_lanes`), else the swap kernel or its CUDA twin;
+    the same differences, bit for bit."""
+    from tablegen.compute.kernels.cuda.device import twin
+    from tablegen.compute.kernels.swap_lanes import lane_swap_differences, swap_lanes_apply
+    from tablegen.compute.kernels.swaps import swap_differences
+
+    if device == "cpu" and swap_lanes_apply(columns, exact):
+        return lane_swap_differences
+    return twin(swap_differences, device)
 
 
 def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, observed, k_cut: int, *,
@@ -108,9 +119,6 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
         SwapCounts,
         reaching,
     )
-    from tablegen.compute.kernels.cuda.device import twin
-    from tablegen.compute.kernels.swaps import swap_differences
-
     columns = np.asarray(columns, np.int64).reshape(-1)
     observed = np.asarray(observed, np.float64).reshape(-1)
     if labels.size <= EXACT_SWAP_ITEMS:
@@ -121,14 +129,14 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
     arguments = _kernel_arguments(labels, scores_a, scores_b, ranks)
     counter = SequentialCounter(observed, SEQUENTIAL_HITS, R, look)
     size = FIRST_BLOCK
-    kernel = twin(swap_differences, device)
     while counter.drawn < R and counter.active.any():
         rows = min(size, R - counter.drawn)
         if look is not None and counter.drawn < look.drawn:
             rows = min(rows, look.drawn - counter.drawn)  # no pattern past the look where it may stop every column
         out = np.empty((int(counter.active.sum()), rows))
-        kernel(*arguments[:5], columns[counter.active], k_cut, arguments[5], False, key[0], key[1],
-                         counter.drawn, out)
+        active = columns[counter.active]
+        _swap_kernel(active, False, device)(*arguments[:5], active, k_cut, arguments[5], False, key[0], key[1],
+                                            counter.drawn, out)
         counter.add(out)
         size = min(2 * size, LARGEST_BLOCK)
     return [counter.counts(c) for c in range(columns.size)]

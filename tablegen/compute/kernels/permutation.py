@@ -55,7 +55,7 @@ SCORED_COLUMNS = 7
 
 
 @nb.njit(inline="always", nogil=True)
-def _sample_labels(key0, key1, replicate, n_pos, labels):
+def sample_labels(key0, key1, replicate, n_pos, labels):
     """Replicate ``replicate``'s arrangement of ``n_pos`` positives over the items (sequential sampling)."""
     s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
     n = labels.size
@@ -417,7 +417,7 @@ def _score_models(labels, orders, group_ends, double_ranks, untied, n_pos, colum
 
 
 @nb.njit(inline="always", nogil=True)
-def _tally(values, members, size, thresholds, ranked, row, maxima, raw_hits, step_hits):
+def tally(values, members, size, thresholds, ranked, row, maxima, raw_hits, step_hits):
     """One metric on one arrangement: the maximum over its ``size`` models (``members``) in ``maxima[row]``, and
     their hits (``raw_hits`` per model, ``step_hits`` per rank of ``ranked``, by descending observed value)."""
     largest = -np.inf
@@ -438,13 +438,13 @@ def _tally(values, members, size, thresholds, ranked, row, maxima, raw_hits, ste
 # A plain njit function (one call per arrangement), not inline="always": both kernels below call it, and numba's
 # inlining copied and retyped its whole IR into each (compiling them from a cold cache 4.2 -> 2.9 s of CPU)
 @nb.njit(nogil=True)
-def _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members, sizes,
+def count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members, sizes,
                    thresholds, ranked, values, cut_tp, cut_k, reciprocals, row, maxima, raw_hits, step_hits):
-    """Every metric's tally (:func:`_tally`) of one arrangement, each model walked once."""
+    """Every metric's tally (:func:`tally`) of one arrangement, each model walked once."""
     _score_models(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, values, cut_tp,
                   cut_k, reciprocals)
     for t in range(columns.size):
-        _tally(values[t], members[t], sizes[t], thresholds[t], ranked[t], row, maxima[t], raw_hits[t], step_hits[t])
+        tally(values[t], members[t], sizes[t], thresholds[t], ranked[t], row, maxima[t], raw_hits[t], step_hits[t])
 
 
 @jit_cached(nogil=True)
@@ -464,8 +464,8 @@ def permutation_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, 
     values = np.empty((columns.size, models))
     cut_tp, cut_k, reciprocals = np.empty(n, np.int64), np.empty(n, np.int64), f1_reciprocals(n_pos, n)
     for row in range(maxima.shape[1]):
-        _sample_labels(key0, key1, first + row, n_pos, labels)
-        _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+        sample_labels(key0, key1, first + row, n_pos, labels)
+        count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
                        sizes, thresholds, ranked, values, cut_tp, cut_k, reciprocals, row, maxima, raw_hits, step_hits)
 
 
@@ -536,5 +536,5 @@ def enumeration_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, 
         labels[:] = 1 - inside
         for i in range(minority):
             labels[positions[i]] = inside
-        _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+        count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
                        sizes, thresholds, ranked, values, cut_tp, cut_k, reciprocals, row, maxima, raw_hits, step_hits)

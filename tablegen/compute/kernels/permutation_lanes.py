@@ -27,9 +27,9 @@ it, ties and no ties, whole groups of 64 and remainders):
 - average precision: gp (TP / k) added at every close in walk order, gp = 0 where TP did not grow (adding 0.0
   leaves the non-negative sum as it is), one correctly rounded division per close and lane, as the scalar walk.
 
-The arrangements are the scalar kernel's (:func:`~tablegen.compute.kernels.permutation._sample_labels` of each
+The arrangements are the scalar kernel's (:func:`~tablegen.compute.kernels.permutation.sample_labels` of each
 replicate), packed after sampling, and each arrangement's values are tallied in replicate order by the scalar
-kernel's ``_tally``; a block whose length is not a multiple of 64 ends with the scalar kernel's arrangements.
+kernel's ``tally``; a block whose length is not a multiple of 64 ends with the scalar kernel's arrangements.
 Other columns (best MCC, TP at k) and more items than ``F1_ARGMAX_ITEMS`` take the scalar kernel.
 """
 
@@ -37,13 +37,7 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.permutation import (
-    F1_ARGMAX_ITEMS,
-    _count_metrics,
-    _sample_labels,
-    _tally,
-    f1_reciprocals,
-)
+from tablegen.compute.kernels.permutation import F1_ARGMAX_ITEMS, count_metrics, f1_reciprocals, sample_labels, tally
 
 #: Arrangements per walk: the bits of one 64-bit word per item.
 LANES = 64
@@ -56,19 +50,19 @@ def lanes_apply(columns, n: int) -> bool:
     return n <= F1_ARGMAX_ITEMS and all(int(c) in LANE_COLUMNS for c in columns)
 
 
-@nb.njit(nogil=True)
+@nb.njit(nogil=True, error_model="numpy")
 def _pack(key0, key1, first, n_pos, labels, packed):
     """Replicates ``first .. first + 63``'s arrangements as bits: bit l of ``packed[i]`` is item i's label in
     replicate ``first + l``."""
     for i in range(packed.size):
         packed[i] = 0
     for lane in range(LANES):
-        _sample_labels(key0, key1, first + lane, n_pos, labels)
+        sample_labels(key0, key1, first + lane, n_pos, labels)
         for i in range(packed.size):
             packed[np.uint64(i)] |= np.int64(labels[np.uint64(i)]) << lane
 
 
-@nb.njit(nogil=True)
+@nb.njit(nogil=True, error_model="numpy")
 def _auc_totals(packed, double_ranks, totals):
     """Each lane's sum of its positives' doubled midranks (item order)."""
     for lane in range(LANES):
@@ -88,7 +82,7 @@ AP, F1_LARGEST = range(2)
 FLOAT_SLOTS = 2
 
 
-@nb.njit(nogil=True)
+@nb.njit(nogil=True, error_model="numpy")
 def _walk(packed, order, group_end, n_pos, want, reciprocals, W, F):
     """One model's walk for every lane: ``W``'s slots TP, best D, best G, best F1's TP and k, TP at the last close;
     ``F``'s average precision's sums and best F1's largest approximation; ``want[c]`` whether column c is scored.
@@ -128,7 +122,7 @@ def _walk(packed, order, group_end, n_pos, want, reciprocals, W, F):
                 W[TP_BEFORE * LANES + lane] = tp
 
 
-@nb.njit(nogil=True)
+@nb.njit(nogil=True, error_model="numpy")
 def _lane_values(packed, orders, group_ends, double_ranks, n_pos, columns, reciprocals, W, F, totals, values):
     """``values[t, m, lane]``: model m's value of column ``columns[t]`` in each lane's arrangement."""
     models, n = orders.shape
@@ -158,7 +152,7 @@ def _lane_values(packed, orders, group_ends, double_ranks, n_pos, columns, recip
                 values[t, m, lane] = value
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, error_model="numpy")
 def lane_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members, sizes,
                         thresholds, ranked, key0, key1, first, maxima, raw_hits, step_hits):
     """:func:`~tablegen.compute.kernels.permutation.permutation_metrics_counts`, the same arguments and results bit
@@ -183,11 +177,11 @@ def lane_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, columns
             for t in range(columns.size):
                 for m in range(models):
                     values[t, m] = lane_values[t, m, lane]
-                _tally(values[t], members[t], sizes[t], thresholds[t], ranked[t], row, maxima[t], raw_hits[t],
+                tally(values[t], members[t], sizes[t], thresholds[t], ranked[t], row, maxima[t], raw_hits[t],
                        step_hits[t])
     cut_tp, cut_k = np.empty(n, np.int64), np.empty(n, np.int64)
     for row in range(whole, rows):
-        _sample_labels(key0, key1, first + row, n_pos, labels)
-        _count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
+        sample_labels(key0, key1, first + row, n_pos, labels)
+        count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
                        sizes, thresholds, ranked, values, cut_tp, cut_k, reciprocals, row, maxima, raw_hits,
                        step_hits)
