@@ -198,6 +198,21 @@ def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, se
                                        values.method)
 
 
+def _resample_kernel(want, cuts, device: str):
+    """The bootstrap kernel for these columns: on the CPU 32 resamples per walk where the lanes score every column
+    asked (:mod:`tablegen.compute.kernels.resample_lanes`), else the one-resample kernel (or its CUDA twin); the same
+    values, bit for bit."""
+    from tablegen.compute.kernels import resample as kernels
+    from tablegen.compute.kernels.cuda.device import twin
+
+    if device == "cpu":
+        from tablegen.compute.kernels.resample_lanes import lane_resample_metrics, resample_lanes_apply
+
+        if resample_lanes_apply(want, cuts):
+            return lambda *arguments: lane_resample_metrics(*arguments, np.int64(kernels.NARROW_LIMIT))
+    return twin(kernels.resample_metrics, device)
+
+
 class BootstrapValues:
     """Every model's value of several metrics on the items, on each keyed bootstrap resample and (BCa) on each
     leave-one-out sample: one weighted pass per (model, resample) scores every metric asked
@@ -284,7 +299,6 @@ class BootstrapValues:
     def _score(self, seed: int, resamples: int) -> tuple[np.ndarray, np.ndarray]:
         """(the observed values (models, columns), the resampled ones (resamples, models, columns))."""
         from tablegen.compute.kernels import resample as kernels
-        from tablegen.compute.kernels.cuda.device import twin
 
         codes, width = self._sorted[0], kernels.METRIC_COLUMNS + len(self._cuts)
         want, cuts = kernels.metric_choice({c for _, c, _, _ in self._columns.values() if c < kernels.METRIC_COLUMNS},
@@ -293,8 +307,8 @@ class BootstrapValues:
         observed = np.empty((self.models, width))
         kernels.observed_metrics(codes, P, N, want, cuts, observed)
         resampled = np.empty((resamples, self.models, width))
-        twin(kernels.resample_metrics, self.device)(codes, P, N, want, cuts, *kernels.bootstrap_key(seed, P, N), 0,
-                                                    resampled)
+        _resample_kernel(want, cuts, self.device)(codes, P, N, want, cuts, *kernels.bootstrap_key(seed, P, N), 0,
+                                                  resampled)
         return observed, resampled
 
     def values(self, spec) -> tuple[np.ndarray, np.ndarray, list | None]:

@@ -37,6 +37,7 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
+from tablegen.compute.kernels.prefetch import PREFETCH_DISTANCE, prefetch
 from tablegen.compute.kernels.permutation import F1_ARGMAX_ITEMS, count_metrics, f1_reciprocals, sample_labels, tally
 
 #: Arrangements per walk: the bits of one 64-bit word per item.
@@ -92,7 +93,10 @@ def _walk(packed, order, group_end, n_pos, want, reciprocals, W, F):
         W[i] = 0
     for i in range(FLOAT_SLOTS * LANES):
         F[i] = 0.0
+    ahead = n - PREFETCH_DISTANCE
     for j in range(n):
+        if j < ahead:  # the word PREFETCH_DISTANCE items on (8 MB of words at 10^6 items)
+            prefetch(packed, np.int64(order[np.uint64(j + PREFETCH_DISTANCE)]))
         word = packed[np.uint64(order[np.uint64(j)])]
         for lane in range(LANES):
             W[TP * LANES + lane] += (word >> lane) & 1

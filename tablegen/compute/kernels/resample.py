@@ -117,6 +117,10 @@ def mcc_at(g, n_pos, n_neg, k):
     return g * (1.0 / math.sqrt(np.float64(n_pos * n_neg) * np.float64(k * (n - k))))
 
 
+#: The count past which a resample's multiplicities are drawn again into eight bytes per item
+#: (:func:`resample_metrics`' default ``narrow_limit``: a byte could wrap past it).
+NARROW_LIMIT = 255
+
 #: The columns of the all-metric pass (:func:`metrics_pass`): :data:`~.ranking.BASE_COLUMNS`, then one TP at k
 #: per cut-off asked.
 METRIC_COLUMNS = 6
