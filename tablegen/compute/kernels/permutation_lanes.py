@@ -37,8 +37,8 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.prefetch import PREFETCH_DISTANCE, prefetch
 from tablegen.compute.kernels.permutation import F1_ARGMAX_ITEMS, count_metrics, f1_reciprocals, sample_labels, tally
+from tablegen.compute.kernels.prefetch import PREFETCH_DISTANCE, prefetch
 
 #: Arrangements per walk: the bits of one 64-bit word per item.
 LANES = 64

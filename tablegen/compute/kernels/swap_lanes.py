@@ -32,8 +32,8 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.prefetch import PREFETCH_DISTANCE, prefetch
 from tablegen.compute.kernels.permutation_lanes import LANE_COLUMNS, LANES
+from tablegen.compute.kernels.prefetch import PREFETCH_DISTANCE, prefetch
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 from tablegen.compute.kernels.swaps import swap_differences
 
