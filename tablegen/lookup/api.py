@@ -79,6 +79,10 @@ QUICK_EXACT_SECONDS = 0.5
 LOOKUP_SECONDS = 10.0
 
 _bundled = None
+#: The bundled table's grid, the same values of P and of N (Forman & Cohen's appendix grid): a question off it is not
+#: in that table, known without opening it (importing zarr and opening the store cost ~0.1-0.3 s of CPU, a tenth of
+#: a report on 10^4 items).  ``tests/lookup/test_bundled_grid.py`` holds it equal to the bundled store's coordinates.
+BUNDLED_GRID = frozenset((20, 30, 40, 50, 60, 70, 80, 90, 100, 150, 200, 300, 400, 500, 600, 700, 800, 900, 1000))
 #: What the lookup under way found damaged in a store the caller named (:func:`_noting_damage` sets it per call).
 _DAMAGE_NOTES: contextvars.ContextVar[tuple] = contextvars.ContextVar("tablegen_damage_notes", default=())
 
@@ -179,6 +183,8 @@ def _forced(a: LookupArgs, table, what: str):
 def _from_table(a: LookupArgs, table, what: str, required: bool = False):
     """The table's answer, or None where the table does not hold the question (an error if ``required``)."""
     metric, P, N, C, alpha, score, divisor = count_question(a)
+    if table is None and not required and not (P in BUNDLED_GRID and N in BUNDLED_GRID):
+        return None  # off the bundled table's grid: not in it
     try:
         if what == "critical value":
             answer = _table(table).answer_checked(metric.name, P, N, C, alpha=alpha, required=required)
