@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 
-from machine import load_average, recording
+from machine import child_environment, load_average, recording
 
 #: name -> (models, items, target CPU seconds, what the issue asks)
 CASES = {
@@ -149,8 +149,8 @@ def run_case(case: str, max_seconds: float, tree: str) -> dict:
     """Run one case in a fresh process, stopped past ``max_seconds`` CPU seconds; what it reported."""
     models, items, _, _ = CASES[case]
     C = max(100, models)
-    env = dict(os.environ, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", TABLEGEN_TIME_LIMIT=str(10**9))  # measured, stopped here at --max-seconds
+    env = child_environment(NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+                            MKL_NUM_THREADS="1", TABLEGEN_TIME_LIMIT=str(10**9))  # measured, stopped at --max-seconds
     command = [sys.executable, "-c", CHILD, tree, case, str(models), str(items), str(C), json.dumps(STAGES),
                str(max_seconds)]
     out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")

@@ -41,7 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine import load_average, recording, shown_path, vector_width
+from machine import child_environment, load_average, recording, shown_path, vector_width
 
 TABLEGEN = str(Path(sys.executable).with_name("tablegen"))
 HERE = str(Path(__file__).resolve().parent.parent)
@@ -145,7 +145,7 @@ def timed(command: list[str]) -> tuple[float, float, str]:
     """(wall s, CPU s of the child, last line it printed on stdout, or on stderr)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=child_environment())
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -167,7 +167,7 @@ def timed_target(call: str, *, tree: str = "", stages: tuple[str, ...] = (), env
     directory (None: a new empty one, a cold cache)."""
     code = TARGET.format(tree=tree, stages=stages, call=call, heavy=HEAVY)
     with tempfile.TemporaryDirectory() as empty:
-        environment = {**os.environ, **(env or {}), "NUMBA_CACHE_DIR": cache or empty}
+        environment = child_environment(**(env or {}), NUMBA_CACHE_DIR=cache or empty)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -233,7 +233,8 @@ def side_by_side(before: str, repeat: int) -> None:
         command = [sys.executable, "-c", FROM_TREE.format(heavy=HEAVY), tree, *COLD]
         timed(command)
         runs = [timed(command) for _ in range(repeat)]
-        imported = subprocess.run(command, capture_output=True, text=True, check=True).stderr.strip().splitlines()[-1]
+        imported = subprocess.run(command, capture_output=True, text=True, check=True,
+                                  env=child_environment()).stderr.strip().splitlines()[-1]
         print(f"| {name}: `{shown_path(tree)}` | {statistics.median(c for _, c, _ in runs):.2f} | "
               f"{statistics.median(w for w, _, _ in runs):.2f} | {imported.removeprefix('imported: ')} |", flush=True)
 
@@ -241,10 +242,11 @@ def side_by_side(before: str, repeat: int) -> None:
 def verification_cost(repeat: int) -> None:
     """CPU seconds in the reader's checks within a cold table lookup, and their share of the process's CPU."""
     command = [sys.executable, "-c", VERIFY_COST.format(cold=COLD)]
-    subprocess.run(command, capture_output=True, check=True)
+    subprocess.run(command, capture_output=True, check=True, env=child_environment())
     shares = []
     for _ in range(repeat):
-        line = subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
+        line = subprocess.run(command, capture_output=True, text=True, check=True,
+                              env=child_environment()).stdout.strip().splitlines()[-1]
         _, spent, _, total = line.split()
         shares.append((float(spent), float(total)))
     spent, total = statistics.median(s for s, _ in shares), statistics.median(t for _, t in shares)
