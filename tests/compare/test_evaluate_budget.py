@@ -110,8 +110,11 @@ def test_with_r_unset_a_swap_tested_pair_is_charged_its_early_look_not_the_cap()
     """10 models x 10^6 items: charged the cap, every swap-tested pair made the estimate 4,773 s, over the default
     hour, so the report (about 330 s of CPU) was refused; each pair is charged the look's l_e = 359 patterns now,
     R given still R, and the estimate is under the default limit.  One pass per pair scores every swap-tested
-    metric: charged once, to the first of them (best accuracy here), the others nothing."""
-    from tablegen.compare.report.cost import PAIR_SECONDS, SWAP_STEP_SECONDS
+    metric: charged once, to the first of them (best accuracy here), the others nothing.  The default metrics are
+    scored 64 patterns at a time (the lane kernel's step); with best MCC asked, one at a time (the swap kernel's)."""
+    from tablegen.compare.report.cost import LANE_SWAP_STEP_SECONDS as SWAP_STEP_SECONDS
+    from tablegen.compare.report.cost import PAIR_SECONDS
+    from tablegen.compare.report.cost import SWAP_STEP_SECONDS as ONE_AT_A_TIME
 
     n = 10**6
     rng = np.random.default_rng(5)
@@ -131,6 +134,9 @@ def test_with_r_unset_a_swap_tested_pair_is_charged_its_early_look_not_the_cap()
         9 * (n * SWAP_STEP_SECONDS * 1_799 + PAIR_SECONDS), rel=1e-12)
     alone = evaluation_cost(y, models, C=100, metrics=["average_precision"])  # the first swap-tested metric
     assert alone.steps["average_precision", "paired"] == unset.steps["best_accuracy", "paired"]
+    with_mcc = evaluation_cost(y, models, C=100, metrics=["best_accuracy", "best_mcc"])
+    assert with_mcc.steps["best_accuracy", "paired"] == pytest.approx(9 * (n * ONE_AT_A_TIME * 359 + PAIR_SECONDS),
+                                                                      rel=1e-12)
 
 
 def test_the_verdicts_charge_a_null_of_its_own_only_to_a_tied_model():

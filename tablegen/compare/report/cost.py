@@ -18,26 +18,47 @@ logger = logging.getLogger(__name__)
 
 #: Single-core seconds per (arrangement, model, item) step of the max-T test, charged to each metric: the fused pass
 #: (:func:`tablegen.compare.selection.maxt.selection_tests`) scores every metric of an arrangement together, measured
-#: 1.25 ns for the five default metrics at 10^4 items and 1.8 ns at 10^6 (0.25-0.36 ns a metric; 2026-11-29, an
-#: AVX-512 EPYC core), rounded up.  Charged for R arrangements, the most a run draws: with R unset the early look
-#: stops most runs sooner (the estimate is then high, 5.2 s drawn against 15 s charged at 100 models x 10^4 items).
+#: 1.05 ns for the five default metrics at 10^4 items and 1.84 ns at 10^6 with the one-arrangement kernel (0.2-0.37
+#: ns a metric; 2026-11-29, an AVX-512 EPYC core), rounded up.  Charged for R arrangements, the most a run draws:
+#: with R unset the early look stops most runs sooner (the estimate is then high).
 ARRANGEMENT_STEP_SECONDS = 4e-10
+#: The same with the lane kernel (:mod:`tablegen.compute.kernels.permutation_lanes`), which scores reports of AUC,
+#: best accuracy, best F1, best balanced accuracy and average precision: 0.43 ns for the five at 10^4 items and 0.50
+#: at 10^6, best accuracy alone 0.11 and 0.23 (10 models; the arrangements' sampling is shared), rounded up.
+LANE_ARRANGEMENT_STEP_SECONDS = 2e-10
 #: Single-core seconds per (pair, item) of DeLong's paired test (the placements of both models).
 DELONG_ITEM_SECONDS = 2e-7
 #: Single-core seconds per (resample, model, item) step of the report's bootstrap intervals, every metric scored in
 #: the same pass (measured 1.8 ns at 10^4 items and 3.05 ns at 10^6 for the 5 default metrics together, 10 models,
 #: 2,000 resamples, load 5-6 on 2 cores), rounded up; charged once, to the first metric's intervals.
 RESAMPLE_STEP_SECONDS = 4e-9
+#: The same with the lane kernel (:mod:`tablegen.compute.kernels.resample_lanes`, the lane metrics): 0.76 ns at 10^4
+#: items and 0.86 ns at 10^6 (2026-11-29, AVX-512 EPYC), rounded up.
+LANE_RESAMPLE_STEP_SECONDS = 1.2e-9
 #: Single-core seconds per (swap, item) step of a pair's swap-permutation pass, which scores every metric the report
 #: tests by the swap permutation at once (:class:`~tablegen.compare.pairwise.tests.SwapNulls`): measured 4.2-4.9 ns
 #: for one to four metrics at 10^4 items (2026-11-29, an AVX-512 EPYC core), rounded up; charged once, to the first
 #: swap-tested metric's paired step (where metrics have different winners their pairs differ, and the estimate is
 #: low by those passes).
 SWAP_STEP_SECONDS = 6e-9
+#: The same with the lane kernel (:mod:`tablegen.compute.kernels.swap_lanes`, the lane metrics): 1.48 ns for four
+#: metrics at 10^4 items and 2.51 ns at 10^6, 0.99 and 1.44 for average precision alone, rounded up.
+LANE_SWAP_STEP_SECONDS = 3e-9
 #: Single-core seconds of a pair's paired tests besides its patterns (checks, bounds, the merged order, DeLong's
 #: placements at small n): measured 4.5 ms per pair with the five default metrics at 60 items (199 pairs, 0.9 s),
 #: rounded up; charged with the swap pass.
 PAIR_SECONDS = 5e-3
+
+
+def lane_metrics(specs) -> bool:
+    """Whether the lane kernels score these metrics (the max-T test's arrangements, the swap patterns and the
+    bootstrap resamples, 64 or 32 at a time): AUC, best accuracy, best F1, best balanced accuracy and average
+    precision only (best MCC and the counts at k take the one-at-a-time kernels)."""
+    from tablegen.compute.kernels.permutation_lanes import LANE_COLUMNS
+    from tablegen.compute.kernels.ranking import BASE_COLUMNS
+
+    names = {BASE_COLUMNS[column] for column in LANE_COLUMNS}
+    return all(spec.counted_entry().name in names for spec in specs)
 
 
 @dataclass(frozen=True)
@@ -242,6 +263,10 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
     patterns = _swap_patterns(R, alpha, K - 1)
     steps, gpu = {("verdicts",): 0.0}, []
     tied_models = functools.cache(lambda: sum(1 for s in models.values() if np.unique(s).size < n))
+    lanes = lane_metrics(specs)
+    arrangement_step = LANE_ARRANGEMENT_STEP_SECONDS if lanes and not enumerated else ARRANGEMENT_STEP_SECONDS
+    swap_step = LANE_SWAP_STEP_SECONDS if lanes else SWAP_STEP_SECONDS
+    resample_step = LANE_RESAMPLE_STEP_SECONDS if lanes else RESAMPLE_STEP_SECONDS
     swap_charged = False  # one pass per pair scores every swap-tested metric: charged to the first
     for spec in specs:
         null_seconds = spec.exact_cost(P, n - P)[0] if spec.has_exact else math.inf
@@ -253,16 +278,16 @@ def evaluation_cost(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLik
         # the competitors not given need the exact null, refused (a note) beyond the time limit
         search = spec.search_seconds(P, n - P) if C > K and spec.has_exact else 0.0
         extra = search if search <= time_limit_seconds() else 0.0
-        steps[spec.name, "max-T arrangements"] = ARRANGEMENT_STEP_SECONDS * arrangement_count * K * n
+        steps[spec.name, "max-T arrangements"] = arrangement_step * arrangement_count * K * n
         steps[spec.name, "max-T critical value"] = extra
         steps[spec.name, "detectable"] = _detectable_seconds(spec.name, P, n - P)
         swapped = spec.paired_test != "delong"
         paired = 0.0 if K < 2 or spec.k is not None or (swapped and swap_charged) else (
-            (K - 1) * (n * SWAP_STEP_SECONDS * patterns + PAIR_SECONDS if swapped else n * DELONG_ITEM_SECONDS))
+            (K - 1) * (n * swap_step * patterns + PAIR_SECONDS if swapped else n * DELONG_ITEM_SECONDS))
         swap_charged = swap_charged or (swapped and paired > 0)
         steps[spec.name, "paired"] = paired
         # one pass per (model, resample) scores every metric: the first metric's step does it, the rest read it
-        steps[spec.name, "intervals"] = K * n * RESAMPLE_STEP_SECONDS * BOOTSTRAP_RESAMPLES if spec is specs[0] else 0.0
+        steps[spec.name, "intervals"] = K * n * resample_step * BOOTSTRAP_RESAMPLES if spec is specs[0] else 0.0
         gpu += [(spec.name, "intervals")] + ([] if enumerated else [(spec.name, "max-T arrangements")])
         gpu += [(spec.name, "paired")] if paired > 0 and spec.paired_test != "delong" else []
     return on_device(EvaluationCost(tuple(spec.name for spec in specs), steps), device, gpu)
