@@ -83,3 +83,19 @@ def test_the_selection_engine_walks_lanes_where_they_apply(monkeypatch):
     scores = {f"m{i}": y * (0.2 * i) + rng.normal(size=100) for i in range(3)}
     selection_tests(y, scores, metrics=["auc", "best_f1"], R=500, seed=1)
     assert calls and all(set(columns) <= {0, 2} for columns in calls)
+
+
+@pytest.mark.parametrize("n, n_pos", [(7, 3), (1000, 300), (300_000, 90_000)])
+def test_the_lockstep_draws_are_each_replicates_own_arrangement(n, n_pos):
+    """The 64 arrangements drawn in lockstep are sample_labels' arrangements, bit for bit; at 3 * 10^5 items each
+    replicate meets Lemire's rejection about ten times (n^2 / 2^33), every one redrawn from its own stream."""
+    from tablegen.compute.kernels.permutation import sample_labels
+    from tablegen.compute.kernels.permutation_lanes import DRAW_SLOTS, _pack
+
+    key0, key1, first = np.uint64(2024), np.uint64(77), 130
+    packed, work = np.empty(n, np.int64), np.empty(DRAW_SLOTS * LANES, np.int64)
+    _pack(key0, key1, first, n_pos, work, packed)
+    labels = np.empty(n, np.uint8)
+    for lane in range(LANES):
+        sample_labels(key0, key1, first + lane, n_pos, labels)
+        assert np.array_equal((packed >> lane) & 1, labels), lane

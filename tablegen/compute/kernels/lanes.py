@@ -63,6 +63,7 @@ import numpy as np
 from tablegen.compute.kernels.jit import jit_cached, variant_name
 from tablegen.compute.kernels.ranking import MCC_COLUMN, TP_COLUMN, VARIANT_SUFFIXES, mcc_weights
 from tablegen.compute.kernels.rng import replicate_state
+from tablegen.compute.kernels.rng import xoshiro_next_int64 as _draw
 
 LANES = 128
 STEPS = 8  # steps per fused group; even, so a group starts on a fresh 64-bit draw
@@ -76,25 +77,6 @@ N_INT_SLOTS = SNAPSHOT + STEPS
 AP, F1, MCC = 0, 1, 2  # float64 slots of F
 N_FLOAT_SLOTS = 3
 logger = logging.getLogger(__name__)
-
-
-@nb.njit
-def _rotl(x, k):
-    return (x << k) | ((x >> (64 - k)) & ((1 << k) - 1))
-
-
-@nb.njit
-def _draw(x0, x1, x2, x3):
-    """xoshiro256** in int64 arithmetic (same bits as the uint64 version in rng.py)."""
-    result = _rotl(x1 * 5, 7) * 9
-    t = x1 << 17
-    x2 ^= x0
-    x3 ^= x1
-    x1 ^= x2
-    x0 ^= x3
-    x2 ^= t
-    x3 = _rotl(x3, 45)
-    return result, x0, x1, x2, x3
 
 
 @nb.njit

@@ -81,3 +81,25 @@ def fill_stream(key0, key1, replicate, out):
     s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
     for i in range(out.shape[0]):
         out[i], s0, s1, s2, s3 = xoshiro_next(s0, s1, s2, s3)
+
+
+# -- the same generator in int64 arithmetic, for the lane kernels: numba vectorises int64 lanes, not uint64 ones -----
+@nb.njit
+def rotl_int64(x, k):
+    """:func:`rotl` on the bits of an int64 (a logical shift right, by masking the arithmetic one)."""
+    return (x << k) | ((x >> (64 - k)) & ((1 << k) - 1))
+
+
+@nb.njit
+def xoshiro_next_int64(x0, x1, x2, x3):
+    """:func:`xoshiro_next` in int64 arithmetic: the same bits (multiplication and shifts wrap alike), returns
+    (output, x0, x1, x2, x3)."""
+    result = rotl_int64(x1 * 5, 7) * 9
+    t = x1 << 17
+    x2 ^= x0
+    x3 ^= x1
+    x1 ^= x2
+    x0 ^= x3
+    x2 ^= t
+    x3 = rotl_int64(x3, 45)
+    return result, x0, x1, x2, x3
