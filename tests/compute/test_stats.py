@@ -81,6 +81,7 @@ def test_midranks_are_scipy_rankdata(shape, axis):
     _same(tg_stats.midranks(scores, axis=axis), stats.rankdata(scores, method="average", axis=axis))
 
 
+@pytest.mark.slow  # a new process running a report: 5 s
 def test_a_report_does_not_import_scipy_stats():
     """``evaluate`` with its default metrics and methods (DeLong, bootstrap, Besag-Clifford, the verdicts' order
     statistics) answers without importing scipy.stats, whose import costs more than the answer at 10^4 items."""
