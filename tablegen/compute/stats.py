@@ -74,11 +74,23 @@ def minimum_replicates(C, alpha):
 # element, on grids of the arguments the callers pass.
 
 
-def _special_ufunc(name):
-    """scipy.special's private ufunc ``name`` (what scipy.stats's distributions call), or None."""
+def _distribution_ppf(ufunc: str, distribution: str, q, first, second, valid, at_zero, at_one):
+    """scipy.stats ``distribution``'s ppf at q: scipy.special's private ``ufunc`` (the one scipy.stats calls) where
+    ``valid(q, first, second)`` holds and 0 < q < 1, ``at_zero`` and ``at_one(first, second)`` at q = 0 and 1 (the
+    distribution class's support ends), NaN elsewhere; scipy.stats itself where scipy.special lacks the ufunc."""
     from scipy.special import _ufuncs
 
-    return getattr(_ufuncs, name, None)
+    ppf = getattr(_ufuncs, ufunc, None)
+    if ppf is None:
+        import scipy.stats
+
+        return getattr(scipy.stats, distribution).ppf(q, first, second)
+    q, first, second = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (q, first, second)))
+    ok = valid(q, first, second) & (q >= 0) & (q <= 1)
+    with np.errstate(all="ignore"):
+        inner = ppf(np.where(ok, q, 0.5), np.where(ok, first, 1.0), np.where(ok, second, 0.5))
+    value = np.where(q == 0, at_zero, np.where(q == 1, at_one(first, second), inner))
+    return np.where(ok, value, np.nan)[()]
 
 
 def binomial_quantile(q, n, p):
@@ -89,17 +101,9 @@ def binomial_quantile(q, n, p):
     >>> float(binomial_quantile(0.5, 10, 0.5)), float(binomial_quantile(1.0, 10, 0.3))
     (5.0, 10.0)
     """
-    ppf = _special_ufunc("_binom_ppf")
-    if ppf is None:
-        from scipy.stats import binom
-
-        return binom.ppf(q, n, p)
-    q, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (q, n, p)))
-    valid = (n >= 0) & (n == np.floor(n)) & (p >= 0) & (p <= 1) & (q >= 0) & (q <= 1)
-    with np.errstate(all="ignore"):
-        inner = ppf(np.where(valid, q, 0.5), np.where(valid, n, 1.0), np.where(valid, p, 0.5))
-    value = np.where(q == 0, -1.0, np.where(q == 1, n, inner))
-    return np.where(valid, value, np.nan)[()]
+    return _distribution_ppf("_binom_ppf", "binom", q, n, p,
+                             lambda q, n, p: (n >= 0) & (n == np.floor(n)) & (p >= 0) & (p <= 1), -1.0,
+                             lambda n, p: n)
 
 
 def beta_quantile(q, a, b):
@@ -110,17 +114,8 @@ def beta_quantile(q, a, b):
     >>> float(beta_quantile(0.5, 1, 1)), float(beta_quantile(0.25, 2, 1))
     (0.5, 0.5)
     """
-    ppf = _special_ufunc("_beta_ppf")
-    if ppf is None:
-        from scipy.stats import beta
-
-        return beta.ppf(q, a, b)
-    q, a, b = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (q, a, b)))
-    valid = (a > 0) & (b > 0) & (q >= 0) & (q <= 1)
-    with np.errstate(all="ignore"):
-        inner = ppf(np.where(valid, q, 0.5), np.where(valid, a, 1.0), np.where(valid, b, 1.0))
-    value = np.where(q == 0, 0.0, np.where(q == 1, 1.0, inner))
-    return np.where(valid, value, np.nan)[()]
+    return _distribution_ppf("_beta_ppf", "beta", q, a, b, lambda q, a, b: (a > 0) & (b > 0), 0.0,
+                             lambda a, b: np.ones_like(a))
 
 
 def linear_quantile(values, levels):

@@ -6,6 +6,7 @@ every subset of the lanes' columns; the selection engine takes the lanes exactly
 
 import numpy as np
 import pytest
+from kerneltools import recorded_calls
 
 from tablegen.compare.selection.engine import models_sorted
 from tablegen.compute.kernels.permutation import F1_ARGMAX_ITEMS, permutation_metrics_counts
@@ -70,14 +71,7 @@ def test_the_selection_engine_walks_lanes_where_they_apply(monkeypatch):
     from tablegen.compare.selection.maxt import selection_tests
     from tablegen.compute.kernels import permutation_lanes
 
-    calls = []
-    original = permutation_lanes.lane_metrics_counts
-
-    def counting(*arguments):
-        calls.append(arguments[5].tolist())
-        return original(*arguments)
-
-    monkeypatch.setattr(permutation_lanes, "lane_metrics_counts", counting)
+    calls = recorded_calls(monkeypatch, permutation_lanes, "lane_metrics_counts", 5)
     rng = np.random.default_rng(4)
     y = np.r_[np.ones(40, int), np.zeros(60, int)]
     scores = {f"m{i}": y * (0.2 * i) + rng.normal(size=100) for i in range(3)}

@@ -7,6 +7,7 @@ take the lanes exactly where they apply."""
 
 import numpy as np
 import pytest
+from kerneltools import recorded_calls
 
 from tablegen.compute.kernels.resample import (
     bootstrap_key,
@@ -68,14 +69,7 @@ def test_a_reports_intervals_walk_lanes_where_they_apply(monkeypatch):
     from tablegen.compute.kernels import resample_lanes
     from tablegen.compute.metrics import get_metric
 
-    calls = []
-    original = resample_lanes.lane_resample_metrics
-
-    def counting(*arguments):
-        calls.append(arguments[3].tolist())
-        return original(*arguments)
-
-    monkeypatch.setattr(resample_lanes, "lane_resample_metrics", counting)
+    calls = recorded_calls(monkeypatch, resample_lanes, "lane_resample_metrics", 3)
     rng = np.random.default_rng(3)
     y = np.r_[np.ones(30), np.zeros(50)].astype(np.int64)
     scores = y + rng.normal(size=(2, 80))

@@ -6,6 +6,7 @@ subset of the lanes' columns; the paired tests take the lanes exactly where they
 
 import numpy as np
 import pytest
+from kerneltools import recorded_calls
 
 from tablegen.compute.kernels.ranking import mcc_weights
 from tablegen.compute.kernels.swap_lanes import lane_swap_differences, swap_lanes_apply
@@ -62,14 +63,7 @@ def test_the_paired_tests_walk_lanes_where_they_apply(monkeypatch):
     from tablegen.compare.pairwise.tests import swap_nulls
     from tablegen.compute.kernels import swap_lanes
 
-    calls = []
-    original = swap_lanes.lane_swap_differences
-
-    def counting(*arguments):
-        calls.append(arguments[5].tolist())
-        return original(*arguments)
-
-    monkeypatch.setattr(swap_lanes, "lane_swap_differences", counting)
+    calls = recorded_calls(monkeypatch, swap_lanes, "lane_swap_differences", 5)
     rng = np.random.default_rng(2)
     y = np.r_[np.ones(40), np.zeros(60)].astype(int)
     a, b = y + rng.normal(size=100), 0.5 * y + rng.normal(size=100)

@@ -78,20 +78,27 @@ def _start(key0, key1, first, n_pos, D):
 
 
 @nb.njit(nogil=True, error_model="numpy")
+def _draw(D, lane, bound):
+    """One lane's next output from its stream (its state advanced): the output's upper 32 bits times ``bound``, kept
+    in the lane's PRODUCT slot and returned."""
+    result, x0, x1, x2, x3 = xoshiro_next_int64(D[S0 * LANES + lane], D[S1 * LANES + lane], D[S2 * LANES + lane],
+                                                D[S3 * LANES + lane])
+    D[S0 * LANES + lane] = x0
+    D[S1 * LANES + lane] = x1
+    D[S2 * LANES + lane] = x2
+    D[S3 * LANES + lane] = x3
+    product = ((result >> 32) & _LOW32) * bound
+    D[PRODUCT * LANES + lane] = product
+    return product
+
+
+@nb.njit(nogil=True, error_model="numpy")
 def _draw_lanes(D, bound, threshold):
-    """Every lane's next output's upper 32 bits times ``bound`` into its PRODUCT slot; how many fall below
-    ``threshold`` in their low 32 bits (Lemire's rejection)."""
+    """Every lane's draw (:func:`_draw`); how many fall below ``threshold`` in their low 32 bits (Lemire's
+    rejection)."""
     rejected = 0
     for lane in range(LANES):
-        result, x0, x1, x2, x3 = xoshiro_next_int64(D[S0 * LANES + lane], D[S1 * LANES + lane],
-                                                    D[S2 * LANES + lane], D[S3 * LANES + lane])
-        D[S0 * LANES + lane] = x0
-        D[S1 * LANES + lane] = x1
-        D[S2 * LANES + lane] = x2
-        D[S3 * LANES + lane] = x3
-        product = ((result >> 32) & _LOW32) * bound
-        D[PRODUCT * LANES + lane] = product
-        rejected += np.int64((product & _LOW32) < threshold)
+        rejected += np.int64((_draw(D, lane, bound) & _LOW32) < threshold)
     return rejected
 
 
@@ -101,13 +108,7 @@ def _redraw(D, bound, threshold):
     bound / 2^32 per draw)."""
     for lane in range(LANES):
         while (D[PRODUCT * LANES + lane] & _LOW32) < threshold:
-            result, x0, x1, x2, x3 = xoshiro_next_int64(D[S0 * LANES + lane], D[S1 * LANES + lane],
-                                                        D[S2 * LANES + lane], D[S3 * LANES + lane])
-            D[S0 * LANES + lane] = x0
-            D[S1 * LANES + lane] = x1
-            D[S2 * LANES + lane] = x2
-            D[S3 * LANES + lane] = x3
-            D[PRODUCT * LANES + lane] = ((result >> 32) & _LOW32) * bound
+            _draw(D, lane, bound)
 
 
 @nb.njit(nogil=True, error_model="numpy")
