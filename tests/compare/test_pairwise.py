@@ -440,3 +440,16 @@ def test_a_swap_nulls_digests_each_array_object_once_while_it_lives(monkeypatch)
     gc.collect()
     again = scores[::-1].copy()  # maybe at the freed object's id: the dead reference tells them apart
     assert nulls.metric_value(y, again, spec) == module.column_value(y, again, 2) and len(digests) == 4
+
+
+def test_delong_with_a_reports_kept_midranks_answers_as_alone():
+    """DeLong's placements from the midranks a report keeps per model (the winner's sorted once, not once per pair):
+    every statistic, p-value and interval as computed afresh, bit for bit."""
+    rng = np.random.default_rng(9)
+    y = np.r_[np.ones(40), np.zeros(60)]
+    models = {f"m{i}": (0.3 * i) * y + np.round(rng.normal(size=100), 1) for i in range(4)}  # ties too
+    nulls = SwapNulls()
+    shared = pairwise_tests(y, models, metric="auc", method="delong", swap_nulls=nulls)
+    alone = pairwise_tests(y, models, metric="auc", method="delong")
+    assert shared.to_dict() == alone.to_dict()
+    assert len(nulls._delong_ranks) == len(models)

@@ -27,8 +27,23 @@ class DelongEstimate:
     covariance: np.ndarray
 
 
-def delong_covariance(labels: np.ndarray, scores: np.ndarray) -> DelongEstimate:
-    """AUCs of the rows of ``scores`` (K, n) on 0/1 ``labels`` and DeLong's covariance, by midranks.
+def delong_midranks(labels: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One model's midranks (1-D ``scores``) that DeLong's placements need: among all items, among the positives,
+    among the negatives (:func:`delong_covariance` computes them for each row; a report keeps them per model).
+
+    Examples
+    --------
+    >>> [r.tolist() for r in delong_midranks(np.array([1, 0, 1]), np.array([0.3, 0.1, 0.2]))]
+    [[3.0, 1.0, 2.0], [2.0, 1.0], [1.0]]
+    """
+    from tablegen.compute.stats import midranks
+
+    return midranks(scores), midranks(scores[labels == 1]), midranks(scores[labels == 0])
+
+
+def delong_covariance(labels: np.ndarray, scores: np.ndarray, ranks=None) -> DelongEstimate:
+    """AUCs of the rows of ``scores`` (K, n) on 0/1 ``labels`` and DeLong's covariance, by midranks (``ranks``:
+    each row's :func:`delong_midranks` where already known).
 
     Examples
     --------
@@ -41,9 +56,12 @@ def delong_covariance(labels: np.ndarray, scores: np.ndarray) -> DelongEstimate:
 
     positives, negatives = labels == 1, labels == 0
     P, N = int(positives.sum()), int(negatives.sum())
-    x, y = scores[:, positives], scores[:, negatives]
-    ranks_all = midranks(scores, axis=1)
-    tx, ty = midranks(x, axis=1), midranks(y, axis=1)
+    if ranks is None:
+        x, y = scores[:, positives], scores[:, negatives]
+        ranks_all = midranks(scores, axis=1)
+        tx, ty = midranks(x, axis=1), midranks(y, axis=1)
+    else:
+        ranks_all, tx, ty = (np.stack(kind) for kind in zip(*ranks))
     v10 = (ranks_all[:, positives] - tx) / N
     v01 = 1.0 - (ranks_all[:, negatives] - ty) / P
     aucs = v10.mean(axis=1)
@@ -51,11 +69,12 @@ def delong_covariance(labels: np.ndarray, scores: np.ndarray) -> DelongEstimate:
     return DelongEstimate(aucs, covariance)
 
 
-def delong_difference(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, level: float):
-    """(difference, its standard error, z, two-sided p, (low, high) CI at ``level``) of AUC_a - AUC_b."""
+def delong_difference(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, level: float, ranks=None):
+    """(difference, its standard error, z, (low, high) CI at ``level``) of AUC_a - AUC_b (``ranks``: the two models'
+    :func:`delong_midranks` where already known)."""
     from scipy.special import ndtri
 
-    est = delong_covariance(labels, np.vstack([scores_a, scores_b]))
+    est = delong_covariance(labels, np.vstack([scores_a, scores_b]), ranks)
     difference = float(est.aucs[0] - est.aucs[1])
     variance = float(est.covariance[0, 0] + est.covariance[1, 1] - 2.0 * est.covariance[0, 1])
     se = math.sqrt(max(variance, 0.0))

@@ -117,7 +117,7 @@ def _paired_test(labels, scores_a, scores_b, metric, method, alternative, thresh
                                         "False, or test accuracy at a threshold with ", Argument("method", "mcnemar"),
                                         ")")
     if q.method == "delong":
-        return _delong(q, level)
+        return _delong(q, level, swap_nulls)
     if q.method == "mcnemar":
         return _mcnemar(q, mid_p, level)
     look = None
@@ -128,21 +128,31 @@ def _paired_test(labels, scores_a, scores_b, metric, method, alternative, thresh
     return _permutation(q, level, swap_nulls, look)
 
 
-def _delong(q, level: float) -> PairedTestResult:
+def _delong(q, level: float, swap_nulls=None) -> PairedTestResult:
     from scipy.special import ndtr  # what scipy.stats.norm's cdf and sf call: cdf(z) = ndtr(z), sf(z) = ndtr(-z)
 
     from tablegen.compare.pairwise.delong import delong_difference
 
-    difference, se, z, (low, high) = delong_difference(q.labels, q.scores_a, q.scores_b, level)
+    ranks = None if swap_nulls is None else tuple(swap_nulls.delong_ranks(q.labels, s) for s in (q.scores_a,
+                                                                                                 q.scores_b))
+    difference, se, z, (low, high) = delong_difference(q.labels, q.scores_a, q.scores_b, level, ranks)
     if q.alternative == "greater":
         p = float(ndtr(-z))
     elif q.alternative == "less":
         p = float(ndtr(z))
     else:
         p = float(2.0 * ndtr(-abs(z)))
-    a, b = q.values()
+    a, b = _values(q, swap_nulls)
     return PairedTestResult(q.spec.name, a, b, difference, z, min(p, 1.0), "delong", q.alternative,
                             confidence_level=level, _interval=(low, high))
+
+
+def _values(q, swap_nulls) -> tuple[float, float]:
+    """The two models' values of the metric: the report's, each computed once (a sort of the scores each), where
+    ``swap_nulls`` keeps them."""
+    if swap_nulls is None:
+        return q.values()
+    return tuple(swap_nulls.metric_value(q.labels, s, q.spec) for s in (q.scores_a, q.scores_b))
 
 
 def _mcnemar(q, mid_p: bool, level: float) -> PairedTestResult:
@@ -170,12 +180,8 @@ def _permutation(q, level: float, swap_nulls, look=None) -> PairedTestResult:
     from tablegen.compare.pairwise.tests import EXACT_SWAP_ITEMS, p_bound, swap_counts
     from tablegen.compute.swap_bounds import has_swap_bound
 
-    if swap_nulls is None:
-        a, b = q.values()
-        ranks = None
-    else:  # the report's values and ranks, each computed once (a sort of the scores each)
-        a, b = (swap_nulls.metric_value(q.labels, s, q.spec) for s in (q.scores_a, q.scores_b))
-        ranks = (swap_nulls.ranks(q.scores_a), swap_nulls.ranks(q.scores_b))
+    a, b = _values(q, swap_nulls)
+    ranks = None if swap_nulls is None else (swap_nulls.ranks(q.scores_a), swap_nulls.ranks(q.scores_b))
     observed = a - b
     ci = functools.partial(scipy_bootstrap, q.metric_difference, q.labels, q.seed, level)
     tau = 1.0 / (q.R + 1)

@@ -211,6 +211,7 @@ class SwapNulls:
         self._counts: dict[tuple, object] = {}
         self._values: dict[tuple, float] = {}
         self._ranks: dict[bytes, np.ndarray] = {}
+        self._delong_ranks: dict[tuple, tuple] = {}
         self.passes = 0
 
     def _digest(self, values: np.ndarray) -> bytes:
@@ -249,6 +250,17 @@ class SwapNulls:
         found = self._ranks.get(key)
         if found is None:
             found = self._ranks[key] = midranks(scores)
+        return found
+
+    def delong_ranks(self, labels: np.ndarray, scores: np.ndarray) -> tuple:
+        """:func:`~tablegen.compare.pairwise.delong.delong_midranks` of one model's scores, computed once per report
+        (the winner's were sorted again for each of its pairs)."""
+        from tablegen.compare.pairwise.delong import delong_midranks
+
+        key = (self._digest(labels), self._digest(scores))
+        found = self._delong_ranks.get(key)
+        if found is None:
+            found = self._delong_ranks[key] = delong_midranks(labels, scores)
         return found
 
     def plan(self, column: int, scores: np.ndarray) -> None:
