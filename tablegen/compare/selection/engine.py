@@ -357,7 +357,8 @@ def _run(sorted_models: SortedModels, P: int, plans: list[MetricPlan], weights: 
     """Arrangements ``start`` .. ``stop`` - 1 of the plans' pass (of ``total``) into ``maxima``'s columns: the same
     indices when ``maxima`` is ``total`` wide, else from column 0 (it holds the arrangements from ``start`` on);
     adding to the hit counts."""
-    from tablegen.compute.kernels.permutation import enumeration_metrics_counts, permutation_metrics_counts
+    from tablegen.compute.kernels.enumeration import enumeration_metrics_counts
+    from tablegen.compute.kernels.permutation import permutation_metrics_counts
     from tablegen.compute.kernels.permutation_lanes import lane_metrics_counts, lanes_apply
 
     n = sorted_models.orders.shape[1]

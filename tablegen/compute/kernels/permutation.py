@@ -31,8 +31,9 @@ Label arrangements: replicate r draws its arrangement from its own xoshiro256** 
 sampling over the items (item i is positive with probability p_rem / (n - i)), each draw a
 Lemire multiply-shift of the upper 32 bits of one output with its rejection step, so every one of
 the C(n, P) arrangements is equally likely and a replicate's arrangement does not depend on how the
-replicates are split into blocks.  :func:`enumeration_counts` visits the arrangements themselves,
-in lexicographic order of the positives' positions, from any rank (the combinatorial number system).
+replicates are split into blocks.  :func:`~tablegen.compute.kernels.enumeration.enumeration_metrics_counts` visits
+the arrangements themselves, in lexicographic order of the positives' positions, from any rank (the combinatorial
+number system).
 
 Per arrangement the kernels record the maximum over models and count, for each model, whether its
 value reaches its observed one (``raw_hits``) and whether the maximum over the models ranked at or
@@ -489,52 +490,3 @@ def permutation_counts(orders, group_ends, double_ranks, n_pos, column, k_cut, w
                                ranked.reshape(1, models), key0, key1, first, out, raw, step)
     for r in range(maxima.size):  # not maxima[:] = out[0] (compile time: see kernels/jit.py)
         maxima[r] = out[0, r]
-
-
-@nb.njit(inline="always", nogil=True)
-def _unrank(rank, n, k, positions, binomial):
-    """The ``rank``-th k-subset of range(n) in lexicographic order (``binomial[a, b]`` = C(a, b))."""
-    x = 0
-    for i in range(k):
-        while binomial[n - x - 1, k - i - 1] <= rank:
-            rank -= binomial[n - x - 1, k - i - 1]
-            x += 1
-        positions[i] = x
-        x += 1
-
-
-@nb.njit(inline="always", nogil=True)
-def _next_subset(positions, n, k):
-    """Advance ``positions`` to the next k-subset of range(n) in lexicographic order."""
-    i = k - 1
-    while positions[i] == n - k + i:
-        i -= 1
-    positions[i] += 1
-    for j in range(i + 1, k):
-        positions[j] = positions[j - 1] + 1
-
-
-@jit_cached(nogil=True)
-def enumeration_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
-                               sizes, thresholds, ranked, binomial, minority, first, maxima, raw_hits, step_hits):
-    """As :func:`permutation_metrics_counts`, over the arrangements of lexicographic ranks ``first ..
-    first + maxima.shape[1] - 1`` (all C(n, P) of them, block by block, give the exact null).
-
-    The subsets enumerated are the positions of the smaller class (``minority`` = min(P, n - P) items;
-    ``binomial[a, b]`` = C(a, b) for a < n, b <= minority).
-    """
-    models, n = orders.shape
-    labels = np.zeros(n, np.uint8)
-    values = np.empty((columns.size, models))
-    cut_tp, cut_k, reciprocals = np.empty(n, np.int64), np.empty(n, np.int64), f1_reciprocals(n_pos, n)
-    positions = np.empty(minority, np.int64)
-    inside = 1 if minority == n_pos else 0  # the label of the enumerated items
-    _unrank(first, n, minority, positions, binomial)
-    for row in range(maxima.shape[1]):
-        if row > 0:
-            _next_subset(positions, n, minority)
-        labels[:] = 1 - inside
-        for i in range(minority):
-            labels[positions[i]] = inside
-        count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
-                       sizes, thresholds, ranked, values, cut_tp, cut_k, reciprocals, row, maxima, raw_hits, step_hits)
