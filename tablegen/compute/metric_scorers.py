@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tablegen.compute.kernels.orders import descending_order
 from tablegen.errors import TablegenInputError
 
 
@@ -144,7 +145,7 @@ def threshold_groups(labels, scores) -> ThresholdGroups:
     """
     labels = np.asarray(labels, dtype=np.int64)
     scores = np.asarray(scores, dtype=float)
-    order = np.argsort(-scores, kind="stable")
+    order = descending_order(scores)  # sorted once per report (kernels.orders)
     s, y = scores[order], labels[order]
     starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
     group_pos = np.add.reduceat(y, starts) if y.size else np.zeros(0, np.int64)

@@ -156,6 +156,10 @@ def midranks(scores, axis=-1):
     [2.5, 1.0, 2.5]
     """
     values = np.moveaxis(np.asarray(scores, dtype=float), axis, -1)
+    if values.ndim == 1 and not np.isnan(values).any():  # one vector: its order sorted once per report
+        from tablegen.compute.kernels.orders import ascending_midranks
+
+        return ascending_midranks(values)
     n = values.shape[-1]
     order = np.argsort(values, axis=-1, kind="stable")
     ranked = np.take_along_axis(values, order, axis=-1)

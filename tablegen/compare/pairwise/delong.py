@@ -36,9 +36,16 @@ def delong_midranks(labels: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray,
     >>> [r.tolist() for r in delong_midranks(np.array([1, 0, 1]), np.array([0.3, 0.1, 0.2]))]
     [[3.0, 1.0, 2.0], [2.0, 1.0], [1.0]]
     """
+    from tablegen.compute.kernels.orders import ascending_midranks, descending_order, subset_order
     from tablegen.compute.stats import midranks
 
-    return midranks(scores), midranks(scores[labels == 1]), midranks(scores[labels == 0])
+    scores = np.asarray(scores, dtype=float)
+    if np.isnan(scores).any():
+        return midranks(scores), midranks(scores[labels == 1]), midranks(scores[labels == 0])
+    order = descending_order(scores)  # one sort for the three (subsets keep the order: ties stay in item order)
+    positive, negative = np.asarray(labels) == 1, np.asarray(labels) == 0
+    return (ascending_midranks(scores, order), ascending_midranks(scores[positive], subset_order(order, positive)),
+            ascending_midranks(scores[negative], subset_order(order, negative)))
 
 
 def delong_covariance(labels: np.ndarray, scores: np.ndarray, ranks=None) -> DelongEstimate:

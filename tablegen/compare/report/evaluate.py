@@ -270,6 +270,7 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
     from tablegen.compare.report.multiclass_input import is_multiclass
     from tablegen.compare.selection.maxt import selection_tests_noting
     from tablegen.compute.kernels.cuda.device import resolve_device
+    from tablegen.compute.kernels.orders import sorting_once
     from tablegen.compute.metrics_from_scores import check_binary_labels, check_model_scores
     from tablegen.lookup.from_scores import question_nulls, significance_test_from_scores
 
@@ -285,46 +286,47 @@ def evaluate(labels: ArrayLike, scores: ArrayLike | Mapping[str, ArrayLike], *, 
                       ("pass fewer models or ", Argument("metrics"), ", or a larger ", Argument("max_seconds")),
                       max_seconds)
     logger.info("evaluate: %s (%s)", cost.summary(), cost.describe())
-    step = ReportSteps(cost, progress)
-    nulls = question_nulls()  # each exact null built once, shared by the verdicts and the selection tests
-    versus_random = significance_test_from_scores(y, models, metrics=metrics, C=C, alpha=alpha, method=method, R=R,
-                                                  seed=seed, nulls=nulls, device=device)
-    step.done("verdicts")
-    P, N = versus_random.P, versus_random.N
-    resamples = _report_resamples(y, versus_random, seed, device)  # every metric's intervals from one pass
-    swaps = _swap_nulls(models, versus_random)  # each pair's swap patterns scored once for all its metrics
-    # the max-T test of every metric with a winner from one set of label arrangements, each scored for all of them;
-    # a metric whose models not given need a law tablegen cannot give here is refused (a note), the others answered
-    tested = [verdict.metric for verdict in versus_random if verdict.winner is not None]
-    arrangement_steps = _MaxTSteps(step, tested)
-    selections, refused = {}, {}
-    if tested:
-        selections, refused = selection_tests_noting(
-            y, models, metrics=tested, C=versus_random.C, alpha=alpha, seed=seed, nulls=nulls, device=device,
-            R=R if R is not None and not _exact(y, models) else None, progress=arrangement_steps.within,
-            law_progress=arrangement_steps.law)
-    arrangement_steps.finish([verdict.metric for verdict in versus_random])
-    reports = {}
-    for verdict in versus_random:
-        selection = selections.get(verdict.metric)
-        why_not = ((f"no max-T answer against the models given: {refused[verdict.metric]}",)
-                   if verdict.metric in refused else ())
-        notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
-        detectable, detectable_notes = _detectable(verdict, P, N, versus_random.C, alpha)
-        step.done(verdict.metric, "detectable")
-        notes += detectable_notes
-        applicable = {m: models[m] for m in verdict.scores}
-        others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps, device)
-        step.done(verdict.metric, "paired")
-        notes += pair_notes
-        intervals, interval_notes = _intervals(y, models, verdict, resamples)
-        step.done(verdict.metric, "intervals")
-        notes += interval_notes
-        reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
-                                               verdict, selection, others, notes, detectable)
-        logger.info("evaluate: %s done", verdict.metric)
-    step.finish()
-    return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
+    with sorting_once():  # each model's scores sorted once, whichever step asks first
+        step = ReportSteps(cost, progress)
+        nulls = question_nulls()  # each exact null built once, shared by the verdicts and the selection tests
+        versus_random = significance_test_from_scores(y, models, metrics=metrics, C=C, alpha=alpha, method=method, R=R,
+                                                      seed=seed, nulls=nulls, device=device)
+        step.done("verdicts")
+        P, N = versus_random.P, versus_random.N
+        resamples = _report_resamples(y, versus_random, seed, device)  # every metric's intervals from one pass
+        swaps = _swap_nulls(models, versus_random)  # each pair's swap patterns scored once for all its metrics
+        # the max-T test of every metric with a winner from one set of label arrangements, each scored for all of them;
+        # a metric whose models not given need a law tablegen cannot give here is refused (a note), the others answered
+        tested = [verdict.metric for verdict in versus_random if verdict.winner is not None]
+        arrangement_steps = _MaxTSteps(step, tested)
+        selections, refused = {}, {}
+        if tested:
+            selections, refused = selection_tests_noting(
+                y, models, metrics=tested, C=versus_random.C, alpha=alpha, seed=seed, nulls=nulls, device=device,
+                R=R if R is not None and not _exact(y, models) else None, progress=arrangement_steps.within,
+                law_progress=arrangement_steps.law)
+        arrangement_steps.finish([verdict.metric for verdict in versus_random])
+        reports = {}
+        for verdict in versus_random:
+            selection = selections.get(verdict.metric)
+            why_not = ((f"no max-T answer against the models given: {refused[verdict.metric]}",)
+                       if verdict.metric in refused else ())
+            notes = tuple(verdict.notes) + why_not + _few_items_note(P, N)
+            detectable, detectable_notes = _detectable(verdict, P, N, versus_random.C, alpha)
+            step.done(verdict.metric, "detectable")
+            notes += detectable_notes
+            applicable = {m: models[m] for m in verdict.scores}
+            others, pair_notes = _paired_tests(y, applicable, verdict.metric, alpha, seed, swaps, device)
+            step.done(verdict.metric, "paired")
+            notes += pair_notes
+            intervals, interval_notes = _intervals(y, models, verdict, resamples)
+            step.done(verdict.metric, "intervals")
+            notes += interval_notes
+            reports[verdict.metric] = MetricReport(verdict.metric, dict(verdict.scores), intervals, verdict.winner,
+                                                   verdict, selection, others, notes, detectable)
+            logger.info("evaluate: %s done", verdict.metric)
+        step.finish()
+        return Evaluation(P, N, versus_random.C, alpha, tuple(models), reports, y, models)
 
 
 class _MaxTSteps:
