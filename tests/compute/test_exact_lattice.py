@@ -84,6 +84,70 @@ def test_wavefront_equals_row_programme_on_random_half_planes():
         assert got == pytest.approx(expected, rel=1e-12, abs=0.0), (P, N, a, b, c)
 
 
+TILT_CELLS = [(1, 1), (0, 5), (5, 0), (2, 300), (300, 2), (37, 37), (120, 500), (500, 120), (1, 2000), (700, 1300)]
+
+
+def _swept(kernel, P, N, a, b, c, floor, value):
+    records = np.zeros(P + N + 1), np.zeros(P + N + 1), np.zeros(P + N + 1, np.int64)
+    return kernel(P, N, a, b, c, floor, value, *records), records
+
+
+@pytest.mark.parametrize("P,N", TILT_CELLS)
+def test_tilted_programme_equals_the_probability_wavefront(P, N):
+    """The tilted programme (one multiply-add a point, weights in double-double) against the probability-form
+    wavefront it replaced (tests/compute/wavefront_reference.py): hit and dropped mass to 1e-12, the same first entry,
+    entry and edge masses to 1e-12, the same edge points; cells past the rescaling period (32 diagonals), skewed both
+    ways (a tiny tilt a / 2^s), empty sides, trimmed and untrimmed.  Where the highest live point's mass underflows
+    (below 1e-290, untrimmed), either may name another point: the search's budget covers such mass
+    (``UNDERFLOW_MASS``)."""
+    from wavefront_reference import probability_wavefront
+
+    rng = np.random.default_rng(P * 7919 + N)
+    value = np.array([2, 0, 0, 1, 1, max(P, 1)], dtype=np.int64)  # F1's ranking of points
+    for _ in range(8):
+        a, b = int(rng.integers(1, 40)), int(rng.integers(0, 40))
+        c = int(rng.integers(-1, a * P + 3))
+        for floor in (0.0, 1e-300, 1e-30, 1e-9):
+            got, (entry, edge, edge_t) = _swept(half_plane_sweep, P, N, a, b, c, floor, value)
+            want, (entry0, edge0, edge_t0) = _swept(probability_wavefront, P, N, a, b, c, floor, value)
+            where = (P, N, a, b, c, floor)
+            assert got[0] == pytest.approx(want[0], rel=1e-12, abs=1e-300), where
+            assert got[1] == pytest.approx(want[1], rel=1e-9, abs=1e-300), where
+            assert got[2:] == want[2:], where
+            assert np.allclose(entry, entry0, rtol=1e-12, atol=1e-300), where
+            normal = (edge > 1e-290) & (edge0 > 1e-290)  # the highest point with mass may differ where it underflows
+            assert np.array_equal(edge_t[normal], edge_t0[normal]), where
+            assert np.allclose(edge[normal], edge0[normal], rtol=1e-12, atol=0), where
+            assert np.all((edge <= 1e-290) == (edge0 <= 1e-290)), where
+
+
+@pytest.mark.parametrize("P,N", [(2, 300), (300, 2), (1, 700), (60, 90)])
+def test_tilted_programme_equals_exact_path_counts_on_skewed_cells(P, N):
+    rng = np.random.default_rng(P + 1000 * N)
+    for _ in range(6):
+        a, b = int(rng.integers(1, 9)), int(rng.integers(0, 9))
+        c = int(rng.integers(1, a * P + 2))
+        hit, dropped, _, _ = sweep(P, N, a, b, c)
+        assert dropped == 0.0 and hit == pytest.approx(float(path_count_touch(P, N, a, b, c)), rel=1e-12, abs=1e-300)
+
+
+def test_weights_multiply_exactly_to_double_double_precision():
+    """The weights' arithmetic (a product of exact ratios of doubles) against exact rationals over 3,000 factors,
+    through the exponent's move past 2^-500 and 2^500."""
+    from tablegen.compute.kernels.lattice import _times
+
+    rng = np.random.default_rng(3)
+    for scale in (1.0, 1e-3, 1e3):
+        weight, exact = (1.0, 0.0, 0), Fraction(1)
+        for _ in range(3000):
+            num, den = float(rng.integers(1, 2**40)) * scale, float(rng.integers(1, 2**40))
+            weight = _times(weight, num, den)
+            exact *= Fraction(num) / Fraction(den)
+        value = (Fraction(weight[0]) + Fraction(weight[1])) * Fraction(2) ** weight[2]
+        assert weight[2] != 0 or scale == 1.0  # the exponent moved where the product left [2^-500, 2^500]
+        assert abs(value / exact - 1) < Fraction(1, 10**28)
+
+
 @pytest.mark.parametrize("P,N", [(40, 40), (40, 7), (3, 40), (25, 33), (1, 40), (40, 1)])
 def test_trimmed_programme_brackets_exact_path_counts(P, N):
     """hit <= exact <= hit + dropped for every floor; untrimmed equals the exact count to 1e-12."""

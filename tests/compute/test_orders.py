@@ -8,7 +8,7 @@ import pytest
 import scipy.stats
 
 from tablegen.compute.kernels import orders
-from tablegen.compute.kernels.orders import (ascending_midranks, descending_order, sorting_once, subset_order)
+from tablegen.compute.kernels.orders import ascending_midranks, descending_order, sorting_once, subset_order
 
 
 def _vectors():

@@ -127,3 +127,19 @@ def test_a_block_of_patterns_is_the_same_whatever_the_split():
     one = np.empty((1, 100))
     swap_differences(*merged, y, P, COLUMNS[2:3], 0, weights, False, KEY[0], KEY[1], 0, one)
     assert np.array_equal(one[0], whole[2])  # a metric's null is the same alone or beside the others
+
+
+def test_swap_order_merges_the_two_orders_as_one_stable_sort_would():
+    """The merge of the two models' own orders (each sorted once per report) against a stable sort of the 2n values
+    by (-value, item): ties within and across the models, equal vectors, one item, none."""
+    rng = np.random.default_rng(29)
+    for n in (0, 1, 2, 7, 300):
+        for case in range(12):
+            a = rng.integers(0, 4, n).astype(float) if case % 2 else rng.normal(size=n)
+            b = a.copy() if case % 5 == 0 else (rng.integers(0, 4, n).astype(float) if case % 3 else rng.normal(size=n))
+            values = np.concatenate([a, b])
+            items = np.concatenate([np.arange(n), np.arange(n)])
+            order = np.lexsort((items, -values))
+            got = swap_order(a, b)
+            assert np.array_equal(got[0], items[order]) and np.array_equal(got[1], order >= n)
+            assert np.array_equal(got[2], values[order])

@@ -17,21 +17,22 @@ B' the other) are each scored in descending order, ties in item order (the thres
 mispredicted); ``out[c, r]`` is metric(A') - metric(B') of column ``columns[c]``.
 
 Sorting once: the 2n values (a_i, b_i) are merged into one descending order, ties by item index
-(:func:`swap_order`).  A pattern sends each entry to A' or B' (an a-value to A' unless its item is swapped, a
-b-value to A' only if it is), and a subsequence of a sorted sequence is sorted, so one walk along the merged
-order lays out both vectors' items in their own sorted orders, and their tie groups (an item ends a group
-where the next item of its side has another value): O(n) per pattern, where sorting both vectors cost
-O(n log n).  The walk writes each side's labels in its order, which ``score_model`` reads through the
-identity order; it sums the same labels in the same order as a walk through the sorted items, so every
-difference is the one sorting each pattern gave, bit for bit (``tests/compute/test_swaps.py`` checks it
-against that kernel; ``tests/compare/test_pairwise.py`` checks the differences against the registry's scorers
-on every pattern of small cases).
+(:func:`swap_order`: each model's own order, sorted once per report, merged in O(n)). A pattern sends each entry to
+A' or B' (an a-value to A' unless its item is swapped, a b-value to A' only if it is), and a subsequence of a
+sorted sequence is sorted, so one walk along the merged order lays out both vectors' items in their own sorted
+orders, and their tie groups (an item ends a group where the next item of its side has another value): O(n) per
+pattern, where sorting both vectors cost O(n log n). The walk writes each side's labels in its order, which
+``score_model`` reads through the identity order; it sums the same labels in the same order as a walk through the
+sorted items, so every difference is the one sorting each pattern gave, bit for bit
+(``tests/compute/test_swaps.py`` checks it against that kernel; ``tests/compare/test_pairwise.py`` checks the
+differences against the registry's scorers on every pattern of small cases).
 """
 
 import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
+from tablegen.compute.kernels.orders import descending_order
 from tablegen.compute.kernels.permutation import cutoff_value, f1_reciprocals, grown_cutoffs, score_model
 from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 
@@ -48,11 +49,33 @@ def swap_order(ranks_a: np.ndarray, ranks_b: np.ndarray) -> tuple[np.ndarray, np
     >>> items.tolist(), sources.tolist(), values.tolist()
     ([0, 1, 0, 1], [1, 0, 0, 1], [1.0, 1.0, 0.5, 0.5])
     """
+    ranks_a, ranks_b = (np.ascontiguousarray(r, dtype=np.float64) for r in (ranks_a, ranks_b))
     n = ranks_a.size
-    values = np.concatenate([ranks_a, ranks_b]).astype(np.float64)
-    items = np.concatenate([np.arange(n), np.arange(n)])
-    order = np.lexsort((items, -values))
-    return items[order].astype(np.int64), (order >= n).astype(np.uint8), values[order]
+    items, sources, values = np.empty(2 * n, np.int64), np.empty(2 * n, np.uint8), np.empty(2 * n)
+    _merge_descending(ranks_a, descending_order(ranks_a), ranks_b, descending_order(ranks_b), items, sources, values)
+    return items, sources, values
+
+
+@nb.njit(nogil=True)
+def _merge_descending(values_a, order_a, values_b, order_b, items, sources, values):
+    """Merge two descending orders (ties by item) into one, ties by item and then a before b: what a stable sort of
+    the 2n values by (-value, item) gives (each model's order sorted once per report: ``kernels.orders``)."""
+    n = values_a.size
+    i = j = 0
+    for e in range(2 * n):
+        if j == n:
+            take_a = True
+        elif i == n:
+            take_a = False
+        else:
+            va, vb = values_a[order_a[i]], values_b[order_b[j]]
+            take_a = va > vb or (va == vb and order_a[i] <= order_b[j])
+        if take_a:
+            items[e], sources[e], values[e] = order_a[i], 0, values_a[order_a[i]]
+            i += 1
+        else:
+            items[e], sources[e], values[e] = order_b[j], 1, values_b[order_b[j]]
+            j += 1
 
 
 @nb.njit(inline="always", nogil=True)
