@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.compute.kernels.orders import descending_order
 from tablegen.errors import TablegenInputError
 
 
@@ -145,6 +144,8 @@ def threshold_groups(labels, scores) -> ThresholdGroups:
     """
     labels = np.asarray(labels, dtype=np.int64)
     scores = np.asarray(scores, dtype=float)
+    from tablegen.compute.kernels.orders import descending_order  # lazy: a table lookup never sorts
+
     order = descending_order(scores)  # sorted once per report (kernels.orders)
     s, y = scores[order], labels[order]
     starts = np.flatnonzero(np.concatenate([[True], s[1:] != s[:-1]]))
