@@ -231,8 +231,9 @@ def _step_tilted_negative(following, current, start, count, eta):
 
 
 # -- the weights R(t, d) in double-double arithmetic: (hi, lo, e) stands for (hi + lo) 2^e, the exponent moved into
-# e only where hi leaves [2^-500, 2^500].  Plain functions without fastmath: their error-free transformations must not
-# be fused into multiply-adds.
+# e only where hi leaves [2^-500, 2^500].  Inlined into the programme (no cache entries of their own to load at a
+# cold start); its "contract" flag may fuse a product and a sum into a multiply-add, which is exact where it fuses
+# (lo * num + err) and meets nothing else: the error-free product is the explicit fused multiply-add (_fma).
 _TINY_WEIGHT, _HUGE_WEIGHT = 2.0**-500, 2.0**500
 
 @intrinsic
@@ -249,14 +250,14 @@ def _fma(typingctx, a, b, c):
     return signature, codegen
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, inline="always")
 def _two_product(a, b):
     """(p, e) with p = fl(a b) and p + e = a b exactly (the fused multiply-add's error-free product)."""
     p = a * b
     return p, _fma(a, b, -p)
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, inline="always")
 def _times(weight, num, den):
     """weight x num / den in double-double (num, den: doubles, den > 0), renormalised."""
     hi, lo, e = weight
@@ -275,7 +276,7 @@ def _times(weight, num, den):
     return hi, lo, e
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, inline="always")
 def _stepped(weight, t, d, positive, n_pos, n_neg, ratios):
     """R at (t + 1, d + 1) (a positive step, ``positive``) or at (t, d + 1), from R at (t, d - t): times
     (P - t) / ((P + N - d) theta) or (N - d + t) / ((P + N - d) eta); ``ratios``: 1/theta, 1/eta as
@@ -285,19 +286,19 @@ def _stepped(weight, t, d, positive, n_pos, n_neg, ratios):
     return _times(weight, (n_neg - d + t) * ratios[2], (n_pos + n_neg - d) * ratios[3])
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, inline="always")
 def _one_lower(weight, t, d, n_pos, n_neg, ratios):
     """R at (t - 1, d - t + 1) from R at (t, d - t), on diagonal d: times (theta / eta) (N - d + t) / (P - t + 1)."""
     return _times(weight, (n_neg - d + t) * ratios[1] * ratios[2], (n_pos - t + 1) * ratios[0] * ratios[3])
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, inline="always")
 def _one_higher(weight, t, d, n_pos, n_neg, ratios):
     """R at (t + 1, d - t - 1) from R at (t, d - t), on diagonal d: times (eta / theta) (P - t) / (N - d + t + 1)."""
     return _times(weight, (n_pos - t) * ratios[0] * ratios[3], (n_neg - d + t + 1) * ratios[1] * ratios[2])
 
 
-@jit_cached(nogil=True)
+@jit_cached(nogil=True, inline="always")
 def _mass(u, weight):
     """The probability mass u R of a point of tilted mass u and weight R."""
     return u * weight[0] if weight[2] == 0 else math.ldexp(u * weight[0], weight[2])
