@@ -437,7 +437,7 @@ def lane_kernel_vectorisation() -> str:
     from tablegen.compute.kernels.lanes import _LANES_BLOCK
     from tablegen.compute.kernels.ranking import TP_COLUMN
 
-    uncached = nb.njit(nogil=True, error_model="numpy")(_LANES_BLOCK[False].py_func)  # the variant without MCC
+    uncached = nb.njit(nogil=True, error_model="numpy")(_LANES_BLOCK["plain"].py_func)  # the variant without MCC
     P, N = 5, 7
     key = cell_key(SEED, P, N)
     uncached(P, N, key[0], key[1], 0, np.array([10], np.int64), lane_output(3, TP_COLUMN + 1), np.empty(3, np.int64))

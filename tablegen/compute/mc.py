@@ -76,6 +76,19 @@ class KernelLayout:
         """
         return "mcc" in self.variants
 
+    @property
+    def average_precision_alone(self) -> bool:
+        """Whether average precision is the only metric asked (no cut-offs): the lane kernel then steps its state
+        alone (the same values in its column, bit for bit; the other columns NaN).
+
+        Examples
+        --------
+        >>> from tablegen.compute.metrics import metric_entries
+        >>> KernelLayout.for_metrics(metric_entries(["average_precision"]), 20, 30).average_precision_alone
+        True
+        """
+        return self.ks.size == 0 and [spec.kernel_column for spec in self.specs] == ["average_precision"]
+
     def _per_variant(self, field: str) -> list[float]:
         chosen = {}
         for spec in self.specs:
@@ -148,7 +161,7 @@ def score_replicates(P: int, N: int, key, first: int, count: int, layout: Kernel
         labels = np.empty((0, 0), np.uint8) if labels_out is None else labels_out
         simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels, layout.with_mcc)
     elif labels_out is None:
-        simulate_rows(P, N, key[0], key[1], first, layout.ks, out, layout.with_mcc)
+        simulate_rows(P, N, key[0], key[1], first, layout.ks, out, layout.with_mcc, layout.average_precision_alone)
     else:
         simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out, layout.with_mcc)
     return out

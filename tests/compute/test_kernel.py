@@ -193,3 +193,33 @@ def test_the_engine_skips_mcc_unless_a_requested_metric_reads_it(P, N):
     labels = np.zeros((500, P + N), np.uint8)  # the scalar kernel (or the minority one) with labels
     recorded = score_replicates(P, N, key, 0, 500, default, labels_out=labels)
     assert recorded[:, list(default.columns.values())].tobytes() == plain[:, list(default.columns.values())].tobytes()
+
+
+# --- average precision alone: the variant a simulated verdict on it runs ---------------------------------------
+
+
+@pytest.mark.parametrize("P,N,rows", [(1, 1, 5), (7, 3, 300), (50, 50, 300), (1000, 1000, 4000), (30_000, 30_000, 130)])
+def test_the_average_precision_variant_gives_its_column_bit_for_bit(P, N, rows):
+    """The variant that steps average precision alone: its column the same bytes as every metric's variant (rows
+    replayed from checkpoints included: asserted where a cell has them), every other column NaN; asked with
+    cut-offs or best MCC it refuses."""
+    key0, key1 = cell_key(21, P, N)
+    none = np.zeros(0, np.int64)
+    full, alone = lane_output(rows, TP_COLUMN), lane_output(rows, TP_COLUMN)
+    replays = simulate_rows(P, N, key0, key1, 9, none, full)
+    assert simulate_rows(P, N, key0, key1, 9, none, alone, ap_only=True) == replays
+    assert replays > 0 or P + N < 2000
+    assert alone[:, 4].tobytes() == full[:, 4].tobytes()
+    assert np.isnan(np.delete(alone, 4, axis=1)).all()
+    with pytest.raises(ValueError, match="ap_only"):
+        simulate_rows(P, N, key0, key1, 9, np.array([1]), lane_output(rows, TP_COLUMN + 1), ap_only=True)
+
+
+def test_a_layout_of_average_precision_alone_runs_its_variant():
+    layouts = {names: KernelLayout.for_metrics(metric_entries(list(names)), 300, 700)
+               for names in [("average_precision",), ("average_precision", "auc"), ("average_precision", "tp_at_10")]}
+    assert [layout.average_precision_alone for layout in layouts.values()] == [True, False, False]
+    key = cell_key(3, 300, 700)
+    alone = score_replicates(300, 700, key, 0, 200, layouts[("average_precision",)])
+    both = score_replicates(300, 700, key, 0, 200, layouts[("average_precision", "auc")])
+    assert alone[:, 4].tobytes() == both[:, 4].tobytes() and np.isnan(alone[:, 0]).all()
