@@ -145,6 +145,7 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
 def _kernel_arguments(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, ranks=None) -> tuple:
     """(items, sources, values, labels as uint8, P, MCC weights): the swap kernel's inputs but the columns
     (``ranks``: the two models' :func:`midranks`, computed here if None)."""
+    from tablegen.compute.kernels.orders import descending_order
     from tablegen.compute.kernels.ranking import mcc_weights
     from tablegen.compute.kernels.swaps import swap_order
 
@@ -152,7 +153,8 @@ def _kernel_arguments(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.nda
     P = int(labels.sum())
     ranks = (midranks(scores_a), midranks(scores_b)) if ranks is None else ranks
     ranks_a, ranks_b = (r / n for r in ranks)
-    return (*swap_order(ranks_a, ranks_b), labels.astype(np.uint8), P, mcc_weights(P, n - P, n + 1))
+    orders = (descending_order(scores_a), descending_order(scores_b))  # the ranks' orders: the scores' (kept)
+    return (*swap_order(ranks_a, ranks_b, orders), labels.astype(np.uint8), P, mcc_weights(P, n - P, n + 1))
 
 
 def midranks(scores: np.ndarray) -> np.ndarray:

@@ -39,9 +39,11 @@ from tablegen.compute.kernels.rng import replicate_state, xoshiro_next
 _ONE = np.uint64(1)
 
 
-def swap_order(ranks_a: np.ndarray, ranks_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def swap_order(ranks_a: np.ndarray, ranks_b: np.ndarray, orders=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The two models' 2n values in one descending order, ties by item index: (items, sources, values), the
-    source 0 for model a's value and 1 for model b's.
+    source 0 for model a's value and 1 for model b's.  ``orders``: each vector's descending order with ties by item
+    (:func:`~tablegen.compute.kernels.orders.descending_order`: of the scores the ranks were computed from, which
+    order alike), computed if None.
 
     Examples
     --------
@@ -52,7 +54,8 @@ def swap_order(ranks_a: np.ndarray, ranks_b: np.ndarray) -> tuple[np.ndarray, np
     ranks_a, ranks_b = (np.ascontiguousarray(r, dtype=np.float64) for r in (ranks_a, ranks_b))
     n = ranks_a.size
     items, sources, values = np.empty(2 * n, np.int64), np.empty(2 * n, np.uint8), np.empty(2 * n)
-    _merge_descending(ranks_a, descending_order(ranks_a), ranks_b, descending_order(ranks_b), items, sources, values)
+    order_a, order_b = (descending_order(ranks_a), descending_order(ranks_b)) if orders is None else orders
+    _merge_descending(ranks_a, order_a, ranks_b, order_b, items, sources, values)
     return items, sources, values
 
 
