@@ -417,3 +417,28 @@ def test_a_search_over_tails_on_one_null_finds_each_fresh_nulls_critical_value_w
         fresh_programmes += null.programmes
     assert [shared.critical_value(tail) for tail in tails] == fresh_values
     assert shared.programmes < fresh_programmes
+
+
+@pytest.mark.parametrize("builder", ["best_f1_null", "best_balanced_accuracy_null", "best_mcc_null"])
+def test_a_tail_bracket_within_a_width_holds_the_exact_tail(builder, monkeypatch):
+    """``tail_ge_bracket(score, within)``: a trimmed programme's [hit, hit + dropped] where it is that narrow (one
+    programme where the exact tail reruns), holding the exact tail; without ``within`` the exact tail twice."""
+    from tablegen.compute.exact import best_mcc, lattice
+
+    module = best_mcc if builder == "best_mcc_null" else lattice
+    null = getattr(module, builder)(60, 140)
+    calls = []
+    family_type = type(null.family)
+    original = family_type.sweep
+    monkeypatch.setattr(family_type, "sweep",
+                        lambda self, key, floor: (calls.append(floor), original(self, key, floor))[1])
+    programmes = []
+    for score in (0.55, 0.62, 0.7, 0.8, 0.95):
+        exact = null.tail_ge_score(score)
+        assert null.tail_ge_bracket(score) == (exact, exact)
+        calls.clear()
+        low, high = null.tail_ge_bracket(score, within=1e-15)
+        assert low <= exact * (1 + 1e-12) and exact <= high * (1 + 1e-12) + 1e-300 and high - low <= 1e-15
+        assert len(calls) <= 1 or high == low  # one programme, or the exact tail where its bracket was too wide
+        programmes.append(len(calls))
+    assert 1 in programmes  # the trimmed bracket was taken somewhere

@@ -160,6 +160,28 @@ def tail_at_key(family, key, expected: float | None = None) -> float:
     return hit
 
 
+def tail_bracket_at_key(family, key, within: float) -> tuple[float, float]:
+    """(low, high) around Pr(X >= key) at most ``within`` wide: one trimmed programme's [hit, hit + dropped] where
+    the dropped mass fits (the first programme of :func:`tail_at_key`), else (p, p) from :func:`tail_at_key`.
+    A caller that needs no more (a tail far below a double's resolution of 1 - tail) spares the reruns.
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.lattice import BalancedAccuracyKeys
+    >>> low, high = tail_bracket_at_key(BalancedAccuracyKeys(200, 300), 50_000, 1e-15)
+    >>> low <= tail_at_key(BalancedAccuracyKeys(200, 300), 50_000) <= high <= low + 1e-15
+    True
+    """
+    if union_log_bound(family, key) < LOG_BELOW_DOUBLES:
+        return 0.0, 0.0
+    expected = math.exp(-family.model_phi(family.value(key)) ** 2)
+    hit, dropped, _, _ = family.sweep(key, _floor(family, expected))
+    if dropped <= within:
+        return hit, hit + dropped
+    exact = tail_at_key(family, key, expected)
+    return exact, exact
+
+
 def _phi(tail: float) -> float:
     return math.sqrt(max(-math.log(tail), 0.0)) if tail > 0 else math.inf
 

@@ -130,6 +130,22 @@ class LatticeNull:
         self.programmes += 1
         return self.family.tail(key)
 
+    def tail_ge_bracket(self, score: float, within: float | None = None) -> tuple[float, float]:
+        """Rigorous (low, high) around Pr(X >= score) (the score snapped as by :meth:`tail_ge_score`): (p, p), or
+        with ``within`` one trimmed programme's bracket where it is at most that wide
+        (:func:`~tablegen.compute.exact.lattice_search.tail_bracket_at_key`: what the max-T fold asks of a model's
+        tail, whose factor (1 - tail)^(C - K) moves by less than (C - K) ``within``)."""
+        if within is None:
+            value = self.tail_ge_score(score)
+            return value, value
+        from tablegen.compute.exact.lattice_search import tail_bracket_at_key
+
+        key = self.snap(score)
+        if key is None:
+            return 0.0, 0.0
+        self.programmes += 1
+        return tail_bracket_at_key(self.family, key, within)
+
     def snap(self, score: float):
         """The candidate a score means: the nearest within :data:`SNAP_TOLERANCE`, else the next above."""
         family = self.family
