@@ -442,3 +442,24 @@ def test_a_tail_bracket_within_a_width_holds_the_exact_tail(builder, monkeypatch
         assert len(calls) <= 1 or high == low  # one programme, or the exact tail where its bracket was too wide
         programmes.append(len(calls))
     assert 1 in programmes  # the trimmed bracket was taken somewhere
+
+
+@pytest.mark.parametrize("builder", ["best_f1_null", "best_balanced_accuracy_null"])
+def test_the_tail_at_a_searched_key_comes_from_the_search_without_a_programme(builder, monkeypatch):
+    """After a critical-value search, the tail at a key it ran a programme at (the critical value itself, where the
+    search ran one there) is answered from that programme: no new programme, within 1e-15 of the untrimmed
+    programme's tail."""
+    from tablegen.compute.exact import lattice
+
+    null = getattr(lattice, builder)(300, 700)
+    null.critical_value(0.0005)
+    key = next(known for known, low, high in null._known if high - low <= 1e-15 * low)  # a programme the search ran
+    critical = null.family.value(key)
+    assert null.snap(critical) == key
+    exact = tail_at_key(type(null.family)(300, 700), key)
+    ran = []
+    original = type(null.family).sweep
+    monkeypatch.setattr(type(null.family), "sweep", lambda self, k, floor: (ran.append(k), original(self, k, floor))[1])
+    assert null.tail_ge_score(critical) == pytest.approx(exact, rel=2e-15, abs=0.0) and ran == []  # each within 1e-15
+    null.tail_ge_score(critical + 0.01)  # a key no search ran: one programme
+    assert len(ran) >= 1

@@ -123,10 +123,18 @@ class LatticeNull:
         return self.family.value(key)
 
     def tail_ge_score(self, score: float) -> float:
-        """Pr(X >= score), the score snapped to a candidate (see :meth:`snap`); 0 above the maximum."""
+        """Pr(X >= score), the score snapped to a candidate (see :meth:`snap`); 0 above the maximum.  A key a search
+        of this null has run a programme at, whose bracket is as narrow as a tail's
+        (:data:`~tablegen.compute.exact.lattice_search.TRIM_RTOL`), is answered from it without a programme (the
+        max-T test's effective C asks the tail at the critical value its search found)."""
+        from tablegen.compute.exact.lattice_search import TRIM_RTOL
+
         key = self.snap(score)
         if key is None:
             return 0.0
+        for known, low, high in self._known:
+            if known == key and high - low <= TRIM_RTOL * low:
+                return low
         self.programmes += 1
         return self.family.tail(key)
 
