@@ -59,7 +59,7 @@ def swap_order(ranks_a: np.ndarray, ranks_b: np.ndarray, orders=None) -> tuple[n
     return items, sources, values
 
 
-@nb.njit(nogil=True)
+@jit_cached(nogil=True)
 def _merge_descending(values_a, order_a, values_b, order_b, items, sources, values):
     """Merge two descending orders (ties by item) into one, ties by item and then a before b: what a stable sort of
     the 2n values by (-value, item) gives (each model's order sorted once per report: ``kernels.orders``)."""
