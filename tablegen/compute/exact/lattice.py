@@ -405,8 +405,9 @@ def best_balanced_accuracy_null(P: int, N: int) -> LatticeNull:
 #: scans of the per-diagonal records); programmes per critical value (best F1: 2-7, and 12-14 at
 #: (1000, 1e5), on the cells of ``benchmarks/bench_lattice.py``; balanced accuracy 2-6) and Python
 #: overhead per answer.  Fitted to ``benchmarks/bench_lattice.py`` (CPU seconds) on one core of a
-#: 2-core AVX-512 VM (2026-11-23); the estimates sit above every measured figure there.
-SECONDS_PER_POINT = 2.5e-10
+#: 2-core AVX-512 VM (2026-11-23; the point's cost lowered from 2.5e-10 with the tilted programme, 2026-11-29, on
+#: its cells and (3e5, 7e5): best F1 4.2 s measured, 10.2 estimated); the estimates sit above every measured figure.
+SECONDS_PER_POINT = 1.0e-10
 SECONDS_PER_DIAGONAL = 6.0e-8
 #: CPU seconds per line (row or column, the shorter side) per programme of the candidate arithmetic.
 SECONDS_PER_LINE = 1.5e-7
