@@ -77,17 +77,18 @@ class KernelLayout:
         return "mcc" in self.variants
 
     @property
-    def average_precision_alone(self) -> bool:
-        """Whether average precision is the only metric asked (no cut-offs): the lane kernel then steps its state
-        alone (the same values in its column, bit for bit; the other columns NaN).
+    def alone_variant(self) -> str | None:
+        """The lane kernel's variant that steps the one metric asked alone (its entry's ``alone_variant``; None
+        where several are asked, or cut-offs): its column the same values, bit for bit, the others NaN.
 
         Examples
         --------
         >>> from tablegen.compute.metrics import metric_entries
-        >>> KernelLayout.for_metrics(metric_entries(["average_precision"]), 20, 30).average_precision_alone
-        True
+        >>> [KernelLayout.for_metrics(metric_entries(names), 20, 30).alone_variant
+        ...  for names in (["average_precision"], ["average_precision", "auc"], ["auc"])]
+        ['ap', None, None]
         """
-        return self.ks.size == 0 and [spec.kernel_column for spec in self.specs] == ["average_precision"]
+        return self.specs[0].alone_variant if len(self.specs) == 1 and self.ks.size == 0 else None
 
     def _per_variant(self, field: str) -> list[float]:
         chosen = {}
@@ -161,7 +162,7 @@ def score_replicates(P: int, N: int, key, first: int, count: int, layout: Kernel
         labels = np.empty((0, 0), np.uint8) if labels_out is None else labels_out
         simulate_minority_block(P, N, key[0], key[1], first, layout.ks, out, labels, layout.with_mcc)
     elif labels_out is None:
-        simulate_rows(P, N, key[0], key[1], first, layout.ks, out, layout.with_mcc, layout.average_precision_alone)
+        simulate_rows(P, N, key[0], key[1], first, layout.ks, out, layout.with_mcc, layout.alone_variant == "ap")
     else:
         simulate_block(P, N, key[0], key[1], first, layout.ks, out, labels_out, layout.with_mcc)
     return out

@@ -120,6 +120,10 @@ class Metric(MetricRoutines):
         time (``benchmarks/bench_mcc.py``); 1 without extra work.
     table_bytes_per_rank : float
         Bytes per rank of the extra table that work reads (best MCC's weights: 8); 0 without.
+    alone_variant : str or None
+        The lane kernel's variant that steps this metric's state alone, for a simulation that asks it alone (a
+        simulated verdict): ``"ap"`` (:func:`~tablegen.compute.kernels.lanes.simulate_rows`'s ``ap_only``: its
+        column the same, bit for bit); None: the shared pass.
     tied_null_routine, tied_cost_routine : str or None
         ``function(group_sizes, P)``: the exact null given the tie groups of a classifier's scores
         (group sizes in ascending score order; the labels permuted, the groups kept), used to test a
@@ -178,6 +182,7 @@ class Metric(MetricRoutines):
     lane_cost_factor: float = 1.0
     minority_cost_factor: float = 1.0
     table_bytes_per_rank: float = 0.0
+    alone_variant: str | None = None
     exact_domain_routine: str | None = None
     paired_test: str = "permutation"
     power_routine: str | None = None
@@ -287,6 +292,7 @@ _BASE = {
         _scorers.average_precision_from_groups,
         lambda P, N: (_min_average_precision(P, N), 1.0),
         kernel_column="average_precision",
+        alone_variant="ap",
         exact_routine=f"{_EXACT}.average_precision:average_precision_exact_null",
         cost_routine=f"{_EXACT}.average_precision:average_precision_exact_cost",
         search_cost_routine=f"{_EXACT}.average_precision:average_precision_search_seconds",

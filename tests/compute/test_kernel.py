@@ -218,7 +218,7 @@ def test_the_average_precision_variant_gives_its_column_bit_for_bit(P, N, rows):
 def test_a_layout_of_average_precision_alone_runs_its_variant():
     layouts = {names: KernelLayout.for_metrics(metric_entries(list(names)), 300, 700)
                for names in [("average_precision",), ("average_precision", "auc"), ("average_precision", "tp_at_10")]}
-    assert [layout.average_precision_alone for layout in layouts.values()] == [True, False, False]
+    assert [layout.alone_variant for layout in layouts.values()] == ["ap", None, None]
     key = cell_key(3, 300, 700)
     alone = score_replicates(300, 700, key, 0, 200, layouts[("average_precision",)])
     both = score_replicates(300, 700, key, 0, 200, layouts[("average_precision", "auc")])

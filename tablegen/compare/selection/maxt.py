@@ -389,9 +389,20 @@ def _critical_at(levels: np.ndarray, cdf: np.ndarray, alpha: float, extra: int, 
         return _extra_critical(null, q / cdf[reach[i]], extra)
 
     guess = _guessed_crossing(levels[reach], cdf[reach], q, extra, null)
-    lo = _first_holding(lambda i: levels[reach[i]] >= g(i), reach.size - 1, guess)
+    decide = getattr(null, "critical_at_most", None)
+    if decide is None:
+        lo = _first_holding(lambda i: levels[reach[i]] >= g(i), reach.size - 1, guess)
+        best = float(levels[reach[lo]])
+        return min(best, g(lo - 1)) if lo > 0 else best
+    # a null that decides "level >= its critical value" from one programme (the lattice metrics): each level tried
+    # costs that programme, not a critical value's search; the search runs at most once, where g(lo - 1) is below
+    # the crossing's level (the same answer: level_i >= g_i is what is decided)
+    tail = lambda i: _extra_tail(q / cdf[reach[i]], extra)  # noqa: E731
+    lo = _first_holding(lambda i: decide(float(levels[reach[i]]), tail(i)), reach.size - 1, guess)
     best = float(levels[reach[lo]])
-    return min(best, g(lo - 1)) if lo > 0 else best
+    if lo == 0 or not decide(math.nextafter(best, -math.inf), tail(lo - 1)):  # g(lo - 1) >= best: the level stands
+        return best
+    return g(lo - 1)  # below the level: its value, by the search
 
 
 def _first_holding(holds, last: int, guess: int | None) -> int:
@@ -456,13 +467,15 @@ def _guessed_crossing(levels: np.ndarray, cdf: np.ndarray, q: float, extra: int,
     return lo
 
 
+def _extra_tail(needed: float, extra: int) -> float:
+    """The tail t with (1 - t)^extra = needed (at least 1e-300; 0 asked as 1e-300 where needed >= 1)."""
+    tail = 0.0 if needed >= 1.0 else -math.expm1(math.log(needed) / extra)
+    return max(tail, 1e-300)
+
+
 def _extra_critical(null, needed: float, extra: int) -> float:
     """The smallest x with Pr(X <= x)^extra >= needed (the conservative end of a bracket)."""
-    if needed >= 1.0:
-        tail = 0.0
-    else:
-        tail = -math.expm1(math.log(needed) / extra)
-    return float(null_critical_bracket(null, max(tail, 1e-300))[1])
+    return float(null_critical_bracket(null, _extra_tail(needed, extra))[1])
 
 
 def _effective_C(maxima: np.ndarray, critical: float, extra: int, null) -> float | None:

@@ -160,6 +160,40 @@ def tail_at_key(family, key, expected: float | None = None) -> float:
     return hit
 
 
+def tail_at_most(family, key, target: float, known: list | None = None) -> bool:
+    """Whether Pr(X >= ``key``) <= ``target`` (True for None, a key above the maximum), decided as a search's probe
+    decides it (:func:`_run_probe`: a trimmed programme, rerun untrimmed where its bracket straddles the target), or
+    without a programme where ``known`` (a null's (key, low, high) bounds, see :func:`critical_key`) places a key at
+    or below it under the target, or one at or above it over the target, by the :data:`KNOWN_RTOL` margin (tails
+    fall as keys rise).  The programme's bounds are added to ``known``.
+
+    Examples
+    --------
+    >>> from tablegen.compute.exact.lattice import BalancedAccuracyKeys
+    >>> family = BalancedAccuracyKeys(20, 30)
+    >>> round(tail_at_key(family, 200), 4), tail_at_most(family, 200, 0.05), tail_at_most(family, 200, 0.06)
+    (0.0595, False, True)
+    """
+    if key is None:
+        return True
+    rtol = max(KNOWN_RTOL, 4.0 * (family.P + family.N) * 2.0**-53)
+    for other, low, high in known or ():
+        if other <= key and high <= target * (1.0 - rtol):
+            return True
+        if other >= key and low > target * (1.0 + rtol):
+            return False
+    hit, dropped, flat, _ = family.sweep(key, _floor(family, target))
+    if hit <= target < hit + dropped:
+        hit, dropped, flat, _ = family.sweep(key, 0.0)
+    qualifies = hit + dropped <= target
+    if known is not None:  # as a search's probe notes its bounds
+        high = hit + dropped + UNDERFLOW_MASS * (family.P + family.N)
+        known.append((key, hit, high))
+        if not qualifies and flat is not None and flat != key:
+            known.append((flat, hit, high))
+    return qualifies
+
+
 def tail_bracket_at_key(family, key, within: float) -> tuple[float, float]:
     """(low, high) around Pr(X >= key) at most ``within`` wide: one trimmed programme's [hit, hit + dropped] where
     the dropped mass fits (the first programme of :func:`tail_at_key`), else (p, p) from :func:`tail_at_key`.

@@ -138,6 +138,34 @@ class LatticeNull:
         self.programmes += 1
         return self.family.tail(key)
 
+    def critical_at_most(self, x: float, tail: float) -> bool:
+        """Whether ``critical_value(tail)`` <= x, from one programme rather than the critical value's search: m*
+        is the largest candidate whose tail exceeds t = tail (1 + TIE_RTOL), so m* <= the largest candidate worth
+        at most x (its double) exactly when the candidate after that one has a tail <= t
+        (:func:`~tablegen.compute.exact.lattice_search.tail_at_most`, decided as the search decides; a tail already
+        searched answers without a programme).  The max-T test's crossing asks it of each level it tries.
+
+        Examples
+        --------
+        >>> from tablegen.compute.exact.lattice import best_f1_null
+        >>> null, fresh = best_f1_null(20, 20), best_f1_null(20, 20)
+        >>> [null.critical_at_most(x, 0.001) for x in (0.79, 0.7916666666666666, 0.8)], fresh.critical_value(0.001)
+        ([False, True, True], 0.7916666666666666)
+        """
+        from tablegen.compute.exact.lattice_search import tail_at_most
+
+        key = self._critical.get(tail)
+        if key is not None:
+            return self.family.value(key) <= x
+        family = self.family
+        floor = family.floor_key(x)
+        if floor is None:  # x below every candidate, m* among them
+            return False
+        noted = len(self._known)
+        answer = tail_at_most(family, family.successor(floor), tail * (1.0 + TIE_RTOL), self._known)
+        self.programmes += len(self._known) > noted  # a programme ran (its bounds noted)
+        return answer
+
     def tail_ge_bracket(self, score: float, within: float | None = None) -> tuple[float, float]:
         """Rigorous (low, high) around Pr(X >= score) (the score snapped as by :meth:`tail_ge_score`): (p, p), or
         with ``within`` one trimmed programme's bracket where it is at most that wide
