@@ -199,7 +199,7 @@ def sorted_bootstrap_difference(labels: np.ndarray, scores: np.ndarray, spec, se
 
 
 def _resample_kernel(want, cuts, device: str):
-    """The bootstrap kernel for these columns: on the CPU 32 resamples per walk where the lanes score every column
+    """The bootstrap kernel for these columns: on the CPU 64 resamples per walk where the lanes score every column
     asked (:mod:`tablegen.compute.kernels.resample_lanes`), else the one-resample kernel (or its CUDA twin); the same
     values, bit for bit."""
     from tablegen.compute.kernels import resample as kernels

@@ -3,7 +3,7 @@ line of ``array[index]`` in ahead of its use (LLVM's ``llvm.prefetch``: a hint, 
 on any value).
 
 The lane kernels read an item's per-lane counts (a row of 32 or 64 bytes) in each model's order, at random across
-an array far larger than the caches at 10^6 items (32 MB for the bootstrap's 32 lanes): each read waits for memory
+an array far larger than the caches at 10^6 items (64 MB for the bootstrap's 64 lanes): each read waits for memory
 unless it was asked for some items earlier.  Measured in a scratch loop (32-byte rows of a 32 MB array in random
 order, AMD EPYC): 62 ns per row without, 15 ns asking 16 rows ahead.
 """
