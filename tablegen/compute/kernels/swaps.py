@@ -55,15 +55,18 @@ def swap_order(ranks_a: np.ndarray, ranks_b: np.ndarray, orders=None) -> tuple[n
     n = ranks_a.size
     items, sources, values = np.empty(2 * n, np.int64), np.empty(2 * n, np.uint8), np.empty(2 * n)
     order_a, order_b = (descending_order(ranks_a), descending_order(ranks_b)) if orders is None else orders
-    _merge_descending(ranks_a, order_a, ranks_b, order_b, items, sources, values)
+    # each side's values gathered in its order first: the merge then reads four arrays in sequence (at 10^6 items
+    # reading through the orders cost a cache miss a value, 61 ms a pair)
+    _merge_descending(ranks_a[order_a], order_a, ranks_b[order_b], order_b, items, sources, values)
     return items, sources, values
 
 
 @jit_cached(nogil=True)
-def _merge_descending(values_a, order_a, values_b, order_b, items, sources, values):
+def _merge_descending(sorted_a, order_a, sorted_b, order_b, items, sources, values):
     """Merge two descending orders (ties by item) into one, ties by item and then a before b: what a stable sort of
-    the 2n values by (-value, item) gives (each model's order sorted once per report: ``kernels.orders``)."""
-    n = values_a.size
+    the 2n values by (-value, item) gives (each model's order sorted once per report: ``kernels.orders``);
+    ``sorted_a`` is a's values in a's order (``values_a[order_a]``), ``sorted_b`` likewise."""
+    n = sorted_a.size
     i = j = 0
     for e in range(2 * n):
         if j == n:
@@ -71,13 +74,13 @@ def _merge_descending(values_a, order_a, values_b, order_b, items, sources, valu
         elif i == n:
             take_a = False
         else:
-            va, vb = values_a[order_a[i]], values_b[order_b[j]]
+            va, vb = sorted_a[i], sorted_b[j]
             take_a = va > vb or (va == vb and order_a[i] <= order_b[j])
         if take_a:
-            items[e], sources[e], values[e] = order_a[i], 0, values_a[order_a[i]]
+            items[e], sources[e], values[e] = order_a[i], 0, sorted_a[i]
             i += 1
         else:
-            items[e], sources[e], values[e] = order_b[j], 1, values_b[order_b[j]]
+            items[e], sources[e], values[e] = order_b[j], 1, sorted_b[j]
             j += 1
 
 
