@@ -160,16 +160,10 @@ def midranks(scores, axis=-1):
         from tablegen.compute.kernels.orders import ascending_midranks
 
         return ascending_midranks(values)
-    n = values.shape[-1]
+    from tablegen.compute.kernels.orders import tie_spans
+
     order = np.argsort(values, axis=-1, kind="stable")
-    ranked = np.take_along_axis(values, order, axis=-1)
-    starts = np.ones(values.shape, bool)
-    starts[..., 1:] = ranked[..., 1:] != ranked[..., :-1]
-    ends = np.ones(values.shape, bool)
-    ends[..., :-1] = starts[..., 1:]
-    position = np.broadcast_to(np.arange(n, dtype=np.int64), values.shape)
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), -1), axis=-1), -1)
+    first, last = tie_spans(np.take_along_axis(values, order, axis=-1))
     ranks = np.empty(values.shape)
     np.put_along_axis(ranks, order, (first + last + 2) / 2, axis=-1)
     ranks[np.isnan(values).any(axis=-1)] = np.nan

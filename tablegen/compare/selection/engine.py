@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablegen.compute.kernels.orders import descending_order
+from tablegen.compute.kernels.orders import descending_orders
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def models_sorted(scores: np.ndarray) -> SortedModels:
     >>> s.orders.tolist(), s.group_ends.tolist(), s.double_ranks.tolist()
     ([[1, 2, 0, 3]], [[0, 1, 1, 1]], [[4, 7, 7, 2]])
     """
-    orders = np.array([descending_order(row) for row in scores], np.int64).reshape(scores.shape)
+    orders = descending_orders(scores)
     ranked = np.take_along_axis(scores, orders, axis=1)
     ends = np.ones(scores.shape, np.uint8)
     ends[:, :-1] = ranked[:, 1:] != ranked[:, :-1]

@@ -186,12 +186,20 @@ def tail_at_most(family, key, target: float, known: list | None = None) -> bool:
     if hit <= target < hit + dropped:
         hit, dropped, flat, _ = family.sweep(key, 0.0)
     qualifies = hit + dropped <= target
-    if known is not None:  # as a search's probe notes its bounds
-        high = hit + dropped + UNDERFLOW_MASS * (family.P + family.N)
-        known.append((key, hit, high))
-        if not qualifies and flat is not None and flat != key:
-            known.append((flat, hit, high))
+    _note(known, family, key, hit, dropped, flat, qualifies)
     return qualifies
+
+
+def _note(known: list | None, family, key, hit: float, dropped: float, flat, qualifies: bool) -> None:
+    """Add a programme's bounds on Pr(X >= key) to ``known`` (if kept): [hit, hit + dropped] with the underflow
+    slack the qualifying budget subtracts, and the same for its flat stretch's lowest candidate where the key did
+    not qualify."""
+    if known is None:
+        return
+    high = hit + dropped + UNDERFLOW_MASS * (family.P + family.N)
+    known.append((key, hit, high))
+    if not qualifies and flat is not None and flat != key:
+        known.append((flat, hit, high))
 
 
 def tail_bracket_at_key(family, key, within: float) -> tuple[float, float]:
@@ -250,11 +258,7 @@ class _Bracket:
     def update(self, key) -> None:
         probe = _run_probe(self.family, key, self.target, self.lo, self.hi)
         self.programmes += 1
-        if self.known is not None:  # the high end with the underflow slack the qualifying budget subtracts
-            high = probe.tail + probe.dropped + UNDERFLOW_MASS * (self.family.P + self.family.N)
-            self.known.append((key, probe.tail, high))
-            if not probe.qualifies and probe.flat is not None and probe.flat != key:
-                self.known.append((probe.flat, probe.tail, high))
+        _note(self.known, self.family, key, probe.tail, probe.dropped, probe.flat, probe.qualifies)
         side = "hi" if probe.qualifies else "lo"
         self.run, self.last = (self.run + 1 if side == self.last else 1), side
         self.seen.append((self.family.value(key), _phi(probe.tail)))

@@ -101,6 +101,18 @@ def descending_order(scores: np.ndarray) -> np.ndarray:
     return found
 
 
+def descending_orders(scores: np.ndarray) -> np.ndarray:
+    """:func:`descending_order` of each row of a (models, n) array, as one C-contiguous int64 array.
+
+    Examples
+    --------
+    >>> descending_orders(np.array([[0.2, 0.9, 0.9, 0.1], [1.0, 0.0, 0.5, 0.5]])).tolist()
+    [[1, 2, 0, 3], [0, 2, 3, 1]]
+    """
+    scores = np.atleast_2d(scores)
+    return np.array([descending_order(row) for row in scores], np.int64).reshape(scores.shape)
+
+
 def ascending_midranks(scores: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
     """Each value's ascending midrank (1-based, ties averaged: ``scipy.stats.rankdata(method="average")``, bit for
     bit, as the ranks are half-integers) of a 1-D vector without NaN, from its :func:`descending_order` (``order``,
@@ -113,18 +125,30 @@ def ascending_midranks(scores: np.ndarray, order: np.ndarray | None = None) -> n
     """
     scores = np.asarray(scores, dtype=np.float64)
     order = descending_order(scores) if order is None else order
-    n = scores.size
-    ranked = scores[order]
-    starts = np.ones(n, bool)
-    starts[1:] = ranked[1:] != ranked[:-1]
-    ends = np.ones(n, bool)
-    ends[:-1] = starts[1:]
-    position = np.arange(n, dtype=np.int64)
-    first = np.maximum.accumulate(np.where(starts, position, 0))
-    last = np.minimum.accumulate(np.where(ends, position, n)[::-1])[::-1]
-    ranks = np.empty(n)
-    ranks[order] = (2 * n - first - last) / 2
+    first, last = tie_spans(scores[order])
+    ranks = np.empty(scores.size)
+    ranks[order] = (2 * scores.size - first - last) / 2
     return ranks
+
+
+def tie_spans(ranked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For values sorted along the last axis (either way), each position's first and last position (from 0) in its
+    run of equal values: a midrank is (first + last + 2) / 2 counted from the start of the order.
+
+    Examples
+    --------
+    >>> [span.tolist() for span in tie_spans(np.array([0.9, 0.5, 0.5, 0.1]))]
+    [[0, 1, 1, 3], [0, 2, 2, 3]]
+    """
+    n = ranked.shape[-1]
+    starts = np.ones(ranked.shape, bool)
+    starts[..., 1:] = ranked[..., 1:] != ranked[..., :-1]
+    ends = np.ones(ranked.shape, bool)
+    ends[..., :-1] = starts[..., 1:]
+    position = np.broadcast_to(np.arange(n, dtype=np.int64), ranked.shape)
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=-1)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n), -1), axis=-1), -1)
+    return first, last
 
 
 def subset_order(order: np.ndarray, keep: np.ndarray) -> np.ndarray:

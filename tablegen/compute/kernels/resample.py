@@ -47,7 +47,7 @@ import numba as nb
 import numpy as np
 
 from tablegen.compute.kernels.jit import jit_cached
-from tablegen.compute.kernels.orders import descending_order
+from tablegen.compute.kernels.orders import descending_orders
 from tablegen.compute.kernels.ranking import draw_below
 from tablegen.compute.kernels.rng import replicate_state
 
@@ -79,7 +79,7 @@ def sorted_models(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([[1, 2, 0, 3]], [[0, 1, 1, 1]])
     """
     scores = np.atleast_2d(np.asarray(scores, dtype=np.float64))
-    orders = np.ascontiguousarray(np.array([descending_order(row) for row in scores], np.int64).reshape(scores.shape))
+    orders = descending_orders(scores)
     ranked = np.take_along_axis(scores, orders, axis=1)
     ends = np.ones(scores.shape, np.uint8)
     ends[:, :-1] = ranked[:, 1:] != ranked[:, :-1]
