@@ -446,20 +446,25 @@ def test_a_tail_bracket_within_a_width_holds_the_exact_tail(builder, monkeypatch
 
 @pytest.mark.parametrize("builder", ["best_f1_null", "best_balanced_accuracy_null"])
 def test_the_tail_at_a_searched_key_comes_from_the_search_without_a_programme(builder, monkeypatch):
-    """After a critical-value search, the tail at a key it ran a programme at (the critical value itself, where the
-    search ran one there) is answered from that programme: no new programme, within 1e-15 of the untrimmed
-    programme's tail."""
-    from tablegen.compute.exact import lattice
+    """After a critical-value search, the tail at a key it ran a programme at (the critical value itself where the
+    search ran one there, as at 10^6 items) is bracketed by that programme (a decision's trimmed programme: about
+    1e-9 wide), so a caller content with a relative width (the effective C) gets it without a programme, around the
+    untrimmed programme's tail; an exact tail (1e-15) and a key no search ran each run one."""
+    from tablegen.compute.exact import lattice, null_tail_ge_bracket
 
     null = getattr(lattice, builder)(300, 700)
     null.critical_value(0.0005)
-    key = next(known for known, low, high in null._known if high - low <= 1e-15 * low)  # a programme the search ran
+    key = next(known for known, low, high in null._known if high > low)  # a programme the search ran
     critical = null.family.value(key)
     assert null.snap(critical) == key
     exact = tail_at_key(type(null.family)(300, 700), key)
     ran = []
     original = type(null.family).sweep
     monkeypatch.setattr(type(null.family), "sweep", lambda self, k, floor: (ran.append(k), original(self, k, floor))[1])
-    assert null.tail_ge_score(critical) == pytest.approx(exact, rel=2e-15, abs=0.0) and ran == []  # each within 1e-15
-    null.tail_ge_score(critical + 0.01)  # a key no search ran: one programme
+    low, high = null_tail_ge_bracket(null, critical, rtol=1e-6)
+    assert ran == [] and low <= exact * (1 + 1e-15) and exact <= high * (1 + 1e-15)
+    assert high - low <= 1e-6 * low and high - low > 1e-15 * low  # a decision's bracket, not a tail's
+    assert null.tail_ge_score(critical) == pytest.approx(exact, rel=2e-15, abs=0.0) and len(ran) >= 1
+    ran.clear()
+    null.tail_ge_bracket(critical + 0.01)  # a key no search ran: a programme
     assert len(ran) >= 1

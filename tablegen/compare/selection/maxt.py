@@ -56,6 +56,10 @@ logger = logging.getLogger(__name__)
 #: from its coarse programmes where they bracket it that closely): the factor (1 - tail)^(C - K) then moves by less
 #: than (C - K) times this.
 FOLD_TAIL_WIDTH = 1e-15
+#: The relative width within which the effective C takes Pr(X >= the critical value) from a programme the critical
+#: value's search already ran (its decisions bracket tails to about 1e-9): c then moves by about 1e-6 relative at
+#: most, far below its Monte Carlo error (the fraction of maxima below the critical value, from R arrangements).
+EFFECTIVE_C_TAIL_RTOL = 1e-6
 
 
 
@@ -483,7 +487,7 @@ def _effective_C(maxima: np.ndarray, critical: float, extra: int, null) -> float
     if null is None:
         return None
     below_max = np.count_nonzero(maxima < critical - SNAP_TOLERANCE) / maxima.size
-    below_one = 1.0 - null_tail_ge_bracket(null, critical)[0]
+    below_one = 1.0 - null_tail_ge_bracket(null, critical, rtol=EFFECTIVE_C_TAIL_RTOL)[0]
     if below_max <= 0.0 or below_one <= 0.0 or below_one >= 1.0:
         return None
     return math.log(below_max) / math.log(below_one) + extra

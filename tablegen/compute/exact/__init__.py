@@ -75,10 +75,12 @@ def null_critical_bracket(null, tail: float) -> tuple[float, float]:
     return value, value
 
 
-def null_tail_ge_bracket(null, score: float, within: float | None = None) -> tuple[float, float]:
+def null_tail_ge_bracket(null, score: float, within: float | None = None,
+                         rtol: float | None = None) -> tuple[float, float]:
     """Rigorous (low, high) around Pr(X >= score); (p, p) for an exact null (same snapping as :func:`null_tail_ge`).
     ``within``: a bracketed null may answer with a cheaper bracket at most that wide (average precision's coarse
-    programmes), for a caller that needs no more.
+    programmes), for a caller that needs no more; ``rtol``: a lattice null may answer with the bracket of a
+    programme its searches already ran, at most ``rtol`` x low wide (``known_tail_bracket``).
 
     Examples
     --------
@@ -86,6 +88,9 @@ def null_tail_ge_bracket(null, score: float, within: float | None = None) -> tup
     >>> null_tail_ge_bracket(best_accuracy_null(2, 2), 1.0)
     (0.16666666666666666, 0.16666666666666666)
     """
+    known = null.known_tail_bracket(score, rtol) if rtol is not None and hasattr(null, "known_tail_bracket") else None
+    if known is not None:
+        return float(known[0]), float(known[1])
     if hasattr(null, "tail_ge_bracket"):
         low, high = null.tail_ge_bracket(score) if within is None else null.tail_ge_bracket(score, within=within)
         return float(low), float(high)

@@ -132,11 +132,36 @@ class LatticeNull:
         key = self.snap(score)
         if key is None:
             return 0.0
-        for known, low, high in self._known:
-            if known == key and high - low <= TRIM_RTOL * low:
-                return low
+        known = self._known_bracket(key, TRIM_RTOL)
+        if known is not None:
+            return known[0]
         self.programmes += 1
         return self.family.tail(key)
+
+    def known_tail_bracket(self, score: float, rtol: float) -> tuple[float, float] | None:
+        """(low, high) around Pr(X >= score) from a programme this null's searches already ran at the score's key,
+        where that bracket is at most ``rtol`` x low wide; None where none is (no programme runs).  The searches'
+        programmes decide comparisons and bracket their tails to about 1e-9 relative; the max-T test's effective C
+        asks the tail at the critical value its search found this way.
+
+        Examples
+        --------
+        >>> from tablegen.compute.exact.lattice import best_f1_null
+        >>> null = best_f1_null(20, 20)
+        >>> null.known_tail_bracket(0.7916666666666666, 1e-6) is None  # no search yet
+        True
+        >>> low, high = null.known_tail_bracket(null.critical_value(0.001), 1e-6)
+        >>> 0.001 < low <= high <= low * (1 + 1e-6)
+        True
+        """
+        key = self.snap(score)
+        return (0.0, 0.0) if key is None else self._known_bracket(key, rtol)
+
+    def _known_bracket(self, key, rtol: float) -> tuple[float, float] | None:
+        for known, low, high in self._known:
+            if known == key and high - low <= rtol * low:
+                return low, high
+        return None
 
     def critical_at_most(self, x: float, tail: float) -> bool:
         """Whether ``critical_value(tail)`` <= x, from one programme rather than the critical value's search: m*
