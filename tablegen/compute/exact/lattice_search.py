@@ -22,10 +22,11 @@ of ``benchmarks/bench_lattice.py``, instead of log2(P N) ~ 20-27.
 
 **Trimmed programmes** (``floor`` in the kernel): a programme drops paths whose mass is below a
 floor and reports the dropped mass D; the exact tail lies in [hit, hit + D].  A comparison with t
-is decided only when hit > t or hit + D <= t (else the programme reruns untrimmed), and a tail
-probability is accepted only when D <= :data:`TRIM_RTOL` x hit (else it reruns with a lower floor,
-then untrimmed): trimming never moves a critical value and never changes a tail probability by
-more than 1e-15 relative.
+is decided only when hit > t or hit + D <= t (a deciding programme is trimmed at
+:data:`DECISION_FLOOR_SHARE`, D ~ 1e-9 t, and reruns at a lower floor, then untrimmed, where its
+bracket straddles t), and a tail probability is accepted only when D <= :data:`TRIM_RTOL` x hit
+(else it reruns with a lower floor, then untrimmed): trimming never moves a critical value and
+never changes a tail probability by more than 1e-15 relative.
 """
 
 from __future__ import annotations
