@@ -306,6 +306,19 @@ def test_a_count_at_k_whose_resamples_straddle_k_says_why_it_has_no_interval():
     assert any("straddle the cut-off k = 10" in note for note in report["tp_at_10"].notes)
 
 
+def test_the_largest_count_is_read_after_the_draws_and_a_wrapped_byte_reports_every_draw():
+    """draw_weights returns the largest count (the lane and scalar kernels compare it with the byte's limit), found
+    by a scan after the draws: the largest count held, or P + N where a byte wrapped (its counts sum short)."""
+    key = kernels.bootstrap_key(3, 40, 60)
+    for replicate in range(20):
+        narrow, wide = np.zeros(100, np.uint8), np.zeros(100, np.int64)
+        assert kernels.draw_weights(*key, replicate, 40, 60, narrow) == int(narrow.max())
+        assert kernels.draw_weights(*key, replicate, 40, 60, wide) == int(wide.max())
+        assert wide.sum() == 100 and np.array_equal(narrow, wide)
+    wrapped = np.array([257 % 256, 1, 0], np.uint8)  # 257 draws into slot 0 wrapped to 1
+    assert kernels._largest_count(wrapped, 259) == 259 and kernels._largest_count(wrapped, 2) == 1
+
+
 @pytest.mark.parametrize("limit", [1, 2, 3])
 def test_a_resample_whose_count_could_wrap_a_byte_is_drawn_again_wide(limit):
     """Counts go into one byte per item; a resample where some count reaches the limit (255 in use, where a byte

@@ -93,19 +93,31 @@ def sorted_models(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def draw_weights(key0, key1, replicate, n_pos, n_neg, weights):
     """Add resample ``replicate``'s multiplicities into ``weights`` (all zero on entry) by slot: P draws over the
     slots 0 .. P-1 (the positives, in item order), then N over the slots P .. P+N-1 (the negatives).  Returns the
-    largest count any slot reached (a narrow ``weights`` may have wrapped after reaching its largest value: the
-    caller checks)."""
+    largest count any slot reached: the largest count held, or P + N where a narrow ``weights`` wrapped (its counts
+    then sum to less than P + N; a wrap needs 256 draws into one slot, so P + N >= 256 then).  The caller checks it
+    against the narrow type's limit."""
     s0, s1, s2, s3 = replicate_state(key0, key1, replicate)
-    top = 0
     for _ in range(n_pos):
         j, s0, s1, s2, s3 = draw_below(np.uint64(n_pos), s0, s1, s2, s3)
         weights[j] += 1
-        top = max(top, int(weights[j]))
     for _ in range(n_neg):
         j, s0, s1, s2, s3 = draw_below(np.uint64(n_neg), s0, s1, s2, s3)
         weights[n_pos + j] += 1
-        top = max(top, int(weights[n_pos + j]))
-    return top
+    return _largest_count(weights, n_pos + n_neg)
+
+
+@nb.njit(inline="always", nogil=True)
+def _largest_count(weights, total):
+    """The largest count of ``weights`` after ``total`` draws, or ``total`` where the counts sum to less (a narrow
+    count wrapped).  A scan after the draws rather than a running maximum in the draw loop, whose read of each count
+    just written cost 1.20 -> 1.68 ns per draw (10^6 items, AMD EPYC)."""
+    largest = 0
+    held = 0
+    for i in range(weights.size):
+        count = np.int64(weights[i])
+        largest = max(largest, count)
+        held += count
+    return largest if held == total else total
 
 
 @nb.njit(inline="always", nogil=True)
