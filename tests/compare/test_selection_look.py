@@ -283,3 +283,43 @@ def test_a_model_at_its_metric_s_floor_does_not_hold_the_run_back():
     for kind in ("raw_p_values", "adjusted_p_values", "single_step_p_values"):
         assert getattr(early, kind)["floor"] == getattr(fixed, kind)["floor"] == 1.0
         assert all(p == 1 / 200 for m, p in getattr(early, kind).items() if m != "floor"), kind
+
+
+@pytest.mark.parametrize("column", [0, 1, 2, 3, 4])
+def test_a_block_of_64_finds_each_crossing_where_the_bisection_does(column, monkeypatch):
+    """The follow-up finds where in a block of 64 arrangements a count got its h-th reaching arrangement from one lane
+    walk's values (each arrangement tallied in order), not by scoring halves of the block again: the same L as the
+    bisection, for raw and step-down counts, with counts crossing in the block and not."""
+    from tablegen.compare.selection import engine
+    from tablegen.compute.kernels import permutation_lanes
+
+    rng = np.random.default_rng(column)
+    y = (rng.random(300) < 0.3).astype(np.int64)
+    scores = np.stack([0.05 * j * y + rng.normal(size=300) for j in range(5)])
+    if column == 3:
+        scores = np.round(scores, 1)  # tied scores
+    s = engine.models_sorted(scores)
+    P, key, start, weights = int(y.sum()), (np.uint64(7), np.uint64(8)), 128, np.zeros(1)
+
+    def run(plan, raw, step):
+        block = np.empty((1, 64))
+        engine._run(s, P, [plan], weights, False, key, "cpu", start, start + 64, start + 64, block, raw, step, None)
+        return block[0]
+
+    maxima = run(engine.MetricPlan(column, 0, np.arange(5), np.zeros(5), np.arange(5)), np.zeros((1, 5), np.int64),
+                 np.zeros((1, 5), np.int64))
+    thresholds = np.quantile(maxima, [0.95, 0.8, 0.6, 0.4, 0.2])  # each model's: reached rarely to often
+    plan = engine.MetricPlan(column, 0, np.arange(5), thresholds, np.array([3, 0, 4, 1, 2]))
+    before = (rng.integers(0, 20, 5), rng.integers(0, 20, 5))
+    after = (before[0].reshape(1, -1).copy(), before[1].reshape(1, -1).copy())
+    run(plan, *after)
+    waiting = (np.ones(5, bool), np.array([True, True, False, True, True]))
+    arguments = (s, P, plan, weights, key, start, start + 64, start + 64, before, (after[0][0], after[1][0]), waiting,
+                 20)
+    by_lanes = engine._crossings(*arguments)
+    monkeypatch.setattr(permutation_lanes, "lanes_apply", lambda *_: False)  # the bisection, scalar kernel
+    bisected = engine._crossings(*arguments)
+    for lanes, bisection in zip(by_lanes, bisected):
+        assert lanes.tolist() == bisection.tolist()
+    crossed = np.concatenate(by_lanes) > 0
+    assert crossed.any() and not crossed.all()  # not vacuous

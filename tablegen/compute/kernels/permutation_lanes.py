@@ -286,3 +286,19 @@ def lane_metrics_counts(orders, group_ends, double_ranks, untied, n_pos, columns
         count_metrics(labels, orders, group_ends, double_ranks, untied, n_pos, columns, k_cuts, weights, members,
                        sizes, thresholds, ranked, values, cut_tp, cut_k, reciprocals, row, maxima, raw_hits,
                        step_hits)
+
+
+@jit_cached(nogil=True, error_model="numpy")
+def lane_arrangement_values(orders, group_ends, double_ranks, n_pos, columns, key0, key1, first, values):
+    """``values[t, m, lane]``: model m's value of kernel column ``columns[t]`` (in :data:`LANE_COLUMNS`) in arrangement
+    ``first + lane``, for the 64 arrangements ``first .. first + 63``: the values :func:`lane_metrics_counts` tallies,
+    bit for bit (the max-T test's follow-up reads where in a block a count reached its h-th arrangement from them)."""
+    n = orders.shape[1]
+    packed = np.empty(n, np.int64)
+    D = np.empty(DRAW_SLOTS * LANES, np.int64)
+    W = np.empty(INT_SLOTS * LANES, np.int64)
+    F = np.empty(FLOAT_SLOTS * LANES)
+    totals = np.empty(LANES, np.int64)
+    _pack(key0, key1, first, n_pos, D, packed)
+    _lane_values(packed, orders, group_ends, double_ranks, n_pos, columns, f1_reciprocals(n_pos, n), W, F, totals,
+                 values)
