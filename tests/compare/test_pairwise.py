@@ -453,3 +453,31 @@ def test_delong_with_a_reports_kept_midranks_answers_as_alone():
     alone = pairwise_tests(y, models, metric="auc", method="delong")
     assert shared.to_dict() == alone.to_dict()
     assert len(nulls._delong_ranks) == len(models)
+
+
+def test_the_lanes_score_whole_groups_of_64_and_the_counts_are_those_of_the_patterns_asked(monkeypatch):
+    """Up to an early look at 359 patterns the blocks are 64, 128 and 167 patterns: the lane kernel scores 192 for the
+    last (the patterns past 359 keyed as every other, unused) rather than leaving 39 to the one-pattern kernel; the
+    counts are those of scoring exactly the patterns asked, bit for bit."""
+    from tablegen.compare.pairwise import tests
+    from tablegen.compare.pairwise.sequential import early_look
+    from tablegen.compare.pairwise.tests import column_value, swap_counts
+    from tablegen.compute.kernels import swap_lanes
+
+    rng = np.random.default_rng(11)
+    y = np.r_[np.ones(30, int), np.zeros(50, int)]
+    a, b = 2 * y + rng.normal(size=80), rng.normal(size=80)  # a far better: no pattern reaches, the run looks
+    key, look = (np.uint64(3), np.uint64(4)), early_look(0.05, 9, 10_000)
+    widths = []
+    original = swap_lanes.lane_swap_differences
+    monkeypatch.setattr(swap_lanes, "lane_swap_differences",
+                        lambda *args: (widths.append(args[-1].shape[1]), original(*args))[1])
+    monkeypatch.setattr(tests, "_swap_kernel", lambda *_: swap_lanes.lane_swap_differences)
+    differences = [column_value(y, a, c) - column_value(y, b, c) for c in (1, 4)]
+    monkeypatch.setattr(tests, "_scored_patterns", lambda kernel, rows: rows + 64 * (rows % 64 != 0) - rows % 64)
+    grouped = swap_counts(y, a, b, [1, 4], differences, 0, R=10_000, key=key, look=look)
+    scored = list(widths)
+    widths.clear()
+    monkeypatch.setattr(tests, "_scored_patterns", lambda kernel, rows: rows)
+    exact = swap_counts(y, a, b, [1, 4], differences, 0, R=10_000, key=key, look=look)
+    assert grouped == exact and scored[:3] == [64, 128, 192] and widths[:3] == [64, 128, 167]

@@ -93,6 +93,15 @@ def _swap_kernel(columns: np.ndarray, exact: bool, device: str):
     return twin(swap_differences, device)
 
 
+def _scored_patterns(kernel, rows: int) -> int:
+    """How many patterns to score for ``rows`` of them: the lane kernel scores whole groups of 64 (the patterns past
+    ``rows`` are keyed like every other, and unused), which at 10^6 items costs a sixth of the swap kernel's 39 rows
+    that the look at 359 patterns left after 5 groups; other kernels score ``rows``."""
+    from tablegen.compute.kernels.swap_lanes import LANES, lane_swap_differences
+
+    return -(-rows // LANES) * LANES if kernel is lane_swap_differences else rows
+
+
 def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, columns, observed, k_cut: int, *,
                 R: int, key: tuple, device: str = "cpu", look=None, ranks=None) -> list:
     """The :class:`~.sequential.SwapCounts` of each kernel column ``columns[c]`` against its observed difference
@@ -133,11 +142,11 @@ def swap_counts(labels: np.ndarray, scores_a: np.ndarray, scores_b: np.ndarray, 
         rows = min(size, R - counter.drawn)
         if look is not None and counter.drawn < look.drawn:
             rows = min(rows, look.drawn - counter.drawn)  # no pattern past the look where it may stop every column
-        out = np.empty((int(counter.active.sum()), rows))
         active = columns[counter.active]
-        _swap_kernel(active, False, device)(*arguments[:5], active, k_cut, arguments[5], False, key[0], key[1],
-                                            counter.drawn, out)
-        counter.add(out)
+        kernel = _swap_kernel(active, False, device)
+        out = np.empty((active.size, _scored_patterns(kernel, rows)))
+        kernel(*arguments[:5], active, k_cut, arguments[5], False, key[0], key[1], counter.drawn, out)
+        counter.add(out[:, :rows])
         size = min(2 * size, LARGEST_BLOCK)
     return [counter.counts(c) for c in range(columns.size)]
 
