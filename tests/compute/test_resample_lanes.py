@@ -58,6 +58,16 @@ def test_every_lane_column_at_ten_thousand_items_with_ties():
                           _values(resample_metrics, codes, P, N, columns, LANES + 3, 5, 255), equal_nan=True)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_every_lane_column_without_ties_counts_and_closes_in_one_loop(seed):
+    """A report's five columns on models without tied scores: each positive's count and closes in one loop over the
+    lanes (the default report's path): the one-resample kernel's values, bit for bit."""
+    codes, P, N = _codes(3_000 + 500 * seed, 3, seed, None)
+    columns = [0, 1, 2, 3, 4]
+    assert np.array_equal(_values(lane_resample_metrics, codes, P, N, columns, 2 * LANES, seed, 255),
+                          _values(resample_metrics, codes, P, N, columns, 2 * LANES, seed, 255), equal_nan=True)
+
+
 def test_lanes_apply_without_best_mcc_and_tp_at_k_only():
     assert resample_lanes_apply(*metric_choice([0, 1, 2, 3, 4]))
     assert not resample_lanes_apply(*metric_choice([1, 5]))
