@@ -19,6 +19,15 @@ def _vectors():
     yield rng.normal(size=1000)
     yield rng.integers(0, 4, size=1000).astype(float)  # heavy ties
     yield np.array([np.inf, -np.inf, 1e308, -1e308, 5e-324, 0.0])
+    # from FAST_SORT_ITEMS on: the vectorised sort, each tie run put back in item order (or the stable sort)
+    big = orders.FAST_SORT_ITEMS + 3_000
+    yield rng.normal(size=big)  # no ties
+    yield np.round(rng.normal(size=big), 5)  # ~500 tie runs, put in item order one by one
+    yield np.round(rng.normal(size=big), 3)  # ~3,500 runs, still one by one
+    yield rng.permutation(np.repeat(np.arange(5_000.0), 4))  # 5,000 runs: past FIXED_TIE_RUNS, the stable sort
+    yield rng.integers(0, 4, size=big).astype(float)  # four long runs
+    yield np.where(rng.random(big) < 0.5, 0.0, -0.0) * rng.integers(0, 2, big)  # signed zeros and ones: two runs
+    yield np.r_[rng.normal(size=big), np.inf, -np.inf, np.inf]
 
 
 @pytest.mark.parametrize("scores", list(_vectors()), ids=lambda s: f"n{s.size}")
@@ -72,3 +81,10 @@ def test_a_report_sorts_each_model_once(monkeypatch):
     monkeypatch.setattr(orders._Memo, "put", lambda self, key, order: (seen.append(key), original(self, key, order)))
     tablegen.evaluate(y, scores, C=10, metrics=["auc", "best_accuracy"])  # DeLong's and the swap tests' ranks
     assert len(seen) == len(set(seen)) == 3  # the three models' scores, each sorted once
+
+
+def test_nan_takes_the_stable_sort():
+    """NaN sorts last in no set order among themselves: a vector holding one is sorted stably (item order)."""
+    x = np.random.default_rng(4).normal(size=orders.FAST_SORT_ITEMS + 10)
+    x[[5, 100, 7000]] = np.nan
+    assert np.array_equal(descending_order(x), np.argsort(-x, kind="stable"))

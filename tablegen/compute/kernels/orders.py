@@ -89,16 +89,54 @@ def descending_order(scores: np.ndarray) -> np.ndarray:
     scores = np.ascontiguousarray(scores, dtype=np.float64)
     memo = _MEMO.get()
     if memo is None or scores.ndim != 1:
-        return np.argsort(-scores, kind="stable").astype(np.int64, copy=False)
+        return _stable_descending(scores)
     digest = hashlib.blake2b(scores.size.to_bytes(8, "little"), digest_size=16)
     digest.update(memoryview(scores).cast("B"))
     key = digest.digest()
     found = memo.get(key)
     if found is None:
-        found = np.argsort(-scores, kind="stable").astype(np.int64, copy=False)
+        found = _stable_descending(scores)
         found.flags.writeable = False
         memo.put(key, found)
     return found
+
+
+#: From this many items a descending order is numpy's vectorised sort with each run of ties put back in item order
+#: (:func:`_stable_descending`); below it, numpy's stable sort (both cost little there).
+FAST_SORT_ITEMS = 1 << 14
+#: Runs of tied values up to which they are put in item order one by one; past it, numpy's stable sort.
+FIXED_TIE_RUNS = 4096
+
+
+def _stable_descending(scores: np.ndarray) -> np.ndarray:
+    """``np.argsort(-scores, kind="stable")`` as int64, bit for bit: from :data:`FAST_SORT_ITEMS` items, numpy's
+    vectorised sort (not stable: 15 against 95 ms at 10^6 float64 on AVX-512), then each run of equal values (at
+    most :data:`FIXED_TIE_RUNS` of them) sorted by item, which is the stable order; NaN or more runs: the stable
+    sort.  -0.0 and 0.0 are equal in both, so they tie.
+
+    Examples
+    --------
+    >>> x = np.tile(np.array([0.5, 0.25, 0.5, 0.75]), 5000)
+    >>> np.array_equal(_stable_descending(x), np.argsort(-x, kind="stable"))
+    True
+    """
+    negated = -scores
+    if scores.size < FAST_SORT_ITEMS:
+        return np.argsort(negated, kind="stable").astype(np.int64, copy=False)
+    order = np.argsort(negated, kind="quicksort").astype(np.int64, copy=False)
+    ranked = negated[order]
+    if np.isnan(ranked[-1]):  # NaN sorts last, in no set order among themselves
+        return np.argsort(negated, kind="stable").astype(np.int64, copy=False)
+    tied = np.flatnonzero(ranked[1:] == ranked[:-1])  # position p ties with p + 1
+    if tied.size == 0:
+        return order
+    starts = tied[np.r_[True, tied[1:] != tied[:-1] + 1]]
+    ends = tied[np.r_[tied[1:] != tied[:-1] + 1, True]] + 2  # one past each run's last position
+    if starts.size > FIXED_TIE_RUNS:
+        return np.argsort(negated, kind="stable").astype(np.int64, copy=False)
+    for start, end in zip(starts.tolist(), ends.tolist()):
+        order[start:end].sort()
+    return order
 
 
 def descending_orders(scores: np.ndarray) -> np.ndarray:
