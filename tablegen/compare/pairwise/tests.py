@@ -338,6 +338,6 @@ def p_bound(metric: str, labels: np.ndarray, scores_a: np.ndarray, scores_b: np.
 
 
 def _digest(values: np.ndarray) -> bytes:
-    import hashlib
+    from tablegen.compute.kernels.orders import content_digest
 
-    return hashlib.blake2b(np.ascontiguousarray(values, np.float64).tobytes(), digest_size=16).digest()
+    return content_digest(values)

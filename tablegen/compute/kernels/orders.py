@@ -3,9 +3,10 @@
 A report on K models sorts each model's scores in many places: its threshold groups (the values and the verdict),
 the bootstrap's fixed orders, the max-T test's, the paired tests' and DeLong's midranks.  At 10^6 items one stable
 sort costs ~0.09 s; a 10-model report sorted the same ten vectors 80 times (7 s).  Inside :func:`sorting_once`
-(what :func:`tablegen.evaluate` runs in) :func:`descending_order` keeps the order it computes, keyed by a 128-bit
-BLAKE2b digest of the scores' float64 bytes and their length (not by the array object: a vector changed between
-two calls is sorted again, a copy of one is not), and hands out the same read-only array; outside it, it sorts.
+(what :func:`tablegen.evaluate` runs in) :func:`descending_order` keeps the order it computes, keyed by a SHA-256
+digest of the scores' float64 bytes and their length (:func:`content_digest`; not by the array object: a vector
+changed between two calls is sorted again, a copy of one is not), and hands out the same read-only array; outside
+it, it sorts.
 The memo lives as long as the ``with`` block and holds at most :data:`MEMO_BYTES` of orders (least recently used
 dropped first).  Every caller gets what ``np.argsort(-scores, kind="stable")`` gives, bit for bit.
 """
@@ -77,6 +78,21 @@ def sorting_once(limit: int = MEMO_BYTES):
         _MEMO.reset(token)
 
 
+def content_digest(values: np.ndarray) -> bytes:
+    """A digest of a vector's float64 values and length (SHA-256 over the bytes in place, no copy: 4 ms at 10^6
+    items, BLAKE2b 5.8 ms, with the SHA extensions of recent x86 CPUs): equal digests, equal vectors.
+
+    Examples
+    --------
+    >>> content_digest(np.array([0.5, 1.0])) == content_digest(np.array([0.5, 1.0])), len(content_digest(np.zeros(3)))
+    (True, 32)
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    digest = hashlib.sha256(values.size.to_bytes(8, "little"))
+    digest.update(memoryview(values.reshape(-1)).cast("B"))
+    return digest.digest()
+
+
 def descending_order(scores: np.ndarray) -> np.ndarray:
     """``np.argsort(-scores, kind="stable")`` of a 1-D float64 vector (descending, ties in item order), as int64;
     read-only and shared by content inside :func:`sorting_once`.
@@ -90,9 +106,7 @@ def descending_order(scores: np.ndarray) -> np.ndarray:
     memo = _MEMO.get()
     if memo is None or scores.ndim != 1:
         return _stable_descending(scores)
-    digest = hashlib.blake2b(scores.size.to_bytes(8, "little"), digest_size=16)
-    digest.update(memoryview(scores).cast("B"))
-    key = digest.digest()
+    key = content_digest(scores)
     found = memo.get(key)
     if found is None:
         found = _stable_descending(scores)
