@@ -287,6 +287,20 @@ def test_search_takes_few_programmes_where_atoms_dominate():
     assert null.programmes <= 8
 
 
+def test_a_probe_near_the_target_does_not_send_the_search_to_the_middle(monkeypatch):
+    """Best F1 at (1000, 100000), C = 1000: a probe whose tail lands within 2% of the target cuts the bracket
+    little only because the crossing lies near its end; the search keeps to its corrected model there (10
+    programmes), where running the middle candidate after every small cut took 14.  The same critical value."""
+    from tablegen.compute.exact import lattice_search
+
+    tail = float(upper_tail_probability(1000, 0.05))
+    null = best_f1_null(1000, 100_000)
+    value = null.critical_value(tail)
+    monkeypatch.setattr(lattice_search, "NEAR_LOG", -1.0)  # never near: every small cut a stall
+    plain = best_f1_null(1000, 100_000)
+    assert plain.critical_value(tail) == value and null.programmes <= 10 < plain.programmes
+
+
 # --- tail probabilities -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("metric", BUILDERS)

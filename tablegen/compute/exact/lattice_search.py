@@ -16,9 +16,11 @@ mass entering H and the highest live point with its mass; the family reads bound
   live mass that could reach it (edge masses above it, plus trimmed mass) fits in t - Pr(X >= key).
 
 When a step lands on the same side twice it aims past the target, and when the bracket does not
-shrink by a third the middle candidate is run, so a wrong model costs programmes, never
-exactness.  Median 3 programmes per critical value over the paper's grid, at most 14 on the cells
-of ``benchmarks/bench_lattice.py``, instead of log2(P N) ~ 20-27.
+shrink by a third the middle candidate is run (unless that step's tail was within 2% of the target:
+the model is converging, the crossing merely close to one end of the bracket), so a wrong model
+costs programmes, never exactness.  Median 3 programmes per critical value over the paper's grid,
+at most 10 on the cells of ``benchmarks/bench_lattice.py`` (114 in all; 14 and 122 with every
+small cut a stall), instead of log2(P N) ~ 20-27.
 
 **Trimmed programmes** (``floor`` in the kernel): a programme drops paths whose mass is below a
 floor and reports the dropped mass D; the exact tail lies in [hit, hit + D].  A comparison with t
@@ -50,6 +52,9 @@ DECISION_FLOOR_SHARE = 1e-9
 MIN_FLOOR = 1e-300
 #: Mass a live point may have lost to underflow (its computed mass is 0): the smallest normal double.
 UNDERFLOW_MASS = 2.3e-308
+#: A probe whose tail is within a factor e^this of the target does not count as stalling the search (the corrected
+#: model placed it well; the bracket shrinks little only because the crossing is close to one end).
+NEAR_LOG = 0.02
 #: List the candidates inside the bracket once there are at most this many (with repetition).
 ENUMERATE_LIMIT = 1 << 12
 #: A tail known from an earlier search places a key on one side of a new target only when it is this far from it,
@@ -251,7 +256,7 @@ class _Bracket:
     def __init__(self, family, target: float, known: list | None = None):
         self.family, self.target, self.phi_target = family, target, _phi(target)
         self.lo, self.hi, self.seen = family.min_key, None, []
-        self.last, self.run, self.programmes = None, 0, 0
+        self.last, self.run, self.programmes, self.last_phi = None, 0, 0, None
         self.jump = None  # "flat" or "atom" if the last probe moved lo past itself
         self.successor_tried = False
         self.known = known
@@ -276,6 +281,7 @@ class _Bracket:
         side = "hi" if probe.qualifies else "lo"
         self.run, self.last = (self.run + 1 if side == self.last else 1), side
         self.seen.append((self.family.value(key), _phi(probe.tail)))
+        self.last_phi = _phi(probe.tail)  # sqrt(-log tail): its square less the target's is log(target / tail)
         self.jump = None
         if probe.qualifies:
             self.hi = key
@@ -327,6 +333,11 @@ class _Bracket:
                 b = middle
         return 0.5 * (a + b)
 
+    def last_near(self) -> bool:
+        """Whether the last probe's tail was within a factor e^:data:`NEAR_LOG` of the target."""
+        phi = self.last_phi
+        return phi is not None and math.isfinite(phi) and abs(phi * phi - self.phi_target * self.phi_target) < NEAR_LOG
+
     def wants_successor(self) -> bool:
         """After lo jumped to an atom, the crossing is most likely that atom: try the candidate
         just above lo, once."""
@@ -363,7 +374,8 @@ def _next_probe(bracket: _Bracket, listed, count: int, previous: int):
     if bracket.wants_successor():
         return family.successor(lo)
     observed = lo != family.min_key and hi is not None
-    stalled = observed and (bracket.run >= 4 or 3 * count > 2 * previous)
+    near = bracket.last_near()  # the last probe's tail within NEAR_LOG of the target: the model is converging
+    stalled = observed and (bracket.run >= 4 or (3 * count > 2 * previous and not near))
     if listed is not None:
         index = len(listed) // 2 if stalled else int(np.searchsorted(listed.values, bracket.predict()))
         return listed.key(min(max(index, 0), len(listed) - 1))
