@@ -36,7 +36,7 @@ permutation kernel draws).  A resample therefore depends on the key and r alone,
 workers or the device.  Memory traffic, which sets the pace at 10^6 items: a draw of the j-th positive counts
 into slot j (the j-th negative into slot P + j) of one byte per item, with no look-up of the item, and each
 model's pass reads its codes (:func:`pass_codes`: slot, label and group end in 4 bytes) in sequence, gathering
-only the counts.  At 10^6 items (AMD EPYC, AVX-512, a loaded machine) a resample's draw takes 1.8 ms and every
+only the counts.  At 10^6 items (AMD EPYC, AVX-512, a loaded machine) a resample's draw takes 1.2 ms and every
 default metric of one model about 3 ms together (3 ns per item), against 2.7 ms per model and metric with a
 pass per metric.  BCa's jackknife: :mod:`tablegen.compute.kernels.jackknife`.
 """
