@@ -152,7 +152,8 @@ class Metric(MetricRoutines):
     search_cost_routine : str or None
         ``function(P, N) -> seconds``: the estimated cost of a search's questions of the exact null (a max-T
         critical value with competitors not given: ~30 critical values close together, and the models' tails)
-        where the null answers them from programmes run once for the search (average precision's bracket); None:
+        where the null answers them from work done once for the search (average precision's bracket programmes, the
+        lattice programmes' bounds, AUC's kept laws); None:
         :data:`~tablegen.compute.metric_routines.SEARCH_QUERIES` answers of :attr:`cost_routine`'s.
     swap_constant_routine : str or None
         ``function(labels) -> array``: c_i, the most the metric can change when item i's score moves (labels
@@ -236,6 +237,7 @@ _BASE = {
         kernel_column="auc",
         exact_routine=f"{_EXACT}.auc:auc_null",
         cost_routine=f"{_EXACT}.auc:auc_exact_cost",
+        search_cost_routine=f"{_EXACT}.auc:auc_search_seconds",
         cells_routine=f"{_EXACT}.auc:auc_nulls_for_cells",
         cells_cost_routine=f"{_EXACT}.auc:auc_sweep_seconds",
         tabulated_routine=f"{_EXACT}.auc:auc_tabulated_null",
@@ -270,6 +272,7 @@ _BASE = {
         kernel_column="best_f1",
         exact_routine=f"{_EXACT}.lattice:best_f1_null",
         cost_routine=f"{_EXACT}.lattice:best_f1_cost",
+        search_cost_routine=f"{_EXACT}.lattice:best_f1_search_seconds",
         power_routine=f"{_EXACT}.power:best_f1_event",
         swap_constant_routine="tablegen.compute.swap_bounds:best_f1_constants",
     ),
@@ -282,6 +285,7 @@ _BASE = {
         kernel_column="best_balanced_accuracy",
         exact_routine=f"{_EXACT}.lattice:best_balanced_accuracy_null",
         cost_routine=f"{_EXACT}.lattice:best_balanced_accuracy_cost",
+        search_cost_routine=f"{_EXACT}.lattice:best_balanced_accuracy_search_seconds",
         power_routine=f"{_EXACT}.power:best_balanced_accuracy_event",
         swap_constant_routine="tablegen.compute.swap_bounds:best_balanced_accuracy_constants",
     ),

@@ -98,6 +98,24 @@ def auc_exact_cost(P: int, N: int) -> tuple[float, float]:
     return tilted_auc_cost(P, N)
 
 
+#: Exact answers' worth of work in a max-T search's questions of AUC's null (its critical value, the ends of its
+#: interval, the models' tails): the null keeps its recursion's table or each tilted law it builds, and a question
+#: near one already answered is a geometric sum over the kept band (at P, N = 3e5, 7e5 one law built, 4.7 s, and
+#: every later question 0.1-0.5 s), rounded up.
+AUC_SEARCH_ANSWERS = 2
+
+
+def auc_search_seconds(P: int, N: int) -> float:
+    """Estimated seconds of a max-T search's questions of AUC's null: :data:`AUC_SEARCH_ANSWERS` exact answers.
+
+    Examples
+    --------
+    >>> auc_search_seconds(300, 700) == AUC_SEARCH_ANSWERS * auc_exact_cost(300, 700)[0]
+    True
+    """
+    return AUC_SEARCH_ANSWERS * auc_exact_cost(P, N)[0]
+
+
 def auc_null(P: int, N: int):
     """Exact null of AUC for one cell: the tabulated recursion where it is faster, else the tilted inversion.
 

@@ -448,6 +448,30 @@ def lattice_cost(P: int, N: int, family: type = None) -> tuple[float, float]:
     return SETUP_SECONDS + family.programmes * programme, records + 32.0 * (P + 3) + 128.0 * small + 1e6
 
 
+#: Critical values' worth of programmes that a max-T test's search with competitors not given runs on one lattice
+#: null (its critical value and the two ends of its interval, each search starting from the programmes the others
+#: ran, one programme per level decided, the models' tails): 14 best-F1 programmes at P, N = 3e5, 7e5 (1.4 of
+#: :func:`lattice_cost`'s 10 a critical value), rounded up.
+SEARCH_ANSWERS = 3
+
+
+def best_f1_search_seconds(P: int, N: int) -> float:
+    """Estimated seconds of a max-T search's questions of best F1's null: :data:`SEARCH_ANSWERS` critical values.
+
+    Examples
+    --------
+    >>> best_f1_search_seconds(1000, 1000) == SEARCH_ANSWERS * best_f1_cost(1000, 1000)[0]
+    True
+    """
+    return SEARCH_ANSWERS * best_f1_cost(P, N)[0]
+
+
+def best_balanced_accuracy_search_seconds(P: int, N: int) -> float:
+    """Estimated seconds of a max-T search's questions of best balanced accuracy's null (as
+    :func:`best_f1_search_seconds`)."""
+    return SEARCH_ANSWERS * best_balanced_accuracy_cost(P, N)[0]
+
+
 def best_f1_cost(P: int, N: int) -> tuple[float, float]:
     """:func:`lattice_cost` of best F1."""
     return lattice_cost(P, N, BestF1Keys)
