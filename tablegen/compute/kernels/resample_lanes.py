@@ -110,7 +110,8 @@ def _close(W, F, n_pos, n_neg, want, exact_ba):
 def _count_and_close_all(W, F, lane_weights, base, n_pos, n_neg, exact_ba):
     """An untied model's positive with every column of the lanes wanted: each lane counts its weight (TP, A) and
     closes (:func:`_close`'s five updates) in one loop, reading TP and FP once (the same operations lane by lane: the
-    same values, bit for bit)."""
+    same values, bit for bit).  The updates are written out as in :func:`_close`: a per-lane helper called in the
+    loop, inlined or not, stopped LLVM vectorising it (39 -> 114 ms a model walk)."""
     every_cutoff = not exact_ba
     for lane in range(LANES):
         w = np.int64(lane_weights[np.uint64(base + lane)])
