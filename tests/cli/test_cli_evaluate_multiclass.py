@@ -136,6 +136,7 @@ def test_a_class_only_predicted_is_allowed_and_never_a_hit(tmp_path):
     assert "3 true class(es) (4 with those no item has)" in read.line
 
 
+@pytest.mark.slow  # 2.4-4.9 s: in the full suite, out of the fast loop (<= 2 min)
 def test_a_file_sorted_by_label_is_read_as_k_class_after_its_first_lines(tmp_path, capsys):
     """The first 64 KiB show two classes only (sorted by label): read as two-class, then again as K-class."""
     labels = np.repeat([0, 1, 2], 20_000)

@@ -173,6 +173,7 @@ def _check(mode: str, tmp_path) -> None:
 
 # --- the tests -----------------------------------------------------------------------------------
 
+@pytest.mark.slow  # 2.4-4.9 s: in the full suite, out of the fast loop (<= 2 min)
 def test_monte_carlo_answers_on_the_gpu_are_the_cpu_answers_bit_for_bit(tmp_path):
     """paired_test, pairwise_tests and bootstrap_interval (swap and bootstrap twins), multiclass_test and
     multiclass_scores_test by Monte Carlo (their permutation twins): the same JSON on both devices."""

@@ -56,6 +56,7 @@ def _differences(device: str) -> dict:
     return results
 
 
+@pytest.mark.slow  # 2.4-4.9 s: in the full suite, out of the fast loop (<= 2 min)
 def test_the_cuda_swap_kernel_gives_the_cpu_kernels_differences_bit_for_bit(tmp_path):
     if importlib.util.find_spec("numba_cuda") is None:
         pytest.skip("numba-cuda is not installed: the CUDA swap kernel is NOT tested (pip install -e '.[test]')")

@@ -447,6 +447,7 @@ def test_bad_input_is_refused_naming_the_argument(kwargs, named):
 
 # --- the CUDA twin -------------------------------------------------------------------------------
 
+@pytest.mark.slow  # 2.4-4.9 s: in the full suite, out of the fast loop (<= 2 min)
 def test_cuda_twin_equals_the_cpu_kernel_bit_for_bit_in_the_simulator(tmp_path):
     if importlib.util.find_spec("numba_cuda") is None:
         pytest.skip("numba-cuda is not installed: the binormal CUDA kernel is NOT tested (pip install -e '.[test]')")

@@ -162,6 +162,7 @@ print(json.dumps({"answers": out, "blocks": blocks[0]}))
 """
 
 
+@pytest.mark.slow  # 2.4-4.9 s: in the full suite, out of the fast loop (<= 2 min)
 def test_device_reaches_the_simulation():
     """(b2) ``device="cuda"`` of significance_test_from_scores and significance_test reaches the simulation engine
     (numba-cuda's simulator in a child process: the CUDA cell scores the rankings), with the CPU's answers bit for
